@@ -1,0 +1,51 @@
+// How Node tools (admin CLI, migrations, bench) reach the database through the same Neon
+// driver the worker uses. Order: the running `npm run dev` stack (.data/stack.json), then
+// DATABASE_URL. A DATABASE_URL that is not Neon gets an in-process WebSocket proxy, since the
+// Neon driver speaks Postgres over a WebSocket.
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { neonConfig } from "@neondatabase/serverless";
+import { WebSocket } from "ws";
+import { startWsProxy } from "./ws-proxy";
+
+neonConfig.webSocketConstructor = WebSocket;
+
+export const dataDir = () => process.env.DATA_DIR ?? join(process.cwd(), ".data");
+export const stackFile = () => join(dataDir(), "stack.json");
+
+export interface StackInfo {
+  pid: number;
+  baseUrl: string;
+  databaseUrl: string;
+  wsProxy: string;
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+export function readStackInfo(): StackInfo | null {
+  if (!existsSync(stackFile())) return null;
+  const info = JSON.parse(readFileSync(stackFile(), "utf8")) as StackInfo;
+  return alive(info.pid) ? info : null;
+}
+
+export const isNeonHost = (url: string) => /\.neon\.tech$/i.test(new URL(url).hostname);
+
+export async function connectNode(): Promise<{ databaseUrl: string; wsProxy?: string; close(): Promise<void> }> {
+  const stack = readStackInfo();
+  if (stack) return { databaseUrl: stack.databaseUrl, wsProxy: stack.wsProxy, close: async () => {} };
+  const url = process.env.DATABASE_URL;
+  if (!url) {
+    throw new Error("No database: start `npm run dev` (it serves the local database), or set DATABASE_URL.");
+  }
+  if (isNeonHost(url)) return { databaseUrl: url, close: async () => {} };
+  const target = new URL(url);
+  const proxy = await startWsProxy({ host: target.hostname, port: Number(target.port || 5432) });
+  return { databaseUrl: url, wsProxy: `127.0.0.1:${proxy.port}`, close: () => proxy.stop() };
+}

@@ -1,0 +1,186 @@
+// The whole platform on one machine: Postgres (embedded PGlite, or DATABASE_URL), the
+// WebSocket proxy the Neon driver needs, the Upstash-REST bridge (memory, or REDIS_URL),
+// migrations, and the real worker under `wrangler dev` (workerd). Used by `npm run dev`,
+// the integration tests and the benchmarks, so all three run the same stack.
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { createServer } from "node:net";
+import { fileURLToPath } from "node:url";
+import { runMigrations } from "./migrate";
+import { type EmbeddedPostgres, startEmbeddedPostgres } from "./postgres";
+import { type RedisBridge, startRedisBridge } from "./redis-bridge";
+import { startWsProxy, type WsProxy } from "./ws-proxy";
+import "./connect"; // sets the Node WebSocket constructor for the Neon driver
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+
+export interface StackOptions {
+  /** PGlite data folder; undefined keeps the embedded database in memory. Ignored with databaseUrl. */
+  dataDir?: string;
+  /** A real PostgreSQL instead of PGlite. */
+  databaseUrl?: string;
+  /** A real Redis behind the bridge instead of the in-memory engine. */
+  redisUrl?: string;
+  /** Worker port; 0 picks a free one. */
+  port?: number;
+  /** Extra worker variables (e.g. a small RATE_LIMIT_REQUESTS in a test). */
+  vars?: Record<string, string>;
+  /** Progress lines ("Starting Postgres…"); silent when omitted. */
+  log?: (line: string) => void;
+  /** Where wrangler's own output goes; dropped when omitted. */
+  workerLog?: (chunk: string) => void;
+}
+
+export interface Stack {
+  baseUrl: string;
+  databaseUrl: string;
+  wsProxy: string;
+  redis: { url: string; token: string; backend: "memory" | "redis" };
+  postgres: "pglite" | "postgresql";
+  vars: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const addr = srv.address();
+      srv.close(() => (addr && typeof addr === "object" ? resolve(addr.port) : reject(new Error("no port"))));
+    });
+  });
+}
+
+export async function startStack(opts: StackOptions = {}): Promise<Stack> {
+  const log = opts.log ?? (() => {});
+  const stops: Array<() => Promise<void>> = [];
+  const stopAll = async () => {
+    for (const stop of stops.reverse()) await stop().catch(() => undefined);
+    stops.length = 0;
+  };
+  try {
+    let pg: EmbeddedPostgres | undefined;
+    let databaseUrl: string;
+    if (opts.databaseUrl) {
+      databaseUrl = opts.databaseUrl;
+      log(`Postgres: ${new URL(databaseUrl).host} (DATABASE_URL)`);
+    } else {
+      log(
+        opts.dataDir ? `Postgres: starting embedded PGlite (data in ${opts.dataDir})…` : "Postgres: starting embedded PGlite (in memory)…",
+      );
+      pg = await startEmbeddedPostgres({ dataDir: opts.dataDir });
+      stops.push(() => (pg as EmbeddedPostgres).stop());
+      databaseUrl = pg.url;
+    }
+    const target = new URL(databaseUrl);
+    const proxy: WsProxy = await startWsProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    stops.push(() => proxy.stop());
+    const wsProxy = `127.0.0.1:${proxy.port}`;
+
+    log("Postgres: applying migrations…");
+    await runMigrations(databaseUrl, wsProxy);
+
+    log(opts.redisUrl ? `Redis: bridge to ${new URL(opts.redisUrl).host} (REDIS_URL)` : "Redis: in-memory bridge");
+    const bridge: RedisBridge = await startRedisBridge({ redisUrl: opts.redisUrl, token: randomBytes(24).toString("hex") });
+    stops.push(() => bridge.stop());
+
+    const port = opts.port || (await freePort());
+    const vars: Record<string, string> = {
+      DATABASE_URL: databaseUrl,
+      DATABASE_WS_PROXY: wsProxy,
+      UPSTASH_REDIS_REST_URL: bridge.url,
+      UPSTASH_REDIS_REST_TOKEN: bridge.token,
+      ...opts.vars,
+    };
+    log(`Worker: starting wrangler dev on port ${port}…`);
+    const worker = await startWrangler(port, vars, opts.workerLog);
+    stops.push(worker.stop);
+
+    return {
+      baseUrl: `http://127.0.0.1:${port}`,
+      databaseUrl,
+      wsProxy,
+      redis: { url: bridge.url, token: bridge.token, backend: bridge.backend },
+      postgres: pg ? "pglite" : "postgresql",
+      vars,
+      stop: stopAll,
+    };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}
+
+async function startWrangler(
+  port: number,
+  vars: Record<string, string>,
+  workerLog?: (chunk: string) => void,
+): Promise<{ stop(): Promise<void> }> {
+  const args = [
+    fileURLToPath(new URL("../node_modules/wrangler/bin/wrangler.js", import.meta.url)),
+    "dev",
+    "--port",
+    String(port),
+    "--ip",
+    "127.0.0.1",
+    "--inspector-port",
+    String(await freePort()),
+    "--show-interactive-dev-session=false",
+    "--log-level",
+    "warn",
+    ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
+  ];
+  const child: ChildProcess = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      WRANGLER_SEND_METRICS: "false",
+      CLOUDFLARE_CF_FETCH_ENABLED: "false", // offline: no request to fetch the `Request.cf` sample
+      FORCE_COLOR: "0",
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true, // its own process group, so stop() ends workerd too
+  });
+  let output = "";
+  const onData = (chunk: Buffer) => {
+    const text = chunk.toString();
+    output = (output + text).slice(-8000);
+    workerLog?.(text);
+  };
+  child.stdout?.on("data", onData);
+  child.stderr?.on("data", onData);
+
+  const stop = async () => {
+    if (child.exitCode !== null || child.pid === undefined) return;
+    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+    try {
+      process.kill(-child.pid, "SIGTERM");
+    } catch {
+      return;
+    }
+    const timer = setTimeout(() => {
+      try {
+        if (child.pid) process.kill(-child.pid, "SIGKILL");
+      } catch {}
+    }, 5000);
+    await exited;
+    clearTimeout(timer);
+  };
+
+  // Ready when /health answers: wrangler's own "Ready" line comes before workerd listens.
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`wrangler dev exited (${child.exitCode}):\n${output}`);
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/health`);
+      if (res.ok) return { stop };
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  await stop();
+  throw new Error(`wrangler dev did not become ready in 60 s:\n${output}`);
+}

@@ -1,0 +1,112 @@
+// Sign-in / sign-out / current session for the dashboard (session cookie, HttpOnly).
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { inArray } from "drizzle-orm";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import type { AppEnv } from "../../context";
+import type { Db } from "../../db/client";
+import { organizations, type Role } from "../../db/schema";
+import { ApiError } from "../../lib/errors";
+import { errorResponses, jsonBody, jsonResponse } from "../../lib/openapi";
+import { authenticate } from "../../middleware/auth";
+import { resolveSession, SESSION_COOKIE, signIn, signOut } from "../../services/sessions";
+
+const signInSchema = z
+  .strictObject({
+    email: z.email().max(320).openapi({ example: "admin@example.com" }),
+    password: z.string().min(1).max(1024),
+  })
+  .openapi("SignIn");
+
+const sessionSchema = z
+  .object({
+    user: z.object({ id: z.string(), email: z.string() }),
+    organizations: z.array(z.object({ id: z.string(), name: z.string(), role: z.enum(["admin", "member"]) })),
+    expiresAt: z.string().optional(),
+  })
+  .openapi("DashboardSession");
+
+const signInRoute = createRoute({
+  method: "post",
+  path: "/dashboard/api/sign-in",
+  tags: ["Dashboard"],
+  operationId: "dashboardSignIn",
+  summary: "Sign in with email and password; sets the HttpOnly session cookie",
+  request: jsonBody(signInSchema),
+  responses: { 200: jsonResponse(sessionSchema, "Signed in."), ...errorResponses(400, 413, 415) },
+});
+
+const signOutRoute = createRoute({
+  method: "post",
+  path: "/dashboard/api/sign-out",
+  tags: ["Dashboard"],
+  operationId: "dashboardSignOut",
+  summary: "End the session",
+  security: [{ session: [] }],
+  responses: { 204: { description: "Signed out." }, ...errorResponses() },
+});
+
+const sessionRoute = createRoute({
+  method: "get",
+  path: "/dashboard/api/session",
+  tags: ["Dashboard"],
+  operationId: "dashboardSession",
+  summary: "The signed-in user and their organizations",
+  security: [{ session: [] }],
+  responses: { 200: jsonResponse(sessionSchema, "The current session."), ...errorResponses() },
+});
+
+async function organizationsOf(db: Db, memberships: Array<{ organizationId: string; role: Role }>) {
+  if (memberships.length === 0) return [];
+  const rows = await db
+    .select({ id: organizations.id, name: organizations.name })
+    .from(organizations)
+    .where(
+      inArray(
+        organizations.id,
+        memberships.map((m) => m.organizationId),
+      ),
+    );
+  const names = new Map(rows.map((r) => [r.id, r.name]));
+  return memberships.map((m) => ({ id: m.organizationId, name: names.get(m.organizationId) ?? "", role: m.role }));
+}
+
+export function registerDashboardAuth(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(signInRoute, async (c) => {
+    const { email, password } = c.req.valid("json");
+    const ttlHours = c.var.config.SESSION_TTL_HOURS;
+    const result = await signIn(c.var.db, { email, password, ttlHours });
+    if (!result) throw new ApiError("unauthorized", "Email or password is incorrect.");
+    setCookie(c, SESSION_COOKIE, result.token, {
+      httpOnly: true,
+      secure: new URL(c.req.url).protocol === "https:",
+      sameSite: "Lax",
+      path: "/",
+      expires: result.expiresAt,
+    });
+    const session = await resolveSession(c.var.db, result.token);
+    if (!session) throw new Error("session vanished after sign-in");
+    return c.json(
+      {
+        user: session.user,
+        organizations: await organizationsOf(c.var.db, session.memberships),
+        expiresAt: result.expiresAt.toISOString(),
+      },
+      200,
+    );
+  });
+
+  app.use(signOutRoute.path, authenticate({ orgOptional: true, sessionOnly: true }));
+  app.openapi(signOutRoute, async (c) => {
+    const token = c.req.header("authorization")?.replace(/^Bearer\s+/i, "") ?? getCookie(c, SESSION_COOKIE);
+    if (token) await signOut(c.var.db, token);
+    deleteCookie(c, SESSION_COOKIE, { path: "/" });
+    return c.body(null, 204);
+  });
+
+  app.use(sessionRoute.path, authenticate({ orgOptional: true, sessionOnly: true }));
+  app.openapi(sessionRoute, async (c) => {
+    const { user, memberships = [] } = c.var.auth;
+    if (!user) throw new ApiError("unauthorized", "No signed-in user.");
+    return c.json({ user, organizations: await organizationsOf(c.var.db, memberships) }, 200);
+  });
+}

@@ -1,0 +1,44 @@
+import { index, integer, jsonb, pgTable, real, text, uuid } from "drizzle-orm/pg-core";
+import { organizations } from "./organizations";
+import { id, timestamps } from "./util";
+import { voices } from "./voices";
+
+export interface ExtractionField {
+  name: string;
+  type: "string" | "number" | "boolean" | "enum";
+  description: string;
+  choices?: string[];
+}
+
+export interface AnalysisPlan {
+  summaryEnabled: boolean;
+  successCriteria: string[];
+  extractionFields: ExtractionField[];
+}
+
+export const agents = pgTable(
+  "agents",
+  {
+    id: id(),
+    organizationId: uuid("organization_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    personaId: uuid("persona_id").notNull(),
+    systemPrompt: text("system_prompt").notNull().default(""),
+    firstMessage: text("first_message"),
+    language: text("language").notNull().default("en-US"),
+    voiceId: uuid("voice_id").references(() => voices.id, { onDelete: "set null" }),
+    llmModel: text("llm_model").notNull(),
+    temperature: real("temperature").notNull(),
+    maxDurationSeconds: integer("max_duration_seconds").notNull(),
+    silenceTimeoutSeconds: integer("silence_timeout_seconds").notNull(),
+    endCallPhrases: jsonb("end_call_phrases").$type<string[]>().notNull().default([]),
+    metadata: jsonb("metadata").$type<Record<string, unknown>>().notNull().default({}),
+    analysisPlan: jsonb("analysis_plan").$type<AnalysisPlan>().notNull(),
+    ...timestamps,
+  },
+  (t) => [index("agents_org_idx").on(t.organizationId, t.id)],
+);
+
+export type Agent = typeof agents.$inferSelect;

@@ -1,0 +1,45 @@
+// The worker's configuration, parsed with zod once per isolate at the edge of the worker.
+// A bad configuration is a clear error naming the variables, never echoing their values.
+import { z } from "zod";
+import { ApiError } from "./lib/errors";
+
+const duration = z
+  .string()
+  .regex(/^\d+\s?(ms|s|m|h|d)$/, 'a duration such as "60 s", "10 m" or "1 h"')
+  .transform((s) => s as `${number} ${"ms" | "s" | "m" | "h" | "d"}` | `${number}${"ms" | "s" | "m" | "h" | "d"}`);
+
+export const envSchema = z.object({
+  /** Postgres connection string: Neon in production; the local stack's database otherwise. */
+  DATABASE_URL: z.string().url(),
+  /** Local stack only: host:port of the WebSocket-to-TCP proxy standing in for Neon's. */
+  DATABASE_WS_PROXY: z.string().optional(),
+  UPSTASH_REDIS_REST_URL: z.string().url(),
+  UPSTASH_REDIS_REST_TOKEN: z.string().min(1),
+  /** Requests allowed per key (or per user+organization for sessions) in each window. */
+  RATE_LIMIT_REQUESTS: z.coerce.number().int().positive().default(600),
+  RATE_LIMIT_WINDOW: duration.default("60 s"),
+  /** Dashboard session lifetime. */
+  SESSION_TTL_HOURS: z.coerce
+    .number()
+    .positive()
+    .default(24 * 7),
+});
+
+export type AppConfig = z.infer<typeof envSchema>;
+
+/** Cloudflare bindings as wrangler passes them (vars and secrets are strings). */
+export type Bindings = Record<keyof z.input<typeof envSchema>, string | undefined>;
+
+const cache = new WeakMap<object, AppConfig>();
+
+export function parseEnv(env: Bindings): AppConfig {
+  const hit = cache.get(env);
+  if (hit) return hit;
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const names = [...new Set(parsed.error.issues.map((i) => String(i.path[0])))].join(", ");
+    throw new ApiError("misconfigured", `The deployment's configuration is invalid: check ${names}.`);
+  }
+  cache.set(env, parsed.data);
+  return parsed.data;
+}

@@ -1,0 +1,125 @@
+// The one error model. Every non-2xx response of the service has the body
+// {statusCode, error, code, message, requestId}; this table is the only place that maps a
+// code to its status, and docs/errors.md is rendered from it (a test keeps them equal).
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+
+export const ERRORS = {
+  bad_request: { status: 400, when: "The request is malformed (bad cursor, bad query, bad header)." },
+  invalid_json: { status: 400, when: "The body is not valid JSON." },
+  validation_failed: { status: 400, when: "A field is missing, of the wrong type, out of range, or unknown." },
+  unauthorized: { status: 401, when: "Missing, malformed, unknown or revoked API key, or no valid session." },
+  forbidden: {
+    status: 403,
+    when: "Authenticated, but the role lacks the permission (e.g. `settings:write`), or a session names an organization the user is not a member of.",
+  },
+  csrf_rejected: { status: 403, when: "A cookie-authenticated state-changing request came from another site." },
+  not_found: { status: 404, when: "No such resource in this workspace (another workspace's id answers the same)." },
+  method_not_allowed: { status: 405, when: "The path exists but not with this method." },
+  conflict: { status: 409, when: "The request conflicts with the current state (e.g. the key is already revoked, the email is taken)." },
+  read_only: { status: 409, when: "The resource cannot be changed (system voices are read-only)." },
+  payload_too_large: { status: 413, when: "The body is larger than the route accepts." },
+  unsupported_media_type: { status: 415, when: "The Content-Type is not one the route accepts." },
+  rate_limited: { status: 429, when: "Too many requests for this key; wait `Retry-After` seconds." },
+  internal_error: { status: 500, when: "An unexpected failure on our side; the request id identifies it in our logs." },
+  misconfigured: { status: 500, when: "The deployment's configuration is invalid (names the variables, never their values)." },
+  service_unavailable: { status: 503, when: "A dependency (database) is unreachable; retry with backoff." },
+} as const satisfies Record<string, { status: ContentfulStatusCode; when: string }>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+const REASONS: Record<number, string> = {
+  400: "Bad Request",
+  401: "Unauthorized",
+  402: "Payment Required",
+  403: "Forbidden",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  409: "Conflict",
+  413: "Payload Too Large",
+  415: "Unsupported Media Type",
+  422: "Unprocessable Entity",
+  429: "Too Many Requests",
+  500: "Internal Server Error",
+  502: "Bad Gateway",
+  503: "Service Unavailable",
+  504: "Gateway Timeout",
+};
+
+export const reasonPhrase = (status: number): string => REASONS[status] ?? "Error";
+
+export interface ErrorBody {
+  statusCode: number;
+  error: string;
+  code: ErrorCode;
+  message: string;
+  requestId: string;
+  /** Field-level problems, on validation_failed only. */
+  issues?: Array<{ path: string; message: string }>;
+}
+
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: ContentfulStatusCode;
+  readonly issues?: ErrorBody["issues"];
+  readonly headers?: Record<string, string>;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    extra: { issues?: ErrorBody["issues"]; headers?: Record<string, string>; cause?: unknown } = {},
+  ) {
+    super(message, { cause: extra.cause });
+    this.name = "ApiError";
+    this.code = code;
+    this.status = ERRORS[code].status;
+    this.issues = extra.issues;
+    this.headers = extra.headers;
+  }
+}
+
+export function errorResponse(c: Context, err: ApiError): Response {
+  const body: ErrorBody = {
+    statusCode: err.status,
+    error: reasonPhrase(err.status),
+    code: err.code,
+    message: err.message,
+    requestId: (c.get("requestId") as string | undefined) ?? "",
+  };
+  if (err.issues) body.issues = err.issues;
+  for (const [k, v] of Object.entries(err.headers ?? {})) c.header(k, v);
+  return c.json(body, err.status);
+}
+
+const HTTP_EXCEPTION_CODES: Partial<Record<number, ErrorCode>> = {
+  400: "bad_request",
+  401: "unauthorized",
+  403: "forbidden",
+  404: "not_found",
+  405: "method_not_allowed",
+  413: "payload_too_large",
+  415: "unsupported_media_type",
+};
+
+/** Hono's app.onError: everything thrown ends here and leaves in the one body. */
+export function handleError(err: Error, c: Context): Response {
+  if (err instanceof ApiError) return errorResponse(c, err);
+  if (err instanceof HTTPException) {
+    const message = err.message || reasonPhrase(err.status);
+    const code = /malformed json/i.test(message) ? "invalid_json" : (HTTP_EXCEPTION_CODES[err.status] ?? "internal_error");
+    return errorResponse(c, new ApiError(code, code === "invalid_json" ? "The request body is not valid JSON." : message));
+  }
+  // Unknown failure: log it with the request id (never the request's secrets), answer generically.
+  console.error(JSON.stringify({ level: "error", requestId: c.get("requestId"), error: err.name, message: err.message }));
+  if (/connect|ECONNREFUSED|WebSocket|socket/i.test(err.message)) {
+    return errorResponse(c, new ApiError("service_unavailable", "A dependency is unreachable. Retry with backoff."));
+  }
+  return errorResponse(c, new ApiError("internal_error", "Something went wrong on our side. Quote the request id if you contact support."));
+}
+
+/** Renders the code table for docs/errors.md, so the docs cannot drift from the code. */
+export function renderErrorTable(): string {
+  const rows = Object.entries(ERRORS).map(([code, { status, when }]) => `| \`${code}\` | ${status} | ${reasonPhrase(status)} | ${when} |`);
+  return ["| code | status | error | when |", "|---|---|---|---|", ...rows].join("\n");
+}

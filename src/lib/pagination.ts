@@ -1,0 +1,73 @@
+// Cursor pagination for every list: `limit` (1..100, default 20), an opaque `cursor`, and
+// `createdAfter` / `createdBefore`; newest first. Ids are UUID v7, so ordering by id is
+// ordering by creation, and the cursor is the last id seen (base64url, opaque to clients).
+import { z } from "@hono/zod-openapi";
+import { gt, lt, type SQL } from "drizzle-orm";
+import type { PgColumn } from "drizzle-orm/pg-core";
+import { ApiError } from "./errors";
+import { isUuid } from "./ids";
+
+export const pageQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(20).openapi({ description: "Page size, 1 to 100.", example: 20 }),
+  cursor: z.string().max(200).optional().openapi({ description: "`nextCursor` of the previous page." }),
+  createdAfter: z.iso.datetime({ offset: true }).optional().openapi({ description: "Only items created after this instant (ISO 8601)." }),
+  createdBefore: z.iso.datetime({ offset: true }).optional().openapi({ description: "Only items created before this instant (ISO 8601)." }),
+});
+
+export type PageParams = z.infer<typeof pageQuerySchema>;
+
+export const pageSchema = <T extends z.ZodType>(item: T, name: string) =>
+  z
+    .object({
+      data: z.array(item),
+      nextCursor: z.string().nullable().openapi({ description: "Pass as `cursor` to get the next page; null on the last page." }),
+      hasMore: z.boolean(),
+    })
+    .openapi(name);
+
+export interface Page<T> {
+  data: T[];
+  nextCursor: string | null;
+  hasMore: boolean;
+}
+
+export interface PageQuery {
+  limit: number;
+  /** Conditions on a table with `id` (uuid v7) and `createdAt` columns. */
+  where(table: { id: PgColumn; createdAt: PgColumn }): SQL[];
+}
+
+const encodeCursor = (id: string) => btoa(JSON.stringify({ id })).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+
+function decodeCursor(cursor: string): string {
+  try {
+    const json = atob(cursor.replace(/-/g, "+").replace(/_/g, "/"));
+    const { id } = JSON.parse(json) as { id?: unknown };
+    if (typeof id === "string" && isUuid(id)) return id;
+  } catch {
+    // fall through to the error below
+  }
+  throw new ApiError("bad_request", "The cursor is not valid. Use the nextCursor of a previous page, unchanged.");
+}
+
+export function pageQuery(params: PageParams): PageQuery {
+  const afterId = params.cursor ? decodeCursor(params.cursor) : undefined;
+  return {
+    limit: params.limit,
+    where(table) {
+      const conditions: SQL[] = [];
+      if (afterId) conditions.push(lt(table.id, afterId));
+      if (params.createdAfter) conditions.push(gt(table.createdAt, new Date(params.createdAfter)));
+      if (params.createdBefore) conditions.push(lt(table.createdAt, new Date(params.createdBefore)));
+      return conditions;
+    },
+  };
+}
+
+/** Turns `limit + 1` rows fetched newest-first into a page. */
+export function pageOf<Row extends { id: string }, T>(rows: Row[], limit: number, map: (row: Row) => T): Page<T> {
+  const hasMore = rows.length > limit;
+  const kept = hasMore ? rows.slice(0, limit) : rows;
+  const last = kept[kept.length - 1];
+  return { data: kept.map(map), nextCursor: hasMore && last ? encodeCursor(last.id) : null, hasMore };
+}

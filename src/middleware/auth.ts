@@ -1,0 +1,85 @@
+// Resolves the credential to its organization before any work (spec: Authentication 2).
+// Two paths: `Authorization: Bearer sk-live-…` (an organization API key, acting as admin),
+// or a dashboard session (cookie, or `Bearer sess_…`) with `x-organization-id`.
+import { getCookie } from "hono/cookie";
+import { createMiddleware } from "hono/factory";
+import { type AppEnv, type AuthContext, type Permission, permissionsFor } from "../context";
+import { ApiError } from "../lib/errors";
+import { isUuid } from "../lib/ids";
+import { isApiKeyShaped, resolveApiKey, touchApiKey } from "../services/api-keys";
+import { isSessionShaped, resolveSession, SESSION_COOKIE } from "../services/sessions";
+
+const unauthorized = (message: string) => new ApiError("unauthorized", message);
+
+export const authenticate = (opts: { orgOptional?: boolean; sessionOnly?: boolean } = {}) =>
+  createMiddleware<AppEnv>(async (c, next) => {
+    const header = c.req.header("authorization");
+    let bearer: string | undefined;
+    if (header !== undefined) {
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+      if (!match?.[1]) throw unauthorized("The Authorization header must be `Bearer <API_KEY>`.");
+      bearer = match[1];
+    }
+    const db = c.var.db;
+
+    if (bearer !== undefined && !isSessionShaped(bearer)) {
+      if (opts.sessionOnly) throw unauthorized("This route is for the signed-in dashboard; API keys are not accepted here.");
+      if (!isApiKeyShaped(bearer)) throw unauthorized("The API key is malformed. Keys look like `sk-live-…`.");
+      const key = await resolveApiKey(db, bearer);
+      if (!key) throw unauthorized("The API key is invalid or has been revoked.");
+      c.set("auth", {
+        type: "api_key",
+        organizationId: key.organizationId,
+        role: "admin",
+        permissions: permissionsFor("admin"),
+        user: key.user,
+        apiKeyId: key.keyId,
+      });
+      // Last-used is written after the response, off the request's path.
+      c.executionCtx.waitUntil(touchApiKey(db, key.keyId).catch(() => undefined));
+      return next();
+    }
+
+    const token = bearer ?? getCookie(c, SESSION_COOKIE);
+    if (!token) throw unauthorized("Missing credentials: send `Authorization: Bearer <API_KEY>`.");
+    if (!isSessionShaped(token)) throw unauthorized("The session is invalid or has expired. Sign in again.");
+    const session = await resolveSession(db, token);
+    if (!session) throw unauthorized("The session is invalid or has expired. Sign in again.");
+
+    const requested = c.req.header("x-organization-id");
+    let membership = session.memberships[0];
+    if (requested !== undefined) {
+      if (!isUuid(requested)) throw new ApiError("bad_request", "x-organization-id must be an organization id (UUID).");
+      membership = session.memberships.find((m) => m.organizationId === requested);
+      if (!membership) throw new ApiError("forbidden", "You are not a member of that organization.");
+    } else if (!opts.orgOptional) {
+      throw new ApiError("bad_request", "Session requests must name the organization in the x-organization-id header.");
+    }
+    if (!membership) throw new ApiError("forbidden", "This user belongs to no organization.");
+    const auth: AuthContext = {
+      type: "session",
+      organizationId: membership.organizationId,
+      role: membership.role,
+      permissions: permissionsFor(membership.role),
+      user: session.user,
+      sessionId: session.sessionId,
+      memberships: session.memberships,
+    };
+    c.set("auth", auth);
+    return next();
+  });
+
+/** Guards a route with a permission; members lack the settings permissions. */
+export const requirePermission = (permission: Permission) =>
+  createMiddleware<AppEnv>(async (c, next) => {
+    if (!c.var.auth.permissions.includes(permission)) {
+      throw new ApiError("forbidden", `Admin access required: this needs the \`${permission}\` permission.`);
+    }
+    return next();
+  });
+
+/** Admin-only areas: reading needs `settings:read`, changing needs `settings:write`. */
+export const requireSettingsAccess = createMiddleware<AppEnv>(async (c, next) => {
+  const safe = c.req.method === "GET" || c.req.method === "HEAD";
+  return requirePermission(safe ? "settings:read" : "settings:write")(c, next);
+});

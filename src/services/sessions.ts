@@ -1,0 +1,55 @@
+// Dashboard sessions: `sess_` + 40 random base62 characters in an HttpOnly cookie (or as a
+// Bearer token with `x-organization-id` on /v1). Only the SHA-256 of the token is stored.
+import { and, eq, gt } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { memberships, type Role, sessions, users } from "../db/schema";
+import { randomBase62, sha256Hex, verifyPassword } from "../lib/crypto";
+import { newId } from "../lib/ids";
+
+export const SESSION_PREFIX = "sess_";
+export const SESSION_COOKIE = "session";
+
+export const isSessionShaped = (token: string): boolean =>
+  token.startsWith(SESSION_PREFIX) && /^[0-9A-Za-z]{40}$/.test(token.slice(SESSION_PREFIX.length));
+
+// A fixed hash to verify against when the email is unknown, so both paths cost the same.
+const DUMMY_HASH = "pbkdf2-sha256$100000$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";
+
+export async function signIn(
+  db: Db,
+  input: { email: string; password: string; ttlHours: number },
+): Promise<{ token: string; expiresAt: Date; userId: string } | null> {
+  const [user] = await db.select().from(users).where(eq(users.email, input.email.trim().toLowerCase())).limit(1);
+  const ok = await verifyPassword(input.password, user?.passwordHash ?? DUMMY_HASH);
+  if (!user || !ok) return null;
+  const token = SESSION_PREFIX + randomBase62(40);
+  const expiresAt = new Date(Date.now() + input.ttlHours * 3600_000);
+  await db.insert(sessions).values({ id: newId(), userId: user.id, tokenHash: await sha256Hex(token), expiresAt });
+  return { token, expiresAt, userId: user.id };
+}
+
+export async function signOut(db: Db, token: string): Promise<void> {
+  await db.delete(sessions).where(eq(sessions.tokenHash, await sha256Hex(token)));
+}
+
+export interface ResolvedSession {
+  sessionId: string;
+  user: { id: string; email: string };
+  memberships: Array<{ organizationId: string; role: Role }>;
+}
+
+export async function resolveSession(db: Db, token: string): Promise<ResolvedSession | null> {
+  const [row] = await db
+    .select({ sessionId: sessions.id, userId: users.id, email: users.email })
+    .from(sessions)
+    .innerJoin(users, eq(users.id, sessions.userId))
+    .where(and(eq(sessions.tokenHash, await sha256Hex(token)), gt(sessions.expiresAt, new Date())))
+    .limit(1);
+  if (!row) return null;
+  const orgs = await db
+    .select({ organizationId: memberships.organizationId, role: memberships.role })
+    .from(memberships)
+    .where(eq(memberships.userId, row.userId))
+    .orderBy(memberships.createdAt);
+  return { sessionId: row.sessionId, user: { id: row.userId, email: row.email }, memberships: orgs };
+}
