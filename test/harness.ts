@@ -1,0 +1,116 @@
+// Each test makes its own workspace (unkey's testutil/harness.ts): no test depends on
+// another's rows or on order. Workspaces are created through the same services the admin CLI
+// uses, over the same Neon driver and proxy as the worker.
+import { randomUUID } from "node:crypto";
+import { inject } from "vitest";
+import "../dev/connect";
+import { createDb, type Db } from "../src/db/client";
+import { createApiKey, revokeApiKey } from "../src/services/api-keys";
+import { addMember, createOrganizationWithAdmin } from "../src/services/organizations";
+
+export const stack = () => inject("stack");
+export const baseUrl = () => stack().baseUrl;
+
+let shared: { db: Db; close: () => Promise<void> } | undefined;
+/** A Node-side database handle for setup and assertions (closed by vitest at exit). */
+export function testDb(): Db {
+  if (!shared) {
+    const { db, pool } = createDb(stack().databaseUrl, stack().wsProxy, 4);
+    shared = { db, close: () => pool.end() };
+  }
+  return shared.db;
+}
+
+export interface Workspace {
+  organizationId: string;
+  admin: { id: string; email: string; password: string };
+  apiKey: string;
+  apiKeyId: string;
+  /** fetch against the worker with this workspace's API key. */
+  api(path: string, init?: RequestInit & { json?: unknown }): Promise<Response>;
+}
+
+export async function request(path: string, init: RequestInit & { json?: unknown } = {}): Promise<Response> {
+  const headers = new Headers(init.headers);
+  let body = init.body;
+  if (init.json !== undefined) {
+    headers.set("content-type", "application/json");
+    body = JSON.stringify(init.json);
+  }
+  return fetch(baseUrl() + path, { ...init, headers, body, redirect: "manual" });
+}
+
+export async function createWorkspace(name = "Test workspace"): Promise<Workspace> {
+  const db = testDb();
+  const email = `admin-${randomUUID()}@example.test`;
+  const password = `pw-${randomUUID()}`;
+  const { organization, user } = await createOrganizationWithAdmin(db, { organizationName: name, email, password });
+  const { key, secret } = await createApiKey(db, { organizationId: organization.id, name: "test", createdByUserId: user.id });
+  return {
+    organizationId: organization.id,
+    admin: { id: user.id, email, password },
+    apiKey: secret,
+    apiKeyId: key.id,
+    api: (path, init = {}) => {
+      const headers = new Headers(init.headers);
+      if (!headers.has("authorization")) headers.set("authorization", `Bearer ${secret}`);
+      return request(path, { ...init, headers });
+    },
+  };
+}
+
+export async function revokedKey(ws: Workspace): Promise<string> {
+  const { key, secret } = await createApiKey(testDb(), {
+    organizationId: ws.organizationId,
+    name: "to revoke",
+    createdByUserId: ws.admin.id,
+  });
+  await revokeApiKey(testDb(), ws.organizationId, key.id);
+  return secret;
+}
+
+export async function addMemberTo(ws: Workspace, role: "admin" | "member" = "member") {
+  const email = `member-${randomUUID()}@example.test`;
+  const password = `pw-${randomUUID()}`;
+  const m = await addMember(testDb(), { organizationId: ws.organizationId, email, password, role });
+  return { ...m, password };
+}
+
+/** Signs in through the real route; returns the cookie header value and the raw token. */
+export async function signIn(email: string, password: string): Promise<{ cookie: string; token: string }> {
+  const res = await request("/dashboard/api/sign-in", { method: "POST", json: { email, password } });
+  if (res.status !== 200) throw new Error(`sign-in failed: ${res.status} ${await res.text()}`);
+  const setCookie = res.headers.get("set-cookie") ?? "";
+  const token = /session=([^;]+)/.exec(setCookie)?.[1];
+  if (!token) throw new Error("no session cookie");
+  return { cookie: `session=${token}`, token };
+}
+
+/** Asserts the one error body and returns it. */
+export async function expectError(res: Response, status: number, code: string) {
+  const text = await res.text();
+  let body: Record<string, unknown>;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new Error(`expected a JSON error body, got ${res.status}: ${text.slice(0, 200)}`);
+  }
+  if (res.status !== status || body.code !== code) {
+    throw new Error(`expected ${status} ${code}, got ${res.status} ${text.slice(0, 300)}`);
+  }
+  if (!String(res.headers.get("content-type")).startsWith("application/json")) throw new Error("error without JSON content type");
+  const requestId = res.headers.get("x-request-id");
+  if (!requestId || body.requestId !== requestId) throw new Error(`requestId mismatch: header ${requestId}, body ${body.requestId}`);
+  for (const field of ["statusCode", "error", "code", "message", "requestId"]) {
+    if (!(field in body)) throw new Error(`error body lacks ${field}`);
+  }
+  if (body.statusCode !== status) throw new Error("statusCode differs from the HTTP status");
+  return body as {
+    statusCode: number;
+    error: string;
+    code: string;
+    message: string;
+    requestId: string;
+    issues?: Array<{ path: string; message: string }>;
+  };
+}

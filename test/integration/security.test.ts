@@ -1,0 +1,103 @@
+// The shared security suite: every route of test/routes.ts, every credential failure.
+import { randomUUID } from "node:crypto";
+import { beforeAll, describe, expect, it } from "vitest";
+import { addMemberTo, createWorkspace, expectError, request, revokedKey, signIn, type Workspace } from "../harness";
+import { ROUTES, type RouteCase } from "../routes";
+
+const fill = (path: string, id: string) => path.replace(/:id\b/, id);
+const call = (route: RouteCase, id: string, headers: Record<string, string>) =>
+  request(fill(route.path, id), { method: route.method, headers, ...(route.body !== undefined ? { json: route.body } : {}) });
+
+let owner: Workspace;
+let other: Workspace;
+let revoked: string;
+let memberCookie: string;
+let memberOrg: string;
+
+beforeAll(async () => {
+  [owner, other] = await Promise.all([createWorkspace("owner"), createWorkspace("other")]);
+  revoked = await revokedKey(owner);
+  const member = await addMemberTo(owner, "member");
+  memberCookie = (await signIn(member.email, member.password)).cookie;
+  memberOrg = owner.organizationId;
+});
+
+const guarded = ROUTES.filter((r) => r.auth !== "public");
+
+describe.each(guarded)("$method $path", (route) => {
+  const id = randomUUID();
+
+  it("refuses a request without credentials (401)", async () => {
+    await expectError(await call(route, id, {}), 401, "unauthorized");
+  });
+
+  it("refuses a malformed Authorization header (401)", async () => {
+    await expectError(await call(route, id, { authorization: "Token abc" }), 401, "unauthorized");
+    await expectError(await call(route, id, { authorization: "Bearer not-a-key" }), 401, "unauthorized");
+  });
+
+  it("refuses an unknown key (401)", async () => {
+    await expectError(await call(route, id, { authorization: `Bearer sk-live-${"x".repeat(40)}` }), 401, "unauthorized");
+  });
+
+  it("refuses a revoked key (401)", async () => {
+    await expectError(await call(route, id, { authorization: `Bearer ${revoked}` }), 401, "unauthorized");
+  });
+
+  it("refuses an unknown session cookie (401)", async () => {
+    await expectError(await call(route, id, { cookie: `session=sess_${"A".repeat(40)}` }), 401, "unauthorized");
+  });
+
+  if (route.auth === "session") {
+    it("refuses a valid API key: dashboard routes are session-only (401)", async () => {
+      await expectError(await call(route, id, { authorization: `Bearer ${owner.apiKey}` }), 401, "unauthorized");
+    });
+  }
+
+  if (route.permission) {
+    it(`refuses a member without ${route.permission} (403)`, async () => {
+      const res = await call(route, id, { cookie: memberCookie, "x-organization-id": memberOrg });
+      const body = await expectError(res, 403, "forbidden");
+      expect(body.message).toContain(route.permission);
+    });
+  }
+
+  if (route.resource) {
+    const make = route.resource;
+    it("answers another workspace's id exactly like a missing one (404), and changes nothing", async () => {
+      const ws = await createWorkspace("tenant-a");
+      const theirs = await make(ws);
+      const as = async (target: string) => {
+        if (route.auth === "session") {
+          const { cookie } = await signIn(other.admin.email, other.admin.password);
+          return call(route, target, { cookie, "x-organization-id": other.organizationId });
+        }
+        return call(route, target, { authorization: `Bearer ${other.apiKey}` });
+      };
+      const foreign = await expectError(await as(theirs), 404, "not_found");
+      const missing = await expectError(await as(randomUUID()), 404, "not_found");
+      expect({ ...foreign, requestId: "" }).toEqual({ ...missing, requestId: "" });
+    });
+  }
+});
+
+describe("session organization header", () => {
+  it("refuses a session naming an organization the user is not a member of (403)", async () => {
+    const { cookie } = await signIn(owner.admin.email, owner.admin.password);
+    const res = await request("/v1/me", { headers: { cookie, "x-organization-id": other.organizationId } });
+    await expectError(res, 403, "forbidden");
+  });
+
+  it("refuses a session on /v1 routes other than /v1/me without x-organization-id (400)", async () => {
+    const guardedV1 = guarded.find((r) => r.path.startsWith("/v1/") && r.path !== "/v1/me" && r.method === "GET");
+    if (!guardedV1) return; // no such route yet
+    const { cookie } = await signIn(owner.admin.email, owner.admin.password);
+    await expectError(await request(guardedV1.path, { headers: { cookie } }), 400, "bad_request");
+  });
+});
+
+describe("public routes", () => {
+  it.each(ROUTES.filter((r) => r.auth === "public"))("$method $path says what it may reach", (route) => {
+    expect(route.why, "a public route must say what it may reach").toBeTruthy();
+  });
+});

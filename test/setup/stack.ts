@@ -1,0 +1,39 @@
+// Global setup of an integration project: one stack (database, Redis bridge, the real worker
+// under wrangler dev) for the whole project, handed to the tests through `inject("stack")`.
+import type { TestProject } from "vitest/node";
+import { startStack } from "../../dev/stack";
+
+export interface TestStack {
+  baseUrl: string;
+  databaseUrl: string;
+  wsProxy: string;
+  redisUrl: string;
+  redisToken: string;
+  backend: "embedded" | "real";
+  vars: Record<string, string>;
+}
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    stack: TestStack;
+  }
+}
+
+export default async function setup(project: TestProject) {
+  const backend = (project.config.env?.TEST_BACKEND ?? "embedded") as "embedded" | "real";
+  const started = Date.now();
+  const stack = await startStack(backend === "real" ? { databaseUrl: process.env.DATABASE_URL, redisUrl: process.env.REDIS_URL } : {});
+  console.log(
+    `[${project.name}] stack up in ${Date.now() - started} ms: worker ${stack.baseUrl}, ${stack.postgres}, redis ${stack.redis.backend}`,
+  );
+  project.provide("stack", {
+    baseUrl: stack.baseUrl,
+    databaseUrl: stack.databaseUrl,
+    wsProxy: stack.wsProxy,
+    redisUrl: stack.redis.url,
+    redisToken: stack.redis.token,
+    backend,
+    vars: stack.vars,
+  });
+  return () => stack.stop();
+}

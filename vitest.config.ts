@@ -1,0 +1,31 @@
+import { defineConfig } from "vitest/config";
+
+// Integration tests run against the real worker (wrangler dev / workerd) on the local stack:
+// always on the embedded defaults (PGlite + in-memory Redis bridge), and again on real
+// servers when DATABASE_URL and REDIS_URL are set (CI sets them to its PostgreSQL and Redis).
+const real = Boolean(process.env.DATABASE_URL && process.env.REDIS_URL);
+if (!real) {
+  console.log("notice: integration suite on real PostgreSQL/Redis skipped (set DATABASE_URL and REDIS_URL to run it)");
+}
+
+const integration = (name: string, backend: "embedded" | "real") => ({
+  extends: true as const,
+  test: {
+    name,
+    include: ["test/integration/**/*.test.ts"],
+    globalSetup: ["test/setup/stack.ts"],
+    env: { TEST_BACKEND: backend },
+    testTimeout: 30_000,
+    hookTimeout: 120_000,
+  },
+});
+
+export default defineConfig({
+  test: {
+    projects: [
+      { extends: true, test: { name: "unit", include: ["test/unit/**/*.test.ts"] } },
+      integration("integration", "embedded"),
+      ...(real ? [integration("integration-real", "real")] : []),
+    ],
+  },
+});
