@@ -30,15 +30,46 @@ function normalize(value: unknown): Reply {
   return String(value);
 }
 
+// Upstash scripts open with `#!lua flags=allow-key-locking`, a flag open-source Redis 7.0
+// refuses and ioredis-mock's Lua cannot parse. The bridge drops that line before the engine
+// sees the script, and remembers the client's SHA (of the original text) so EVALSHA still hits.
+const sha1 = (s: string) => createHash("sha1").update(s).digest("hex");
+const stripShebang = (src: string) => (src.startsWith("#!lua") ? src.replace(/^#!lua[^\n]*/, "") : src);
+
 function redisEngine(url: string): Engine {
   const client = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 2 });
+  const shas = new Map<string, string>(); // client's sha -> sha of the adapted script in Redis
+  const adapt = async ([rawName, ...args]: Command): Promise<Command> => {
+    const name = (rawName ?? "").toLowerCase();
+    if (name === "eval" && args[0] !== undefined) {
+      const adapted = stripShebang(args[0]);
+      shas.set(sha1(args[0]), sha1(adapted));
+      return ["EVAL", adapted, ...args.slice(1)];
+    }
+    if (name === "script" && args[0]?.toLowerCase() === "load" && args[1] !== undefined) {
+      const adapted = stripShebang(args[1]);
+      shas.set(sha1(args[1]), sha1(adapted));
+      await client.call("SCRIPT", "LOAD", adapted);
+      return ["__RETURN__", sha1(args[1])];
+    }
+    if (name === "evalsha" && args[0] !== undefined) {
+      return ["EVALSHA", shas.get(args[0].toLowerCase()) ?? args[0], ...args.slice(1)];
+    }
+    return [rawName as string, ...args];
+  };
   return {
-    async run([name, ...args]) {
+    async run(cmd) {
+      const [name, ...args] = await adapt(cmd);
+      if (name === "__RETURN__") return args[0] ?? null;
       return normalize(await client.call(name as string, ...args));
     },
     async transaction(cmds) {
       const multi = client.multi();
-      for (const [name, ...args] of cmds) multi.call(name as string, ...args);
+      for (const cmd of cmds) {
+        const [name, ...args] = await adapt(cmd);
+        if (name === "__RETURN__") multi.call("ECHO", args[0] ?? "");
+        else multi.call(name as string, ...args);
+      }
       const out = (await multi.exec()) ?? [];
       return out.map(([err, res]) => (err ? { error: err.message } : { result: normalize(res) }));
     },
@@ -53,7 +84,6 @@ function redisEngine(url: string): Engine {
 function memoryEngine(): Engine {
   const mock = new RedisMock() as unknown as Record<string, (...a: string[]) => Promise<unknown>>;
   const scripts = new Map<string, string>();
-  const stripShebang = (src: string) => (src.startsWith("#!lua") ? src.replace(/^#!lua[^\n]*/, "") : src);
   // One command at a time: this makes MULTI/EXEC and Lua atomic, as in Redis.
   let queue: Promise<unknown> = Promise.resolve();
   const serial = <T>(fn: () => Promise<T>): Promise<T> => {
@@ -64,7 +94,7 @@ function memoryEngine(): Engine {
   const exec = async ([rawName, ...args]: Command): Promise<Reply> => {
     const name = (rawName ?? "").toLowerCase();
     if (name === "script" && args[0]?.toLowerCase() === "load" && args[1] !== undefined) {
-      const sha = createHash("sha1").update(args[1]).digest("hex");
+      const sha = sha1(args[1]);
       scripts.set(sha, args[1]);
       return sha;
     }
@@ -76,8 +106,7 @@ function memoryEngine(): Engine {
       return "OK";
     }
     if (name === "eval" && args[0] !== undefined) {
-      const sha = createHash("sha1").update(args[0]).digest("hex");
-      scripts.set(sha, args[0]);
+      scripts.set(sha1(args[0]), args[0]);
       return normalize(await mock.eval?.(stripShebang(args[0]), ...args.slice(1)));
     }
     if (name === "evalsha" && args[0] !== undefined) {

@@ -95,7 +95,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       ...opts.vars,
     };
     log(`Worker: starting wrangler dev on port ${port}…`);
-    const worker = await startWrangler(port, vars, opts.workerLog);
+    const worker = await startWorker(vars, { port, workerLog: opts.workerLog });
     stops.push(worker.stop);
 
     return {
@@ -113,11 +113,16 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   }
 }
 
-async function startWrangler(
-  port: number,
+/**
+ * Starts the worker under `wrangler dev` with these variables and waits until it answers.
+ * Tests use it to run a second worker against a stack with other settings (a small rate limit).
+ */
+export async function startWorker(
   vars: Record<string, string>,
-  workerLog?: (chunk: string) => void,
-): Promise<{ stop(): Promise<void> }> {
+  opts: { port?: number; workerLog?: (chunk: string) => void } = {},
+): Promise<{ baseUrl: string; stop(): Promise<void> }> {
+  const port = opts.port || (await freePort());
+  const workerLog = opts.workerLog;
   const args = [
     fileURLToPath(new URL("../node_modules/wrangler/bin/wrangler.js", import.meta.url)),
     "dev",
@@ -175,7 +180,7 @@ async function startWrangler(
     if (child.exitCode !== null) throw new Error(`wrangler dev exited (${child.exitCode}):\n${output}`);
     try {
       const res = await fetch(`http://127.0.0.1:${port}/health`);
-      if (res.ok) return { stop };
+      if (res.ok) return { baseUrl: `http://127.0.0.1:${port}`, stop };
     } catch {
       // not listening yet
     }

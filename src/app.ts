@@ -23,10 +23,9 @@ export function createApp() {
   app.use("*", secureHeaders({ crossOriginResourcePolicy: false }));
   app.use("*", init);
 
-  /** Bare route with no auth and no I/O: liveness, and the benchmark's baseline. */
-  app.get("/health", (c) => c.json({ status: "ok" }));
-
-  registerDocs(app); // public: /v1/openapi.json and /docs, before the /v1 auth below
+  // Public: /health (no auth, no I/O: the benchmark's baseline), /v1/openapi.json and /docs.
+  // Registered before the /v1 middleware below, so they answer without a credential.
+  registerDocs(app);
 
   app.use("/v1/*", sameOriginForCookies, limitBody(JSON_BODY_LIMIT), requireContentType());
   app.use("/v1/*", (c, next) => authenticate({ orgOptional: c.req.path === "/v1/me" })(c, next));

@@ -16,7 +16,6 @@ export const ERRORS = {
   },
   csrf_rejected: { status: 403, when: "A cookie-authenticated state-changing request came from another site." },
   not_found: { status: 404, when: "No such resource in this workspace (another workspace's id answers the same)." },
-  method_not_allowed: { status: 405, when: "The path exists but not with this method." },
   conflict: { status: 409, when: "The request conflicts with the current state (e.g. the key is already revoked, the email is taken)." },
   read_only: { status: 409, when: "The resource cannot be changed (system voices are read-only)." },
   payload_too_large: { status: 413, when: "The body is larger than the route accepts." },
@@ -97,7 +96,6 @@ const HTTP_EXCEPTION_CODES: Partial<Record<number, ErrorCode>> = {
   401: "unauthorized",
   403: "forbidden",
   404: "not_found",
-  405: "method_not_allowed",
   413: "payload_too_large",
   415: "unsupported_media_type",
 };

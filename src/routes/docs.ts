@@ -1,8 +1,81 @@
-// The OpenAPI 3.1 document (from the routes' own zod schemas) and a reference page.
-import type { OpenAPIHono } from "@hono/zod-openapi";
+// The OpenAPI 3.1 document (generated from the routes' own zod schemas) and a reference page
+// rendered from it on the server, so it works offline and needs no third-party script.
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { html, raw } from "hono/html";
 import type { AppEnv } from "../context";
 
 export const OPENAPI_PATH = "/v1/openapi.json";
+
+type OpenApiDoc = ReturnType<OpenAPIHono<AppEnv>["getOpenAPI31Document"]>;
+
+export const openApiConfig = (origin: string) => ({
+  openapi: "3.1.0" as const,
+  info: {
+    title: "Voice and Chat Agent Platform API",
+    version: "1.0.0",
+    description:
+      "Agents, calls, voices and the Models API under /v1, authenticated with an organization API key (`Authorization: Bearer sk-live-…`). Every error has one body: see the Error schema and /docs/errors.",
+  },
+  servers: [{ url: origin }],
+});
+
+const healthRoute = createRoute({
+  method: "get",
+  path: "/health",
+  tags: ["Meta"],
+  operationId: "health",
+  summary: "Liveness: no authentication, touches no data",
+  responses: { 200: { description: "Alive.", content: { "application/json": { schema: z.object({ status: z.literal("ok") }) } } } },
+});
+
+const docsRoute = createRoute({
+  method: "get",
+  path: "/docs",
+  tags: ["Meta"],
+  operationId: "reference",
+  summary: "This API's reference page (HTML)",
+  responses: { 200: { description: "HTML page.", content: { "text/html": { schema: z.string() } } } },
+});
+
+const METHODS = ["get", "post", "put", "patch", "delete"] as const;
+
+function renderReference(doc: OpenApiDoc) {
+  const byTag = new Map<string, Array<{ method: string; path: string; op: Record<string, unknown> }>>();
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    for (const method of METHODS) {
+      const op = (item as Record<string, unknown>)[method] as Record<string, unknown> | undefined;
+      if (!op) continue;
+      const tag = ((op.tags as string[] | undefined) ?? ["Other"])[0] ?? "Other";
+      byTag.set(tag, [...(byTag.get(tag) ?? []), { method, path, op }]);
+    }
+  }
+  const sections = [...byTag.entries()].map(
+    ([tag, ops]) =>
+      html`<section><h2 id="${tag}">${tag}</h2>${ops.map(({ method, path, op }) => {
+        const body = (op.requestBody as { content?: Record<string, { schema?: unknown }> } | undefined)?.content;
+        const params = (op.parameters as Array<{ name: string; in: string; required?: boolean; description?: string }> | undefined) ?? [];
+        const responses = Object.entries((op.responses as Record<string, { description?: string }>) ?? {});
+        return html`<article id="${String(op.operationId ?? "")}">
+        <h3><span class="m ${method}">${method.toUpperCase()}</span> <code>${path}</code></h3>
+        <p>${String(op.summary ?? "")}</p>${op.description ? html`<p>${String(op.description)}</p>` : ""}
+        ${params.length ? html`<table><tr><th>parameter</th><th>in</th><th>required</th><th>description</th></tr>${params.map((p) => html`<tr><td><code>${p.name}</code></td><td>${p.in}</td><td>${p.required ? "yes" : "no"}</td><td>${p.description ?? ""}</td></tr>`)}</table>` : ""}
+        ${body ? Object.entries(body).map(([type, c]) => html`<details><summary>Request body (${type})</summary><pre>${JSON.stringify(c.schema, null, 2)}</pre></details>`) : ""}
+        <ul>${responses.map(([code, r]) => html`<li><code>${code}</code> ${r.description ?? ""}</li>`)}</ul>
+      </article>`;
+      })}</section>`,
+  );
+  return html`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${doc.info.title}: reference</title>
+<style>body{font:15px/1.5 system-ui,sans-serif;max-width:960px;margin:0 auto;padding:1rem;color:#1b1b1f}
+code,pre{font-family:ui-monospace,monospace}pre{background:#f4f4f6;padding:.75rem;overflow:auto;font-size:12px}
+article{border-top:1px solid #ddd;padding:.5rem 0}.m{font:600 12px ui-monospace,monospace;padding:2px 6px;border-radius:4px;color:#fff;background:#555}
+.get{background:#1f6feb}.post{background:#1a7f37}.patch{background:#9a6700}.delete{background:#cf222e}
+table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:2px 6px;text-align:left}</style></head>
+<body><h1>${doc.info.title}</h1><p>${doc.info.description ?? ""}</p>
+<p>Machine-readable: <a href="${OPENAPI_PATH}">${OPENAPI_PATH}</a> (OpenAPI ${doc.openapi}).</p>
+<nav>${[...byTag.keys()].map((t) => html`<a href="#${t}">${t}</a> · `)}</nav>${sections}</body></html>`;
+}
 
 export function registerDocs(app: OpenAPIHono<AppEnv>): void {
   app.openAPIRegistry.registerComponent("securitySchemes", "apiKey", {
@@ -16,20 +89,10 @@ export function registerDocs(app: OpenAPIHono<AppEnv>): void {
     name: "session",
     description: "The dashboard's session cookie (with `x-organization-id` to choose the organization).",
   });
-  app.doc31(OPENAPI_PATH, (c) => ({
-    openapi: "3.1.0",
-    info: {
-      title: "Voice and Chat Agent Platform API",
-      version: "1.0.0",
-      description: "Agents, calls, voices and the Models API under /v1. Errors share one body; see the Error schema.",
-    },
-    servers: [{ url: new URL(c.req.url).origin }],
-  }));
-  app.get("/docs", (c) =>
-    c.html(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>API reference</title>
-<meta name="viewport" content="width=device-width, initial-scale=1"></head>
-<body><script id="api-reference" data-url="${OPENAPI_PATH}"></script>
-<script src="https://cdn.jsdelivr.net/npm/@scalar/api-reference"></script></body></html>`),
-  );
+  app.openapi(healthRoute, (c) => c.json({ status: "ok" as const }, 200));
+  app.doc31(OPENAPI_PATH, (c) => openApiConfig(new URL(c.req.url).origin));
+  app.openapi(docsRoute, async (c) => {
+    const doc = app.getOpenAPI31Document(openApiConfig(new URL(c.req.url).origin));
+    return c.html(raw(String(await renderReference(doc))), 200);
+  });
 }
