@@ -4,7 +4,8 @@ import { defineConfig } from "vitest/config";
 // always on the embedded defaults (PGlite + in-memory Redis bridge), and again on real
 // servers when DATABASE_URL and REDIS_URL are set (CI sets them to its PostgreSQL and Redis).
 const real = Boolean(process.env.DATABASE_URL && process.env.REDIS_URL);
-if (!real) {
+if (!real && !process.env.PLATFORM_TEST_NOTICE) {
+  process.env.PLATFORM_TEST_NOTICE = "1"; // the config is loaded again in workers: say it once
   console.log("notice: integration suite on real PostgreSQL/Redis skipped (set DATABASE_URL and REDIS_URL to run it)");
 }
 
