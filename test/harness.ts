@@ -114,3 +114,6 @@ export async function expectError(res: Response, status: number, code: string) {
     issues?: Array<{ path: string; message: string }>;
   };
 }
+
+/** A response's JSON body, typed by the caller (bodies are `unknown` under workers-types). */
+export const json = <T>(res: Response): Promise<T> => res.json() as Promise<T>;

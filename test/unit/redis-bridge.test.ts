@@ -53,9 +53,9 @@ describe.each(engines)("Upstash REST bridge (%s engine)", (_name, redisUrl) => {
     const raw = (cmd: unknown[]) =>
       fetch(bridge.url, { method: "POST", headers: { authorization: "Bearer test-token" }, body: JSON.stringify(cmd) });
     const miss = await raw(["EVALSHA", `${"0".repeat(39)}1`, "0"]);
-    expect((await miss.json()).error).toMatch(/NOSCRIPT/);
-    expect((await (await raw(["SCRIPT", "LOAD", src])).json()).result).toBe(sha);
-    expect((await (await raw(["EVALSHA", sha, "1", `${ns}:sha`])).json()).result).toBe(10);
+    expect(((await miss.json()) as { error: string }).error).toMatch(/NOSCRIPT/);
+    expect(((await (await raw(["SCRIPT", "LOAD", src])).json()) as { result: unknown }).result).toBe(sha);
+    expect(((await (await raw(["EVALSHA", sha, "1", `${ns}:sha`])).json()) as { result: unknown }).result).toBe(10);
   });
 
   it("drives @upstash/ratelimit's sliding window", async () => {
@@ -75,6 +75,6 @@ describe.each(engines)("Upstash REST bridge (%s engine)", (_name, redisUrl) => {
   it("answers a malformed body with an error, not a crash", async () => {
     const res = await fetch(bridge.url, { method: "POST", headers: { authorization: "Bearer test-token" }, body: "{not json" });
     expect(res.status).toBe(400);
-    expect((await res.json()).error).toMatch(/^ERR/);
+    expect(((await res.json()) as { error: string }).error).toMatch(/^ERR/);
   });
 });

@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { addMemberTo, createWorkspace, expectError, request, signIn } from "../../harness";
+import type { Page } from "../../../src/lib/pagination";
+import type { ApiKeyView } from "../../../src/services/api-keys";
+import { addMemberTo, createWorkspace, expectError, json, request, signIn } from "../../harness";
+
+type SessionBody = { user: { id: string; email: string }; organizations: Array<{ id: string; name: string; role: string }> };
 
 describe("dashboard sign-in", () => {
   it("sets an HttpOnly, SameSite session cookie and lists the user's organizations", async () => {
@@ -13,7 +17,7 @@ describe("dashboard sign-in", () => {
     expect(cookie).toMatch(/^session=sess_[0-9A-Za-z]{40};/);
     expect(cookie).toMatch(/HttpOnly/i);
     expect(cookie).toMatch(/SameSite=Lax/i);
-    const body = await res.json();
+    const body = await json<SessionBody>(res);
     expect(body.user.email).toBe(ws.admin.email);
     expect(body.organizations).toEqual([{ id: ws.organizationId, name: "Acme ✓", role: "admin" }]);
   });
@@ -64,7 +68,7 @@ describe("dashboard sign-in", () => {
     const ws = await createWorkspace();
     const member = await addMemberTo(ws, "member");
     const { cookie, token } = await signIn(member.email, member.password);
-    const session = await (await request("/dashboard/api/session", { headers: { cookie } })).json();
+    const session = await json<SessionBody>(await request("/dashboard/api/session", { headers: { cookie } }));
     expect(session.organizations).toEqual([expect.objectContaining({ id: ws.organizationId, role: "member" })]);
     const me = await request("/v1/me", { headers: { authorization: `Bearer ${token}`, "x-organization-id": ws.organizationId } });
     expect(me.status).toBe(200);
@@ -93,7 +97,7 @@ describe("dashboard sign-in", () => {
       403,
       "csrf_rejected",
     );
-    const list = await (await request("/dashboard/api/api-keys", { headers })).json();
-    expect(list.data.map((k: { name: string }) => k.name)).not.toContain("evil");
+    const list = await json<Page<ApiKeyView>>(await request("/dashboard/api/api-keys", { headers }));
+    expect(list.data.map((k) => k.name)).not.toContain("evil");
   });
 });
