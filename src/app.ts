@@ -5,12 +5,16 @@ import { createRouter } from "./context";
 import { registerDashboardApi } from "./dashboard/api";
 import { ApiError, handleError } from "./lib/errors";
 import { newId } from "./lib/ids";
-import { authenticate } from "./middleware/auth";
+import { authenticate, requireSettingsAccess } from "./middleware/auth";
 import { JSON_BODY_LIMIT, limitBody, requireContentType, sameOriginForCookies } from "./middleware/guards";
 import { init } from "./middleware/init";
 import { rateLimit } from "./middleware/ratelimit";
 import { registerDocs } from "./routes/docs";
 import { registerV1 } from "./routes/v1";
+import { registerWebhookEndpoints } from "./routes/v1/webhook-endpoints";
+import { registerDeliveryLog } from "./routes/v1/webhook-endpoints/actions";
+import { registerQstashRoutes } from "./routes/webhooks/qstash";
+import { registerTestReceiver } from "./routes/webhooks/test-receiver";
 
 export function createApp() {
   const app = createRouter();
@@ -26,11 +30,23 @@ export function createApp() {
   // Public: /health (no auth, no I/O: the benchmark's baseline), /v1/openapi.json and /docs.
   // Registered before the /v1 middleware below, so they answer without a credential.
   registerDocs(app);
+  // Public too: the built-in test receiver (capture token in the URL) and QStash's callbacks
+  // (verified by Upstash-Signature). Registered before the /webhooks/* auth below.
+  app.use("/webhooks/test-receiver/*", limitBody(JSON_BODY_LIMIT));
+  registerTestReceiver(app);
+  app.use("/internal/qstash/*", limitBody(JSON_BODY_LIMIT));
+  registerQstashRoutes(app);
 
   app.use("/v1/*", sameOriginForCookies, limitBody(JSON_BODY_LIMIT), requireContentType());
   app.use("/v1/*", (c, next) => authenticate({ orgOptional: c.req.path === "/v1/me" })(c, next));
   app.use("/v1/*", rateLimit);
   registerV1(app);
+  for (const path of ["/v1/webhook-endpoints", "/v1/webhook-endpoints/*"]) app.use(path, requireSettingsAccess);
+  registerWebhookEndpoints(app);
+
+  // The spec's delivery log path has no /v1 prefix: same credentials, same limits.
+  app.use("/webhooks/*", authenticate(), rateLimit, requireSettingsAccess);
+  registerDeliveryLog(app, "/webhooks/{id}/deliveries", { security: [{ apiKey: [] }], prefix: "", tag: "Webhooks" });
 
   app.use("/dashboard/api/*", sameOriginForCookies, limitBody(JSON_BODY_LIMIT), requireContentType());
   registerDashboardApi(app);

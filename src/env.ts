@@ -8,27 +8,54 @@ const duration = z
   .regex(/^\d+\s?(ms|s|m|h|d)$/, 'a duration such as "60 s", "10 m" or "1 h"')
   .transform((s) => s as `${number} ${"ms" | "s" | "m" | "h" | "d"}` | `${number}${"ms" | "s" | "m" | "h" | "d"}`);
 
-export const envSchema = z.object({
-  /** Postgres connection string: Neon in production; the local stack's database otherwise. */
-  DATABASE_URL: z.string().url(),
-  /** Local stack only: host:port of the WebSocket-to-TCP proxy standing in for Neon's. */
-  DATABASE_WS_PROXY: z.string().optional(),
-  UPSTASH_REDIS_REST_URL: z.string().url(),
-  UPSTASH_REDIS_REST_TOKEN: z.string().min(1),
-  /** Requests allowed per key (or per user+organization for sessions) in each window. */
-  RATE_LIMIT_REQUESTS: z.coerce.number().int().positive().default(600),
-  RATE_LIMIT_WINDOW: duration.default("60 s"),
-  /** Dashboard session lifetime. */
-  SESSION_TTL_HOURS: z.coerce
-    .number()
-    .positive()
-    .default(24 * 7),
-});
+export const envSchema = z
+  .object({
+    /** Postgres connection string: Neon in production; the local stack's database otherwise. */
+    DATABASE_URL: z.string().url(),
+    /** Local stack only: host:port of the WebSocket-to-TCP proxy standing in for Neon's. */
+    DATABASE_WS_PROXY: z.string().optional(),
+    UPSTASH_REDIS_REST_URL: z.string().url(),
+    UPSTASH_REDIS_REST_TOKEN: z.string().min(1),
+    /** Requests allowed per key (or per user+organization for sessions) in each window. */
+    RATE_LIMIT_REQUESTS: z.coerce.number().int().positive().default(600),
+    RATE_LIMIT_WINDOW: duration.default("60 s"),
+    /** Dashboard session lifetime. */
+    SESSION_TTL_HOURS: z.coerce
+      .number()
+      .positive()
+      .default(24 * 7),
+
+    /** The worker's public origin (https://api.example.com): QStash calls back here. */
+    PUBLIC_BASE_URL: z.string().url().optional(),
+    /** Local development only: lets webhooks reach http:// and private addresses (localhost receivers). */
+    WEBHOOKS_ALLOW_PRIVATE_URLS: z
+      .enum(["0", "1", "true", "false"])
+      .default("0")
+      .transform((v) => v === "1" || v === "true"),
+    /** DNS-over-HTTPS JSON endpoint used to check receiver addresses before each delivery. */
+    DNS_RESOLVER_URL: z.string().url().default("https://cloudflare-dns.com/dns-query"),
+    /** Receiver timeout per attempt. */
+    WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1000).max(30000).default(10000),
+    /** Retries after the first attempt (QStash mode); direct mode makes a single attempt. */
+    WEBHOOK_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(5),
+    /** QStash: set QSTASH_TOKEN to deliver through QStash (production); unset means direct mode. */
+    QSTASH_TOKEN: z.string().min(1).optional(),
+    QSTASH_URL: z.string().url().default("https://qstash.upstash.io"),
+    QSTASH_CURRENT_SIGNING_KEY: z.string().min(1).optional(),
+    QSTASH_NEXT_SIGNING_KEY: z.string().min(1).optional(),
+  })
+  .superRefine((env, ctx) => {
+    if (env.QSTASH_TOKEN) {
+      for (const name of ["QSTASH_CURRENT_SIGNING_KEY", "QSTASH_NEXT_SIGNING_KEY", "PUBLIC_BASE_URL"] as const) {
+        if (!env[name]) ctx.addIssue({ code: "custom", path: [name], message: "required with QSTASH_TOKEN" });
+      }
+    }
+  });
 
 export type AppConfig = z.infer<typeof envSchema>;
 
 /** Cloudflare bindings as wrangler passes them (vars and secrets are strings). */
-export type Bindings = Record<keyof z.input<typeof envSchema>, string | undefined>;
+export type Bindings = Partial<Record<keyof z.input<typeof envSchema>, string>>;
 
 const cache = new WeakMap<object, AppConfig>();
 

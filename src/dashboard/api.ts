@@ -1,5 +1,8 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../context";
+import { authenticate, requireSettingsAccess } from "../middleware/auth";
+import { DASHBOARD_MOUNT, registerWebhookEndpoints } from "../routes/v1/webhook-endpoints";
+import { registerDeliveryLog } from "../routes/v1/webhook-endpoints/actions";
 import { registerDashboardApiKeys } from "./api/api-keys";
 import { registerDashboardAuth } from "./api/auth";
 
@@ -7,4 +10,10 @@ import { registerDashboardAuth } from "./api/auth";
 export function registerDashboardApi(app: OpenAPIHono<AppEnv>): void {
   registerDashboardAuth(app);
   registerDashboardApiKeys(app);
+
+  // Webhook management: admins only (settings:read / settings:write), session only.
+  const base = DASHBOARD_MOUNT.base;
+  for (const path of [base, `${base}/*`]) app.use(path, authenticate({ sessionOnly: true }), requireSettingsAccess);
+  registerWebhookEndpoints(app, DASHBOARD_MOUNT);
+  registerDeliveryLog(app, `${base}/{id}/deliveries`, DASHBOARD_MOUNT);
 }

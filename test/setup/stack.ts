@@ -22,7 +22,11 @@ declare module "vitest" {
 export default async function setup(project: TestProject) {
   const backend = (project.config.env?.TEST_BACKEND ?? "embedded") as "embedded" | "real";
   const started = Date.now();
-  const stack = await startStack(backend === "real" ? { databaseUrl: process.env.DATABASE_URL, redisUrl: process.env.REDIS_URL } : {});
+  // Local receivers (127.0.0.1) need the development switch; the SSRF tests start their own
+  // worker with it off, as in production.
+  const vars = { WEBHOOKS_ALLOW_PRIVATE_URLS: "1" };
+  const real = { databaseUrl: process.env.DATABASE_URL, redisUrl: process.env.REDIS_URL };
+  const stack = await startStack(backend === "real" ? { ...real, vars } : { vars });
   console.log(
     `[${project.name}] stack up in ${Date.now() - started} ms: worker ${stack.baseUrl}, ${stack.postgres}, redis ${stack.redis.backend}`,
   );

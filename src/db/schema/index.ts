@@ -5,3 +5,4 @@ export * from "./organizations";
 export * from "./sessions";
 export * from "./users";
 export * from "./voices";
+export * from "./webhooks";

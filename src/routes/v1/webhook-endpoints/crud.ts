@@ -1,0 +1,95 @@
+// Create, list, get, update, delete of webhook endpoints, mounted for the API and the dashboard.
+import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../../../context";
+import { errorResponses, idParam, jsonBody, jsonResponse } from "../../../lib/openapi";
+import { pageQuery, pageQuerySchema, pageSchema } from "../../../lib/pagination";
+import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, toEndpointView, updateEndpoint } from "../../../webhooks/endpoints";
+import { type Mount, opId, originOf } from "./deps";
+import { createEndpointSchema, endpointSchema, updateEndpointSchema } from "./schema";
+
+export function registerEndpointCrud(app: OpenAPIHono<AppEnv>, m: Mount): void {
+  const common = { tags: [m.tag], security: m.security };
+
+  app.openapi(
+    createRoute({
+      ...common,
+      method: "post",
+      path: m.base,
+      operationId: opId(m, "createWebhookEndpoint"),
+      summary: "Create a webhook endpoint; the signing secret is shown in full in this response only",
+      request: jsonBody(createEndpointSchema),
+      responses: { 201: jsonResponse(endpointSchema, "Created."), ...errorResponses(400, 403, 413, 415) },
+    }),
+    async (c) => {
+      const row = await createEndpoint(c.var.db, c.var.auth.organizationId, c.req.valid("json"), c.var.config.WEBHOOKS_ALLOW_PRIVATE_URLS);
+      return c.json(toEndpointView(row, originOf(c), true), 201);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      ...common,
+      method: "get",
+      path: m.base,
+      operationId: opId(m, "listWebhookEndpoints"),
+      summary: "List webhook endpoints",
+      request: { query: pageQuerySchema },
+      responses: {
+        200: jsonResponse(pageSchema(endpointSchema, "WebhookEndpointPage"), "A page of endpoints."),
+        ...errorResponses(400, 403),
+      },
+    }),
+    async (c) => c.json(await listEndpoints(c.var.db, c.var.auth.organizationId, pageQuery(c.req.valid("query")), originOf(c)), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      ...common,
+      method: "get",
+      path: `${m.base}/{id}`,
+      operationId: opId(m, "getWebhookEndpoint"),
+      summary: "Fetch a webhook endpoint (secret masked)",
+      request: { params: idParam("Webhook endpoint") },
+      responses: { 200: jsonResponse(endpointSchema, "The endpoint."), ...errorResponses(400, 403, 404) },
+    }),
+    async (c) => c.json(toEndpointView(await getEndpoint(c.var.db, c.var.auth.organizationId, c.req.valid("param").id), originOf(c)), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      ...common,
+      method: "patch",
+      path: `${m.base}/{id}`,
+      operationId: opId(m, "updateWebhookEndpoint"),
+      summary: "Update a webhook endpoint (toggle active, test mode, channels, events, payload mode…)",
+      request: { params: idParam("Webhook endpoint"), ...jsonBody(updateEndpointSchema) },
+      responses: { 200: jsonResponse(endpointSchema, "Updated."), ...errorResponses(400, 403, 404, 413, 415) },
+    }),
+    async (c) => {
+      const row = await updateEndpoint(
+        c.var.db,
+        c.var.auth.organizationId,
+        c.req.valid("param").id,
+        c.req.valid("json"),
+        c.var.config.WEBHOOKS_ALLOW_PRIVATE_URLS,
+      );
+      return c.json(toEndpointView(row, originOf(c)), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      ...common,
+      method: "delete",
+      path: `${m.base}/{id}`,
+      operationId: opId(m, "deleteWebhookEndpoint"),
+      summary: "Delete a webhook endpoint and its delivery log",
+      request: { params: idParam("Webhook endpoint") },
+      responses: { 204: { description: "Deleted." }, ...errorResponses(400, 403, 404) },
+    }),
+    async (c) => {
+      await deleteEndpoint(c.var.db, c.var.auth.organizationId, c.req.valid("param").id);
+      return c.body(null, 204);
+    },
+  );
+}

@@ -1,0 +1,24 @@
+import type { Context } from "hono";
+import type { AppEnv } from "../../../context";
+import type { WebhookDeps } from "../../../webhooks/deliver";
+
+/** The webhook engine's dependencies, from a request's context. */
+export const webhookDeps = (c: Context<AppEnv>): WebhookDeps => ({
+  db: c.var.db,
+  config: c.var.config,
+  waitUntil: (p) => c.executionCtx.waitUntil(p),
+  origin: new URL(c.req.url).origin,
+});
+
+export const originOf = (c: Context<AppEnv>) => c.var.config.PUBLIC_BASE_URL ?? new URL(c.req.url).origin;
+
+export interface Mount {
+  /** `/v1/webhook-endpoints` or `/dashboard/api/webhook-endpoints`. */
+  base: string;
+  security: Array<Record<string, string[]>>;
+  /** operationId prefix: "" for the API, "dashboard" for the dashboard's copy. */
+  prefix: string;
+  tag: string;
+}
+
+export const opId = (mount: Mount, name: string) => (mount.prefix ? `${mount.prefix}${name[0]?.toUpperCase()}${name.slice(1)}` : name);

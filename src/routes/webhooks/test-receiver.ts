@@ -1,0 +1,47 @@
+// The built-in test receiver's capture URL: public (it receives deliveries, and a developer may
+// POST to it to try a verifier), reachable only through an endpoint's unguessable capture token.
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { eq } from "drizzle-orm";
+import type { AppEnv } from "../../context";
+import { webhookEndpoints } from "../../db/schema";
+import { ApiError } from "../../lib/errors";
+import { errorResponses, jsonResponse } from "../../lib/openapi";
+import { CAPTURE_KEEP, captureRequest } from "../../webhooks/capture";
+import { redisFor } from "../../webhooks/deliver";
+
+export const testReceiverRoute = createRoute({
+  method: "post",
+  path: "/webhooks/test-receiver/{token}",
+  tags: ["Webhooks"],
+  operationId: "captureTestRequest",
+  summary: `Built-in test receiver: keeps the most recent ${CAPTURE_KEEP} requests of an endpoint for 24 h`,
+  request: {
+    params: z.object({
+      token: z
+        .string()
+        .regex(/^[0-9A-Za-z]{32}$/)
+        .openapi({ param: { name: "token", in: "path" } }),
+    }),
+  },
+  responses: {
+    200: jsonResponse(z.object({ received: z.literal(true), id: z.string() }), "Captured."),
+    ...errorResponses(400, 404, 413),
+  },
+});
+
+export function registerTestReceiver(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(testReceiverRoute, async (c) => {
+    const { token } = c.req.valid("param");
+    const [endpoint] = await c.var.db
+      .select({ id: webhookEndpoints.id })
+      .from(webhookEndpoints)
+      .where(eq(webhookEndpoints.captureToken, token));
+    if (!endpoint) throw new ApiError("not_found", "No test receiver at this URL.");
+    const entry = await captureRequest(redisFor(c.var.config), token, {
+      method: c.req.method,
+      headers: c.req.raw.headers,
+      body: await c.req.text(),
+    });
+    return c.json({ received: true as const, id: entry.id }, 200);
+  });
+}

@@ -1,0 +1,45 @@
+// The built-in test receiver (spec: "keeps captured requests in memory only"): the most recent
+// CAPTURE_KEEP requests per endpoint, in Redis with a cap (LTRIM) and a TTL, never in Postgres.
+import type { Redis } from "@upstash/redis/cloudflare";
+
+export const CAPTURE_KEEP = 20;
+export const CAPTURE_TTL_SECONDS = 24 * 3600;
+export const CAPTURE_BODY_LIMIT = 64 * 1024;
+const KEPT_HEADERS = ["content-type", "user-agent", "x-service-signature", "x-service-event", "x-service-delivery-id"];
+
+export interface CapturedRequest {
+  id: string;
+  receivedAt: string;
+  method: string;
+  headers: Record<string, string>;
+  body: string;
+  truncated: boolean;
+}
+
+const key = (token: string) => `whcap:${token}`;
+
+export async function captureRequest(
+  redis: Redis,
+  token: string,
+  req: { method: string; headers: Headers; body: string },
+): Promise<CapturedRequest> {
+  const entry: CapturedRequest = {
+    id: crypto.randomUUID(),
+    receivedAt: new Date().toISOString(),
+    method: req.method,
+    headers: Object.fromEntries(KEPT_HEADERS.flatMap((h) => (req.headers.has(h) ? [[h, req.headers.get(h) ?? ""]] : []))),
+    body: req.body.slice(0, CAPTURE_BODY_LIMIT),
+    truncated: req.body.length > CAPTURE_BODY_LIMIT,
+  };
+  const tx = redis.multi();
+  tx.lpush(key(token), JSON.stringify(entry));
+  tx.ltrim(key(token), 0, CAPTURE_KEEP - 1);
+  tx.expire(key(token), CAPTURE_TTL_SECONDS);
+  await tx.exec();
+  return entry;
+}
+
+export async function capturedRequests(redis: Redis, token: string): Promise<CapturedRequest[]> {
+  const raw = await redis.lrange<string | CapturedRequest>(key(token), 0, CAPTURE_KEEP - 1);
+  return raw.map((r) => (typeof r === "string" ? (JSON.parse(r) as CapturedRequest) : r));
+}

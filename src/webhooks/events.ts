@@ -1,0 +1,38 @@
+// The event catalogue (spec: Events). Channels drive which events an endpoint may select.
+export const CHANNELS = ["voice", "chat", "widget"] as const;
+export type Channel = (typeof CHANNELS)[number];
+
+export const EVENTS_BY_CHANNEL: Record<Channel, readonly string[]> = {
+  voice: ["call.started", "call.completed", "call.failed", "call.analyzed"],
+  widget: ["widget.started", "widget.completed"],
+  // Messaging sessions are named after their channel type; chat.* are selectable but never dispatched (spec).
+  chat: [
+    "chat.started",
+    "chat.completed",
+    "whatsapp.started",
+    "whatsapp.completed",
+    "telegram.started",
+    "telegram.completed",
+    "sms.started",
+    "sms.completed",
+    "messenger.started",
+    "messenger.completed",
+  ],
+};
+
+/** Selectable but never sent (spec: "chat.started and chat.completed can be selected but are not dispatched"). */
+export const NEVER_DISPATCHED = new Set(["chat.started", "chat.completed"]);
+
+export const ALL_EVENTS = Object.values(EVENTS_BY_CHANNEL).flat();
+
+export const eventsFor = (channels: readonly Channel[]): string[] => channels.flatMap((c) => EVENTS_BY_CHANNEL[c]);
+
+export const channelOf = (event: string): Channel | undefined =>
+  (Object.keys(EVENTS_BY_CHANNEL) as Channel[]).find((c) => EVENTS_BY_CHANNEL[c].includes(event));
+
+/** The `channel` value inside a payload: `voice`, `widget`, or the messaging channel type (`whatsapp`). */
+export const payloadChannel = (event: string): string => {
+  const prefix = event.split(".")[0] ?? "";
+  if (prefix === "call") return "voice";
+  return prefix;
+};

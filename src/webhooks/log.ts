@@ -1,0 +1,119 @@
+// The delivery log: deliveries of an endpoint, newest first, each with its attempt history.
+import { and, desc, eq, inArray } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { type WebhookAttempt, type WebhookDelivery, webhookAttempts, webhookDeliveries } from "../db/schema";
+import { ApiError } from "../lib/errors";
+import { type Page, type PageQuery, pageOf } from "../lib/pagination";
+import { dispatch, type WebhookDeps } from "./deliver";
+import { getEndpoint } from "./endpoints";
+
+export interface AttemptView {
+  attempt: number;
+  trigger: string;
+  target: string;
+  url: string;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+  responseBody: string | null;
+  signedAt: number;
+  createdAt: string;
+}
+
+export interface DeliveryView {
+  id: string;
+  endpointId: string;
+  event: string;
+  status: WebhookDelivery["status"];
+  attemptCount: number;
+  lastStatusCode: number | null;
+  subjectId: string | null;
+  createdAt: string;
+  updatedAt: string;
+  attempts: AttemptView[];
+}
+
+const toAttemptView = (a: WebhookAttempt): AttemptView => ({
+  attempt: a.attempt,
+  trigger: a.trigger,
+  target: a.target,
+  url: a.url,
+  statusCode: a.statusCode,
+  error: a.error,
+  durationMs: a.durationMs,
+  responseBody: a.responseBody,
+  signedAt: a.signedAt,
+  createdAt: a.createdAt.toISOString(),
+});
+
+const toDeliveryView = (d: WebhookDelivery, attempts: WebhookAttempt[]): DeliveryView => ({
+  id: d.id,
+  endpointId: d.endpointId,
+  event: d.event,
+  status: d.status,
+  attemptCount: d.attemptCount,
+  lastStatusCode: d.lastStatusCode,
+  subjectId: d.subjectId,
+  createdAt: d.createdAt.toISOString(),
+  updatedAt: d.updatedAt.toISOString(),
+  attempts: attempts
+    .filter((a) => a.deliveryId === d.id)
+    .sort((x, y) => x.attempt - y.attempt)
+    .map(toAttemptView),
+});
+
+export async function listDeliveries(
+  db: Db,
+  organizationId: string,
+  endpointId: string,
+  page: PageQuery,
+  filters: { status?: string; event?: string },
+): Promise<Page<DeliveryView>> {
+  await getEndpoint(db, organizationId, endpointId); // 404 for another workspace's endpoint
+  const rows = await db
+    .select()
+    .from(webhookDeliveries)
+    .where(
+      and(
+        eq(webhookDeliveries.endpointId, endpointId),
+        eq(webhookDeliveries.organizationId, organizationId),
+        ...(filters.status ? [eq(webhookDeliveries.status, filters.status as WebhookDelivery["status"])] : []),
+        ...(filters.event ? [eq(webhookDeliveries.event, filters.event)] : []),
+        ...page.where(webhookDeliveries),
+      ),
+    )
+    .orderBy(desc(webhookDeliveries.id))
+    .limit(page.limit + 1);
+  const ids = rows.slice(0, page.limit).map((r) => r.id);
+  const attempts = ids.length ? await db.select().from(webhookAttempts).where(inArray(webhookAttempts.deliveryId, ids)) : [];
+  return pageOf(rows, page.limit, (d) => toDeliveryView(d, attempts));
+}
+
+export async function getDelivery(db: Db, organizationId: string, endpointId: string, deliveryId: string): Promise<DeliveryView> {
+  const [row] = await db
+    .select()
+    .from(webhookDeliveries)
+    .where(
+      and(
+        eq(webhookDeliveries.id, deliveryId),
+        eq(webhookDeliveries.endpointId, endpointId),
+        eq(webhookDeliveries.organizationId, organizationId),
+      ),
+    );
+  if (!row) throw new ApiError("not_found", "No delivery with that id for this endpoint.");
+  const attempts = await db.select().from(webhookAttempts).where(eq(webhookAttempts.deliveryId, deliveryId));
+  return toDeliveryView(row, attempts);
+}
+
+/** Replays a delivery: a new attempt under the same delivery id, signed afresh. */
+export async function resendDelivery(
+  deps: WebhookDeps,
+  organizationId: string,
+  endpointId: string,
+  deliveryId: string,
+): Promise<DeliveryView> {
+  await getEndpoint(deps.db, organizationId, endpointId);
+  await getDelivery(deps.db, organizationId, endpointId, deliveryId);
+  await dispatch(deps, [deliveryId], "resend");
+  return getDelivery(deps.db, organizationId, endpointId, deliveryId);
+}

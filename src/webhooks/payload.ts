@@ -1,0 +1,133 @@
+// The webhook payload (spec: "Webhook payload") and the `custom` payload mode's leaf paths.
+//
+// Leaf path syntax: dot-separated object keys from the payload's root, e.g. `call.id`,
+// `transcript.fullText`, `analysis.topics`, `report.extractedData`. Arrays and
+// `report.extractedData` / `metadata` are leaves (no indexing into them). Unknown paths are
+// refused when the endpoint is saved. The envelope (`deliveryId`, `event`, `timestamp`) is
+// always sent so a receiver can verify, route and de-duplicate.
+import { z } from "zod";
+
+export interface CallPayload {
+  id: string;
+  status: string;
+  direction: string | null;
+  durationSeconds: number | null;
+  fromNumber: string | null;
+  toNumber: string | null;
+  agentId: string | null;
+  agentName: string | null;
+  startedAt: string | null;
+  endedAt: string | null;
+}
+
+export interface ChatPayload {
+  id: string;
+  status: string;
+  agentId: string | null;
+  agentName: string | null;
+  startedAt: string | null;
+  endedAt: string | null;
+  messageCount: number | null;
+}
+
+export interface EventData {
+  call?: Partial<CallPayload> & { id: string };
+  chat?: Partial<ChatPayload> & { id: string };
+  transcript?: { fullText: string; turns: Array<{ role: string; text: string }> } | null;
+  recording?: { url: string; durationSeconds: number | string } | null;
+  analysis?: { summary: string; sentiment: string; topics: string[]; actionItems: string[] } | null;
+  report?: {
+    successScore: number;
+    criteriaResults: Array<{ criterion: string; passed: boolean }>;
+    extractedData: Record<string, unknown>;
+  } | null;
+  metadata?: Record<string, unknown> | null;
+}
+
+export const eventDataSchema = z.object({
+  call: z.record(z.string(), z.unknown()).optional(),
+  chat: z.record(z.string(), z.unknown()).optional(),
+  transcript: z.unknown().optional(),
+  recording: z.unknown().optional(),
+  analysis: z.unknown().optional(),
+  report: z.unknown().optional(),
+  metadata: z.unknown().optional(),
+});
+
+const CALL_FIELDS = [
+  "id",
+  "status",
+  "direction",
+  "durationSeconds",
+  "fromNumber",
+  "toNumber",
+  "agentId",
+  "agentName",
+  "startedAt",
+  "endedAt",
+] as const;
+const CHAT_FIELDS = ["id", "status", "agentId", "agentName", "startedAt", "endedAt", "messageCount"] as const;
+
+export const ENVELOPE_PATHS = ["deliveryId", "event", "timestamp"] as const;
+
+/** Every leaf path a `custom` endpoint may select. */
+export const LEAF_PATHS: readonly string[] = [
+  "channel",
+  ...CALL_FIELDS.map((f) => `call.${f}`),
+  ...CHAT_FIELDS.map((f) => `chat.${f}`),
+  "transcript.fullText",
+  "transcript.turns",
+  "recording.url",
+  "recording.durationSeconds",
+  "analysis.summary",
+  "analysis.sentiment",
+  "analysis.topics",
+  "analysis.actionItems",
+  "report.successScore",
+  "report.criteriaResults",
+  "report.extractedData",
+  "metadata",
+];
+
+export type Payload = Record<string, unknown> & { deliveryId: string; event: string; timestamp: string };
+
+const pick = <K extends string>(obj: Record<string, unknown> | undefined, keys: readonly K[]) =>
+  obj ? Object.fromEntries(keys.map((k) => [k, obj[k] ?? null])) : undefined;
+
+/** Builds the full payload ("Send all fields"); fields not ready are null. */
+export function buildPayload(input: { deliveryId: string; event: string; channel: string; timestamp: Date; data: EventData }): Payload {
+  const { data } = input;
+  const recording = data.recording ? { url: data.recording.url, durationSeconds: String(data.recording.durationSeconds) } : null;
+  const body: Payload = {
+    deliveryId: input.deliveryId,
+    event: input.event,
+    channel: input.channel,
+    timestamp: input.timestamp.toISOString(),
+  };
+  if (input.channel === "voice") body.call = pick(data.call, CALL_FIELDS) ?? null;
+  else body.chat = pick(data.chat, CHAT_FIELDS) ?? null;
+  body.transcript = data.transcript ?? null;
+  body.recording = recording;
+  body.analysis = data.analysis ?? null;
+  body.report = data.report ?? null;
+  body.metadata = data.metadata ?? null;
+  return body;
+}
+
+/** `custom` mode: keeps the envelope and only the selected leaf paths, nesting preserved. */
+export function shapePayload(full: Payload, paths: readonly string[]): Payload {
+  const out: Payload = { deliveryId: full.deliveryId, event: full.event, timestamp: full.timestamp };
+  for (const path of paths) {
+    const keys = path.split(".");
+    let src: unknown = full;
+    for (const k of keys) src = src && typeof src === "object" ? (src as Record<string, unknown>)[k] : undefined;
+    if (src === undefined) continue; // e.g. a call.* path on a widget event
+    let dst: Record<string, unknown> = out;
+    keys.slice(0, -1).forEach((k) => {
+      if (typeof dst[k] !== "object" || dst[k] === null) dst[k] = {};
+      dst = dst[k] as Record<string, unknown>;
+    });
+    dst[keys[keys.length - 1] as string] = src;
+  }
+  return out;
+}

@@ -1,0 +1,240 @@
+// Direct mode (the default of npm run dev): one signed attempt per delivery, recorded.
+import Stripe from "stripe";
+import { afterEach, describe, expect, it } from "vitest";
+import type { Page } from "../../../src/lib/pagination";
+import type { DeliveryView } from "../../../src/webhooks/log";
+import { createWorkspace, json, type Workspace } from "../../harness";
+import { type Receiver, startReceiver } from "../../receiver";
+import { createEndpoint, emitNow } from "../../webhooks";
+
+const stripe = new Stripe("sk_test_unused");
+const receivers: Receiver[] = [];
+afterEach(async () => {
+  await Promise.all(receivers.splice(0).map((r) => r.stop()));
+});
+const receiver = async (...args: Parameters<typeof startReceiver>) => {
+  const r = await startReceiver(...args);
+  receivers.push(r);
+  return r;
+};
+
+const sendTest = async (ws: Workspace, id: string) => {
+  const res = await ws.api(`/v1/webhook-endpoints/${id}/test`, { method: "POST" });
+  expect(res.status).toBe(200);
+  return json<DeliveryView>(res);
+};
+
+const deliveries = async (ws: Workspace, id: string, query = "") =>
+  json<Page<DeliveryView>>(await ws.api(`/webhooks/${id}/deliveries${query}`));
+
+describe("webhook delivery (direct mode)", () => {
+  it("Send Test posts a signed call.completed that Stripe's verifier accepts", async () => {
+    const ws = await createWorkspace();
+    const r = await receiver();
+    const endpoint = await createEndpoint(ws, { url: r.url });
+    expect(endpoint.secret).toMatch(/^whs_[0-9A-Za-z]{40}$/);
+
+    const delivery = await sendTest(ws, endpoint.id);
+    expect(delivery).toMatchObject({ event: "call.completed", status: "succeeded", attemptCount: 1, lastStatusCode: 200 });
+    const [got] = await r.waitFor(1);
+    if (!got) throw new Error("nothing received");
+    expect(got.headers["content-type"]).toBe("application/json");
+    expect(got.headers["user-agent"]).toBe("Service-Webhooks/1.0");
+    expect(got.headers["x-service-event"]).toBe("call.completed");
+    expect(got.headers["x-service-delivery-id"]).toBe(delivery.id);
+    const signature = String(got.headers["x-service-signature"]);
+    expect(signature).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+    expect(stripe.webhooks.signature.verifyHeader(got.body, signature, endpoint.secret, 300)).toBe(true);
+
+    const body = JSON.parse(got.body);
+    expect(body).toMatchObject({
+      deliveryId: delivery.id,
+      event: "call.completed",
+      channel: "voice",
+      recording: null,
+      analysis: null,
+      report: null,
+    });
+    expect(Object.keys(body.call).sort()).toEqual(
+      ["agentId", "agentName", "direction", "durationSeconds", "endedAt", "fromNumber", "id", "startedAt", "status", "toNumber"].sort(),
+    );
+    expect(body.transcript.turns[0]).toEqual({ role: "agent", text: expect.any(String) });
+    expect(Date.parse(body.timestamp)).toBeGreaterThan(Date.now() - 60_000);
+  });
+
+  it("delivers emitted events only to active endpoints subscribed to them", async () => {
+    const ws = await createWorkspace();
+    const [a, b, c, d] = await Promise.all([receiver(), receiver(), receiver(), receiver()]);
+    if (!a || !b || !c || !d) throw new Error("receivers");
+    await createEndpoint(ws, { url: a.url, events: ["call.started"] });
+    await createEndpoint(ws, { url: b.url, events: ["call.completed"] });
+    await createEndpoint(ws, { url: c.url, events: "all", active: false });
+    await createEndpoint(ws, { url: d.url, channels: ["widget"], events: "all" });
+    const other = await createWorkspace();
+    const e = await receiver();
+    await createEndpoint(other, { url: e.url, events: "all" });
+
+    const result = await emitNow({
+      organizationId: ws.organizationId,
+      event: "call.started",
+      data: { call: { id: "c1", status: "in-progress", agentId: "a1" } },
+      subjectId: "c1",
+    });
+    expect(result.deliveryIds).toHaveLength(1);
+    const [got] = await a.waitFor(1);
+    expect(JSON.parse(got?.body ?? "{}").call).toMatchObject({ id: "c1", status: "in-progress", agentId: "a1", durationSeconds: null });
+    for (const silent of [b, c, d, e]) expect(silent.received).toHaveLength(0);
+  });
+
+  it("sends nothing for chat.started / chat.completed (selectable, never dispatched)", async () => {
+    const ws = await createWorkspace();
+    const r = await receiver();
+    await createEndpoint(ws, { url: r.url, channels: ["chat"], events: ["chat.started", "chat.completed", "whatsapp.started"] });
+    expect((await emitNow({ organizationId: ws.organizationId, event: "chat.started", data: { chat: { id: "x" } } })).deliveryIds).toEqual(
+      [],
+    );
+    const wa = await emitNow({
+      organizationId: ws.organizationId,
+      event: "whatsapp.started",
+      data: { chat: { id: "x", status: "active" } },
+    });
+    expect(wa.deliveryIds).toHaveLength(1);
+    const [got] = await r.waitFor(1);
+    const body = JSON.parse(got?.body ?? "{}");
+    expect(body).toMatchObject({ event: "whatsapp.started", channel: "whatsapp", chat: { id: "x", status: "active" } });
+    expect(body).not.toHaveProperty("call");
+  });
+
+  it("custom payload mode ships only the selected leaf paths (plus the envelope), and signs that body", async () => {
+    const ws = await createWorkspace();
+    const r = await receiver();
+    const endpoint = await createEndpoint(ws, {
+      url: r.url,
+      payloadMode: "custom",
+      customFields: ["call.id", "call.status", "transcript.fullText"],
+    });
+    await sendTest(ws, endpoint.id);
+    const [got] = await r.waitFor(1);
+    const body = JSON.parse(got?.body ?? "{}");
+    expect(Object.keys(body).sort()).toEqual(["call", "deliveryId", "event", "timestamp", "transcript"]);
+    expect(Object.keys(body.call).sort()).toEqual(["id", "status"]);
+    expect(Object.keys(body.transcript)).toEqual(["fullText"]);
+    expect(stripe.webhooks.signature.verifyHeader(got?.body ?? "", String(got?.headers["x-service-signature"]), endpoint.secret, 300)).toBe(
+      true,
+    );
+  });
+
+  it("test mode diverts deliveries to the test URL", async () => {
+    const ws = await createWorkspace();
+    const [prod, test] = await Promise.all([receiver(), receiver()]);
+    if (!prod || !test) throw new Error("receivers");
+    const endpoint = await createEndpoint(ws, { url: prod.url, testUrl: test.url, testMode: true });
+    const d = await sendTest(ws, endpoint.id);
+    expect(d.attempts[0]).toMatchObject({ target: "test", url: test.url, statusCode: 200 });
+    expect(test.received).toHaveLength(1);
+    expect(prod.received).toHaveLength(0);
+  });
+
+  it("rotation: the next delivery is signed with the new secret and the old one no longer verifies", async () => {
+    const ws = await createWorkspace();
+    const r = await receiver();
+    const endpoint = await createEndpoint(ws, { url: r.url });
+    const rotated = await json<{ secret: string }>(await ws.api(`/v1/webhook-endpoints/${endpoint.id}/rotate-secret`, { method: "POST" }));
+    expect(rotated.secret).toMatch(/^whs_/);
+    expect(rotated.secret).not.toBe(endpoint.secret);
+    const masked = await json<{ secret: string }>(await ws.api(`/v1/webhook-endpoints/${endpoint.id}`));
+    expect(masked.secret).toBe(`whs_...${rotated.secret.slice(-6)}`);
+
+    await sendTest(ws, endpoint.id);
+    const [got] = await r.waitFor(1);
+    const sig = String(got?.headers["x-service-signature"]);
+    expect(stripe.webhooks.signature.verifyHeader(got?.body ?? "", sig, rotated.secret, 300)).toBe(true);
+    expect(() => stripe.webhooks.signature.verifyHeader(got?.body ?? "", sig, endpoint.secret, 300)).toThrow();
+  });
+
+  it("logs every attempt with status, duration and a capped response body; failures are recorded and resend works", async () => {
+    const ws = await createWorkspace();
+    const big = "x".repeat(10_000);
+    const r = await receiver((n) => (n === 1 ? { status: 500, body: big } : { status: 204 }));
+    const endpoint = await createEndpoint(ws, { url: r.url });
+    const failed = await sendTest(ws, endpoint.id);
+    expect(failed).toMatchObject({ status: "failed", lastStatusCode: 500, attemptCount: 1 });
+    expect(failed.attempts[0]?.responseBody).toHaveLength(2048);
+
+    await new Promise((res) => setTimeout(res, 1100)); // so the resend's `t` differs
+    const resent = await json<DeliveryView>(
+      await ws.api(`/v1/webhook-endpoints/${endpoint.id}/deliveries/${failed.id}/resend`, { method: "POST" }),
+    );
+    expect(resent).toMatchObject({ id: failed.id, status: "succeeded", attemptCount: 2, lastStatusCode: 204 });
+    expect(resent.attempts.map((a) => [a.attempt, a.trigger, a.statusCode])).toEqual([
+      [1, "test", 500],
+      [2, "resend", 204],
+    ]);
+    expect(resent.attempts[1]?.signedAt).toBeGreaterThan(resent.attempts[0]?.signedAt ?? Infinity);
+    expect(r.received.map((x) => x.headers["x-service-delivery-id"])).toEqual([failed.id, failed.id]);
+
+    const log = await deliveries(ws, endpoint.id);
+    expect(log.data[0]).toMatchObject({ id: failed.id, status: "succeeded", attemptCount: 2 });
+    expect(log.data[0]?.attempts).toHaveLength(2);
+    expect((await deliveries(ws, endpoint.id, "?status=failed")).data).toHaveLength(0);
+  });
+
+  it("records a network error, and does not follow redirects", async () => {
+    const ws = await createWorkspace();
+    const target = await receiver();
+    const redirecting = await receiver(() => ({ status: 302, headers: { location: target.url } }));
+    const endpoint = await createEndpoint(ws, { url: redirecting.url });
+    const d = await sendTest(ws, endpoint.id);
+    expect(d.attempts[0]).toMatchObject({ statusCode: 302, error: "redirects are not followed" });
+    expect(d.status).toBe("failed");
+    expect(target.received).toHaveLength(0);
+
+    const dead = await receiver();
+    const deadUrl = dead.url;
+    await dead.stop();
+    receivers.splice(receivers.indexOf(dead), 1);
+    const down = await createEndpoint(ws, { url: deadUrl });
+    const failed = await sendTest(ws, down.id);
+    expect(failed.attempts[0]?.statusCode).toBeNull();
+    expect(failed.attempts[0]?.error).toMatch(/^network error/);
+  });
+
+  it("turns an endpoint off when the receiver answers 410 Gone", async () => {
+    const ws = await createWorkspace();
+    const r = await receiver(() => ({ status: 410 }));
+    const endpoint = await createEndpoint(ws, { url: r.url, events: "all" });
+    await emitNow({ organizationId: ws.organizationId, event: "call.completed", data: { call: { id: "c" } } });
+    const after = await json<{ active: boolean; disabledReason: string | null }>(await ws.api(`/v1/webhook-endpoints/${endpoint.id}`));
+    expect(after).toMatchObject({ active: false, disabledReason: expect.stringContaining("410") });
+    const again = await emitNow({ organizationId: ws.organizationId, event: "call.completed", data: { call: { id: "c2" } } });
+    expect(again.deliveryIds).toEqual([]);
+    const reenabled = await ws.api(`/v1/webhook-endpoints/${endpoint.id}`, { method: "PATCH", json: { active: true } });
+    expect(await json<{ active: boolean; disabledReason: string | null }>(reenabled)).toMatchObject({ active: true, disabledReason: null });
+  });
+
+  it("the built-in test receiver keeps the most recent 20 requests", async () => {
+    const ws = await createWorkspace();
+    const endpoint = await createEndpoint(ws, { useTestReceiver: true });
+    const d = await sendTest(ws, endpoint.id);
+    expect(d.attempts[0]).toMatchObject({ target: "test_receiver", statusCode: 200 });
+    type Captures = { url: string; keeps: number; requests: Array<{ body: string; headers: Record<string, string> }> };
+    const first = await json<Captures>(await ws.api(`/v1/webhook-endpoints/${endpoint.id}/test-receiver`));
+    expect(first.requests).toHaveLength(1);
+    const captured = first.requests[0];
+    expect(JSON.parse(captured?.body ?? "{}").deliveryId).toBe(d.id);
+    expect(
+      stripe.webhooks.signature.verifyHeader(captured?.body ?? "", captured?.headers["x-service-signature"] ?? "", endpoint.secret, 300),
+    ).toBe(true);
+
+    for (let i = 0; i < 24; i++) {
+      const res = await fetch(first.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ i }) });
+      expect(res.status).toBe(200);
+    }
+    const capped = await json<Captures>(await ws.api(`/v1/webhook-endpoints/${endpoint.id}/test-receiver`));
+    expect(capped.keeps).toBe(20);
+    expect(capped.requests).toHaveLength(20);
+    expect(JSON.parse(capped.requests[0]?.body ?? "{}")).toEqual({ i: 23 });
+    expect(JSON.parse(capped.requests[19]?.body ?? "{}")).toEqual({ i: 4 });
+    expect((await fetch(first.url.replace(/[^/]+$/, "A".repeat(32)), { method: "POST", body: "{}" })).status).toBe(404);
+  });
+});
