@@ -1,0 +1,86 @@
+// Our signatures against Stripe's own verifier, and the receiver snippet of docs/webhooks.md.
+import { readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Stripe from "stripe";
+import { describe, expect, it } from "vitest";
+import { buildPayload, LEAF_PATHS, shapePayload } from "../../src/webhooks/payload";
+import { signPayload, verifySignature } from "../../src/webhooks/signature";
+
+const stripe = new Stripe("sk_test_unused");
+const secret = "whs_0123456789abcdefghijABCDEFGHIJ0123456789";
+const body = JSON.stringify({ deliveryId: "d1", event: "call.completed", text: "héllo ✓ 你好" });
+
+async function docSnippet(): Promise<(raw: string, header: string, secret: string, tolerance?: number) => boolean> {
+  const doc = readFileSync(new URL("../../docs/webhooks.md", import.meta.url), "utf8");
+  const code = /```js\n([\s\S]*?verifyWebhook[\s\S]*?)```/.exec(doc)?.[1];
+  if (!code) throw new Error("docs/webhooks.md lost its verification snippet");
+  const file = join(tmpdir(), `verify-${process.pid}-${Date.now()}.mjs`);
+  writeFileSync(file, code);
+  return (await import(file)).verifyWebhook;
+}
+
+describe("webhook signatures", () => {
+  it("are accepted by Stripe's verifier, by ours, and by the docs' snippet", async () => {
+    const header = await signPayload(secret, body);
+    expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+    expect(stripe.webhooks.signature.verifyHeader(body, header, secret, 300)).toBe(true);
+    expect(await verifySignature(secret, body, header)).toBe(true);
+    expect((await docSnippet())(body, header, secret)).toBe(true);
+  });
+
+  it("reject a tampered body, a wrong secret, an old timestamp and a rotated-out secret", async () => {
+    const verify = await docSnippet();
+    const header = await signPayload(secret, body);
+    const tampered = body.replace("call.completed", "call.failed");
+    const rotated = "whs_rotatedrotatedrotatedrotatedrotated12";
+    const old = await signPayload(secret, body, Math.floor(Date.now() / 1000) - 301);
+    const cases: Array<[string, string, string]> = [
+      [tampered, header, secret],
+      [body, header, "whs_wrong"],
+      [body, old, secret],
+      [body, header, rotated],
+      [body, header.replace(/v1=./, "v1=0"), secret],
+      [body, "garbage", secret],
+    ];
+    for (const [b, h, s] of cases) {
+      expect(() => stripe.webhooks.signature.verifyHeader(b, h, s, 300)).toThrow();
+      expect(await verifySignature(s, b, h)).toBe(false);
+      expect(verify(b, h, s)).toBe(false);
+    }
+  });
+});
+
+describe("payload", () => {
+  it("carries recording.durationSeconds as a string and nulls what is not ready", () => {
+    const p = buildPayload({
+      deliveryId: "d",
+      event: "call.completed",
+      channel: "voice",
+      timestamp: new Date(0),
+      data: { call: { id: "c" }, recording: { url: "https://r", durationSeconds: 12 } },
+    });
+    expect(p.recording).toEqual({ url: "https://r", durationSeconds: "12" });
+    expect(p).toMatchObject({ transcript: null, analysis: null, report: null, metadata: null });
+    expect((p.call as Record<string, unknown>).status).toBeNull();
+  });
+
+  it("shapes every documented leaf path, keeping nesting and the envelope", () => {
+    const full = buildPayload({
+      deliveryId: "d",
+      event: "call.analyzed",
+      channel: "voice",
+      timestamp: new Date(0),
+      data: { call: { id: "c", status: "completed" }, analysis: { summary: "s", sentiment: "positive", topics: ["a"], actionItems: [] } },
+    });
+    const shaped = shapePayload(full, ["call.status", "analysis.topics", "chat.id"]);
+    expect(shaped).toEqual({
+      deliveryId: "d",
+      event: "call.analyzed",
+      timestamp: full.timestamp,
+      call: { status: "completed" },
+      analysis: { topics: ["a"] },
+    });
+    expect(LEAF_PATHS).toContain("report.extractedData");
+  });
+});
