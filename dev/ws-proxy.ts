@@ -31,6 +31,14 @@ export async function startWsProxy(target: { host: string; port: number }, port 
       pending.length = 0;
     });
     ws.on("message", (data: Buffer) => {
+      // Terminate ('X', length 4) on its own: a real PostgreSQL closes the connection, and so
+      // does Neon's proxy; pglite-socket does not, which would leak one connection per request.
+      if (data.length === 5 && data[0] === 0x58 && data.readInt32BE(1) === 4) {
+        if (open) tcp.end(data);
+        else tcp.destroy();
+        ws.close();
+        return;
+      }
       if (open) tcp.write(data);
       else pending.push(data);
     });
