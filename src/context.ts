@@ -39,8 +39,7 @@ export function createRouter(): OpenAPIHono<AppEnv> {
       if (!result.success) {
         const issues = result.error.issues.map((issue) => {
           const path = issue.path.map(String).join(".");
-          const keys = "keys" in issue && Array.isArray(issue.keys) ? ` (${issue.keys.join(", ")})` : "";
-          return { path: path || "(root)", message: `${issue.message}${keys}` };
+          return { path: path || "(root)", message: issue.message };
         });
         const first = issues[0];
         const summary = first ? `${first.path}: ${first.message}` : "The request is invalid.";

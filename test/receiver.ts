@@ -28,7 +28,9 @@ export async function startReceiver(answer: (n: number, req: Received) => Answer
     received.push(entry);
     const a = answer(received.length, entry);
     res.writeHead(a.status, { "content-type": "text/plain", ...a.headers }).end(a.body ?? "");
-    waiters = waiters.filter((w) => (received.length >= w.n ? (w.resolve(), false) : true));
+    const ready = waiters.filter((w) => received.length >= w.n);
+    waiters = waiters.filter((w) => received.length < w.n);
+    for (const w of ready) w.resolve();
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const addr = server.address();
@@ -40,7 +42,13 @@ export async function startReceiver(answer: (n: number, req: Received) => Answer
       if (received.length >= n) return Promise.resolve(received);
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`receiver got ${received.length} of ${n} requests in ${ms} ms`)), ms);
-        waiters.push({ n, resolve: () => (clearTimeout(timer), resolve(received)) });
+        waiters.push({
+          n,
+          resolve: () => {
+            clearTimeout(timer);
+            resolve(received);
+          },
+        });
       });
     },
     async stop() {

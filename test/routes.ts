@@ -4,25 +4,66 @@
 // missing here or from the OpenAPI document, so a new route cannot skip these checks.
 import type { Workspace } from "./harness";
 
+/** Path parameters of a resource made in a workspace: `{ id }`, or more for nested paths. */
+export type Params = Record<string, string>;
+
 export interface RouteCase {
   method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
   /** Hono path syntax, as registered: `/v1/agents/:id`. */
   path: string;
   /**
-   * api_key: /v1 routes (API key, or session + x-organization-id);
+   * api_key: API key, or session + x-organization-id (/v1, /webhooks);
    * session: dashboard routes (session only, API keys refused);
    * public: no credential, with `why` saying what it may reach.
    */
   auth: "api_key" | "session" | "public";
-  /** Session routes only members lack: admins need it (settings:read / settings:write). */
+  /** Admin-only routes: members lack it (settings:read / settings:write). */
   permission?: "settings:read" | "settings:write";
-  /** Routes with :id: makes the resource in `ws` and returns its id, for the tenancy check. */
-  resource?: (ws: Workspace) => Promise<string>;
+  /** Routes with path parameters: makes the resource in `ws`, for the tenancy check. */
+  resource?: (ws: Workspace) => Promise<Params>;
   /** A valid body, so the request would pass validation and reach auth and tenancy. */
   body?: unknown;
   /** public routes: what they may and may not reach. */
   why?: string;
 }
+
+const PERSONA = "0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77";
+
+const createdId = async (ws: Workspace, path: string, body: unknown): Promise<string> => {
+  const res = await ws.api(path, { method: "POST", json: body });
+  if (res.status !== 201) throw new Error(`POST ${path} failed: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { id: string }).id;
+};
+
+const agent = async (ws: Workspace) => ({ id: await createdId(ws, "/v1/agents", { name: "Tenant's agent", personaId: PERSONA }) });
+const voice = async (ws: Workspace) => ({
+  id: await createdId(ws, "/v1/voices", { name: "Tenant's voice", provider: "sandbox", providerVoiceId: "s-1", language: "en" }),
+});
+const endpoint = async (ws: Workspace) => ({
+  id: await createdId(ws, "/v1/webhook-endpoints", { name: "Tenant's hook", useTestReceiver: true, channels: ["voice"] }),
+});
+/** An endpoint with one delivery (Send Test to the built-in receiver). */
+const delivery = async (ws: Workspace) => {
+  const { id } = await endpoint(ws);
+  const res = await ws.api(`/v1/webhook-endpoints/${id}/test`, { method: "POST" });
+  if (res.status !== 200) throw new Error(`send test failed: ${res.status}`);
+  return { id, deliveryId: ((await res.json()) as { id: string }).id };
+};
+
+const ENDPOINT_BODY = { name: "hook", useTestReceiver: true, channels: ["voice"] };
+
+/** The webhook endpoint operations, mounted for the API (api_key) and the dashboard (session). */
+const webhookRoutes = (base: string, auth: "api_key" | "session"): RouteCase[] => [
+  { method: "POST", path: base, auth, permission: "settings:write", body: ENDPOINT_BODY },
+  { method: "GET", path: base, auth, permission: "settings:read" },
+  { method: "GET", path: `${base}/:id`, auth, permission: "settings:read", resource: endpoint },
+  { method: "PATCH", path: `${base}/:id`, auth, permission: "settings:write", body: { name: "x" }, resource: endpoint },
+  { method: "DELETE", path: `${base}/:id`, auth, permission: "settings:write", resource: endpoint },
+  { method: "POST", path: `${base}/:id/test`, auth, permission: "settings:write", resource: endpoint },
+  { method: "POST", path: `${base}/:id/rotate-secret`, auth, permission: "settings:write", resource: endpoint },
+  { method: "GET", path: `${base}/:id/test-receiver`, auth, permission: "settings:read", resource: endpoint },
+  { method: "POST", path: `${base}/:id/deliveries/:deliveryId/resend`, auth, permission: "settings:write", resource: delivery },
+];
 
 export const ROUTES: RouteCase[] = [
   { method: "GET", path: "/health", auth: "public", why: "liveness; touches no data" },
@@ -34,8 +75,41 @@ export const ROUTES: RouteCase[] = [
     auth: "public",
     why: "exchanges email+password for a session; reveals nothing on failure",
   },
+  {
+    method: "POST",
+    path: "/webhooks/test-receiver/:token",
+    auth: "public",
+    why: "appends to one endpoint's capped capture list, found by its unguessable token; reads nothing back",
+  },
+  {
+    method: "POST",
+    path: "/internal/qstash/deliver",
+    auth: "public",
+    why: "QStash only: refused without a valid Upstash-Signature (test/integration/webhooks/qstash.test.ts)",
+  },
+  { method: "POST", path: "/internal/qstash/failed", auth: "public", why: "QStash only: refused without a valid Upstash-Signature" },
 
   { method: "GET", path: "/v1/me", auth: "api_key" },
+
+  { method: "GET", path: "/v1/agents", auth: "api_key" },
+  { method: "POST", path: "/v1/agents", auth: "api_key", body: { name: "Security check", personaId: PERSONA } },
+  { method: "GET", path: "/v1/agents/:id", auth: "api_key", resource: agent },
+  { method: "PATCH", path: "/v1/agents/:id", auth: "api_key", body: { name: "Renamed" }, resource: agent },
+  { method: "DELETE", path: "/v1/agents/:id", auth: "api_key", resource: agent },
+
+  { method: "GET", path: "/v1/voices", auth: "api_key" },
+  {
+    method: "POST",
+    path: "/v1/voices",
+    auth: "api_key",
+    body: { name: "Security check", provider: "sandbox", providerVoiceId: "s-1", language: "en" },
+  },
+  { method: "GET", path: "/v1/voices/:id", auth: "api_key", resource: voice },
+  { method: "PATCH", path: "/v1/voices/:id", auth: "api_key", body: { name: "Renamed" }, resource: voice },
+  { method: "DELETE", path: "/v1/voices/:id", auth: "api_key", resource: voice },
+
+  ...webhookRoutes("/v1/webhook-endpoints", "api_key"),
+  { method: "GET", path: "/webhooks/:id/deliveries", auth: "api_key", permission: "settings:read", resource: endpoint },
 
   { method: "POST", path: "/dashboard/api/sign-out", auth: "session" },
   { method: "GET", path: "/dashboard/api/session", auth: "session" },
@@ -46,6 +120,14 @@ export const ROUTES: RouteCase[] = [
     path: "/dashboard/api/api-keys/:id/revoke",
     auth: "session",
     permission: "settings:write",
-    resource: async (ws) => ws.apiKeyId,
+    resource: async (ws) => ({ id: ws.apiKeyId }),
+  },
+  ...webhookRoutes("/dashboard/api/webhook-endpoints", "session"),
+  {
+    method: "GET",
+    path: "/dashboard/api/webhook-endpoints/:id/deliveries",
+    auth: "session",
+    permission: "settings:read",
+    resource: endpoint,
   },
 ];

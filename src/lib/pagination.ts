@@ -7,7 +7,7 @@ import type { PgColumn } from "drizzle-orm/pg-core";
 import { ApiError } from "./errors";
 import { isUuid } from "./ids";
 
-export const pageQuerySchema = z.object({
+export const pageQuerySchema = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).default(20).openapi({ description: "Page size, 1 to 100.", example: 20 }),
   cursor: z.string().max(200).optional().openapi({ description: "`nextCursor` of the previous page." }),
   createdAfter: z.iso.datetime({ offset: true }).optional().openapi({ description: "Only items created after this instant (ISO 8601)." }),

@@ -49,9 +49,8 @@ describe("route completeness", () => {
   it("documents the one error body on every guarded operation", () => {
     const guarded = ROUTES.filter((r) => r.auth !== "public");
     for (const r of guarded) {
-      const op = (doc.paths?.[r.path.replace(/:(\w+)/g, "{$1}")] as Record<string, { responses?: Record<string, unknown> }>)[
-        r.method.toLowerCase()
-      ];
+      const item = doc.paths?.[r.path.replace(/:(\w+)/g, "{$1}")] as Record<string, { responses?: Record<string, unknown> }> | undefined;
+      const op = item?.[r.method.toLowerCase()];
       expect(op?.responses?.["401"], `${r.method} ${r.path} documents 401`).toBeTruthy();
     }
   });

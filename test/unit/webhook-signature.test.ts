@@ -2,12 +2,11 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Stripe from "stripe";
 import { describe, expect, it } from "vitest";
 import { buildPayload, LEAF_PATHS, shapePayload } from "../../src/webhooks/payload";
 import { signPayload, verifySignature } from "../../src/webhooks/signature";
+import { stripeAccepts } from "../stripe";
 
-const stripe = new Stripe("sk_test_unused");
 const secret = "whs_0123456789abcdefghijABCDEFGHIJ0123456789";
 const body = JSON.stringify({ deliveryId: "d1", event: "call.completed", text: "héllo ✓ 你好" });
 
@@ -24,7 +23,7 @@ describe("webhook signatures", () => {
   it("are accepted by Stripe's verifier, by ours, and by the docs' snippet", async () => {
     const header = await signPayload(secret, body);
     expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
-    expect(stripe.webhooks.signature.verifyHeader(body, header, secret, 300)).toBe(true);
+    expect(stripeAccepts(body, header, secret)).toBe(true);
     expect(await verifySignature(secret, body, header)).toBe(true);
     expect((await docSnippet())(body, header, secret)).toBe(true);
   });
@@ -44,7 +43,7 @@ describe("webhook signatures", () => {
       [body, "garbage", secret],
     ];
     for (const [b, h, s] of cases) {
-      expect(() => stripe.webhooks.signature.verifyHeader(b, h, s, 300)).toThrow();
+      expect(stripeAccepts(b, h, s)).toBe(false);
       expect(await verifySignature(s, b, h)).toBe(false);
       expect(verify(b, h, s)).toBe(false);
     }

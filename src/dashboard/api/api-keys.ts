@@ -2,6 +2,7 @@
 // managed in the dashboard, never with another key.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context";
+import { text } from "../../lib/fields";
 import { errorResponses, idParam, jsonBody, jsonResponse } from "../../lib/openapi";
 import { pageQuery, pageQuerySchema, pageSchema } from "../../lib/pagination";
 import { authenticate, requireSettingsAccess } from "../../middleware/auth";
@@ -20,7 +21,7 @@ export const apiKeySchema = z
   .openapi("ApiKey");
 
 export const createApiKeySchema = z
-  .strictObject({ name: z.string().trim().min(1).max(100).openapi({ example: "Production backend" }) })
+  .strictObject({ name: text({ min: 1, max: 100, trim: true, singleLine: true }).openapi({ example: "Production backend" }) })
   .openapi("CreateApiKey");
 
 const security = [{ session: [] }];

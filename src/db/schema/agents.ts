@@ -1,4 +1,4 @@
-import { index, integer, jsonb, pgTable, real, text, uuid } from "drizzle-orm/pg-core";
+import { doublePrecision, index, integer, jsonb, pgTable, text, uuid } from "drizzle-orm/pg-core";
 import { organizations } from "./organizations";
 import { id, timestamps } from "./util";
 import { voices } from "./voices";
@@ -30,7 +30,7 @@ export const agents = pgTable(
     language: text("language").notNull().default("en-US"),
     voiceId: uuid("voice_id").references(() => voices.id, { onDelete: "set null" }),
     llmModel: text("llm_model").notNull(),
-    temperature: real("temperature").notNull(),
+    temperature: doublePrecision("temperature").notNull(),
     maxDurationSeconds: integer("max_duration_seconds").notNull(),
     silenceTimeoutSeconds: integer("silence_timeout_seconds").notNull(),
     endCallPhrases: jsonb("end_call_phrases").$type<string[]>().notNull().default([]),

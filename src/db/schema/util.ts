@@ -5,8 +5,10 @@ import { newId } from "../../lib/ids";
 export const id = () => uuid("id").primaryKey().$defaultFn(newId);
 
 export const timestamps = {
-  createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
-  updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" })
+  // Millisecond precision: what JavaScript dates and our ISO strings carry, so a timestamp read
+  // from the API and sent back as a filter (createdAfter) means exactly the same instant.
+  createdAt: timestamp("created_at", { withTimezone: true, mode: "date", precision: 3 }).notNull().defaultNow(),
+  updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date", precision: 3 })
     .notNull()
     .defaultNow()
     .$onUpdate(() => new Date()),

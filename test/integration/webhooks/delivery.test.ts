@@ -1,13 +1,12 @@
 // Direct mode (the default of npm run dev): one signed attempt per delivery, recorded.
-import Stripe from "stripe";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Page } from "../../../src/lib/pagination";
 import type { DeliveryView } from "../../../src/webhooks/log";
 import { createWorkspace, json, type Workspace } from "../../harness";
 import { type Receiver, startReceiver } from "../../receiver";
+import { stripeAccepts } from "../../stripe";
 import { createEndpoint, emitNow } from "../../webhooks";
 
-const stripe = new Stripe("sk_test_unused");
 const receivers: Receiver[] = [];
 afterEach(async () => {
   await Promise.all(receivers.splice(0).map((r) => r.stop()));
@@ -44,7 +43,7 @@ describe("webhook delivery (direct mode)", () => {
     expect(got.headers["x-service-delivery-id"]).toBe(delivery.id);
     const signature = String(got.headers["x-service-signature"]);
     expect(signature).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
-    expect(stripe.webhooks.signature.verifyHeader(got.body, signature, endpoint.secret, 300)).toBe(true);
+    expect(stripeAccepts(got.body, signature, endpoint.secret)).toBe(true);
 
     const body = JSON.parse(got.body);
     expect(body).toMatchObject({
@@ -119,9 +118,7 @@ describe("webhook delivery (direct mode)", () => {
     expect(Object.keys(body).sort()).toEqual(["call", "deliveryId", "event", "timestamp", "transcript"]);
     expect(Object.keys(body.call).sort()).toEqual(["id", "status"]);
     expect(Object.keys(body.transcript)).toEqual(["fullText"]);
-    expect(stripe.webhooks.signature.verifyHeader(got?.body ?? "", String(got?.headers["x-service-signature"]), endpoint.secret, 300)).toBe(
-      true,
-    );
+    expect(stripeAccepts(got?.body ?? "", String(got?.headers["x-service-signature"]), endpoint.secret)).toBe(true);
   });
 
   it("test mode diverts deliveries to the test URL", async () => {
@@ -148,8 +145,8 @@ describe("webhook delivery (direct mode)", () => {
     await sendTest(ws, endpoint.id);
     const [got] = await r.waitFor(1);
     const sig = String(got?.headers["x-service-signature"]);
-    expect(stripe.webhooks.signature.verifyHeader(got?.body ?? "", sig, rotated.secret, 300)).toBe(true);
-    expect(() => stripe.webhooks.signature.verifyHeader(got?.body ?? "", sig, endpoint.secret, 300)).toThrow();
+    expect(stripeAccepts(got?.body ?? "", sig, rotated.secret)).toBe(true);
+    expect(stripeAccepts(got?.body ?? "", sig, endpoint.secret)).toBe(false);
   });
 
   it("logs every attempt with status, duration and a capped response body; failures are recorded and resend works", async () => {
@@ -222,9 +219,7 @@ describe("webhook delivery (direct mode)", () => {
     expect(first.requests).toHaveLength(1);
     const captured = first.requests[0];
     expect(JSON.parse(captured?.body ?? "{}").deliveryId).toBe(d.id);
-    expect(
-      stripe.webhooks.signature.verifyHeader(captured?.body ?? "", captured?.headers["x-service-signature"] ?? "", endpoint.secret, 300),
-    ).toBe(true);
+    expect(stripeAccepts(captured?.body ?? "", captured?.headers["x-service-signature"] ?? "", endpoint.secret)).toBe(true);
 
     for (let i = 0; i < 24; i++) {
       const res = await fetch(first.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ i }) });

@@ -3,7 +3,6 @@
 // that the real Receiver verifies, retrying non-2xx answers.
 import { eq } from "drizzle-orm";
 import { SignJWT } from "jose";
-import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type QstashStandIn, startQstash } from "../../../dev/qstash";
 import { freePort, startWorker } from "../../../dev/stack";
@@ -12,8 +11,8 @@ import type { EndpointView } from "../../../src/webhooks/endpoints";
 import type { DeliveryView } from "../../../src/webhooks/log";
 import { createWorkspace, json, stack, testDb, type Workspace } from "../../harness";
 import { startReceiver } from "../../receiver";
+import { stripeAccepts } from "../../stripe";
 
-const stripe = new Stripe("sk_test_unused");
 let qstash: QstashStandIn;
 let worker: Awaited<ReturnType<typeof startWorker>>;
 
@@ -74,7 +73,7 @@ describe("webhook delivery through QStash", () => {
       const stamps = r.received.map((x) => Number(/t=(\d+)/.exec(String(x.headers["x-service-signature"]))?.[1]));
       expect(new Set(stamps).size).toBe(3); // a fresh t per attempt
       for (const x of r.received) {
-        expect(stripe.webhooks.signature.verifyHeader(x.body, String(x.headers["x-service-signature"]), endpoint.secret, 300)).toBe(true);
+        expect(stripeAccepts(x.body, String(x.headers["x-service-signature"]), endpoint.secret)).toBe(true);
       }
       const [logged] = await log(ws, endpoint.id);
       expect(logged).toMatchObject({ id: delivery.id, status: "succeeded", attemptCount: 3, lastStatusCode: 200 });
@@ -108,13 +107,7 @@ describe("webhook delivery through QStash", () => {
         .secret;
       await r.waitFor(2, 20_000);
       const [first, second] = r.received;
-      const verify = (x: typeof first, secret: string) => {
-        try {
-          return stripe.webhooks.signature.verifyHeader(x?.body ?? "", String(x?.headers["x-service-signature"]), secret, 300);
-        } catch {
-          return false;
-        }
-      };
+      const verify = (x: typeof first, secret: string) => stripeAccepts(x?.body ?? "", String(x?.headers["x-service-signature"]), secret);
       expect(verify(first, endpoint.secret)).toBe(true);
       expect(verify(second, rotated)).toBe(true);
       expect(verify(second, endpoint.secret)).toBe(false);

@@ -1,12 +1,13 @@
 import { z } from "@hono/zod-openapi";
+import { text } from "../../../lib/fields";
 import { ALL_EVENTS, CHANNELS } from "../../../webhooks/events";
 import { LEAF_PATHS } from "../../../webhooks/payload";
 
 const url = z.string().trim().max(2048).url();
 
 const fields = {
-  name: z.string().trim().min(1).max(100).openapi({ example: "Production CRM sync" }),
-  description: z.string().trim().max(500).nullable(),
+  name: text({ min: 1, max: 100, trim: true, singleLine: true }).openapi({ example: "Production CRM sync" }),
+  description: text({ max: 500, trim: true }).nullable(),
   url: url.nullable().openapi({ description: "Production URL: public HTTPS.", example: "https://hooks.example.com/voice" }),
   active: z.boolean(),
   useTestReceiver: z.boolean().openapi({ description: "Route deliveries to the service-hosted capture URL." }),

@@ -1,0 +1,74 @@
+// Where the agents row (drizzle) and the API shapes (zod) meet; nowhere else.
+import { type SQL, sql } from "drizzle-orm";
+import { type Agent, type AnalysisPlan, agents } from "../../../db/schema";
+import type { AgentView, CreateAgentInput, UpdateAgentInput } from "./schema";
+
+type NewAgentRow = typeof agents.$inferInsert;
+type AgentPatch = { [K in keyof NewAgentRow]?: NewAgentRow[K] | SQL };
+
+const toAnalysisPlan = (plan: AnalysisPlan): AgentView["analysisPlan"] => ({
+  summaryEnabled: plan.summaryEnabled,
+  successCriteria: plan.successCriteria,
+  extractionFields: plan.extractionFields.map((f) => ({
+    name: f.name,
+    type: f.type,
+    description: f.description,
+    ...(f.choices ? { choices: f.choices } : {}),
+  })),
+});
+
+export const toAgent = (row: Agent): AgentView => ({
+  id: row.id,
+  name: row.name,
+  personaId: row.personaId,
+  systemPrompt: row.systemPrompt,
+  firstMessage: row.firstMessage,
+  language: row.language,
+  voiceId: row.voiceId,
+  llmModel: row.llmModel,
+  temperature: row.temperature,
+  maxDurationSeconds: row.maxDurationSeconds,
+  silenceTimeoutSeconds: row.silenceTimeoutSeconds,
+  endCallPhrases: row.endCallPhrases,
+  metadata: row.metadata,
+  analysisPlan: toAnalysisPlan(row.analysisPlan),
+  createdAt: row.createdAt.toISOString(),
+  updatedAt: row.updatedAt.toISOString(),
+});
+
+/** Timestamps are set here (millisecond precision), so `createdAfter=<createdAt>` excludes the agent itself. */
+export const toNewAgentRow = (organizationId: string, input: CreateAgentInput, now = new Date()): NewAgentRow => ({
+  organizationId,
+  name: input.name,
+  personaId: input.personaId,
+  systemPrompt: input.systemPrompt,
+  firstMessage: input.firstMessage,
+  language: input.language,
+  voiceId: input.voiceId,
+  llmModel: input.llmModel,
+  temperature: input.temperature,
+  maxDurationSeconds: input.maxDurationSeconds,
+  silenceTimeoutSeconds: input.silenceTimeoutSeconds,
+  endCallPhrases: input.endCallPhrases,
+  metadata: input.metadata,
+  analysisPlan: input.analysisPlan,
+  createdAt: now,
+  updatedAt: now,
+});
+
+/**
+ * Only the fields sent. `metadata` is replaced whole; `analysisPlan` is merged key by key in
+ * the UPDATE itself (jsonb ||), so two concurrent PATCHes of different sub-fields both land.
+ */
+export function toAgentPatch(input: UpdateAgentInput): AgentPatch {
+  const { analysisPlan, ...rest } = input;
+  const patch: AgentPatch = {};
+  for (const [key, value] of Object.entries(rest) as Array<[keyof typeof rest, unknown]>) {
+    if (value !== undefined) Object.assign(patch, { [key]: value });
+  }
+  if (analysisPlan !== undefined) {
+    const sent = Object.fromEntries(Object.entries(analysisPlan).filter(([, v]) => v !== undefined));
+    patch.analysisPlan = sql`${agents.analysisPlan} || ${JSON.stringify(sent)}::jsonb`;
+  }
+  return patch;
+}

@@ -1,0 +1,218 @@
+// Request and response shapes of the Agents resource. Field limits and defaults follow what
+// Vapi assistants, Retell agents and ElevenLabs agents accept; docs/agents.md says why.
+import { z } from "@hono/zod-openapi";
+import { languageTag, metadataSchema, NON_EMPTY_PATCH, nonEmptyPatch, text } from "../../../lib/fields";
+import { pageQuerySchema, pageSchema } from "../../../lib/pagination";
+
+export const AGENT_DEFAULTS = {
+  systemPrompt: "",
+  firstMessage: null,
+  language: "en-US",
+  voiceId: null,
+  llmModel: "gpt-4o-mini",
+  temperature: 0.7,
+  maxDurationSeconds: 600,
+  silenceTimeoutSeconds: 30,
+  endCallPhrases: [] as string[],
+  metadata: {} as Record<string, unknown>,
+  analysisPlan: { summaryEnabled: true, successCriteria: [] as string[], extractionFields: [] },
+} as const;
+
+export const EXTRACTION_TYPES = ["string", "number", "boolean", "enum"] as const;
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+const MODEL_NAME = /^[A-Za-z0-9][A-Za-z0-9._:/@-]{0,99}$/;
+const EXAMPLE_ID = "0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77";
+
+const uuid = (field: string) => z.uuid({ message: `${field} must be a UUID` });
+
+const fields = {
+  name: () => text({ min: 1, max: 200, trim: true, singleLine: true }).openapi({ example: "Front desk (Zürich) 🎧" }),
+  personaId: () => uuid("personaId").openapi({ example: EXAMPLE_ID }),
+  systemPrompt: () =>
+    text({ max: 20_000 }).openapi({ example: "You are the front desk of Acme Dental. Book, move or cancel appointments." }),
+  firstMessage: () =>
+    text({ min: 1, max: 2_000 }).nullable().openapi({
+      description: "Said when the call connects; null: the agent waits for the caller.",
+      example: "Hi, Acme Dental, how can I help?",
+    }),
+  voiceId: () =>
+    uuid("voiceId")
+      .nullable()
+      .openapi({ description: "A system voice or one this workspace owns; null: the platform's default voice.", example: EXAMPLE_ID }),
+  llmModel: () =>
+    z.string().regex(MODEL_NAME, "must be a model name of 1 to 100 letters, digits and . _ : / @ -").openapi({ example: "gpt-4o-mini" }),
+  temperature: () => z.number().min(0).max(2).openapi({ description: "Sampling temperature, 0 to 2.", example: 0.7 }),
+  maxDurationSeconds: () =>
+    z.number().int().min(10).max(7_200).openapi({ description: "The call is ended after this long.", example: 600 }),
+  silenceTimeoutSeconds: () =>
+    z.number().int().min(5).max(600).openapi({ description: "The call is ended after this long without speech.", example: 30 }),
+  endCallPhrases: () =>
+    z
+      .array(text({ min: 1, max: 200, trim: true, singleLine: true }))
+      .max(20)
+      .openapi({ description: "When the agent says one of these, it hangs up.", example: ["goodbye", "have a nice day"] }),
+};
+
+const extractionFieldSchema = z
+  .strictObject({
+    name: z.string().regex(IDENTIFIER, "must be an identifier: a letter or _, then letters, digits or _, at most 64").openapi({
+      example: "appointment_date",
+    }),
+    type: z.enum(EXTRACTION_TYPES).openapi({ example: "string" }),
+    description: text({ min: 1, max: 1_000, trim: true }).openapi({ example: "The date the caller booked, as YYYY-MM-DD." }),
+    choices: z
+      .array(text({ min: 1, max: 100, trim: true, singleLine: true }))
+      .min(1)
+      .max(50)
+      .optional()
+      .openapi({ description: "Required when type is enum, refused otherwise.", example: ["new", "existing"] }),
+  })
+  .superRefine((f, ctx) => {
+    if (f.type === "enum" && f.choices === undefined)
+      ctx.addIssue({ code: "custom", path: ["choices"], message: "is required when type is enum" });
+    if (f.type !== "enum" && f.choices !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["choices"], message: "is only allowed when type is enum" });
+    }
+    if (f.choices && new Set(f.choices).size !== f.choices.length)
+      ctx.addIssue({ code: "custom", path: ["choices"], message: "must be unique" });
+  })
+  .openapi("ExtractionField");
+
+const analysisFields = {
+  summaryEnabled: () => z.boolean().openapi({ description: "Write a summary of each call.", example: true }),
+  successCriteria: () =>
+    z
+      .array(text({ min: 1, max: 1_000, trim: true }))
+      .max(20)
+      .openapi({ description: "Each is judged passed or failed after the call.", example: ["The caller booked an appointment"] }),
+  extractionFields: () =>
+    z
+      .array(extractionFieldSchema)
+      .max(30)
+      .superRefine((list, ctx) => {
+        const seen = new Set<string>();
+        list.forEach((f, i) => {
+          if (seen.has(f.name)) ctx.addIssue({ code: "custom", path: [i, "name"], message: `duplicates another field's name (${f.name})` });
+          seen.add(f.name);
+        });
+      })
+      .openapi({ description: "Values extracted from each call into `report.extractedData`, keyed by name." }),
+};
+
+export const analysisPlanSchema = z
+  .strictObject({
+    summaryEnabled: analysisFields.summaryEnabled().default(true),
+    successCriteria: analysisFields.successCriteria().default([]),
+    extractionFields: analysisFields.extractionFields().default([]),
+  })
+  .openapi("AnalysisPlan");
+
+const analysisPlanPatchSchema = z
+  .strictObject({
+    summaryEnabled: analysisFields.summaryEnabled().optional(),
+    successCriteria: analysisFields.successCriteria().optional(),
+    extractionFields: analysisFields.extractionFields().optional(),
+  })
+  .openapi("AnalysisPlanPatch", { description: "The sub-fields sent replace those of the current plan; the others are kept." });
+
+export const agentSchema = z
+  .object({
+    id: z.uuid().openapi({ example: EXAMPLE_ID }),
+    name: z.string(),
+    personaId: z.uuid(),
+    systemPrompt: z.string(),
+    firstMessage: z.string().nullable(),
+    language: z.string().openapi({ example: "en-US" }),
+    voiceId: z.uuid().nullable(),
+    llmModel: z.string().openapi({ example: "gpt-4o-mini" }),
+    temperature: z.number().openapi({ example: 0.7 }),
+    maxDurationSeconds: z.number().int().openapi({ example: 600 }),
+    silenceTimeoutSeconds: z.number().int().openapi({ example: 30 }),
+    endCallPhrases: z.array(z.string()),
+    metadata: z.record(z.string(), z.unknown()).openapi({ example: { crmAccountId: "A-1042" } }),
+    analysisPlan: z
+      .object({
+        summaryEnabled: z.boolean(),
+        successCriteria: z.array(z.string()),
+        extractionFields: z.array(
+          z.object({ name: z.string(), type: z.enum(EXTRACTION_TYPES), description: z.string(), choices: z.array(z.string()).optional() }),
+        ),
+      })
+      .openapi({ example: { summaryEnabled: true, successCriteria: ["The caller booked an appointment"], extractionFields: [] } }),
+    createdAt: z.iso.datetime().openapi({ example: "2025-01-15T09:30:00.000Z" }),
+    updatedAt: z.iso.datetime().openapi({ example: "2025-01-15T09:30:00.000Z" }),
+  })
+  .openapi("Agent");
+
+export type AgentView = z.infer<typeof agentSchema>;
+
+const CREATE_EXAMPLE = {
+  name: "Front desk",
+  personaId: EXAMPLE_ID,
+  systemPrompt: "You are the front desk of Acme Dental. Book, move or cancel appointments.",
+  firstMessage: "Hi, Acme Dental, how can I help?",
+  language: "en-US",
+  voiceId: "00000000-0000-7000-8000-000000000003",
+  temperature: 0.5,
+  endCallPhrases: ["goodbye"],
+  metadata: { crmAccountId: "A-1042" },
+  analysisPlan: {
+    successCriteria: ["The caller booked an appointment"],
+    extractionFields: [{ name: "visit_type", type: "enum", description: "New or existing patient.", choices: ["new", "existing"] }],
+  },
+};
+
+export const createAgentSchema = z
+  .strictObject({
+    name: fields.name(),
+    personaId: fields.personaId(),
+    systemPrompt: fields.systemPrompt().default(AGENT_DEFAULTS.systemPrompt),
+    firstMessage: fields.firstMessage().default(AGENT_DEFAULTS.firstMessage),
+    language: languageTag().default(AGENT_DEFAULTS.language),
+    voiceId: fields.voiceId().default(AGENT_DEFAULTS.voiceId),
+    llmModel: fields.llmModel().default(AGENT_DEFAULTS.llmModel),
+    temperature: fields.temperature().default(AGENT_DEFAULTS.temperature),
+    maxDurationSeconds: fields.maxDurationSeconds().default(AGENT_DEFAULTS.maxDurationSeconds),
+    silenceTimeoutSeconds: fields.silenceTimeoutSeconds().default(AGENT_DEFAULTS.silenceTimeoutSeconds),
+    endCallPhrases: fields.endCallPhrases().default(() => []),
+    metadata: metadataSchema().default(() => ({})),
+    analysisPlan: analysisPlanSchema.default(() => ({ summaryEnabled: true, successCriteria: [], extractionFields: [] })),
+  })
+  .openapi("CreateAgent", { example: CREATE_EXAMPLE });
+
+export type CreateAgentInput = z.infer<typeof createAgentSchema>;
+
+export const updateAgentSchema = z
+  .strictObject({
+    name: fields.name().optional(),
+    personaId: fields.personaId().optional(),
+    systemPrompt: fields.systemPrompt().optional(),
+    firstMessage: fields.firstMessage().optional(),
+    language: languageTag().optional(),
+    voiceId: fields.voiceId().optional(),
+    llmModel: fields.llmModel().optional(),
+    temperature: fields.temperature().optional(),
+    maxDurationSeconds: fields.maxDurationSeconds().optional(),
+    silenceTimeoutSeconds: fields.silenceTimeoutSeconds().optional(),
+    endCallPhrases: fields.endCallPhrases().optional(),
+    metadata: metadataSchema().optional().openapi({ description: "Replaces the whole metadata object; send {} to clear it." }),
+    analysisPlan: analysisPlanPatchSchema.optional(),
+  })
+  .refine(nonEmptyPatch, NON_EMPTY_PATCH)
+  .openapi("UpdateAgent", { example: { firstMessage: null, temperature: 0.3, analysisPlan: { summaryEnabled: false } } });
+
+export type UpdateAgentInput = z.infer<typeof updateAgentSchema>;
+
+export const listAgentsQuerySchema = z.strictObject({
+  ...pageQuerySchema.shape,
+  name: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .optional()
+    .openapi({ description: "Only agents whose name contains this (case-insensitive).", example: "desk" }),
+  voiceId: uuid("voiceId").optional().openapi({ description: "Only agents using this voice.", example: EXAMPLE_ID }),
+});
+
+export const agentPageSchema = pageSchema(agentSchema, "AgentPage");

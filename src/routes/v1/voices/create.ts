@@ -1,0 +1,29 @@
+import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../../../context";
+import { voices } from "../../../db/schema";
+import { bearerSecurity, errorResponses, jsonBody, jsonResponse } from "../../../lib/openapi";
+import { toNewVoiceRow, toVoice } from "./mapper";
+import { createVoiceSchema, voiceSchema } from "./schema";
+
+export const createVoiceRoute = createRoute({
+  method: "post",
+  path: "/v1/voices",
+  tags: ["Voices"],
+  operationId: "createVoice",
+  summary: "Create an owned voice",
+  description: "Registers a provider's voice for this workspace. Its agents can then use it as `voiceId`.",
+  security: bearerSecurity,
+  request: jsonBody(createVoiceSchema),
+  responses: { 201: jsonResponse(voiceSchema, "The created voice (`type: owned`)."), ...errorResponses(400, 413, 415) },
+});
+
+export const registerCreateVoice = (app: OpenAPIHono<AppEnv>) =>
+  app.openapi(createVoiceRoute, async (c) => {
+    const [row] = await c.var.db
+      .insert(voices)
+      .values(toNewVoiceRow(c.var.auth.organizationId, c.req.valid("json")))
+      .returning();
+    if (!row) throw new Error("insert returned no row");
+    c.header("Location", `/v1/voices/${row.id}`);
+    return c.json(toVoice(row), 201);
+  });
