@@ -36,8 +36,7 @@ export const toAgent = (row: Agent): AgentView => ({
   updatedAt: row.updatedAt.toISOString(),
 });
 
-/** Timestamps are set here (millisecond precision), so `createdAfter=<createdAt>` excludes the agent itself. */
-export const toNewAgentRow = (organizationId: string, input: CreateAgentInput, now = new Date()): NewAgentRow => ({
+export const toNewAgentRow = (organizationId: string, input: CreateAgentInput): NewAgentRow => ({
   organizationId,
   name: input.name,
   personaId: input.personaId,
@@ -52,8 +51,6 @@ export const toNewAgentRow = (organizationId: string, input: CreateAgentInput, n
   endCallPhrases: input.endCallPhrases,
   metadata: input.metadata,
   analysisPlan: input.analysisPlan,
-  createdAt: now,
-  updatedAt: now,
 });
 
 /**

@@ -20,8 +20,7 @@ export const toVoice = (row: Voice): VoiceView => ({
   updatedAt: row.updatedAt.toISOString(),
 });
 
-/** Timestamps are set here (millisecond precision), so `createdAfter=<createdAt>` excludes the voice itself. */
-export const toNewVoiceRow = (organizationId: string, input: CreateVoiceInput, now = new Date()): NewVoiceRow => ({
+export const toNewVoiceRow = (organizationId: string, input: CreateVoiceInput): NewVoiceRow => ({
   organizationId,
   name: input.name,
   provider: input.provider,
@@ -30,8 +29,6 @@ export const toNewVoiceRow = (organizationId: string, input: CreateVoiceInput, n
   gender: input.gender,
   previewUrl: input.previewUrl,
   description: input.description,
-  createdAt: now,
-  updatedAt: now,
 });
 
 /** Only the fields sent; `null` clears gender, previewUrl and description. */
