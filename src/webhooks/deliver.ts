@@ -10,6 +10,7 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { type WebhookEndpoint, webhookAttempts, webhookDeliveries, webhookEndpoints } from "../db/schema";
 import type { AppConfig } from "../env";
+import { mapLimit } from "../lib/concurrency";
 import { newId } from "../lib/ids";
 import { captureRequest } from "./capture";
 import { captureUrl } from "./endpoints";
@@ -118,12 +119,12 @@ export async function dispatch(deps: WebhookDeps, deliveryIds: string[], trigger
     );
     return;
   }
-  const run = async () => {
-    for (const id of deliveryIds) {
+  // Six at a time: a Worker keeps at most six outgoing connections open at once anyway.
+  const run = () =>
+    mapLimit(deliveryIds, 6, async (id) => {
       const result = await attemptDelivery(deps, id, trigger);
       if (!result.ok) await recordFinalFailure(deps, id);
-    }
-  };
+    });
   if (trigger === "emit") deps.waitUntil(run());
   else await run();
 }
