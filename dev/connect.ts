@@ -31,8 +31,13 @@ const alive = (pid: number) => {
 
 export function readStackInfo(): StackInfo | null {
   if (!existsSync(stackFile())) return null;
-  const info = JSON.parse(readFileSync(stackFile(), "utf8")) as StackInfo;
-  return alive(info.pid) ? info : null;
+  let info: StackInfo;
+  try {
+    info = JSON.parse(readFileSync(stackFile(), "utf8")) as StackInfo;
+  } catch {
+    return null; // damaged or half-written: no running stack
+  }
+  return typeof info.pid === "number" && alive(info.pid) ? info : null;
 }
 
 export const isNeonHost = (url: string) => /\.neon\.tech$/i.test(new URL(url).hostname);

@@ -38,6 +38,7 @@ const stripShebang = (src: string) => (src.startsWith("#!lua") ? src.replace(/^#
 
 function redisEngine(url: string): Engine {
   const client = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 2 });
+  client.on("error", () => {}); // errors reach the caller through the commands themselves
   const shas = new Map<string, string>(); // client's sha -> sha of the adapted script in Redis
   const adapt = async ([rawName, ...args]: Command): Promise<Command> => {
     const name = (rawName ?? "").toLowerCase();
@@ -165,7 +166,15 @@ export interface RedisBridge {
 
 export async function startRedisBridge(opts: { redisUrl?: string; token: string; port?: number }): Promise<RedisBridge> {
   const engine = opts.redisUrl ? redisEngine(opts.redisUrl) : memoryEngine();
-  if (opts.redisUrl) await engine.run(["PING"]); // fail at start, with a clear message, not on the first request
+  if (opts.redisUrl) {
+    // Fail at start, with a clear message, not on the first request.
+    try {
+      await engine.run(["PING"]);
+    } catch (err) {
+      await engine.close();
+      throw err;
+    }
+  }
   const expected = Buffer.from(`Bearer ${opts.token}`);
 
   const server: Server = createServer(async (req, res) => {

@@ -12,7 +12,8 @@ import { resolveSession, SESSION_COOKIE, signIn, signOut } from "../../services/
 
 const signInSchema = z
   .strictObject({
-    email: z.email().max(320).openapi({ example: "admin@example.com" }),
+    // HTML5 pattern: accepts the local first-run admin, admin@localhost (no dot in the domain).
+    email: z.email({ pattern: z.regexes.html5Email }).max(320).openapi({ example: "admin@example.com" }),
     password: z.string().min(1).max(1024),
   })
   .openapi("SignIn");

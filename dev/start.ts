@@ -1,0 +1,378 @@
+// `npm run dev`: the whole platform on this machine, offline, with no account anywhere.
+// Postgres is embedded PGlite persisted under DATA_DIR (default .data/), or DATABASE_URL;
+// Redis is the in-memory Upstash bridge, or REDIS_URL; the real worker runs under wrangler dev
+// on PORT (default 8787). While it runs, <DATA_DIR>/stack.json tells the admin CLI how to reach
+// the database through this process (PGlite allows one opener: only this process opens it).
+import { existsSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { join, relative } from "node:path";
+import { dataDir, readStackInfo, type StackInfo, stackFile } from "./connect";
+import { ensureFirstRun, type FirstRun, writePrivate } from "./first-run";
+import { type Stack, startStack } from "./stack";
+
+const DEFAULT_PORT = 8787;
+const STOP_TIMEOUT_MS = 30_000;
+
+/** A failure we understand, with the next step for the user. */
+class StartError extends Error {
+  constructor(
+    message: string,
+    readonly hint: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The step under way, from startStack's progress lines ("Postgres: …", "Redis: …", "Worker: …"). */
+let stage = "Config";
+
+const out = (line = "") => process.stdout.write(`${line}\n`);
+const progress = (line: string) => {
+  stage = /^(\w+):/.exec(line)?.[1] ?? stage;
+  out(`  › ${line}`);
+};
+/** A path as the user would type it: relative when it is under the current folder. */
+const shown = (path: string) => {
+  const rel = relative(process.cwd(), path);
+  return rel && !rel.startsWith("..") ? rel : path;
+};
+/** A connection string without its password, for the terminal. */
+const redact = (url: string) => {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = "****";
+    return u.toString();
+  } catch {
+    return "(unparsable URL)";
+  }
+};
+
+const parses = (url: string) => {
+  try {
+    new URL(url);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+interface Config {
+  dataDir: string;
+  port: number;
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  allowPrivateWebhooks: boolean;
+}
+
+/** A 0/1/true/false variable, as the worker's config accepts it; anything else is refused here, not per request. */
+function flag(name: string): boolean {
+  const value = process.env[name]?.trim().toLowerCase();
+  if (!value) return false;
+  if (!["0", "1", "true", "false"].includes(value)) {
+    throw new StartError(`${name}=${process.env[name]} is not 0, 1, true or false.`, `Set ${name}=1 to turn it on, or unset it.`);
+  }
+  return value === "1" || value === "true";
+}
+
+function readConfig(): Config {
+  const rawPort = process.env.PORT?.trim() || String(DEFAULT_PORT);
+  const port = Number(rawPort);
+  if (!/^\d+$/.test(rawPort) || port < 1 || port > 65535) {
+    throw new StartError(`PORT=${rawPort} is not a port number.`, "Set PORT to a number from 1 to 65535, e.g. `PORT=8788 npm run dev`.");
+  }
+  const url = (name: string) => {
+    const value = process.env[name]?.trim() || undefined;
+    if (value && !parses(value)) {
+      throw new StartError(
+        `${name} is not a URL.`,
+        `Fix ${name} (e.g. redis://127.0.0.1:6379 or postgres://user:pw@host:5432/db), or unset it.`,
+      );
+    }
+    return value;
+  };
+  return {
+    dataDir: dataDir(),
+    port,
+    databaseUrl: url("DATABASE_URL"),
+    redisUrl: url("REDIS_URL"),
+    allowPrivateWebhooks: flag("WEBHOOKS_ALLOW_PRIVATE_URLS"),
+  };
+}
+
+function printEnvironment(cfg: Config) {
+  out("Environment");
+  out(`  Data      ${shown(cfg.dataDir)}  (DATA_DIR)`);
+  out(
+    cfg.databaseUrl
+      ? `  Postgres  ${redact(cfg.databaseUrl)}  (DATABASE_URL)`
+      : `  Postgres  embedded PGlite, data in ${shown(join(cfg.dataDir, "pglite"))}  (set DATABASE_URL for a real PostgreSQL)`,
+  );
+  out(
+    cfg.redisUrl
+      ? `  Redis     ${redact(cfg.redisUrl)} behind the Upstash REST bridge  (REDIS_URL)`
+      : "  Redis     in-memory Upstash REST bridge  (set REDIS_URL for a real Redis)",
+  );
+  out(`  Port      ${cfg.port}  (PORT)`);
+  if (cfg.allowPrivateWebhooks) {
+    out("  Webhooks  private/loopback receiver URLs ALLOWED (WEBHOOKS_ALLOW_PRIVATE_URLS=1); never set this in production");
+  }
+  out();
+}
+
+/** Another `npm run dev` on the same data folder would open PGlite twice: refuse. Clears a stale file. */
+function checkNotRunning() {
+  let info: StackInfo | null = null;
+  try {
+    info = readStackInfo();
+  } catch {
+    // unreadable: treated as stale below
+  }
+  if (info) {
+    throw new StartError(
+      `npm run dev is already running on this data folder (pid ${info.pid}, ${info.baseUrl}).`,
+      `Use that one, or stop it first (Ctrl-C in its terminal, or \`kill -INT ${info.pid}\`), or set DATA_DIR to another folder.`,
+    );
+  }
+  if (existsSync(stackFile())) rmSync(stackFile(), { force: true });
+}
+
+async function checkPortFree(port: number) {
+  await new Promise<void>((resolve, reject) => {
+    const srv = createServer();
+    srv.once("error", (err: NodeJS.ErrnoException) => {
+      reject(
+        err.code === "EADDRINUSE"
+          ? portInUse(port)
+          : new StartError(
+              `Cannot listen on 127.0.0.1:${port} (${err.code ?? err.message}).`,
+              "Pick another port: `PORT=8788 npm run dev`.",
+            ),
+      );
+    });
+    srv.listen(port, "127.0.0.1", () => srv.close(() => resolve()));
+  });
+}
+
+const portInUse = (port: number) =>
+  new StartError(
+    `Port ${port} is already in use.`,
+    `Stop what listens there (\`lsof -i :${port}\` shows it), or pick another port: \`PORT=${port === 65535 ? 8788 : port + 1} npm run dev\`.`,
+  );
+
+function writeStackFile(stack: Stack) {
+  const info: StackInfo = { pid: process.pid, baseUrl: stack.baseUrl, databaseUrl: stack.databaseUrl, wsProxy: stack.wsProxy };
+  const tmp = `${stackFile()}.${process.pid}.tmp`;
+  writePrivate(tmp, `${JSON.stringify(info, null, 2)}\n`);
+  renameSync(tmp, stackFile());
+}
+
+/** Removes stack.json if it is ours (synchronous: also runs from the `exit` event). */
+function removeStackFile() {
+  try {
+    const info = JSON.parse(readFileSync(stackFile(), "utf8")) as Partial<StackInfo>;
+    if (info.pid === process.pid) rmSync(stackFile(), { force: true });
+  } catch {
+    // absent or unreadable: nothing of ours to remove
+  }
+}
+
+/** Prefixes each line of wrangler's output; keeps partial lines until they end. */
+function workerOutput() {
+  let pending = "";
+  return (chunk: string) => {
+    pending += chunk;
+    const lines = pending.split(/\r?\n/);
+    pending = lines.pop() ?? "";
+    for (const line of lines) if (line.trim()) process.stdout.write(`  [worker] ${line}\n`);
+  };
+}
+
+function printReady(cfg: Config, stack: Stack, first: FirstRun, seconds: string) {
+  const url = stack.baseUrl;
+  const rule = "─".repeat(72);
+  out();
+  out(rule);
+  out(`  Ready in ${seconds} s: ${url}`);
+  out(rule);
+  out(`  API          ${url}/v1`);
+  out(`  API docs     ${url}/docs`);
+  out(`  Dashboard    ${url}/dashboard`);
+  if (first.created) {
+    out();
+    out('  First run: created the workspace "Local workspace" with an admin user and an API key.');
+    out("  Dashboard sign-in");
+    out(`    Email      ${first.email}`);
+    out(`    Password   ${first.password}`);
+    out(`  API key      ${first.apiKey}`);
+    out("               (shown once: it is stored only as a hash; copy it now)");
+    out("  Try it");
+    out(`    curl -H "Authorization: Bearer ${first.apiKey}" ${url}/v1/me`);
+    out();
+    out(`  The sign-in (not the API key) is saved in ${shown(first.file)}.`);
+  } else {
+    out();
+    out(`  Using the existing data: ${first.organizations} workspace${first.organizations === 1 ? "" : "s"} in the database.`);
+    if (first.file) out(`  Dashboard sign-in details: ${shown(first.file)}`);
+    out("  New API key: npm run admin -- keys create --org <orgId> --name <name>   (ids: npm run admin -- orgs list)");
+  }
+  out();
+  out("  Admin CLI    npm run admin -- help   (works while this runs)");
+  if (cfg.allowPrivateWebhooks) out("  Webhooks     private receiver URLs allowed (WEBHOOKS_ALLOW_PRIVATE_URLS=1)");
+  out("  Stop         Ctrl-C");
+  out(rule);
+}
+
+function explain(err: unknown, cfg: Config | undefined): { message: string; hint: string } {
+  if (err instanceof StartError) return { message: err.message, hint: err.hint };
+  // Drizzle wraps driver errors in "Failed query: …"; the cause says what went wrong.
+  const root = err instanceof Error && err.cause instanceof Error ? err.cause : err;
+  const message = root instanceof Error ? root.message : String(root);
+  if (/EADDRINUSE|address already in use/i.test(message) && cfg) return { message, hint: portInUse(cfg.port).hint };
+  switch (stage) {
+    case "Postgres":
+      return cfg?.databaseUrl
+        ? {
+            message: `Postgres at DATABASE_URL: ${message}`,
+            hint: "Check that PostgreSQL runs and DATABASE_URL is right (user, password, database), or unset DATABASE_URL to use the embedded database.",
+          }
+        : {
+            message: `embedded Postgres: ${message}`,
+            hint: `If the data in ${cfg ? shown(join(cfg.dataDir, "pglite")) : ".data/pglite"} is damaged, move that folder aside (or set DATA_DIR to a new folder) and start again.`,
+          };
+    case "Redis":
+      return {
+        message: `Redis at REDIS_URL: ${message}`,
+        hint: "Check that Redis runs and REDIS_URL is right, or unset REDIS_URL to use the in-memory bridge.",
+      };
+    case "Worker":
+      return {
+        message: `the worker (wrangler dev): ${message}`,
+        hint: "wrangler's output is above. Check that `npx wrangler --version` works and wrangler.toml is valid, then retry (set PORT if the port is taken).",
+      };
+    case "Workspace":
+      return {
+        message: `creating the first-run workspace: ${message}`,
+        hint: "Start again; if it fails the same way, check the database with `npm run admin -- orgs list` while `npm run dev` runs.",
+      };
+    default:
+      return { message, hint: "Read the message above; `npm run dev` needs Node 20.3+ and an `npm install`." };
+  }
+}
+
+let stack: Stack | undefined;
+let starting: Promise<unknown> | undefined;
+let stopping: Promise<void> | undefined;
+let watchdog: NodeJS.Timeout | undefined;
+
+/**
+ * wrangler can exit on its own (e.g. wrangler.toml edited into an invalid state while it
+ * watches it). Then nothing listens on the port any more: say so and stop everything, rather
+ * than keep a half-dead platform running.
+ */
+function watchWorker(baseUrl: string) {
+  let refused = 0;
+  const check = async () => {
+    try {
+      await fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(5000) });
+      refused = 0;
+    } catch (err) {
+      const code = (err as { cause?: { code?: string } }).cause?.code;
+      refused = code === "ECONNREFUSED" ? refused + 1 : 0; // a slow answer is not a dead worker
+    }
+    if (stopping) return;
+    if (refused >= 3) {
+      process.stderr.write(
+        `\nThe worker stopped: nothing answers on ${baseUrl} (wrangler's output is above).\n` +
+          "What to do: fix what it reports (often wrangler.toml), then run `npm run dev` again.\n",
+      );
+      void stopAll(1);
+      return;
+    }
+    watchdog = setTimeout(check, 2000);
+  };
+  watchdog = setTimeout(check, 2000);
+}
+
+async function stopAll(code: number) {
+  if (stopping) return stopping;
+  clearTimeout(watchdog);
+  stopping = (async () => {
+    const timer = setTimeout(() => {
+      process.stderr.write(`Could not stop cleanly within ${STOP_TIMEOUT_MS / 1000} s; exiting. Check \`ps\` for a leftover workerd.\n`);
+      removeStackFile();
+      process.exit(1);
+    }, STOP_TIMEOUT_MS);
+    await starting?.catch(() => undefined);
+    removeStackFile();
+    await stack?.stop();
+    clearTimeout(timer);
+    out("Stopped.");
+    process.exit(code);
+  })();
+  return stopping;
+}
+
+function shutdown(signal: NodeJS.Signals) {
+  if (stopping) {
+    out(`  (${signal} again: still stopping, please wait)`);
+    return;
+  }
+  out();
+  out(`${signal}: stopping${stack ? "" : " (after the current start step)"}…`);
+  void stopAll(0);
+}
+
+async function main() {
+  process.on("SIGINT", () => shutdown("SIGINT"));
+  process.on("SIGTERM", () => shutdown("SIGTERM"));
+  process.on("exit", removeStackFile);
+
+  const began = Date.now();
+  out("Starting the platform (npm run dev)");
+  out();
+  let cfg: Config | undefined;
+  try {
+    cfg = readConfig();
+    printEnvironment(cfg);
+    checkNotRunning();
+    await checkPortFree(cfg.port);
+
+    out("Starting");
+    const vars: Record<string, string> = {};
+    if (cfg.allowPrivateWebhooks) vars.WEBHOOKS_ALLOW_PRIVATE_URLS = "1";
+    starting = startStack({
+      dataDir: cfg.databaseUrl ? undefined : join(cfg.dataDir, "pglite"),
+      databaseUrl: cfg.databaseUrl,
+      redisUrl: cfg.redisUrl,
+      port: cfg.port,
+      vars,
+      log: progress,
+      workerLog: workerOutput(),
+    }).then((s) => {
+      stack = s;
+    });
+    await starting;
+    if (stopping || !stack) return;
+    writeStackFile(stack);
+
+    progress("Workspace: checking for a first run…");
+    const first = await ensureFirstRun({
+      databaseUrl: stack.databaseUrl,
+      wsProxy: stack.wsProxy,
+      dataDir: cfg.dataDir,
+      baseUrl: stack.baseUrl,
+    });
+    if (stopping) return;
+    printReady(cfg, stack, first, ((Date.now() - began) / 1000).toFixed(1));
+    watchWorker(stack.baseUrl);
+  } catch (err) {
+    if (stopping) return; // a stop during start: shutdown() finishes the job
+    const { message, hint } = explain(err, cfg);
+    process.stderr.write(`\nCould not start: ${message}\n\nWhat to do: ${hint}\n`);
+    removeStackFile();
+    await stack?.stop().catch(() => undefined);
+    process.exit(1);
+  }
+}
+
+await main();

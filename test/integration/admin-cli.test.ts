@@ -1,0 +1,200 @@
+// The operator CLI (dev/admin.ts) as an operator runs it: a child process, against the test
+// stack's database through DATABASE_URL (its own in-process WebSocket proxy), with an empty
+// DATA_DIR so no running `npm run dev` is found. Its results are checked on the real worker.
+import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { baseUrl, request, signIn, stack } from "../harness";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const emptyDataDir = mkdtempSync(join(tmpdir(), "admin-cli-"));
+afterAll(() => rmSync(emptyDataDir, { recursive: true, force: true }));
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function admin(args: string[], env: Record<string, string | undefined> = {}): Promise<Run> {
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: stack().databaseUrl, DATA_DIR: emptyDataDir, ...env };
+  for (const [k, v] of Object.entries(childEnv)) if (v === undefined) delete childEnv[k];
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", "dev/admin.ts", ...args], { cwd: ROOT, env: childEnv });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => {
+      stdout += d;
+    });
+    child.stderr.on("data", (d) => {
+      stderr += d;
+    });
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Runs a command with --json; it must succeed and print exactly one JSON object. */
+async function adminJson<T = Record<string, unknown>>(args: string[]): Promise<T> {
+  const run = await admin([...args, "--json"]);
+  expect(run.code, `admin ${args.join(" ")} failed:\n${run.stderr}`).toBe(0);
+  return JSON.parse(run.stdout) as T;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const email = (tag: string) => `${tag}-${randomUUID()}@example.test`;
+const me = (secret: string) => fetch(`${baseUrl()}/v1/me`, { headers: { authorization: `Bearer ${secret}` } });
+
+interface OrgCreated {
+  organization: { id: string; name: string };
+  user: { id: string; email: string; existing: boolean };
+  generatedPassword: string | null;
+}
+interface KeyCreated {
+  organizationId: string;
+  key: { id: string; name: string; prefix: string; active: boolean };
+  secret: string;
+}
+
+describe("admin CLI", () => {
+  it("org create returns the ids; the admin signs in with the given or the generated password", async () => {
+    const given = email("given");
+    const [withPw, generated] = await Promise.all([
+      adminJson<OrgCreated>(["org", "create", "--name", "Given pw", "--email", given.toUpperCase(), "--password", "correct horse battery"]),
+      adminJson<OrgCreated>(["org", "create", "--name", "Generated pw", "--email", email("gen")]),
+    ]);
+    expect(withPw.organization).toEqual({ id: expect.stringMatching(UUID), name: "Given pw" });
+    expect(withPw.user).toEqual({ id: expect.stringMatching(UUID), email: given, existing: false });
+    expect(withPw.generatedPassword).toBeNull();
+    expect(generated.generatedPassword).toMatch(/^[0-9A-Za-z]{20}$/);
+
+    await signIn(given, "correct horse battery");
+    const { cookie } = await signIn(generated.user.email, generated.generatedPassword as string);
+    const session = await request("/dashboard/api/session", { headers: { cookie } });
+    expect(await session.json()).toMatchObject({ organizations: [{ id: generated.organization.id, role: "admin" }] });
+  }, 90_000);
+
+  it("keys create prints a secret that authenticates; keys list never shows it; keys revoke stops it at once", async () => {
+    const { organization } = await adminJson<OrgCreated>(["org", "create", "--name", "Keys", "--email", email("keys")]);
+    const created = await adminJson<KeyCreated>(["keys", "create", "--org", organization.id, "--name", "ci"]);
+    expect(created.secret).toMatch(/^sk-live-[0-9A-Za-z]{40}$/);
+    expect(created.key).toMatchObject({
+      id: expect.stringMatching(UUID),
+      name: "ci",
+      active: true,
+      prefix: `${created.secret.slice(0, 16)}…`,
+    });
+
+    const ok = await me(created.secret);
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toMatchObject({ authType: "api_key", organizationId: organization.id });
+
+    const [listed, table] = await Promise.all([
+      adminJson<{ keys: Array<{ id: string; prefix: string; active: boolean }> }>(["keys", "list", "--org", organization.id]),
+      admin(["keys", "list", "--org", organization.id]),
+    ]);
+    expect(listed.keys).toEqual([expect.objectContaining({ id: created.key.id, prefix: created.key.prefix, active: true })]);
+    expect(table.code).toBe(0);
+    expect(table.stdout).toContain(created.key.prefix);
+    expect(table.stdout).toContain("active");
+    for (const out of [JSON.stringify(listed), table.stdout, table.stderr]) {
+      expect(out).not.toContain(created.secret);
+      expect(out).not.toContain(created.secret.slice(16)); // not even the hidden part
+    }
+
+    const revoked = await adminJson<{ key: { id: string; active: boolean } }>([
+      "keys",
+      "revoke",
+      "--org",
+      organization.id,
+      "--id",
+      created.key.id,
+    ]);
+    expect(revoked.key).toMatchObject({ id: created.key.id, active: false });
+    expect((await me(created.secret)).status).toBe(401);
+
+    const again = await admin(["keys", "revoke", "--org", organization.id, "--id", created.key.id]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/already revoked/);
+  }, 120_000);
+
+  it("human output of keys create shows the secret once, marked as such", async () => {
+    const { organization } = await adminJson<OrgCreated>(["org", "create", "--name", "Human", "--email", email("human")]);
+    const run = await admin(["keys", "create", "--org", organization.id, "--name", "laptop"]);
+    expect(run.code).toBe(0);
+    const secret = /sk-live-[0-9A-Za-z]{40}/.exec(run.stdout)?.[0];
+    expect(secret).toBeDefined();
+    expect(run.stdout).toMatch(/shown once/);
+    expect((await me(secret as string)).status).toBe(200);
+  }, 90_000);
+
+  it("members add with role member: the user signs in and is a member", async () => {
+    const { organization } = await adminJson<OrgCreated>(["org", "create", "--name", "Team", "--email", email("owner")]);
+    const address = email("member");
+    const added = await adminJson<{ member: { userId: string; email: string; role: string }; generatedPassword: string | null }>([
+      "members",
+      "add",
+      "--org",
+      organization.id,
+      "--email",
+      address,
+      "--role",
+      "member",
+      "--password",
+      "member-password-1",
+    ]);
+    expect(added.member).toMatchObject({ userId: expect.stringMatching(UUID), email: address, role: "member" });
+    expect(added.generatedPassword).toBeNull();
+
+    const { cookie } = await signIn(address, "member-password-1");
+    const session = await request("/dashboard/api/session", { headers: { cookie } });
+    expect(await session.json()).toMatchObject({ organizations: [{ id: organization.id, role: "member" }] });
+
+    const orgs = await adminJson<{ organizations: Array<{ id: string; members: number; activeKeys: number }> }>(["orgs", "list"]);
+    expect(orgs.organizations).toContainEqual(expect.objectContaining({ id: organization.id, members: 2, activeKeys: 0 }));
+  }, 120_000);
+
+  it("rejects bad input with exit 1 and says what to do", async () => {
+    const org = randomUUID();
+    const [badUuid, unknown, missing, badRole, badEmail, extraFlag, unknownOrg, jsonError] = await Promise.all([
+      admin(["keys", "list", "--org", "not-a-uuid"]),
+      admin(["frobnicate"]),
+      admin(["keys", "create", "--org", org]),
+      admin(["members", "add", "--org", org, "--email", "a@example.test", "--role", "owner"]),
+      admin(["org", "create", "--name", "X", "--email", "not-an-email"]),
+      admin(["org", "create", "--name", "X", "--email", "a@example.test", "--role", "admin"]),
+      admin(["keys", "list", "--org", org]),
+      admin(["keys", "revoke", "--org", "nope", "--id", org, "--json"]),
+    ]);
+    for (const run of [badUuid, unknown, missing, badRole, badEmail, extraFlag, unknownOrg, jsonError]) {
+      expect(run.code, run.stderr).toBe(1);
+      expect(run.stderr).toMatch(/^error: /);
+    }
+    expect(badUuid.stderr).toMatch(/--org must be an organization id \(a UUID.*orgs list/);
+    expect(unknown.stderr).toMatch(/Unknown command "frobnicate".*help/);
+    expect(missing.stderr).toMatch(/Missing --name/);
+    expect(missing.stderr).toMatch(/Usage: npm run admin -- keys create --org <orgId> --name <name>/);
+    expect(badRole.stderr).toMatch(/--role must be admin or member/);
+    expect(badEmail.stderr).toMatch(/--email must be an email address/);
+    expect(extraFlag.stderr).toMatch(/`org create` does not take --role/);
+    expect(unknownOrg.stderr).toMatch(new RegExp(`No organization with id ${org}.*orgs list`));
+    expect(JSON.parse(jsonError.stdout)).toEqual({ error: { code: "invalid_input", message: expect.stringMatching(/--org must be/) } });
+  }, 90_000);
+
+  it("without a running stack or DATABASE_URL, says how to get a database", async () => {
+    const run = await admin(["orgs", "list"], { DATABASE_URL: undefined });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/No database: start `npm run dev`.*or set DATABASE_URL/);
+  }, 60_000);
+
+  it("help lists every command", async () => {
+    const run = await admin(["help"]);
+    expect(run.code).toBe(0);
+    for (const cmd of ["org create", "orgs list", "keys create", "keys list", "keys revoke", "members add"])
+      expect(run.stdout).toContain(cmd);
+  }, 60_000);
+});

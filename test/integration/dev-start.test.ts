@@ -1,0 +1,235 @@
+// `npm run dev` (dev/start.ts) as a user meets it: a fresh data folder, the first-run banner with
+// a working API key, the admin CLI going through the running stack, a clean Ctrl-C, and a second
+// start on the same data that reuses it. Runs on the embedded defaults only (on a shared real
+// PostgreSQL there would be no "first run").
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import "../../dev/connect";
+import { freePort } from "../../dev/stack";
+import { stack } from "../harness";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const START_TIMEOUT = 90_000;
+const STOP_TIMEOUT = 45_000;
+
+/** The environment of a user with nothing set up: no DATABASE_URL, no REDIS_URL. */
+function userEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...extra, FORCE_COLOR: "0" };
+  for (const name of ["DATABASE_URL", "REDIS_URL", "WEBHOOKS_ALLOW_PRIVATE_URLS"]) delete env[name];
+  return env;
+}
+
+interface Dev {
+  child: ChildProcess;
+  output(): string;
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Ctrl-C in a terminal: SIGINT to the whole foreground process group. */
+  interrupt(): void;
+}
+
+function startDev(env: NodeJS.ProcessEnv): Dev {
+  // `node --import tsx` is what `npm run dev` runs (tsx), minus npm's wrapper, whose own
+  // exit status after Ctrl-C is npm's (130), not ours.
+  const child = spawn(process.execPath, ["--import", "tsx", "dev/start.ts"], {
+    cwd: ROOT,
+    env,
+    detached: true, // its own process group, as a terminal gives it
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout?.on("data", (d) => {
+    output += d;
+  });
+  child.stderr?.on("data", (d) => {
+    output += d;
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on("exit", (code, signal) => resolve({ code, signal })),
+  );
+  return {
+    child,
+    output: () => output,
+    exited,
+    async waitFor(pattern, timeoutMs = START_TIMEOUT) {
+      const deadline = Date.now() + timeoutMs;
+      while (Date.now() < deadline) {
+        const match = pattern.exec(output);
+        if (match) return match;
+        if (child.exitCode !== null) throw new Error(`npm run dev exited (${child.exitCode}) before ${pattern}:\n${output}`);
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      throw new Error(`no ${pattern} within ${timeoutMs / 1000} s:\n${output}`);
+    },
+    interrupt() {
+      if (child.pid && child.exitCode === null) process.kill(-child.pid, "SIGINT");
+    },
+  };
+}
+
+async function stopped(dev: Dev) {
+  dev.interrupt();
+  let timer: NodeJS.Timeout | undefined;
+  const result = await Promise.race([
+    dev.exited,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`did not exit within ${STOP_TIMEOUT / 1000} s after SIGINT:\n${dev.output()}`)),
+        STOP_TIMEOUT,
+      );
+    }),
+  ]);
+  clearTimeout(timer);
+  return result;
+}
+
+function admin(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", "dev/admin.ts", ...args], { cwd: ROOT, env });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => {
+      stdout += d;
+    });
+    child.stderr.on("data", (d) => {
+      stderr += d;
+    });
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+async function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = createServer();
+    srv.once("error", () => resolve(false));
+    srv.listen(port, "127.0.0.1", () => srv.close(() => resolve(true)));
+  });
+}
+
+/** Processes (wrangler, workerd) still serving this port, by their command lines (Linux /proc). */
+function leftovers(port: number): string[] {
+  if (process.platform !== "linux") return [];
+  const found: string[] = [];
+  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ");
+      if (cmd.includes(`--port ${port} `) || cmd.includes(`entry=127.0.0.1:${port} `)) found.push(`${pid}: ${cmd.slice(0, 120)}`);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+const API_KEY_LINE = /API key\s+(sk-live-[0-9A-Za-z]{40})/;
+const READY_LINE = /Ready in [\d.]+ s: (http:\/\/127\.0\.0\.1:\d+)/;
+
+describe.runIf(stack().backend === "embedded")("npm run dev", () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "dev-start-"));
+  let port = 0;
+  let firstKey = "";
+  const running: Dev[] = [];
+
+  beforeAll(async () => {
+    port = await freePort();
+  });
+
+  afterAll(async () => {
+    for (const dev of running) if (dev.child.exitCode === null) await stopped(dev).catch(() => undefined);
+    rmSync(dataDir, { recursive: true, force: true });
+  }, STOP_TIMEOUT * 2);
+
+  it("first start: creates the workspace, prints a working key, serves the admin CLI, and stops on Ctrl-C", async () => {
+    const env = userEnv({ PORT: String(port), DATA_DIR: dataDir });
+    const dev = startDev(env);
+    running.push(dev);
+
+    const [, apiKey] = await dev.waitFor(API_KEY_LINE);
+    firstKey = apiKey as string;
+    const [, baseUrl] = await dev.waitFor(READY_LINE);
+    expect(baseUrl).toBe(`http://127.0.0.1:${port}`);
+    const out = dev.output();
+    expect(out).toMatch(/Postgres\s+embedded PGlite/);
+    expect(out).toMatch(/Redis\s+in-memory/);
+    expect(out).toMatch(new RegExp(`Port\\s+${port}`));
+    expect(out).toMatch(/Email\s+admin@localhost/);
+    expect(out).toMatch(/shown once/);
+    expect(out).toContain(`curl -H "Authorization: Bearer ${firstKey}" ${baseUrl}/v1/me`);
+
+    const res = await fetch(`${baseUrl}/v1/me`, { headers: { authorization: `Bearer ${firstKey}` } });
+    expect(res.status).toBe(200);
+    const identity = (await res.json()) as { organizationId: string; user: { email: string } };
+    expect(identity.user.email).toBe("admin@localhost");
+
+    // The sign-in is saved for later (without the key), and is a real credential.
+    const password = /Password\s+([0-9A-Za-z]+)/.exec(out)?.[1] as string;
+    const saved = readFileSync(join(dataDir, "first-run.txt"), "utf8");
+    expect(saved).toContain("admin@localhost");
+    expect(saved).toContain(password);
+    expect(saved).not.toContain(firstKey);
+    const info = JSON.parse(readFileSync(join(dataDir, "stack.json"), "utf8"));
+    expect(info).toMatchObject({ pid: dev.child.pid, baseUrl });
+    // The printed sign-in works on the dashboard's real route.
+    const signin = await fetch(`${baseUrl}/dashboard/api/sign-in`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: "admin@localhost", password }),
+    });
+    expect(signin.status).toBe(200);
+
+    // The CLI, with the same DATA_DIR and no DATABASE_URL, goes through the running stack.
+    const orgs = await admin(["orgs", "list", "--json"], env);
+    expect(orgs.code, orgs.stderr).toBe(0);
+    expect(JSON.parse(orgs.stdout).organizations).toEqual([
+      expect.objectContaining({ id: identity.organizationId, name: "Local workspace", members: 1, activeKeys: 1 }),
+    ]);
+
+    expect(await stopped(dev)).toEqual({ code: 0, signal: null });
+    expect(dev.output()).toMatch(/Stopped\./);
+    expect(existsSync(join(dataDir, "stack.json"))).toBe(false);
+    expect(await portIsFree(port)).toBe(true);
+    expect(leftovers(port)).toEqual([]);
+  }, 240_000);
+
+  it("second start on the same data: no new key, the first key still works, the sign-in file is named", async () => {
+    expect(firstKey).not.toBe(""); // needs the first test
+    const dev = startDev(userEnv({ PORT: String(port), DATA_DIR: dataDir }));
+    running.push(dev);
+
+    const [, baseUrl] = await dev.waitFor(READY_LINE);
+    const out = dev.output();
+    expect(out).not.toMatch(/sk-live-/);
+    expect(out).toMatch(/Using the existing data: 1 workspace/);
+    expect(out).toContain(join(dataDir, "first-run.txt"));
+
+    const res = await fetch(`${baseUrl}/v1/me`, { headers: { authorization: `Bearer ${firstKey}` } });
+    expect(res.status).toBe(200);
+
+    expect(await stopped(dev)).toEqual({ code: 0, signal: null });
+    expect(await portIsFree(port)).toBe(true);
+    expect(leftovers(port)).toEqual([]);
+  }, 240_000);
+
+  it("refuses a port in use, with what to do", async () => {
+    const blocker = createServer();
+    const busy = await freePort();
+    await new Promise<void>((resolve) => blocker.listen(busy, "127.0.0.1", resolve));
+    const empty = mkdtempSync(join(tmpdir(), "dev-start-busy-"));
+    try {
+      const dev = startDev(userEnv({ PORT: String(busy), DATA_DIR: empty }));
+      running.push(dev);
+      expect(await dev.exited).toEqual({ code: 1, signal: null });
+      expect(dev.output()).toMatch(new RegExp(`Port ${busy} is already in use`));
+      expect(dev.output()).toMatch(/PORT=\d+ npm run dev/);
+    } finally {
+      blocker.close();
+      rmSync(empty, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
