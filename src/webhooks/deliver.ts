@@ -140,7 +140,9 @@ export interface AttemptResult {
 
 type Target = { kind: "production" | "test" | "test_receiver"; url: string };
 
-function targetOf(endpoint: WebhookEndpoint, config: AppConfig, origin: string): Target | null {
+type TargetFields = Pick<WebhookEndpoint, "url" | "useTestReceiver" | "testMode" | "testUrl" | "captureToken">;
+
+function targetOf(endpoint: TargetFields, config: AppConfig, origin: string): Target | null {
   if (endpoint.useTestReceiver) {
     return { kind: "test_receiver", url: captureUrl(config.PUBLIC_BASE_URL ?? origin, endpoint.captureToken) };
   }
@@ -173,24 +175,42 @@ async function readCapped(res: Response, cap: number): Promise<string> {
 /** One attempt of one delivery: resolve the target, check it, sign, POST, record. */
 export async function attemptDelivery(deps: WebhookDeps, deliveryId: string, trigger: Trigger): Promise<AttemptResult> {
   const { db, config } = deps;
+  // One round trip: number the attempt and load what it needs, only if the endpoint may receive.
   const [row] = await db
-    .select({ delivery: webhookDeliveries, endpoint: webhookEndpoints })
-    .from(webhookDeliveries)
-    .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
-    .where(eq(webhookDeliveries.id, deliveryId));
-  if (!row) return { ok: false, retryable: false, statusCode: null, error: "delivery or endpoint no longer exists", attempt: null };
-  const { delivery, endpoint } = row;
-  if (trigger !== "test" && (!endpoint.active || endpoint.disabledReason)) {
-    return { ok: false, retryable: false, statusCode: null, error: "endpoint is inactive", attempt: null };
-  }
-  const target = targetOf(endpoint, config, deps.origin ?? "");
-
-  const [counted] = await db
     .update(webhookDeliveries)
     .set({ attemptCount: sql`${webhookDeliveries.attemptCount} + 1` })
-    .where(eq(webhookDeliveries.id, deliveryId))
-    .returning({ attempt: webhookDeliveries.attemptCount });
-  const attempt = counted?.attempt ?? 1;
+    .from(webhookEndpoints)
+    .where(
+      and(
+        eq(webhookDeliveries.id, deliveryId),
+        eq(webhookEndpoints.id, webhookDeliveries.endpointId),
+        ...(trigger === "test" ? [] : [eq(webhookEndpoints.active, true), isNull(webhookEndpoints.disabledReason)]),
+      ),
+    )
+    .returning({
+      attempt: webhookDeliveries.attemptCount,
+      organizationId: webhookDeliveries.organizationId,
+      event: webhookDeliveries.event,
+      payload: webhookDeliveries.payload,
+      endpoint: {
+        id: webhookEndpoints.id,
+        url: webhookEndpoints.url,
+        useTestReceiver: webhookEndpoints.useTestReceiver,
+        testMode: webhookEndpoints.testMode,
+        testUrl: webhookEndpoints.testUrl,
+        captureToken: webhookEndpoints.captureToken,
+        secret: webhookEndpoints.secret,
+        consecutiveFailures: webhookEndpoints.consecutiveFailures,
+      },
+    });
+  if (!row) {
+    const [exists] = await db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId));
+    const error = exists ? "endpoint is inactive" : "delivery or endpoint no longer exists";
+    return { ok: false, retryable: false, statusCode: null, error, attempt: null };
+  }
+  const { endpoint, attempt } = row;
+  const delivery = { id: deliveryId, organizationId: row.organizationId, event: row.event, payload: row.payload };
+  const target = targetOf(endpoint, config, deps.origin ?? "");
 
   const raw = JSON.stringify(delivery.payload);
   const signedAt = Math.floor(Date.now() / 1000);
@@ -244,22 +264,30 @@ export async function attemptDelivery(deps: WebhookDeps, deliveryId: string, tri
   const ok = statusCode !== null && statusCode >= 200 && statusCode < 300;
   const durationMs = Date.now() - started;
 
-  await db.insert(webhookAttempts).values({
-    id: newId(),
-    deliveryId,
-    organizationId: delivery.organizationId,
-    endpointId: endpoint.id,
-    attempt,
-    target: target?.kind ?? "production",
-    url: target?.url ?? "",
-    statusCode,
-    error,
-    durationMs,
-    responseBody,
-    signedAt,
-    trigger,
-  });
+  // One round trip: the attempt row and the delivery's new state, in one statement (a
+  // data-modifying CTE), so the log never shows a state without its attempt.
+  const recorded = db.$with("recorded").as(
+    db
+      .insert(webhookAttempts)
+      .values({
+        id: newId(),
+        deliveryId,
+        organizationId: delivery.organizationId,
+        endpointId: endpoint.id,
+        attempt,
+        target: target?.kind ?? "production",
+        url: target?.url ?? "",
+        statusCode,
+        error,
+        durationMs,
+        responseBody,
+        signedAt,
+        trigger,
+      })
+      .returning({ id: webhookAttempts.id }),
+  );
   await db
+    .with(recorded)
     .update(webhookDeliveries)
     .set({ status: ok ? "succeeded" : "failed", lastStatusCode: statusCode })
     .where(eq(webhookDeliveries.id, deliveryId));
