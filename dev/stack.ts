@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { runMigrations } from "./migrate";
 import { type EmbeddedPostgres, startEmbeddedPostgres } from "./postgres";
 import { type RedisBridge, startRedisBridge } from "./redis-bridge";
+import { startProviderSandbox } from "./sandbox/openai";
 import { startWsProxy, type WsProxy } from "./ws-proxy";
 import "./connect"; // sets the Node WebSocket constructor for the Neon driver
 
@@ -23,6 +24,11 @@ export interface StackOptions {
   redisUrl?: string;
   /** Worker port; 0 picks a free one. */
   port?: number;
+  /**
+   * The Models API's OpenAI-compatible provider. Omitted: the local provider sandbox is started
+   * (dev/sandbox). Given: a real one (OpenAI, Groq, Ollama at http://localhost:11434/v1 …).
+   */
+  provider?: { baseUrl: string; apiKey: string };
   /** Extra worker variables (e.g. a small RATE_LIMIT_REQUESTS in a test). */
   vars?: Record<string, string>;
   /** Progress lines ("Starting Postgres…"); silent when omitted. */
@@ -36,6 +42,7 @@ export interface Stack {
   databaseUrl: string;
   wsProxy: string;
   redis: { url: string; token: string; backend: "memory" | "redis" };
+  provider: { baseUrl: string; apiKey: string; sandbox: boolean };
   postgres: "pglite" | "postgresql";
   vars: Record<string, string>;
   stop(): Promise<void>;
@@ -86,8 +93,20 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     const bridge: RedisBridge = await startRedisBridge({ redisUrl: opts.redisUrl, token: randomBytes(24).toString("hex") });
     stops.push(() => bridge.stop());
 
+    let provider = opts.provider ? { ...opts.provider, sandbox: false } : undefined;
+    if (!provider) {
+      log("Models: starting the local provider sandbox (OpenAI-compatible)…");
+      const sandbox = await startProviderSandbox();
+      stops.push(() => sandbox.stop());
+      provider = { baseUrl: sandbox.url, apiKey: sandbox.apiKey, sandbox: true };
+    } else {
+      log(`Models: provider at ${new URL(provider.baseUrl).host}`);
+    }
+
     const port = opts.port || (await freePort());
     const vars: Record<string, string> = {
+      OPENAI_BASE_URL: provider.baseUrl,
+      OPENAI_API_KEY: provider.apiKey,
       DATABASE_URL: databaseUrl,
       DATABASE_WS_PROXY: wsProxy,
       UPSTASH_REDIS_REST_URL: bridge.url,
@@ -103,6 +122,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       databaseUrl,
       wsProxy,
       redis: { url: bridge.url, token: bridge.token, backend: bridge.backend },
+      provider,
       postgres: pg ? "pglite" : "postgresql",
       vars,
       stop: stopAll,

@@ -62,6 +62,7 @@ interface Config {
   databaseUrl: string | undefined;
   redisUrl: string | undefined;
   allowPrivateWebhooks: boolean;
+  provider: { baseUrl: string; apiKey: string } | undefined;
 }
 
 /** A 0/1/true/false variable, as the worker's config accepts it; anything else is refused here, not per request. */
@@ -96,6 +97,10 @@ function readConfig(): Config {
     databaseUrl: url("DATABASE_URL"),
     redisUrl: url("REDIS_URL"),
     allowPrivateWebhooks: flag("WEBHOOKS_ALLOW_PRIVATE_URLS"),
+    // A real OpenAI-compatible provider (OpenAI, Groq, Ollama…) instead of the sandbox.
+    provider: process.env.OPENAI_API_KEY
+      ? { baseUrl: url("OPENAI_BASE_URL") ?? "https://api.openai.com/v1", apiKey: process.env.OPENAI_API_KEY }
+      : undefined,
   };
 }
 
@@ -111,6 +116,11 @@ function printEnvironment(cfg: Config) {
     cfg.redisUrl
       ? `  Redis     ${redact(cfg.redisUrl)} behind the Upstash REST bridge  (REDIS_URL)`
       : "  Redis     in-memory Upstash REST bridge  (set REDIS_URL for a real Redis)",
+  );
+  out(
+    cfg.provider
+      ? `  Models    ${new URL(cfg.provider.baseUrl).host}  (OPENAI_BASE_URL, OPENAI_API_KEY)`
+      : "  Models    local provider sandbox: deterministic replies, eSpeak audio  (set OPENAI_API_KEY, OPENAI_BASE_URL for a real provider)",
   );
   out(`  Port      ${cfg.port}  (PORT)`);
   if (cfg.allowPrivateWebhooks) {
@@ -344,6 +354,7 @@ async function main() {
       dataDir: cfg.databaseUrl ? undefined : join(cfg.dataDir, "pglite"),
       databaseUrl: cfg.databaseUrl,
       redisUrl: cfg.redisUrl,
+      provider: cfg.provider,
       port: cfg.port,
       vars,
       log: progress,

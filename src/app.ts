@@ -6,11 +6,12 @@ import { registerDashboardApi } from "./dashboard/api";
 import { ApiError, handleError } from "./lib/errors";
 import { newId } from "./lib/ids";
 import { authenticate, requireSettingsAccess } from "./middleware/auth";
-import { JSON_BODY_LIMIT, limitBody, requireContentType, sameOriginForCookies } from "./middleware/guards";
+import { JSON_BODY_LIMIT, limitBody, requireContentType, sameOriginForCookies, v1BodyPolicy } from "./middleware/guards";
 import { init } from "./middleware/init";
 import { rateLimit } from "./middleware/ratelimit";
 import { registerDocs } from "./routes/docs";
 import { registerV1 } from "./routes/v1";
+import { registerModels } from "./routes/v1/models";
 import { registerWebhookEndpoints } from "./routes/v1/webhook-endpoints";
 import { registerDeliveryLog } from "./routes/v1/webhook-endpoints/actions";
 import { registerQstashRoutes } from "./routes/webhooks/qstash";
@@ -37,15 +38,16 @@ export function createApp() {
   app.use("/internal/qstash/*", limitBody(JSON_BODY_LIMIT));
   registerQstashRoutes(app);
 
-  app.use("/v1/*", sameOriginForCookies, limitBody(JSON_BODY_LIMIT), requireContentType());
+  app.use("/v1/*", sameOriginForCookies, v1BodyPolicy);
   app.use("/v1/*", (c, next) => authenticate({ orgOptional: c.req.path === "/v1/me" })(c, next));
   app.use("/v1/*", rateLimit);
   registerV1(app);
+  registerModels(app);
   for (const path of ["/v1/webhook-endpoints", "/v1/webhook-endpoints/*"]) app.use(path, requireSettingsAccess);
   registerWebhookEndpoints(app);
 
   // The spec's delivery log path has no /v1 prefix: same credentials, same limits.
-  app.use("/webhooks/*", authenticate(), rateLimit, requireSettingsAccess);
+  app.use("/webhooks/:id/deliveries", authenticate(), rateLimit, requireSettingsAccess);
   registerDeliveryLog(app, "/webhooks/{id}/deliveries", { security: [{ apiKey: [] }], prefix: "", tag: "Webhooks" });
 
   app.use("/dashboard/api/*", sameOriginForCookies, limitBody(JSON_BODY_LIMIT), requireContentType());

@@ -26,6 +26,8 @@ export interface AppEnv {
     config: AppConfig;
     /** Opened on first use in a request and closed after the response (ctx.waitUntil). */
     db: Db;
+    /** Work to finish after the response (before the request's pool closes). */
+    defer: (work: Promise<unknown>) => void;
     auth: AuthContext;
   };
 }

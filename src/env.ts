@@ -3,9 +3,19 @@
 import { z } from "zod";
 import { ApiError } from "./lib/errors";
 
+const DURATION = /^(\d+)\s?(ms|s|m|h|d)$/;
+const UNIT_SECONDS = { ms: 0.001, s: 1, m: 60, h: 3600, d: 86400 } as const;
+
+/** Whole seconds of a duration such as "60 s" (at least 1). */
+export function durationSeconds(value: string): number {
+  const m = DURATION.exec(value);
+  if (!m) throw new Error(`not a duration: ${value}`);
+  return Math.max(1, Math.ceil(Number(m[1]) * UNIT_SECONDS[m[2] as keyof typeof UNIT_SECONDS]));
+}
+
 const duration = z
   .string()
-  .regex(/^\d+\s?(ms|s|m|h|d)$/, 'a duration such as "60 s", "10 m" or "1 h"')
+  .regex(DURATION, 'a duration such as "60 s", "10 m" or "1 h"')
   .transform((s) => s as `${number} ${"ms" | "s" | "m" | "h" | "d"}` | `${number}${"ms" | "s" | "m" | "h" | "d"}`);
 
 export const envSchema = z
@@ -19,6 +29,9 @@ export const envSchema = z
     /** Requests allowed per key (or per user+organization for sessions) in each window. */
     RATE_LIMIT_REQUESTS: z.coerce.number().int().positive().default(600),
     RATE_LIMIT_WINDOW: duration.default("60 s"),
+    /** Sign-in attempts allowed per 15 minutes, per email and per client address. */
+    SIGN_IN_LIMIT_PER_EMAIL: z.coerce.number().int().positive().default(10),
+    SIGN_IN_LIMIT_PER_ADDRESS: z.coerce.number().int().positive().default(100),
     /** Dashboard session lifetime. */
     SESSION_TTL_HOURS: z.coerce
       .number()
@@ -43,6 +56,18 @@ export const envSchema = z
     QSTASH_URL: z.string().url().default("https://qstash.upstash.io"),
     QSTASH_CURRENT_SIGNING_KEY: z.string().min(1).optional(),
     QSTASH_NEXT_SIGNING_KEY: z.string().min(1).optional(),
+
+    /** Models API: an OpenAI-compatible provider (OpenAI, Groq, Together, vLLM, Ollama, the local sandbox). */
+    OPENAI_BASE_URL: z.string().url().default("https://api.openai.com/v1"),
+    OPENAI_API_KEY: z.string().min(1).optional(),
+    /** ElevenLabs, for voices whose provider is `elevenlabs`. */
+    ELEVENLABS_BASE_URL: z.string().url().default("https://api.elevenlabs.io"),
+    ELEVENLABS_API_KEY: z.string().min(1).optional(),
+    PROVIDER_TIMEOUT_MS: z.coerce.number().int().min(1000).max(120000).default(30000),
+    PROVIDER_RETRIES: z.coerce.number().int().min(0).max(5).default(2),
+    DEFAULT_CHAT_MODEL: z.string().min(1).default("gpt-4o-mini"),
+    DEFAULT_TTS_MODEL: z.string().min(1).default("tts-1"),
+    DEFAULT_STT_MODEL: z.string().min(1).default("whisper-1"),
   })
   .superRefine((env, ctx) => {
     if (env.QSTASH_TOKEN) {

@@ -2,6 +2,7 @@
 // iterates it: no credential, malformed / unknown / revoked keys, another workspace's id,
 // member vs admin. test/unit/routes-complete.test.ts fails when the app has a route that is
 // missing here or from the OpenAPI document, so a new route cannot skip these checks.
+import { pcmToWav } from "../src/lib/audio";
 import type { Workspace } from "./harness";
 
 /** Path parameters of a resource made in a workspace: `{ id }`, or more for nested paths. */
@@ -23,6 +24,8 @@ export interface RouteCase {
   resource?: (ws: Workspace) => Promise<Params>;
   /** A valid body, so the request would pass validation and reach auth and tenancy. */
   body?: unknown;
+  /** A valid multipart body instead, for upload routes. */
+  form?: () => FormData;
   /** public routes: what they may and may not reach. */
   why?: string;
 }
@@ -51,6 +54,20 @@ const delivery = async (ws: Workspace) => {
 };
 
 const ENDPOINT_BODY = { name: "hook", useTestReceiver: true, channels: ["voice"] };
+
+const CHAT_BODY = { model: "sandbox-chat", messages: [{ role: "user", content: "Hello" }] };
+/** The seeded system voice "Alloy". */
+const SYSTEM_VOICE = "00000000-0000-7000-8000-000000000001";
+/** A short WAV of silence (valid audio) as an upload. */
+const audioForm = () => {
+  const form = new FormData();
+  form.set("file", new Blob([pcmToWav(new Uint8Array(16_000), 16_000)], { type: "audio/wav" }), "silence.wav");
+  return form;
+};
+const withModel = (form: FormData) => {
+  form.set("model", "whisper-1");
+  return form;
+};
 
 /** The webhook endpoint operations, mounted for the API (api_key) and the dashboard (session). */
 const webhookRoutes = (base: string, auth: "api_key" | "session"): RouteCase[] => [
@@ -108,6 +125,14 @@ export const ROUTES: RouteCase[] = [
   { method: "PATCH", path: "/v1/voices/:id", auth: "api_key", body: { name: "Renamed" }, resource: voice },
   { method: "DELETE", path: "/v1/voices/:id", auth: "api_key", resource: voice },
 
+  { method: "POST", path: "/v1/llm/chat", auth: "api_key", body: CHAT_BODY },
+  { method: "POST", path: "/v1/chat/completions", auth: "api_key", body: CHAT_BODY },
+  { method: "POST", path: "/v1/tts", auth: "api_key", body: { text: "Hello.", voiceId: SYSTEM_VOICE } },
+  { method: "POST", path: "/v1/audio/speech", auth: "api_key", body: { model: "tts-1", input: "Hello.", voice: "alloy" } },
+  { method: "POST", path: "/v1/stt", auth: "api_key", form: audioForm },
+  { method: "POST", path: "/v1/audio/transcriptions", auth: "api_key", form: () => withModel(audioForm()) },
+  { method: "GET", path: "/v1/usage", auth: "api_key" },
+
   ...webhookRoutes("/v1/webhook-endpoints", "api_key"),
   { method: "GET", path: "/webhooks/:id/deliveries", auth: "api_key", permission: "settings:read", resource: endpoint },
 
@@ -130,4 +155,5 @@ export const ROUTES: RouteCase[] = [
     permission: "settings:read",
     resource: endpoint,
   },
+  { method: "GET", path: "/dashboard/api/usage", auth: "session" },
 ];

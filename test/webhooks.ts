@@ -1,9 +1,10 @@
 // Helpers for the webhook tests: endpoints through the API, and emit() driven from Node with
 // the same configuration the test worker runs with.
+import { openScope } from "../src/db/scope";
 import { parseEnv } from "../src/env";
 import { type EmitInput, emit, type WebhookDeps } from "../src/webhooks/deliver";
 import type { EndpointView } from "../src/webhooks/endpoints";
-import { expectError, json, stack, testDb, type Workspace } from "./harness";
+import { expectError, json, stack, type Workspace } from "./harness";
 
 export async function createEndpoint(ws: Workspace, body: Record<string, unknown>): Promise<EndpointView> {
   const res = await ws.api("/v1/webhook-endpoints", { method: "POST", json: { name: "hook", channels: ["voice"], ...body } });
@@ -18,11 +19,16 @@ export async function refused(ws: Workspace, body: Record<string, unknown>, path
   return err;
 }
 
-/** emit() from Node against the test stack; resolves when its direct-mode attempts are done. */
+/**
+ * emit() as a request of the worker runs it: in a request scope (a fresh pool of one
+ * connection), returning before its direct-mode deliveries run, which are deferred; then the
+ * scope closes as the worker's does after a response. Resolves when the deliveries are done.
+ */
 export async function emitNow(input: EmitInput) {
-  const pending: Promise<unknown>[] = [];
-  const deps: WebhookDeps = { db: testDb(), config: parseEnv({ ...stack().vars }), waitUntil: (p) => pending.push(p) };
+  const { databaseUrl, wsProxy, vars } = stack();
+  const scope = openScope(databaseUrl, wsProxy);
+  const deps: WebhookDeps = { db: scope.db, config: parseEnv({ ...vars }), waitUntil: scope.defer };
   const result = await emit(deps, input);
-  await Promise.all(pending);
+  await scope.close();
   return result;
 }

@@ -9,7 +9,10 @@ export const ERRORS = {
   bad_request: { status: 400, when: "The request is malformed (bad cursor, bad query, bad header)." },
   invalid_json: { status: 400, when: "The body is not valid JSON." },
   validation_failed: { status: 400, when: "A field is missing, of the wrong type, out of range, or unknown." },
+  stream_not_supported: { status: 400, when: "`stream: true` was sent to chat: the API is request/response only." },
+  invalid_audio: { status: 400, when: "The uploaded file is not audio we can read (or the multipart body is malformed)." },
   unauthorized: { status: 401, when: "Missing, malformed, unknown or revoked API key, or no valid session." },
+  insufficient_credits: { status: 402, when: "The workspace's usage credits cannot cover this Models call; nothing was charged." },
   forbidden: {
     status: 403,
     when: "Authenticated, but the role lacks the permission (e.g. `settings:write`), or a session names an organization the user is not a member of.",
@@ -21,9 +24,16 @@ export const ERRORS = {
   payload_too_large: { status: 413, when: "The body is larger than the route accepts." },
   unsupported_media_type: { status: 415, when: "The Content-Type is not one the route accepts." },
   rate_limited: { status: 429, when: "Too many requests for this key; wait `Retry-After` seconds." },
+  provider_rate_limited: {
+    status: 429,
+    when: "The model provider is rate limiting us after our retries; wait `Retry-After` seconds. Not charged.",
+  },
   internal_error: { status: 500, when: "An unexpected failure on our side; the request id identifies it in our logs." },
   misconfigured: { status: 500, when: "The deployment's configuration is invalid (names the variables, never their values)." },
+  provider_error: { status: 502, when: "The model provider failed or answered something we cannot read. Not charged." },
+  receiver_failed: { status: 502, when: "The receiver answered non-2xx or could not be reached; QStash retries." },
   service_unavailable: { status: 503, when: "A dependency (database) is unreachable; retry with backoff." },
+  provider_timeout: { status: 504, when: "The model provider did not answer in time. Not charged." },
 } as const satisfies Record<string, { status: ContentfulStatusCode; when: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;
@@ -100,6 +110,14 @@ const HTTP_EXCEPTION_CODES: Partial<Record<number, ErrorCode>> = {
   415: "unsupported_media_type",
 };
 
+/** The innermost `cause` of an error: what actually failed, without wrappers' context. */
+export function rootCause(err: Error): { name: string; message: string; code?: string } {
+  let current: unknown = err;
+  for (let depth = 0; depth < 5 && current instanceof Error && current.cause instanceof Error; depth++) current = current.cause;
+  const e = current as Error & { code?: unknown };
+  return { name: e.name, message: e.message, code: typeof e.code === "string" ? e.code : undefined };
+}
+
 /** Hono's app.onError: everything thrown ends here and leaves in the one body. */
 export function handleError(err: Error, c: Context): Response {
   if (err instanceof ApiError) return errorResponse(c, err);
@@ -108,9 +126,14 @@ export function handleError(err: Error, c: Context): Response {
     const code = /malformed json/i.test(message) ? "invalid_json" : (HTTP_EXCEPTION_CODES[err.status] ?? "internal_error");
     return errorResponse(c, new ApiError(code, code === "invalid_json" ? "The request body is not valid JSON." : message));
   }
-  // Unknown failure: log it with the request id (never the request's secrets), answer generically.
-  console.error(JSON.stringify({ level: "error", requestId: c.get("requestId"), error: err.name, message: err.message }));
-  if (/connect|ECONNREFUSED|WebSocket|socket/i.test(err.message)) {
+  // Unknown failure: log its root cause with the request id, answer generically. Never the
+  // wrapper's message: drizzle's "Failed query: … params: …" carries the query's parameters
+  // (signing secrets, key hashes, payloads).
+  const root = rootCause(err);
+  console.error(
+    JSON.stringify({ level: "error", requestId: c.get("requestId"), error: root.name, code: root.code, message: root.message }),
+  );
+  if (/connect|ECONNREFUSED|ECONNRESET|WebSocket|socket|terminat/i.test(`${root.code ?? ""} ${root.message}`)) {
     return errorResponse(c, new ApiError("service_unavailable", "A dependency is unreachable. Retry with backoff."));
   }
   return errorResponse(c, new ApiError("internal_error", "Something went wrong on our side. Quote the request id if you contact support."));

@@ -35,9 +35,11 @@ export const authenticate = (opts: { orgOptional?: boolean; sessionOnly?: boolea
         user: key.user,
         apiKeyId: key.keyId,
       });
-      // Last-used is written after the response, off the request's path.
-      c.executionCtx.waitUntil(touchApiKey(db, key.keyId).catch(() => undefined));
-      return next();
+      await next();
+      // Last-used is written after the handler, so it never waits in front of the request's
+      // own queries on the request's single connection.
+      c.var.defer(touchApiKey(db, key.keyId));
+      return;
     }
 
     const token = bearer ?? getCookie(c, SESSION_COOKIE);

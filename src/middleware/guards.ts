@@ -46,3 +46,20 @@ export const sameOriginForCookies = createMiddleware<AppEnv>(async (c, next) => 
   }
   return next();
 });
+
+export const CHAT_BODY_LIMIT = 1024 * 1024;
+/** 25 MiB of audio plus room for the multipart framing. */
+export const UPLOAD_BODY_LIMIT = 25 * 1024 * 1024 + 64 * 1024;
+const UPLOAD_PATHS = new Set(["/v1/stt", "/v1/audio/transcriptions"]);
+const CHAT_PATHS = new Set(["/v1/llm/chat", "/v1/chat/completions"]);
+const limits = { json: limitBody(JSON_BODY_LIMIT), chat: limitBody(CHAT_BODY_LIMIT), upload: limitBody(UPLOAD_BODY_LIMIT) };
+const types = { json: requireContentType(["application/json"]), upload: requireContentType(["multipart/form-data"]) };
+
+/** /v1 bodies: audio uploads are multipart up to 25 MiB, chat JSON up to 1 MiB, the rest JSON up to 256 KiB. */
+export const v1BodyPolicy = createMiddleware<AppEnv>(async (c, next) => {
+  const upload = UPLOAD_PATHS.has(c.req.path);
+  const limit = upload ? limits.upload : CHAT_PATHS.has(c.req.path) ? limits.chat : limits.json;
+  return limit(c, async () => {
+    await (upload ? types.upload : types.json)(c, next);
+  });
+});

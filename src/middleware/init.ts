@@ -1,26 +1,20 @@
-// Builds the per-request services and c.set()s them. Nothing that holds I/O is kept
-// across requests: the database pool is opened on first use (routes such as /health never
-// open one) and closed after the response, in ctx.waitUntil.
+// Builds the per-request services and c.set()s them (unkey's pkg/middleware/init.ts pattern):
+// the parsed configuration, and a request scope whose database pool is opened on first use
+// (routes such as /health never open one) and closed after the response and any deferred work.
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../context";
-import { createDb, type Db } from "../db/client";
+import { openScope } from "../db/scope";
 import { parseEnv } from "../env";
 
 export const init = createMiddleware<AppEnv>(async (c, next) => {
   const config = parseEnv(c.env);
   c.set("config", config);
-  let opened: ReturnType<typeof createDb> | undefined;
-  const lazyDb = new Proxy({} as Db, {
-    get(_target, prop) {
-      opened ??= createDb(config.DATABASE_URL, config.DATABASE_WS_PROXY);
-      const value = Reflect.get(opened.db, prop);
-      return typeof value === "function" ? value.bind(opened.db) : value;
-    },
-  });
-  c.set("db", lazyDb);
+  const scope = openScope(config.DATABASE_URL, config.DATABASE_WS_PROXY);
+  c.set("db", scope.db);
+  c.set("defer", scope.defer);
   try {
     await next();
   } finally {
-    if (opened) c.executionCtx.waitUntil(opened.pool.end());
+    c.executionCtx.waitUntil(scope.close());
   }
 });

@@ -1,41 +1,36 @@
-// Per-credential rate limit with @upstash/ratelimit (sliding window) on Upstash Redis.
-// Identifier: the API key id, or user+organization for a dashboard session.
+// Rate limits with @upstash/ratelimit (sliding window) on Upstash Redis.
+// - Every authenticated API and dashboard request, per API key, or per user+organization for
+//   a dashboard session (RATE_LIMIT_REQUESTS per RATE_LIMIT_WINDOW).
+// - Sign-in attempts, per email and per client address, before the password is checked.
 // Headers (IETF draft-ietf-httpapi-ratelimit-headers): `RateLimit-Policy: "default";q=N;w=S`
 // and `RateLimit: "default";r=R;t=S`; a 429 adds `Retry-After`.
 // Redis unreachable or slow (over 1 s): we FAIL OPEN. The API stays available and the
 // response says so with `RateLimit-Status: unavailable`; see docs/rate-limits.md.
 import { Ratelimit } from "@upstash/ratelimit";
-import { Redis } from "@upstash/redis/cloudflare";
+import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../context";
+import { durationSeconds } from "../env";
 import { ApiError } from "../lib/errors";
+import { redisFor } from "../lib/redis";
 
 // Ratelimit's in-isolate cache of blocked identifiers: plain data, safe across requests.
 const ephemeralCache = new Map<string, number>();
 
-const windowSeconds = (window: string): number => {
-  const m = /^(\d+)\s?(ms|s|m|h|d)$/.exec(window);
-  const n = Number(m?.[1] ?? 60);
-  const unit = { ms: 0.001, s: 1, m: 60, h: 3600, d: 86400 }[m?.[2] ?? "s"] ?? 1;
-  return Math.max(1, Math.ceil(n * unit));
-};
+type Window = Parameters<typeof Ratelimit.slidingWindow>[1];
 
-export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
-  const { config, auth } = c.var;
-  const limit = config.RATE_LIMIT_REQUESTS;
-  const window = windowSeconds(config.RATE_LIMIT_WINDOW);
-  const redis = new Redis({ url: config.UPSTASH_REDIS_REST_URL, token: config.UPSTASH_REDIS_REST_TOKEN, retry: false });
+/** Checks one identifier against one policy; sets the headers; throws 429 when over. */
+async function enforce(c: Context<AppEnv>, policy: { name: string; limit: number; window: Window; prefix: string }, identifier: string) {
+  const seconds = durationSeconds(policy.window);
   const limiter = new Ratelimit({
-    redis,
-    limiter: Ratelimit.slidingWindow(limit, config.RATE_LIMIT_WINDOW),
-    prefix: "rl",
+    redis: redisFor(c.var.config, { retry: false }),
+    limiter: Ratelimit.slidingWindow(policy.limit, policy.window),
+    prefix: policy.prefix,
     ephemeralCache,
     timeout: 1000,
     analytics: false,
   });
-  const identifier = auth.apiKeyId ? `key:${auth.apiKeyId}` : `user:${auth.user?.id}:org:${auth.organizationId}`;
-  c.header("RateLimit-Policy", `"default";q=${limit};w=${window}`);
-
+  c.header("RateLimit-Policy", `"${policy.name}";q=${policy.limit};w=${seconds}`);
   let result: Awaited<ReturnType<Ratelimit["limit"]>> | undefined;
   try {
     result = await limiter.limit(identifier);
@@ -52,14 +47,37 @@ export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
   }
   if (!result || result.reason === "timeout") {
     c.header("RateLimit-Status", "unavailable");
-    return next();
+    return;
   }
   const resetIn = Math.max(0, Math.ceil((result.reset - Date.now()) / 1000));
-  c.header("RateLimit", `"default";r=${Math.max(0, result.remaining)};t=${resetIn}`);
+  c.header("RateLimit", `"${policy.name}";r=${Math.max(0, result.remaining)};t=${resetIn}`);
   if (!result.success) {
-    throw new ApiError("rate_limited", `Rate limit of ${limit} requests per ${window} s exceeded. Retry after ${Math.max(1, resetIn)} s.`, {
-      headers: { "Retry-After": String(Math.max(1, resetIn)) },
+    const retryAfter = Math.max(1, resetIn);
+    throw new ApiError("rate_limited", `Rate limit of ${policy.limit} requests per ${seconds} s exceeded. Retry after ${retryAfter} s.`, {
+      headers: { "Retry-After": String(retryAfter) },
     });
   }
+}
+
+/** After authentication: per API key, or per user and organization for a session. */
+export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
+  const { config, auth } = c.var;
+  const identifier = auth.apiKeyId ? `key:${auth.apiKeyId}` : `user:${auth.user?.id}:org:${auth.organizationId}`;
+  await enforce(c, { name: "default", limit: config.RATE_LIMIT_REQUESTS, window: config.RATE_LIMIT_WINDOW, prefix: "rl" }, identifier);
   return next();
 });
+
+/**
+ * Sign-in attempts per email and per client address in 15 minutes (SIGN_IN_LIMIT_PER_*),
+ * checked before the password, so guessing costs a Redis call, not 100,000 PBKDF2 iterations.
+ */
+export async function limitSignIn(c: Context<AppEnv>, email: string): Promise<void> {
+  const { config } = c.var;
+  const address = c.req.header("cf-connecting-ip") ?? "unknown";
+  await enforce(c, { name: "sign-in", limit: config.SIGN_IN_LIMIT_PER_ADDRESS, window: "15 m", prefix: "rl:signin:ip" }, address);
+  await enforce(
+    c,
+    { name: "sign-in", limit: config.SIGN_IN_LIMIT_PER_EMAIL, window: "15 m", prefix: "rl:signin:email" },
+    email.trim().toLowerCase(),
+  );
+}

@@ -2,7 +2,8 @@
 // Redis is unreachable (docs/rate-limits.md).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, startWorker } from "../../dev/stack";
-import { createWorkspace, expectError, stack } from "../harness";
+import { createApiKey } from "../../src/services/api-keys";
+import { createWorkspace, expectError, stack, testDb } from "../harness";
 
 let limited: Awaited<ReturnType<typeof startWorker>>;
 let noRedis: Awaited<ReturnType<typeof startWorker>>;
@@ -11,7 +12,13 @@ beforeAll(async () => {
   const vars = stack().vars;
   const closedPort = await freePort(); // nothing listens there
   [limited, noRedis] = await Promise.all([
-    startWorker({ ...vars, RATE_LIMIT_REQUESTS: "3", RATE_LIMIT_WINDOW: "60 s" }),
+    startWorker({
+      ...vars,
+      RATE_LIMIT_REQUESTS: "3",
+      RATE_LIMIT_WINDOW: "60 s",
+      SIGN_IN_LIMIT_PER_EMAIL: "2",
+      SIGN_IN_LIMIT_PER_ADDRESS: "5",
+    }),
     startWorker({ ...vars, UPSTASH_REDIS_REST_URL: `http://127.0.0.1:${closedPort}` }),
   ]);
 }, 120_000);
@@ -43,12 +50,50 @@ describe("rate limit", () => {
     expect(res.headers.get("ratelimit")).toMatch(/^"default";r=0;t=\d+$/);
   });
 
-  it("counts per key: another key, even of the same workspace, has its own budget", async () => {
+  it("counts per key: another key of the same workspace, and another workspace, have their own budgets", async () => {
     const a = await createWorkspace();
     for (let i = 0; i < 3; i++) expect((await me(limited.baseUrl, a.apiKey)).status).toBe(200);
     expect((await me(limited.baseUrl, a.apiKey)).status).toBe(429);
+    const { secret: sameWorkspace } = await createApiKey(testDb(), {
+      organizationId: a.organizationId,
+      name: "second",
+      createdByUserId: a.admin.id,
+    });
+    expect((await me(limited.baseUrl, sameWorkspace)).status).toBe(200);
     const b = await createWorkspace();
     expect((await me(limited.baseUrl, b.apiKey)).status).toBe(200);
+  });
+
+  it("limits sign-in attempts per email before checking the password, and dashboard requests per session", async () => {
+    const ws = await createWorkspace();
+    const signIn = (password: string) =>
+      fetch(`${limited.baseUrl}/dashboard/api/sign-in`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "cf-connecting-ip": "198.51.100.7" },
+        body: JSON.stringify({ email: ws.admin.email, password }),
+      });
+    expect((await signIn("wrong")).status).toBe(401);
+    const ok = await signIn(ws.admin.password);
+    expect(ok.status).toBe(200);
+    const cookie = /session=[^;]+/.exec(ok.headers.get("set-cookie") ?? "")?.[0] ?? "";
+    const third = await signIn(ws.admin.password); // right password, but over the per-email limit
+    await expectError(third, 429, "rate_limited");
+    expect(third.headers.get("ratelimit-policy")).toBe('"sign-in";q=2;w=900');
+
+    const session = () => fetch(`${limited.baseUrl}/dashboard/api/session`, { headers: { cookie } });
+    for (let i = 0; i < 3; i++) expect((await session()).status).toBe(200);
+    await expectError(await session(), 429, "rate_limited");
+  });
+
+  it("limits sign-in attempts per client address across emails", async () => {
+    const attempt = (i: number) =>
+      fetch(`${limited.baseUrl}/dashboard/api/sign-in`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "cf-connecting-ip": "203.0.113.9" },
+        body: JSON.stringify({ email: `nobody-${i}-${Date.now()}@example.test`, password: "x" }),
+      });
+    for (let i = 0; i < 5; i++) expect((await attempt(i)).status).toBe(401);
+    await expectError(await attempt(5), 429, "rate_limited");
   });
 
   it("does not count requests refused for authentication", async () => {

@@ -6,6 +6,7 @@ import { text } from "../../lib/fields";
 import { errorResponses, idParam, jsonBody, jsonResponse } from "../../lib/openapi";
 import { pageQuery, pageQuerySchema, pageSchema } from "../../lib/pagination";
 import { authenticate, requireSettingsAccess } from "../../middleware/auth";
+import { rateLimit } from "../../middleware/ratelimit";
 import { createApiKey, listApiKeys, revokeApiKey } from "../../services/api-keys";
 
 export const apiKeySchema = z
@@ -67,7 +68,7 @@ const revokeRoute = createRoute({
 });
 
 export function registerDashboardApiKeys(app: OpenAPIHono<AppEnv>): void {
-  for (const path of [BASE, `${BASE}/*`]) app.use(path, authenticate({ sessionOnly: true }), requireSettingsAccess);
+  for (const path of [BASE, `${BASE}/*`]) app.use(path, authenticate({ sessionOnly: true }), rateLimit, requireSettingsAccess);
 
   app.openapi(listRoute, async (c) => {
     const page = await listApiKeys(c.var.db, c.var.auth.organizationId, pageQuery(c.req.valid("query")));

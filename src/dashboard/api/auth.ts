@@ -8,6 +8,7 @@ import { organizations, type Role } from "../../db/schema";
 import { ApiError } from "../../lib/errors";
 import { errorResponses, jsonBody, jsonResponse } from "../../lib/openapi";
 import { authenticate } from "../../middleware/auth";
+import { limitSignIn, rateLimit } from "../../middleware/ratelimit";
 import { resolveSession, SESSION_COOKIE, signIn, signOut } from "../../services/sessions";
 
 const signInSchema = z
@@ -74,6 +75,7 @@ async function organizationsOf(db: Db, memberships: Array<{ organizationId: stri
 export function registerDashboardAuth(app: OpenAPIHono<AppEnv>): void {
   app.openapi(signInRoute, async (c) => {
     const { email, password } = c.req.valid("json");
+    await limitSignIn(c, email);
     const ttlHours = c.var.config.SESSION_TTL_HOURS;
     const result = await signIn(c.var.db, { email, password, ttlHours });
     if (!result) throw new ApiError("unauthorized", "Email or password is incorrect.");
@@ -96,7 +98,7 @@ export function registerDashboardAuth(app: OpenAPIHono<AppEnv>): void {
     );
   });
 
-  app.use(signOutRoute.path, authenticate({ orgOptional: true, sessionOnly: true }));
+  app.use(signOutRoute.path, authenticate({ orgOptional: true, sessionOnly: true }), rateLimit);
   app.openapi(signOutRoute, async (c) => {
     const token = c.req.header("authorization")?.replace(/^Bearer\s+/i, "") ?? getCookie(c, SESSION_COOKIE);
     if (token) await signOut(c.var.db, token);
@@ -104,7 +106,7 @@ export function registerDashboardAuth(app: OpenAPIHono<AppEnv>): void {
     return c.body(null, 204);
   });
 
-  app.use(sessionRoute.path, authenticate({ orgOptional: true, sessionOnly: true }));
+  app.use(sessionRoute.path, authenticate({ orgOptional: true, sessionOnly: true }), rateLimit);
   app.openapi(sessionRoute, async (c) => {
     const { user, memberships = [] } = c.var.auth;
     if (!user) throw new ApiError("unauthorized", "No signed-in user.");

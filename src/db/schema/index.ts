@@ -3,6 +3,7 @@ export * from "./api-keys";
 export * from "./memberships";
 export * from "./organizations";
 export * from "./sessions";
+export * from "./usage";
 export * from "./users";
 export * from "./voices";
 export * from "./webhooks";

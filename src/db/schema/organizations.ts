@@ -1,9 +1,14 @@
-import { pgTable, text } from "drizzle-orm/pg-core";
+import { bigint, pgTable, text } from "drizzle-orm/pg-core";
 import { id, timestamps } from "./util";
 
 export const organizations = pgTable("organizations", {
   id: id(),
   name: text("name").notNull(),
+  /**
+   * Usage credits in micro-credits (1 credit = 1,000,000). Models calls hold an upper bound
+   * before calling the provider and settle the exact cost after; it never goes below zero.
+   */
+  creditsMicro: bigint("credits_micro", { mode: "number" }).notNull().default(10_000_000),
   ...timestamps,
 });
 

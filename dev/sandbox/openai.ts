@@ -1,0 +1,383 @@
+// The provider sandbox: a local HTTP server that speaks the subset of the OpenAI API the Models
+// API uses (chat completions, speech, transcriptions, models), so the platform's
+// OpenAI-compatible provider adapter runs unchanged on a laptop and in CI. It is a stand-in,
+// not a model: chat replies follow fixed rules derived from the input, speech is real eSpeak
+// audio, and transcription returns the text the sandbox embedded in its own WAVs. Failures are
+// chosen per request through the model name (fault-500, fault-429, fault-timeout,
+// fault-garbage, fault-flaky-N, fault-slow-MS). See docs/sandbox.md.
+//
+//   npx tsx dev/sandbox/openai.ts          # PORT (default 8790), SANDBOX_API_KEY (default random)
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { realpathSync } from "node:fs";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { fileURLToPath } from "node:url";
+import { parseSpeechRequest, parseTranscriptionForm, Synthesizer, synthesize, TRANSCRIPTION_MAX_BYTES, transcribe } from "./audio";
+import { checkModel, complete, parseChatRequest, streamEvents } from "./chat";
+import { ApiError, invalid } from "./errors";
+
+export interface SandboxRequest {
+  method: string;
+  /** Path without the query string, e.g. "/v1/chat/completions". */
+  path: string;
+  /** Date.now() when the request arrived. */
+  at: number;
+  /** The model named in the body, when there was one. */
+  model?: string;
+  /** The status answered; absent while the request is pending or held (fault-timeout). */
+  status?: number;
+}
+
+export interface ProviderSandbox {
+  /** Base URL ending in /v1, e.g. http://127.0.0.1:8790/v1 (the `baseURL` of the openai SDK). */
+  url: string;
+  apiKey: string;
+  /** Every request received, in arrival order, including refused ones. */
+  requests: SandboxRequest[];
+  stop(): Promise<void>;
+}
+
+export const DEFAULT_SANDBOX_PORT = 8790;
+
+/** Models listed by GET /v1/models. Any other id is served too, except `missing-*` (404). */
+export const SANDBOX_MODELS = ["sandbox-chat", "gpt-4o-mini", "gpt-4o", "tts-1", "gpt-4o-mini-tts", "whisper-1", "gpt-4o-mini-transcribe"];
+const MODEL_CREATED = 1_700_000_000;
+
+const JSON_BODY_LIMIT = 8 * 1024 * 1024;
+const MULTIPART_BODY_LIMIT = TRANSCRIPTION_MAX_BYTES + 1024 * 1024;
+const FLAKY_MEMORY = 10_000;
+const SLOW_MAX_MS = 60_000;
+
+type Fault = { kind: "error"; error: ApiError } | { kind: "hold" } | { kind: "garbage" } | { kind: "delay"; ms: number } | { kind: "none" };
+
+const serverError = () =>
+  new ApiError(500, "The server had an error while processing your request. Sorry about that!", "server_error", "server_error");
+
+class BodyTooLarge extends Error {}
+
+/** Reads the body; past `limit` bytes it keeps draining (so the client can read the 413) and throws. */
+async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size <= limit) chunks.push(chunk as Buffer);
+    else if (size > limit * 8) {
+      req.destroy();
+      break;
+    }
+  }
+  if (size > limit) throw new BodyTooLarge();
+  return Buffer.concat(chunks);
+}
+
+const sha256 = (...parts: Array<string | Buffer>) => {
+  const h = createHash("sha256");
+  for (const p of parts) h.update(p).update("\0");
+  return h.digest("hex");
+};
+
+export async function startProviderSandbox(opts: { port?: number; apiKey?: string } = {}): Promise<ProviderSandbox> {
+  const apiKey = opts.apiKey ?? `sk-sandbox-${randomBytes(16).toString("hex")}`;
+  const expected = Buffer.from(`Bearer ${apiKey}`);
+  const requests: SandboxRequest[] = [];
+  const synth = new Synthesizer();
+  const flaky = new Map<string, number>(); // request fingerprint -> times seen
+  const held = new Set<ServerResponse>();
+  const timers = new Set<NodeJS.Timeout>();
+
+  /** The fault a model name selects; counts fault-flaky-N sightings of this request. */
+  const faultFor = (model: string, fingerprint: () => string): Fault => {
+    if (!model.startsWith("fault-")) return { kind: "none" };
+    if (model === "fault-500") return { kind: "error", error: serverError() };
+    if (model === "fault-429")
+      return {
+        kind: "error",
+        error: new ApiError(
+          429,
+          `Rate limit reached for ${model} on requests per min (RPM): Limit 3, Used 3, Requested 1. Please try again in 1s.`,
+          "requests",
+          "rate_limit_exceeded",
+          null,
+          {
+            "retry-after": "1",
+            "x-ratelimit-limit-requests": "3",
+            "x-ratelimit-remaining-requests": "0",
+            "x-ratelimit-reset-requests": "1s",
+          },
+        ),
+      };
+    if (model === "fault-timeout") return { kind: "hold" };
+    if (model === "fault-garbage") return { kind: "garbage" };
+    const flakyN = /^fault-flaky-(\d{1,4})$/.exec(model);
+    if (flakyN) {
+      const key = fingerprint();
+      const seen = (flaky.get(key) ?? 0) + 1;
+      if (flaky.size >= FLAKY_MEMORY && !flaky.has(key)) flaky.clear();
+      flaky.set(key, seen);
+      return seen <= Number(flakyN[1]) ? { kind: "error", error: serverError() } : { kind: "none" };
+    }
+    const slow = /^fault-slow-(\d{1,5})$/.exec(model);
+    if (slow) return { kind: "delay", ms: Math.min(Number(slow[1]), SLOW_MAX_MS) };
+    throw new ApiError(
+      404,
+      `The model \`${model}\` does not exist: the sandbox's fault models are fault-500, fault-429, fault-timeout, fault-garbage, fault-flaky-N and fault-slow-MS.`,
+      "invalid_request_error",
+      "model_not_found",
+      "model",
+    );
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const started = Date.now();
+    const method = req.method ?? "GET";
+    const path = (req.url ?? "/").split("?")[0] ?? "/";
+    const entry: SandboxRequest = { method, path, at: started };
+    requests.push(entry);
+    const requestId = `req_${randomBytes(16).toString("hex")}`;
+
+    const send = (status: number, body: string | Buffer, headers: Record<string, string>) => {
+      entry.status = status;
+      if (res.headersSent || res.destroyed) return;
+      const buf = typeof body === "string" ? Buffer.from(body) : body;
+      res
+        .writeHead(status, {
+          "x-request-id": requestId,
+          "openai-processing-ms": String(Date.now() - started),
+          "content-length": String(buf.length),
+          ...headers,
+        })
+        .end(buf);
+    };
+    const sendJson = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+      send(status, JSON.stringify(body), { "content-type": "application/json", ...headers });
+
+    /** Applies the fault the model selects; true when the response is taken care of. */
+    const applyFault = async (model: string, fingerprint: () => string, garbage: { body: string; type: string }) => {
+      entry.model = model;
+      const fault = faultFor(model, fingerprint);
+      switch (fault.kind) {
+        case "error":
+          throw fault.error;
+        case "hold":
+          // Never answer: the socket stays open until the client gives up or stop() is called.
+          held.add(res);
+          res.on("close", () => held.delete(res));
+          return true;
+        case "garbage":
+          send(200, garbage.body, { "content-type": garbage.type });
+          return true;
+        case "delay":
+          await new Promise<void>((resolve) => {
+            const t = setTimeout(() => {
+              timers.delete(t);
+              resolve();
+            }, fault.ms);
+            timers.add(t);
+          });
+          return res.destroyed; // the client left while we waited
+        default:
+          checkModel(model);
+          return false;
+      }
+    };
+    const jsonGarbage = { body: "<html><body>502 upstream hiccup — this body is not JSON", type: "application/json" };
+
+    try {
+      const auth = Buffer.from(req.headers.authorization ?? "");
+      if (auth.length !== expected.length || !timingSafeEqual(auth, expected)) {
+        throw new ApiError(
+          401,
+          req.headers.authorization
+            ? "Incorrect API key provided. The provider sandbox accepts only the key it was started with."
+            : "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
+          "invalid_request_error",
+          "invalid_api_key",
+        );
+      }
+
+      const readJson = async (): Promise<{ raw: Buffer; body: unknown; model: string }> => {
+        const raw = await readBody(req, JSON_BODY_LIMIT);
+        let body: unknown;
+        try {
+          body = JSON.parse(raw.toString("utf8"));
+        } catch {
+          throw invalid(
+            "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API expects a JSON payload.)",
+            null,
+            null,
+          );
+        }
+        const model =
+          typeof body === "object" && body !== null && typeof (body as { model?: unknown }).model === "string"
+            ? (body as { model: string }).model
+            : "";
+        return { raw, body, model };
+      };
+
+      const routes: Record<string, string[]> = {
+        "/v1/models": ["GET"],
+        "/v1/chat/completions": ["POST"],
+        "/v1/audio/speech": ["POST"],
+        "/v1/audio/transcriptions": ["POST"],
+      };
+
+      if (method === "GET" && path === "/v1/models") {
+        return sendJson(200, {
+          object: "list",
+          data: SANDBOX_MODELS.map((id) => ({ id, object: "model", created: MODEL_CREATED, owned_by: "provider-sandbox" })),
+        });
+      }
+      const modelPath = /^\/v1\/models\/(.+)$/.exec(path);
+      if (method === "GET" && modelPath?.[1]) {
+        const id = decodeURIComponent(modelPath[1]);
+        entry.model = id;
+        checkModel(id);
+        return sendJson(200, { id, object: "model", created: MODEL_CREATED, owned_by: "provider-sandbox" });
+      }
+
+      if (method === "POST" && path === "/v1/chat/completions") {
+        const { raw, body, model } = await readJson();
+        if (model && (await applyFault(model, () => sha256(path, raw), jsonGarbage))) return;
+        const request = parseChatRequest(body);
+        const completion = complete(request);
+        if (!request.stream) return sendJson(200, completion);
+        entry.status = 200;
+        res.writeHead(200, {
+          "content-type": "text/event-stream; charset=utf-8",
+          "cache-control": "no-cache",
+          connection: "keep-alive",
+          "x-request-id": requestId,
+          "openai-processing-ms": String(Date.now() - started),
+        });
+        for (const event of streamEvents(completion, request.includeUsage)) res.write(event);
+        res.end();
+        return;
+      }
+
+      if (method === "POST" && path === "/v1/audio/speech") {
+        const { raw, body, model } = await readJson();
+        if (model && (await applyFault(model, () => sha256(path, raw), { body: "this body is not audio", type: "audio/wav" }))) return;
+        const speech = parseSpeechRequest(body);
+        const audio = await synthesize(synth, speech);
+        return send(200, audio.body, { "content-type": audio.contentType });
+      }
+
+      if (method === "POST" && path === "/v1/audio/transcriptions") {
+        const type = req.headers["content-type"] ?? "";
+        if (!/^multipart\/form-data\s*;/i.test(type))
+          throw invalid(
+            `Invalid Content-Type header (${type || "none"}): the transcription endpoint expects multipart/form-data.`,
+            null,
+            "invalid_content_type",
+          );
+        const raw = await readBody(req, MULTIPART_BODY_LIMIT);
+        let form: FormData;
+        try {
+          form = await new Request("http://sandbox/", { method: "POST", headers: { "content-type": type }, body: raw }).formData();
+        } catch {
+          throw invalid("Could not parse multipart form: the body is not valid multipart/form-data.", null, "invalid_multipart");
+        }
+        const fileEntry = form.get("file") as unknown as Blob | string | null; // a File in Node; workers-types say string
+        let file: Buffer | undefined;
+        if (fileEntry !== null && typeof fileEntry === "object") {
+          if (fileEntry.size > TRANSCRIPTION_MAX_BYTES)
+            throw new ApiError(
+              413,
+              `Maximum content size limit (${TRANSCRIPTION_MAX_BYTES}) exceeded.`,
+              "invalid_request_error",
+              "file_too_large",
+              "file",
+            );
+          file = Buffer.from(await fileEntry.arrayBuffer());
+        }
+        const model = form.get("model");
+        if (typeof model === "string" && model) {
+          const fingerprint = () =>
+            sha256(path, ...["model", "language", "response_format", "prompt"].map((k) => String(form.get(k) ?? "")), file ?? "");
+          if (await applyFault(model, fingerprint, jsonGarbage)) return;
+        }
+        const out = transcribe(parseTranscriptionForm(form, file));
+        return send(200, out.body, { "content-type": out.contentType });
+      }
+
+      const allowed = routes[path];
+      if (allowed)
+        throw new ApiError(
+          405,
+          `Method ${method} not allowed on ${path}; use ${allowed.join(", ")}.`,
+          "invalid_request_error",
+          "method_not_allowed",
+        );
+      throw new ApiError(404, `Invalid URL (${method} ${path})`, "invalid_request_error", "unknown_url");
+    } catch (err) {
+      if (err instanceof BodyTooLarge)
+        return sendJson(
+          413,
+          new ApiError(413, "Request body too large for the provider sandbox.", "invalid_request_error", "request_too_large").body(),
+        );
+      if (err instanceof ApiError) return sendJson(err.status, err.body(), err.headers);
+      const message = err instanceof Error ? err.message : String(err);
+      return sendJson(500, new ApiError(500, `The provider sandbox failed: ${message}`, "server_error", "server_error").body());
+    }
+  };
+
+  const server: Server = createServer((req, res) => {
+    void handle(req, res);
+  });
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(opts.port ?? 0, "127.0.0.1", () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const addr = server.address();
+  if (!addr || typeof addr === "string") throw new Error("provider sandbox did not bind");
+
+  return {
+    url: `http://127.0.0.1:${addr.port}/v1`,
+    apiKey,
+    requests,
+    async stop() {
+      for (const t of timers) clearTimeout(t);
+      timers.clear();
+      for (const res of held) res.socket?.destroy();
+      held.clear();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await synth.close();
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// CLI: `tsx dev/sandbox/openai.ts` (PORT, SANDBOX_API_KEY)
+
+const isMain = (() => {
+  try {
+    return process.argv[1] !== undefined && realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+})();
+
+if (isMain) {
+  const port = Number(process.env.PORT ?? DEFAULT_SANDBOX_PORT);
+  const sandbox = await startProviderSandbox({ port, apiKey: process.env.SANDBOX_API_KEY || undefined });
+  process.stdout.write(
+    [
+      "Provider sandbox (OpenAI-compatible stand-in, not a model) listening.",
+      `  base URL: ${sandbox.url}`,
+      `  API key:  ${sandbox.apiKey}`,
+      "  For the openai SDK or curl:",
+      `    export OPENAI_BASE_URL=${sandbox.url} OPENAI_API_KEY=${sandbox.apiKey}`,
+      "",
+    ].join("\n"),
+  );
+  const shutdown = () => {
+    void sandbox.stop().then(() => process.exit(0));
+  };
+  process.once("SIGINT", shutdown);
+  process.once("SIGTERM", shutdown);
+}

@@ -1,0 +1,34 @@
+import { bigint, index, integer, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { organizations } from "./organizations";
+import { id } from "./util";
+
+/** Every Models API request of a workspace (spec: Limits 2), successful or not. */
+export const usageEvents = pgTable(
+  "usage_events",
+  {
+    id: id(),
+    organizationId: uuid("organization_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    /** The API key used, when one was (dashboard sessions have none). */
+    apiKeyId: uuid("api_key_id"),
+    method: text("method").notNull(),
+    endpoint: text("endpoint").notNull(),
+    modality: text("modality").$type<"tts" | "stt" | "chat">().notNull(),
+    provider: text("provider").notNull(),
+    model: text("model").notNull(),
+    status: integer("status").notNull(),
+    errorCode: text("error_code"),
+    latencyMs: integer("latency_ms").notNull(),
+    /** What was consumed: characters (tts), milliseconds of audio (stt), tokens (chat). */
+    unit: text("unit").$type<"characters" | "audio_ms" | "tokens">().notNull(),
+    quantity: integer("quantity").notNull().default(0),
+    promptTokens: integer("prompt_tokens"),
+    completionTokens: integer("completion_tokens"),
+    costMicro: bigint("cost_micro", { mode: "number" }).notNull().default(0),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date", precision: 3 }).notNull().defaultNow(),
+  },
+  (t) => [index("usage_events_org_idx").on(t.organizationId, t.id)],
+);
+
+export type UsageEvent = typeof usageEvents.$inferSelect;

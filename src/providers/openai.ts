@@ -1,0 +1,120 @@
+// The OpenAI-compatible adapter: OpenAI itself, and every server that speaks its API (Groq,
+// Together, vLLM, Ollama, LM Studio… and our local sandbox). Chat, speech and transcription.
+import { z } from "zod";
+import { type CallOptions, ProviderError, providerFetch, readJson } from "./http";
+import type {
+  ChatCompletion,
+  ChatProvider,
+  ChatRequest,
+  SpeechRequest,
+  SttProvider,
+  Transcription,
+  TranscriptionRequest,
+  TtsProvider,
+} from "./types";
+
+const completionSchema = z.object({
+  id: z.string(),
+  created: z.number(),
+  model: z.string(),
+  choices: z
+    .array(
+      z.object({
+        index: z.number(),
+        message: z.object({
+          role: z.literal("assistant"),
+          content: z.string().nullable(),
+          tool_calls: z.array(z.record(z.string(), z.unknown())).optional(),
+        }),
+        finish_reason: z.string().nullable(),
+      }),
+    )
+    .min(1),
+  usage: z.object({
+    prompt_tokens: z.number().int().min(0),
+    completion_tokens: z.number().int().min(0),
+    total_tokens: z.number().int().min(0),
+  }),
+});
+
+const transcriptionSchema = z.object({
+  text: z.string(),
+  language: z.string().nullish(),
+  duration: z.number().nullish(),
+  segments: z.array(z.object({ start: z.number(), end: z.number(), text: z.string() })).nullish(),
+});
+
+export class OpenAICompatible implements ChatProvider, TtsProvider, SttProvider {
+  readonly name: string;
+
+  constructor(
+    private readonly baseUrl: string,
+    private readonly apiKey: string,
+    private readonly call: CallOptions,
+    name = "openai-compatible",
+  ) {
+    this.name = name;
+  }
+
+  private headers(json = true): Record<string, string> {
+    return { authorization: `Bearer ${this.apiKey}`, ...(json ? { "content-type": "application/json" } : {}) };
+  }
+
+  private url(path: string) {
+    return `${this.baseUrl.replace(/\/$/, "")}${path}`;
+  }
+
+  async complete(request: ChatRequest): Promise<ChatCompletion> {
+    const res = await providerFetch(
+      this.name,
+      this.url("/chat/completions"),
+      { method: "POST", headers: this.headers(), body: JSON.stringify({ ...request, stream: false }) },
+      this.call,
+    );
+    const parsed = completionSchema.safeParse(await readJson(this.name, res));
+    if (!parsed.success) throw new ProviderError("bad_response", `${this.name} answered a chat completion we cannot read`);
+    return { ...parsed.data, object: "chat.completion" };
+  }
+
+  async synthesize(request: SpeechRequest): Promise<ArrayBuffer> {
+    const body = {
+      model: request.model,
+      input: request.text,
+      voice: request.voice,
+      response_format: request.format,
+      ...(request.speed ? { speed: request.speed } : {}),
+    };
+    const res = await providerFetch(
+      this.name,
+      this.url("/audio/speech"),
+      { method: "POST", headers: this.headers(), body: JSON.stringify(body) },
+      this.call,
+    );
+    const audio = await res.arrayBuffer();
+    if (audio.byteLength === 0) throw new ProviderError("bad_response", `${this.name} answered empty audio`);
+    return audio;
+  }
+
+  async transcribe(request: TranscriptionRequest): Promise<Transcription> {
+    const form = new FormData();
+    form.set("file", request.audio, request.filename);
+    form.set("model", request.model);
+    form.set("response_format", "verbose_json");
+    if (request.language) form.set("language", request.language);
+    const res = await providerFetch(
+      this.name,
+      this.url("/audio/transcriptions"),
+      { method: "POST", headers: this.headers(false), body: form },
+      this.call,
+    );
+    const parsed = transcriptionSchema.safeParse(await readJson(this.name, res));
+    if (!parsed.success) throw new ProviderError("bad_response", `${this.name} answered a transcription we cannot read`);
+    const t = parsed.data;
+    return {
+      text: t.text,
+      language: t.language ?? request.language ?? null,
+      durationSeconds: t.duration ?? null,
+      ...(t.segments ? { segments: t.segments.map((s) => ({ start: s.start, end: s.end, text: s.text })) } : {}),
+    };
+  }
+}

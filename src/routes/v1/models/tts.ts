@@ -1,0 +1,88 @@
+// POST /v1/tts (ours) and POST /v1/audio/speech (the `openai` SDK's): the whole audio buffer,
+// metered by characters. The voice is resolved through the workspace's voices to a provider.
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { and, eq, isNull, or, sql } from "drizzle-orm";
+import type { Context } from "hono";
+import type { AppEnv } from "../../../context";
+import { type Voice, voices } from "../../../db/schema";
+import { ApiError } from "../../../lib/errors";
+import { codePoints } from "../../../lib/fields";
+import { isUuid } from "../../../lib/ids";
+import { bearerSecurity, errorResponses, jsonBody } from "../../../lib/openapi";
+import { metered } from "../../../metering/metered";
+import { ttsProvider } from "../../../providers/registry";
+import { AUDIO_CONTENT_TYPES, type AudioFormat } from "../../../providers/types";
+import { speechAliasSchema, ttsRequestSchema } from "./schema";
+
+/** A voice the workspace may use: by id, or (the SDK's alias) by provider voice id or name. */
+async function resolveVoice(c: Context<AppEnv>, ref: string): Promise<Voice> {
+  const visible = or(isNull(voices.organizationId), eq(voices.organizationId, c.var.auth.organizationId));
+  const match = isUuid(ref)
+    ? eq(voices.id, ref)
+    : or(sql`lower(${voices.providerVoiceId}) = lower(${ref})`, sql`lower(${voices.name}) = lower(${ref})`);
+  const [voice] = await c.var.db
+    .select()
+    .from(voices)
+    .where(and(visible, match))
+    .orderBy(sql`${voices.organizationId} is null`) // the workspace's own voice first
+    .limit(1);
+  if (!voice) {
+    throw new ApiError("validation_failed", `No voice "${ref}" in this workspace or among the system voices (GET /v1/voices).`, {
+      issues: [{ path: "voiceId", message: "unknown voice" }],
+    });
+  }
+  return voice;
+}
+
+async function synthesize(c: Context<AppEnv>, input: { text: string; voice: string; model?: string; format: AudioFormat; speed?: number }) {
+  const { config } = c.var;
+  const voice = await resolveVoice(c, input.voice);
+  const provider = ttsProvider(config, voice.provider);
+  const model = input.model ?? (voice.provider === "elevenlabs" ? "eleven_multilingual_v2" : config.DEFAULT_TTS_MODEL);
+  const characters = codePoints(input.text);
+  const audio = await metered(c, { modality: "tts", provider: provider.name, model, maxQuantity: characters }, async () => ({
+    result: await provider.synthesize({ text: input.text, voice: voice.providerVoiceId, model, format: input.format, speed: input.speed }),
+    quantity: characters,
+  }));
+  return c.body(audio, 200, { "content-type": AUDIO_CONTENT_TYPES[input.format], "x-characters": String(characters) });
+}
+
+const audioResponse = {
+  description: "The whole audio buffer (not a stream).",
+  content: Object.fromEntries(Object.values(AUDIO_CONTENT_TYPES).map((t) => [t, { schema: z.string().openapi({ format: "binary" }) }])),
+};
+
+export function registerTts(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/tts",
+      tags: ["Models"],
+      operationId: "tts",
+      summary: "Text to speech: the full audio buffer, metered by characters",
+      security: bearerSecurity,
+      request: jsonBody(ttsRequestSchema),
+      responses: { 200: audioResponse, ...errorResponses(400, 402, 413, 415, 502, 504) },
+    }),
+    async (c) => {
+      const body = c.req.valid("json");
+      return synthesize(c, { text: body.text, voice: body.voiceId, model: body.model, format: body.format, speed: body.speed });
+    },
+  );
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/audio/speech",
+      tags: ["Models"],
+      operationId: "audioSpeech",
+      summary: "Text to speech at the OpenAI SDK's path (voice: an id, or a name such as alloy; default format wav)",
+      security: bearerSecurity,
+      request: jsonBody(speechAliasSchema),
+      responses: { 200: audioResponse, ...errorResponses(400, 402, 413, 415, 502, 504) },
+    }),
+    async (c) => {
+      const body = c.req.valid("json");
+      return synthesize(c, { text: body.input, voice: body.voice, model: body.model, format: body.response_format, speed: body.speed });
+    },
+  );
+}

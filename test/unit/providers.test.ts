@@ -1,0 +1,105 @@
+// The ElevenLabs adapter against a stand-in speaking its API, and the shared provider HTTP
+// layer's failure handling (no provider key may leak into an error).
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseWav } from "../../src/lib/audio";
+import { ApiError } from "../../src/lib/errors";
+import { ElevenLabs } from "../../src/providers/elevenlabs";
+import { ProviderError, providerFetch, toApiError } from "../../src/providers/http";
+
+let server: Server;
+let base: string;
+const seen: Array<{ url: string; key: string | undefined; body: unknown }> = [];
+let failuresLeft = 0;
+
+beforeAll(async () => {
+  server = createServer(async (req: IncomingMessage, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString()) : null;
+    seen.push({ url: req.url ?? "", key: req.headers["xi-api-key"] as string | undefined, body });
+    if (req.headers["xi-api-key"] !== "xi-test-key") {
+      res
+        .writeHead(401, { "content-type": "application/json" })
+        .end(JSON.stringify({ detail: { message: `invalid key ${req.headers["xi-api-key"]}` } }));
+      return;
+    }
+    if (failuresLeft > 0) {
+      failuresLeft--;
+      res.writeHead(503).end("busy");
+      return;
+    }
+    const url = new URL(req.url ?? "/", "http://x");
+    const format = url.searchParams.get("output_format");
+    if (format?.startsWith("pcm_")) res.writeHead(200, { "content-type": "audio/pcm" }).end(Buffer.alloc(48_000, 1));
+    else res.writeHead(200, { "content-type": "audio/mpeg" }).end(Buffer.from([0xff, 0xfb, 0x90, 0x00]));
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+});
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+const call = { timeoutMs: 2000, retries: 2, backoffMs: 10 };
+
+describe("ElevenLabs adapter", () => {
+  it("asks for 24 kHz PCM and wraps it in a WAV header, with the key in xi-api-key", async () => {
+    const audio = await new ElevenLabs(base, "xi-test-key", call).synthesize({
+      text: "Hi",
+      voice: "21m00Tcm4TlvDq8ikWAM",
+      model: "eleven_multilingual_v2",
+      format: "wav",
+    });
+    const wav = parseWav(new Uint8Array(audio));
+    expect(wav).toMatchObject({ sampleRate: 24000, channels: 1, bitsPerSample: 16 });
+    expect(wav?.durationSeconds).toBeCloseTo(1, 5);
+    const last = seen.at(-1);
+    expect(last?.url).toBe("/v1/text-to-speech/21m00Tcm4TlvDq8ikWAM?output_format=pcm_24000");
+    expect(last?.body).toEqual({ text: "Hi", model_id: "eleven_multilingual_v2" });
+  });
+
+  it("passes MP3 through", async () => {
+    const audio = new Uint8Array(
+      await new ElevenLabs(base, "xi-test-key", call).synthesize({ text: "Hi", voice: "v", model: "m", format: "mp3" }),
+    );
+    expect([...audio.slice(0, 2)]).toEqual([0xff, 0xfb]);
+    expect(seen.at(-1)?.url).toContain("output_format=mp3_44100_128");
+  });
+
+  it("retries 5xx and succeeds", async () => {
+    failuresLeft = 2;
+    const audio = await new ElevenLabs(base, "xi-test-key", call).synthesize({ text: "Hi", voice: "v", model: "m", format: "pcm" });
+    expect(audio.byteLength).toBe(48_000);
+    expect(failuresLeft).toBe(0);
+  });
+
+  it("a refusal becomes our error without the provider's key in it", async () => {
+    const err = await new ElevenLabs(base, "xi-wrongkeywrongkey123", call)
+      .synthesize({ text: "Hi", voice: "v", model: "m", format: "wav" })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ProviderError);
+    expect((err as ProviderError).failure).toBe("rejected");
+    expect((err as Error).message).not.toContain("xi-wrongkeywrongkey123");
+    const api = toApiError(err);
+    expect(api).toBeInstanceOf(ApiError);
+    expect((api as ApiError).code).toBe("provider_error");
+  });
+});
+
+describe("provider HTTP layer", () => {
+  it("turns an unreachable provider and a timeout into ProviderErrors", async () => {
+    const down = await providerFetch("p", "http://127.0.0.1:9/x", { method: "POST" }, { timeoutMs: 500, retries: 0 }).catch(
+      (e: unknown) => e,
+    );
+    expect((down as ProviderError).failure).toBe("upstream");
+    const slow = createServer(() => undefined); // never answers
+    await new Promise<void>((r) => slow.listen(0, "127.0.0.1", r));
+    const url = `http://127.0.0.1:${(slow.address() as { port: number }).port}/`;
+    const timedOut = await providerFetch("p", url, { method: "POST" }, { timeoutMs: 200, retries: 1, backoffMs: 10 }).catch(
+      (e: unknown) => e,
+    );
+    slow.closeAllConnections();
+    slow.close();
+    expect((timedOut as ProviderError).failure).toBe("timeout");
+    expect((toApiError(timedOut) as ApiError).code).toBe("provider_timeout");
+  });
+});
