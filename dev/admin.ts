@@ -194,7 +194,7 @@ const COMMANDS: Record<string, Command> = {
           `  Secret  ${secret}`,
           "          shown once: only its hash is stored, so copy it now",
           "",
-          `Try it: curl -H "Authorization: Bearer ${secret}" ${readStackInfo()?.baseUrl ?? "http://127.0.0.1:8787"}/v1/me`,
+          `Try it: curl -H "Authorization: Bearer <the secret above>" ${readStackInfo()?.baseUrl ?? "http://127.0.0.1:8787"}/v1/me`,
         ],
       };
     },

@@ -51,7 +51,7 @@ export async function ensureFirstRun(opts: { databaseUrl: string; wsProxy: strin
         "# The API key printed on that run is not stored anywhere; make another with:",
         `#   npm run admin -- keys create --org ${organization.id} --name <name>`,
         "",
-        `dashboard: ${opts.baseUrl}/dashboard`,
+        `sign-in:   POST ${opts.baseUrl}/dashboard/api/sign-in  {"email": …, "password": …}`,
         `email:     ${user.email}`,
         `password:  ${password}`,
         `workspace: ${organization.name} (${organization.id})`,

@@ -206,7 +206,7 @@ function printReady(cfg: Config, stack: Stack, first: FirstRun, seconds: string)
   out(rule);
   out(`  API          ${url}/v1`);
   out(`  API docs     ${url}/docs`);
-  out(`  Dashboard    ${url}/dashboard`);
+  out(`  Sign-in      POST ${url}/dashboard/api/sign-in  (JSON; the dashboard screens are not built yet)`);
   if (first.created) {
     out();
     out('  First run: created the workspace "Local workspace" with an admin user and an API key.');

@@ -1,5 +1,5 @@
 // Organizations and their people. Used by the admin CLI, first-run seeding and the dashboard.
-import { and, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { memberships, organizations, type Role, users } from "../db/schema";
 import { hashPassword } from "../lib/crypto";
@@ -45,12 +45,4 @@ export async function addMember(
     .values({ organizationId: input.organizationId, userId: user.id, role: input.role })
     .onConflictDoUpdate({ target: [memberships.organizationId, memberships.userId], set: { role: input.role } });
   return { userId: user.id, email, role: input.role };
-}
-
-export async function findMembership(db: Db, organizationId: string, userId: string): Promise<Role | null> {
-  const [row] = await db
-    .select({ role: memberships.role })
-    .from(memberships)
-    .where(and(eq(memberships.organizationId, organizationId), eq(memberships.userId, userId)));
-  return row?.role ?? null;
 }

@@ -5,19 +5,19 @@
 // An attempt is signed when it is made, with a fresh timestamp and the endpoint's current
 // secret, so a rotated-out secret never signs again, even for retries already queued.
 import { Client } from "@upstash/qstash";
-import { Redis } from "@upstash/redis/cloudflare";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { type WebhookEndpoint, webhookAttempts, webhookDeliveries, webhookEndpoints } from "../db/schema";
 import type { AppConfig } from "../env";
 import { mapLimit } from "../lib/concurrency";
 import { newId } from "../lib/ids";
+import { redisFor } from "../lib/redis";
 import { captureRequest } from "./capture";
-import { captureUrl } from "./endpoints";
+import { captureUrl, publicOrigin } from "./endpoints";
 import { NEVER_DISPATCHED, payloadChannel } from "./events";
 import { buildPayload, type EventData, shapePayload } from "./payload";
 import { signPayload } from "./signature";
-import { checkUrlResolved, dohResolver, type Resolver } from "./ssrf";
+import { checkUrlResolved, dohResolver } from "./ssrf";
 
 export const USER_AGENT = "Service-Webhooks/1.0";
 export const RESPONSE_BODY_CAP = 2048;
@@ -29,16 +29,13 @@ export const QSTASH_FAILED_PATH = "/internal/qstash/failed";
 export interface WebhookDeps {
   db: Db;
   config: AppConfig;
-  /** Keeps work alive after the response (ctx.waitUntil in the worker). */
+  /** Keeps work alive after the response (the request scope's defer in the worker). */
   waitUntil(promise: Promise<unknown>): void;
-  resolver?: Resolver;
   /** The request's origin, for the built-in test receiver's URL when PUBLIC_BASE_URL is unset. */
   origin?: string;
 }
 
 export type Trigger = "emit" | "retry" | "resend" | "test";
-
-export const redisFor = (config: AppConfig) => new Redis({ url: config.UPSTASH_REDIS_REST_URL, token: config.UPSTASH_REDIS_REST_TOKEN });
 
 const qstashMode = (config: AppConfig) => Boolean(config.QSTASH_TOKEN);
 
@@ -131,7 +128,7 @@ export async function dispatch(deps: WebhookDeps, deliveryIds: string[], trigger
 
 export interface AttemptResult {
   ok: boolean;
-  /** false when retrying cannot help (endpoint gone or off, URL refused). */
+  /** false when retrying cannot help (endpoint gone or off, URL refused); a failed DNS lookup is retried. */
   retryable: boolean;
   statusCode: number | null;
   error: string | null;
@@ -142,9 +139,9 @@ type Target = { kind: "production" | "test" | "test_receiver"; url: string };
 
 type TargetFields = Pick<WebhookEndpoint, "url" | "useTestReceiver" | "testMode" | "testUrl" | "captureToken">;
 
-function targetOf(endpoint: TargetFields, config: AppConfig, origin: string): Target | null {
+function targetOf(endpoint: TargetFields, config: AppConfig, origin: string | undefined): Target | null {
   if (endpoint.useTestReceiver) {
-    return { kind: "test_receiver", url: captureUrl(config.PUBLIC_BASE_URL ?? origin, endpoint.captureToken) };
+    return { kind: "test_receiver", url: captureUrl(publicOrigin(config, origin), endpoint.captureToken) };
   }
   if (endpoint.testMode && endpoint.testUrl) return { kind: "test", url: endpoint.testUrl };
   return endpoint.url ? { kind: "production", url: endpoint.url } : null;
@@ -210,7 +207,7 @@ export async function attemptDelivery(deps: WebhookDeps, deliveryId: string, tri
   }
   const { endpoint, attempt } = row;
   const delivery = { id: deliveryId, organizationId: row.organizationId, event: row.event, payload: row.payload };
-  const target = targetOf(endpoint, config, deps.origin ?? "");
+  const target = targetOf(endpoint, config, deps.origin);
 
   const raw = JSON.stringify(delivery.payload);
   const signedAt = Math.floor(Date.now() / 1000);
@@ -235,12 +232,11 @@ export async function attemptDelivery(deps: WebhookDeps, deliveryId: string, tri
     await captureRequest(redisFor(config), endpoint.captureToken, { method: "POST", headers, body: raw });
     statusCode = 200;
   } else {
-    const verdict = await checkUrlResolved(
-      target.url,
-      config.WEBHOOKS_ALLOW_PRIVATE_URLS,
-      deps.resolver ?? dohResolver(config.DNS_RESOLVER_URL),
-    );
-    if (!verdict.ok) {
+    const verdict = await checkUrlResolved(target.url, config.WEBHOOKS_ALLOW_PRIVATE_URLS, dohResolver(config.DNS_RESOLVER_URL));
+    if (!verdict.ok && verdict.transient) {
+      // The resolver failed, not the URL: a later attempt may get through.
+      error = `DNS lookup failed: the URL ${verdict.reason}`;
+    } else if (!verdict.ok) {
       error = `refused: the URL ${verdict.reason}`;
       retryable = false;
     } else {

@@ -2,6 +2,7 @@
 import { and, desc, eq } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { type WebhookEndpoint, webhookEndpoints } from "../db/schema";
+import type { AppConfig } from "../env";
 import { randomBase62 } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
 import { newId } from "../lib/ids";
@@ -39,6 +40,12 @@ export interface EndpointView extends Omit<EndpointInput, "events"> {
   updatedAt: string;
 }
 
+export const endpointNotFound = () => new ApiError("not_found", "No webhook endpoint with that id in this workspace.");
+
+/** The service's public origin: PUBLIC_BASE_URL, else the origin the request came to. */
+export const publicOrigin = (config: Pick<AppConfig, "PUBLIC_BASE_URL">, requestOrigin: string | undefined): string =>
+  config.PUBLIC_BASE_URL ?? requestOrigin ?? "";
+
 export const captureUrl = (origin: string, token: string) => `${origin.replace(/\/$/, "")}/webhooks/test-receiver/${token}`;
 
 export function toEndpointView(row: WebhookEndpoint, origin: string, revealSecret = false): EndpointView {
@@ -63,14 +70,17 @@ export function toEndpointView(row: WebhookEndpoint, origin: string, revealSecre
   };
 }
 
-/** Rules across fields, and the receiver URL guard (again at every delivery, after DNS). */
+/**
+ * Rules across fields, and the receiver URL guard (again at every delivery, after DNS).
+ * Channels, events and custom fields are stored without duplicates, in the order given.
+ */
 function normalize(input: EndpointInput, allowPrivate: boolean): Omit<EndpointInput, "events"> & { events: string[] } {
   const issues: Array<{ path: string; message: string }> = [];
-  const selectable = eventsFor(input.channels);
+  const channels = [...new Set(input.channels)];
+  const selectable = [...new Set(eventsFor(channels))];
   const events = input.events === "all" ? selectable : [...new Set(input.events)];
   for (const e of events) {
-    if (!selectable.includes(e))
-      issues.push({ path: "events", message: `${e} is not an event of the channels ${input.channels.join(", ")}` });
+    if (!selectable.includes(e)) issues.push({ path: "events", message: `${e} is not an event of the channels ${channels.join(", ")}` });
   }
   if (!input.url && !input.useTestReceiver)
     issues.push({ path: "url", message: "a production URL is required unless the built-in test receiver is used" });
@@ -86,7 +96,7 @@ function normalize(input: EndpointInput, allowPrivate: boolean): Omit<EndpointIn
   }
   const first = issues[0];
   if (first) throw new ApiError("validation_failed", `Invalid body: ${first.path}: ${first.message}`, { issues });
-  return { ...input, events, customFields: input.payloadMode === "custom" ? [...new Set(input.customFields)] : [] };
+  return { ...input, channels, events, customFields: input.payloadMode === "custom" ? [...new Set(input.customFields)] : [] };
 }
 
 export async function createEndpoint(
@@ -109,10 +119,14 @@ export async function getEndpoint(db: Db, organizationId: string, id: string): P
     .select()
     .from(webhookEndpoints)
     .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.organizationId, organizationId)));
-  if (!row) throw new ApiError("not_found", "No webhook endpoint with that id in this workspace.");
+  if (!row) throw endpointNotFound();
   return row;
 }
 
+/**
+ * PATCH: read the row FOR UPDATE, merge, check, write, in one transaction, so a concurrent
+ * PATCH or a service-side change (410 auto-disable, failure count) waits instead of being lost.
+ */
 export async function updateEndpoint(
   db: Db,
   organizationId: string,
@@ -120,31 +134,38 @@ export async function updateEndpoint(
   patch: Partial<EndpointInput>,
   allowPrivate: boolean,
 ): Promise<WebhookEndpoint> {
-  const current = await getEndpoint(db, organizationId, id);
-  const merged: EndpointInput = {
-    name: patch.name ?? current.name,
-    description: patch.description !== undefined ? patch.description : current.description,
-    url: patch.url !== undefined ? patch.url : current.url,
-    active: patch.active ?? current.active,
-    useTestReceiver: patch.useTestReceiver ?? current.useTestReceiver,
-    testUrl: patch.testUrl !== undefined ? patch.testUrl : current.testUrl,
-    testMode: patch.testMode ?? current.testMode,
-    channels: patch.channels ?? (current.channels as Channel[]),
-    // Changing channels without naming events keeps the events still selectable.
-    events: patch.events ?? current.events.filter((e) => eventsFor(patch.channels ?? (current.channels as Channel[])).includes(e)),
-    payloadMode: patch.payloadMode ?? current.payloadMode,
-    customFields: patch.customFields ?? current.customFields,
-  };
-  const values = normalize(merged, allowPrivate);
-  // Turning an endpoint back on clears what turned it off.
-  const reenable = patch.active === true ? { disabledReason: null, consecutiveFailures: 0 } : {};
-  const [row] = await db
-    .update(webhookEndpoints)
-    .set({ ...values, ...reenable })
-    .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.organizationId, organizationId)))
-    .returning();
-  if (!row) throw new ApiError("not_found", "No webhook endpoint with that id in this workspace.");
-  return row;
+  return db.transaction(async (tx) => {
+    const [current] = await tx
+      .select()
+      .from(webhookEndpoints)
+      .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.organizationId, organizationId)))
+      .for("update");
+    if (!current) throw endpointNotFound();
+    const merged: EndpointInput = {
+      name: patch.name ?? current.name,
+      description: patch.description !== undefined ? patch.description : current.description,
+      url: patch.url !== undefined ? patch.url : current.url,
+      active: patch.active ?? current.active,
+      useTestReceiver: patch.useTestReceiver ?? current.useTestReceiver,
+      testUrl: patch.testUrl !== undefined ? patch.testUrl : current.testUrl,
+      testMode: patch.testMode ?? current.testMode,
+      channels: patch.channels ?? (current.channels as Channel[]),
+      // Changing channels without naming events keeps the events still selectable.
+      events: patch.events ?? current.events.filter((e) => eventsFor(patch.channels ?? (current.channels as Channel[])).includes(e)),
+      payloadMode: patch.payloadMode ?? current.payloadMode,
+      customFields: patch.customFields ?? current.customFields,
+    };
+    const values = normalize(merged, allowPrivate);
+    // Turning an endpoint back on clears what turned it off.
+    const reenable = patch.active === true ? { disabledReason: null, consecutiveFailures: 0 } : {};
+    const [row] = await tx
+      .update(webhookEndpoints)
+      .set({ ...values, ...reenable })
+      .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.organizationId, organizationId)))
+      .returning();
+    if (!row) throw endpointNotFound();
+    return row;
+  });
 }
 
 export async function rotateSecret(db: Db, organizationId: string, id: string): Promise<WebhookEndpoint> {
@@ -153,7 +174,7 @@ export async function rotateSecret(db: Db, organizationId: string, id: string): 
     .set({ secret: newSigningSecret(), secretRotatedAt: new Date() })
     .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.organizationId, organizationId)))
     .returning();
-  if (!row) throw new ApiError("not_found", "No webhook endpoint with that id in this workspace.");
+  if (!row) throw endpointNotFound();
   return row;
 }
 
@@ -162,7 +183,7 @@ export async function deleteEndpoint(db: Db, organizationId: string, id: string)
     .delete(webhookEndpoints)
     .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.organizationId, organizationId)))
     .returning({ id: webhookEndpoints.id });
-  if (deleted.length === 0) throw new ApiError("not_found", "No webhook endpoint with that id in this workspace.");
+  if (deleted.length === 0) throw endpointNotFound();
 }
 
 export async function listEndpoints(db: Db, organizationId: string, page: PageQuery, origin: string): Promise<Page<EndpointView>> {

@@ -27,9 +27,6 @@ export const ALL_EVENTS = Object.values(EVENTS_BY_CHANNEL).flat();
 
 export const eventsFor = (channels: readonly Channel[]): string[] => channels.flatMap((c) => EVENTS_BY_CHANNEL[c]);
 
-export const channelOf = (event: string): Channel | undefined =>
-  (Object.keys(EVENTS_BY_CHANNEL) as Channel[]).find((c) => EVENTS_BY_CHANNEL[c].includes(event));
-
 /** The `channel` value inside a payload: `voice`, `widget`, or the messaging channel type (`whatsapp`). */
 export const payloadChannel = (event: string): string => {
   const prefix = event.split(".")[0] ?? "";

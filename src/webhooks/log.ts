@@ -105,15 +105,21 @@ export async function getDelivery(db: Db, organizationId: string, endpointId: st
   return toDeliveryView(row, attempts);
 }
 
-/** Replays a delivery: a new attempt under the same delivery id, signed afresh. */
+/**
+ * Replays a delivery: a new attempt under the same delivery id, signed afresh. An inactive
+ * endpoint (turned off, or by the service) receives nothing, so resending to it is a 409.
+ */
 export async function resendDelivery(
   deps: WebhookDeps,
   organizationId: string,
   endpointId: string,
   deliveryId: string,
 ): Promise<DeliveryView> {
-  await getEndpoint(deps.db, organizationId, endpointId);
+  const endpoint = await getEndpoint(deps.db, organizationId, endpointId);
   await getDelivery(deps.db, organizationId, endpointId, deliveryId);
+  if (!endpoint.active || endpoint.disabledReason) {
+    throw new ApiError("conflict", "The endpoint is inactive: turn it on before resending.");
+  }
   await dispatch(deps, [deliveryId], "resend");
   return getDelivery(deps.db, organizationId, endpointId, deliveryId);
 }

@@ -5,7 +5,6 @@
 // `report.extractedData` / `metadata` are leaves (no indexing into them). Unknown paths are
 // refused when the endpoint is saved. The envelope (`deliveryId`, `event`, `timestamp`) is
 // always sent so a receiver can verify, route and de-duplicate.
-import { z } from "zod";
 
 export interface CallPayload {
   id: string;
@@ -43,16 +42,6 @@ export interface EventData {
   } | null;
   metadata?: Record<string, unknown> | null;
 }
-
-export const eventDataSchema = z.object({
-  call: z.record(z.string(), z.unknown()).optional(),
-  chat: z.record(z.string(), z.unknown()).optional(),
-  transcript: z.unknown().optional(),
-  recording: z.unknown().optional(),
-  analysis: z.unknown().optional(),
-  report: z.unknown().optional(),
-  metadata: z.unknown().optional(),
-});
 
 const CALL_FIELDS = [
   "id",
@@ -116,7 +105,7 @@ export function buildPayload(input: { deliveryId: string; event: string; channel
 
 /** `custom` mode: keeps the envelope and only the selected leaf paths, nesting preserved. */
 export function shapePayload(full: Payload, paths: readonly string[]): Payload {
-  const out: Payload = { deliveryId: full.deliveryId, event: full.event, timestamp: full.timestamp };
+  const out = Object.fromEntries(ENVELOPE_PATHS.map((k) => [k, full[k]])) as Payload;
   for (const path of paths) {
     const keys = path.split(".");
     let src: unknown = full;

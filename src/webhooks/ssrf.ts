@@ -2,21 +2,38 @@
 // after DNS resolution: only public unicast addresses are reachable. Refused: loopback,
 // private, link-local, CGNAT, multicast, broadcast, unspecified, documentation and other
 // reserved ranges, NAT64/6to4/Teredo (they embed other addresses), IPv4-mapped IPv6 (judged as
-// the IPv4 inside), internal host names, credentials in the URL, and any scheme but https.
+// the IPv4 inside), any other IPv6 address outside global unicast 2000::/3 (IPv4-compatible
+// ::/96 included), internal host names, credentials in the URL, and any scheme but https.
 // WEBHOOKS_ALLOW_PRIVATE_URLS=1 (local development only) lifts the address and scheme rules.
 import ipaddr from "ipaddr.js";
 
-export type UrlVerdict = { ok: true; url: URL } | { ok: false; reason: string };
+/**
+ * `transient` marks a refusal that may pass later (the resolver failed): the attempt is
+ * retried. Every other refusal is permanent.
+ */
+export type UrlVerdict = { ok: true; url: URL } | { ok: false; reason: string; transient?: boolean };
+
+/** Global unicast: the only IPv6 block that holds public addresses. */
+const GLOBAL_UNICAST = ipaddr.parseCIDR("2000::/3");
+/** IPv4-compatible IPv6 (deprecated, RFC 4291): `::7f00:1` is 127.0.0.1 in disguise. */
+const IPV4_COMPATIBLE = ipaddr.parseCIDR("::/96");
 
 const INTERNAL_SUFFIXES = [".localhost", ".local", ".internal", ".intranet", ".lan", ".home.arpa", ".corp", ".private"];
 
-/** The range of an address, IPv4-mapped IPv6 normalised to IPv4 first. "unicast" is public. */
+/**
+ * The range of an address, IPv4-mapped IPv6 normalised to IPv4 first. "unicast" is public: an
+ * IPv6 address is only when ipaddr.js calls it unicast and it lies in 2000::/3.
+ */
 export function addressRange(address: string): string {
   const bare = address.replace(/^\[|\]$/g, "").replace(/%.*$/, "");
   if (!ipaddr.isValid(bare)) return "invalid";
-  let parsed = ipaddr.parse(bare);
-  if (parsed.kind() === "ipv6" && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  return parsed.range();
+  const parsed = ipaddr.parse(bare);
+  if (parsed.kind() === "ipv4") return parsed.range();
+  const v6 = parsed as ipaddr.IPv6;
+  if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().range();
+  const range = v6.range();
+  if (range !== "unicast" || v6.match(GLOBAL_UNICAST)) return range;
+  return v6.match(IPV4_COMPATIBLE) ? "ipv4Compatible" : "outside 2000::/3";
 }
 
 export const isPublicAddress = (address: string): boolean => addressRange(address) === "unicast";
@@ -45,7 +62,16 @@ export function checkUrl(raw: string, allowPrivate: boolean): UrlVerdict {
   return { ok: true, url };
 }
 
+/**
+ * Resolves a host name to its addresses: `[]` when the name does not exist (NXDOMAIN) or has
+ * no A/AAAA records; rejects when the lookup itself failed (network error, timeout, a non-OK
+ * answer, SERVFAIL…), which is transient.
+ */
 export type Resolver = (host: string) => Promise<string[]>;
+
+const DNS_STATUS: Record<number, string> = { 1: "FORMERR", 2: "SERVFAIL", 4: "NOTIMP", 5: "REFUSED" };
+const NOERROR = 0;
+const NXDOMAIN = 3;
 
 /**
  * DNS over HTTPS (the JSON API of Cloudflare's and Google's resolvers), since Workers have no
@@ -55,13 +81,24 @@ export const dohResolver =
   (endpoint: string, timeoutMs = 3000): Resolver =>
   async (host) => {
     const lookup = async (type: "A" | "AAAA") => {
-      const res = await fetch(`${endpoint}?name=${encodeURIComponent(host)}&type=${type}`, {
-        headers: { accept: "application/dns-json" },
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-      if (!res.ok) throw new Error(`resolver answered ${res.status}`);
-      const body = (await res.json()) as { Status?: number; Answer?: Array<{ type: number; data: string }> };
-      return (body.Answer ?? []).filter((a) => a.type === (type === "A" ? 1 : 28)).map((a) => a.data);
+      let res: Response;
+      try {
+        res = await fetch(`${endpoint}?name=${encodeURIComponent(host)}&type=${type}`, {
+          headers: { accept: "application/dns-json" },
+          signal: AbortSignal.timeout(timeoutMs),
+        });
+      } catch (err) {
+        const e = err as Error;
+        throw new Error(e.name === "TimeoutError" ? `resolver timed out after ${timeoutMs} ms` : `resolver unreachable: ${e.message}`);
+      }
+      if (!res.ok) throw new Error(`resolver answered HTTP ${res.status}`);
+      const body = (await res.json().catch(() => null)) as { Status?: number; Answer?: Array<{ type: number; data: string }> } | null;
+      const status = body?.Status;
+      if (status === NXDOMAIN) return [];
+      if (status !== NOERROR) {
+        throw new Error(`resolver answered ${status === undefined ? "something unreadable" : (DNS_STATUS[status] ?? `Status ${status}`)}`);
+      }
+      return (body?.Answer ?? []).filter((a) => a.type === (type === "A" ? 1 : 28)).map((a) => a.data);
     };
     const [a, aaaa] = await Promise.all([lookup("A"), lookup("AAAA")]);
     return [...a, ...aaaa];
@@ -77,7 +114,8 @@ export async function checkUrlResolved(raw: string, allowPrivate: boolean, resol
   try {
     addresses = await resolve(host);
   } catch (err) {
-    return { ok: false, reason: `could not be resolved (${(err as Error).message})` };
+    // The lookup failed, not the name: try again later rather than refuse for good.
+    return { ok: false, reason: `could not be resolved (${(err as Error).message})`, transient: true };
   }
   if (addresses.length === 0) return { ok: false, reason: "does not resolve to any address" };
   const bad = addresses.find((a) => !isPublicAddress(a));

@@ -1,5 +1,6 @@
-import { describe, expect, it } from "vitest";
-import { addressRange, checkUrl, checkUrlResolved, isPublicAddress } from "../../src/webhooks/ssrf";
+import { createServer, type Server } from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { addressRange, checkUrl, checkUrlResolved, dohResolver, isPublicAddress } from "../../src/webhooks/ssrf";
 
 describe("receiver URL guard: shapes refused without DNS", () => {
   it.each([
@@ -43,6 +44,13 @@ describe("receiver URL guard: shapes refused without DNS", () => {
     ["https://[64:ff9b::a00:1]/x", "rfc6052"],
     ["https://[2002:a00:1::]/x", "6to4"],
     ["https://[2001::1]/x", "teredo"],
+    // IPv4-compatible IPv6 (::/96): the URL parser turns [::127.0.0.1] into [::7f00:1].
+    ["https://[::127.0.0.1]/x", "ipv4Compatible"],
+    ["https://[::7f00:1]/x", "ipv4Compatible"],
+    ["https://[::a00:1]/x", "ipv4Compatible"],
+    // Unicast to ipaddr.js, but outside global unicast 2000::/3.
+    ["https://[4000::1]/x", "outside 2000::/3"],
+    ["https://[100:0:0:1::1]/x", "outside 2000::/3"],
     ["not a url", "not a valid absolute URL"],
   ])("refuses %s (%s)", (url, why) => {
     const verdict = checkUrl(url, false);
@@ -72,10 +80,10 @@ describe("receiver URL guard: shapes refused without DNS", () => {
 });
 
 describe("receiver URL guard: after DNS", () => {
-  const resolver = (table: Record<string, string[]>) => async (host: string) => {
-    const hit = table[host];
-    if (!hit) throw new Error("NXDOMAIN");
-    return hit;
+  // A Resolver answers [] for a name that does not exist (NXDOMAIN) and rejects when the lookup failed.
+  const resolver = (table: Record<string, string[]>) => async (host: string) => table[host] ?? [];
+  const failing = (message: string) => async () => {
+    throw new Error(message);
   };
 
   it.each([
@@ -84,19 +92,93 @@ describe("receiver URL guard: after DNS", () => {
     ["https://mixed.example/x", ["8.8.8.8", "127.0.0.1"], "loopback"],
     ["https://v6.example/x", ["2606:4700::1", "::1"], "loopback"],
     ["https://mapped.example/x", ["::ffff:10.1.1.1"], "private"],
-  ])("refuses %s resolving to %j", async (url, addresses, why) => {
+    ["https://compat.example/x", ["2606:4700::1", "::7f00:1"], "ipv4Compatible"],
+  ])("refuses %s resolving to %j, for good", async (url, addresses, why) => {
     const verdict = await checkUrlResolved(url, false, resolver({ [new URL(url).hostname]: addresses }));
-    expect(verdict.ok).toBe(false);
-    if (!verdict.ok) expect(verdict.reason).toContain(why);
+    expect(verdict).toMatchObject({ ok: false, reason: expect.stringContaining(why) });
+    if (!verdict.ok) expect(verdict.transient).toBeFalsy();
   });
 
-  it("refuses a name that does not resolve, or resolves to nothing", async () => {
-    expect((await checkUrlResolved("https://nx.example/x", false, resolver({}))).ok).toBe(false);
-    expect((await checkUrlResolved("https://empty.example/x", false, resolver({ "empty.example": [] }))).ok).toBe(false);
+  it("refuses for good a name that does not exist, or has no address", async () => {
+    for (const verdict of [
+      await checkUrlResolved("https://nx.example/x", false, resolver({})),
+      await checkUrlResolved("https://empty.example/x", false, resolver({ "empty.example": [] })),
+    ]) {
+      expect(verdict).toMatchObject({ ok: false, reason: "does not resolve to any address" });
+      if (!verdict.ok) expect(verdict.transient).toBeFalsy();
+    }
+  });
+
+  it("a failed lookup is transient (retried), not a refusal", async () => {
+    for (const message of ["resolver answered SERVFAIL", "resolver timed out after 3000 ms", "resolver answered HTTP 503"]) {
+      const verdict = await checkUrlResolved("https://flaky.example/x", false, failing(message));
+      expect(verdict).toEqual({ ok: false, reason: `could not be resolved (${message})`, transient: true });
+    }
   });
 
   it("accepts a name whose every address is public", async () => {
     const verdict = await checkUrlResolved("https://ok.example/x", false, resolver({ "ok.example": ["8.8.8.8", "2606:4700::1"] }));
     expect(verdict.ok).toBe(true);
+  });
+});
+
+describe("the DNS-over-HTTPS resolver", () => {
+  // A DoH server speaking the JSON API, answering per name: a Status, an HTTP status, or a hang.
+  const script: Record<string, { status?: number; Status?: number; answers?: string[]; hang?: boolean }> = {
+    "ok.example": { Status: 0, answers: ["8.8.8.8", "2606:4700::1"] },
+    "nodata.example": { Status: 0 },
+    "nx.example": { Status: 3 },
+    "servfail.example": { Status: 2 },
+    "refused.example": { Status: 5 },
+    "http500.example": { status: 500 },
+    "slow.example": { hang: true },
+  };
+  let server: Server;
+  let url = "";
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      const q = new URL(req.url ?? "/", "http://x").searchParams;
+      const name = q.get("name") ?? "";
+      const type = q.get("type") === "AAAA" ? 28 : 1;
+      const entry = script[name] ?? { Status: 3 };
+      if (entry.hang) return;
+      const Answer = (entry.answers ?? []).filter((a) => (type === 28) === a.includes(":")).map((data) => ({ name, type, TTL: 60, data }));
+      res.writeHead(entry.status ?? 200, { "content-type": "application/dns-json" }).end(JSON.stringify({ Status: entry.Status, Answer }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const addr = server.address();
+    if (!addr || typeof addr === "string") throw new Error("doh did not bind");
+    url = `http://127.0.0.1:${addr.port}/dns-query`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it("answers addresses for NOERROR, and [] for NXDOMAIN or no records", async () => {
+    const resolve = dohResolver(url);
+    expect(await resolve("ok.example")).toEqual(["8.8.8.8", "2606:4700::1"]);
+    expect(await resolve("nodata.example")).toEqual([]);
+    expect(await resolve("nx.example")).toEqual([]);
+    expect(await checkUrlResolved("https://ok.example/x", false, resolve)).toMatchObject({ ok: true });
+    expect(await checkUrlResolved("https://nx.example/x", false, resolve)).toEqual({
+      ok: false,
+      reason: "does not resolve to any address",
+    });
+  });
+
+  it.each([
+    ["servfail.example", "SERVFAIL"],
+    ["refused.example", "REFUSED"],
+    ["http500.example", "HTTP 500"],
+    ["slow.example", "timed out after 200 ms"],
+  ])("turns a resolver failure (%s) into a transient verdict", async (host, why) => {
+    const verdict = await checkUrlResolved(`https://${host}/x`, false, dohResolver(url, 200));
+    expect(verdict).toMatchObject({ ok: false, transient: true, reason: expect.stringContaining(why) });
+  });
+
+  it("an unreachable resolver is transient too", async () => {
+    const verdict = await checkUrlResolved("https://ok.example/x", false, dohResolver("http://127.0.0.1:1/dns-query", 500));
+    expect(verdict).toMatchObject({ ok: false, transient: true, reason: expect.stringContaining("could not be resolved") });
   });
 });

@@ -1,12 +1,13 @@
 // QStash calls these (production mode): each request is verified with the official Receiver
-// (current and next signing keys) before anything else. 2xx ends a message; non-2xx makes
-// QStash retry it; when it gives up it calls the failure callback.
+// (current and next signing keys) before anything else. 2xx ends a message; non-2xx (502
+// `receiver_failed`, in the one error body) makes QStash retry it; when it gives up it calls
+// the failure callback.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { Receiver } from "@upstash/qstash";
 import type { Context } from "hono";
 import type { AppEnv } from "../../context";
 import { ApiError } from "../../lib/errors";
-import { errorResponses, jsonResponse } from "../../lib/openapi";
+import { errorResponses, errorSchema, jsonResponse } from "../../lib/openapi";
 import { attemptDelivery, QSTASH_DELIVER_PATH, QSTASH_FAILED_PATH, recordFinalFailure, type Trigger } from "../../webhooks/deliver";
 import { webhookDeps } from "../v1/webhook-endpoints/deps";
 
@@ -34,9 +35,10 @@ async function verified(c: Context<AppEnv>, path: string): Promise<string> {
   return body;
 }
 
-function parse<T>(schema: z.ZodType<T>, raw: string): T {
+/** The message, JSON (base64 first when `base64`); anything unreadable is a 400. */
+function parse<T>(schema: z.ZodType<T>, raw: string, base64 = false): T {
   try {
-    return schema.parse(JSON.parse(raw));
+    return schema.parse(JSON.parse(base64 ? atob(raw) : raw));
   } catch {
     throw new ApiError("validation_failed", "Unexpected QStash message body.");
   }
@@ -53,11 +55,11 @@ const deliverRoute = createRoute({
       z.object({ ok: z.boolean(), statusCode: z.number().nullable(), retry: z.literal(false) }),
       "Done: succeeded, or failed for good.",
     ),
-    502: jsonResponse(
-      z.object({ ok: z.literal(false), statusCode: z.number().nullable(), error: z.string().nullable() }),
-      "The receiver failed: QStash retries.",
-    ),
     ...errorResponses(400, 404),
+    502: {
+      description: "`receiver_failed`: the receiver answered non-2xx or could not be reached (DNS included); QStash retries.",
+      content: { "application/json": { schema: errorSchema } },
+    },
   },
 });
 
@@ -82,12 +84,13 @@ export function registerQstashRoutes(app: OpenAPIHono<AppEnv>): void {
       await recordFinalFailure(deps, message.deliveryId);
       return c.json({ ok: false, statusCode: result.statusCode, retry: false as const }, 200);
     }
-    return c.json({ ok: false as const, statusCode: result.statusCode, error: result.error }, 502);
+    const outcome = result.statusCode === null ? (result.error ?? "no answer") : `HTTP ${result.statusCode}`;
+    throw new ApiError("receiver_failed", `Attempt ${result.attempt ?? "?"} of delivery ${message.deliveryId} failed (${outcome}); retry.`);
   });
 
   app.openapi(failedRoute, async (c) => {
     const failure = parse(failureSchema, await verified(c, QSTASH_FAILED_PATH));
-    const message = parse(messageSchema, atob(failure.sourceBody));
+    const message = parse(messageSchema, failure.sourceBody, true);
     await recordFinalFailure(webhookDeps(c), message.deliveryId);
     return c.json({ ok: true as const }, 200);
   });

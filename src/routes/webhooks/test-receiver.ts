@@ -6,8 +6,8 @@ import type { AppEnv } from "../../context";
 import { webhookEndpoints } from "../../db/schema";
 import { ApiError } from "../../lib/errors";
 import { errorResponses, jsonResponse } from "../../lib/openapi";
+import { redisFor } from "../../lib/redis";
 import { CAPTURE_KEEP, captureRequest } from "../../webhooks/capture";
-import { redisFor } from "../../webhooks/deliver";
 
 export const testReceiverRoute = createRoute({
   method: "post",

@@ -1,7 +1,10 @@
+import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { sessions } from "../../../src/db/schema";
+import { sha256Hex } from "../../../src/lib/crypto";
 import type { Page } from "../../../src/lib/pagination";
 import type { ApiKeyView } from "../../../src/services/api-keys";
-import { addMemberTo, createWorkspace, expectError, json, request, signIn } from "../../harness";
+import { addMemberTo, createWorkspace, expectError, json, request, signIn, testDb } from "../../harness";
 
 type SessionBody = { user: { id: string; email: string }; organizations: Array<{ id: string; name: string; role: string }> };
 
@@ -99,5 +102,23 @@ describe("dashboard sign-in", () => {
     );
     const list = await json<Page<ApiKeyView>>(await request("/dashboard/api/api-keys", { headers }));
     expect(list.data.map((k) => k.name)).not.toContain("evil");
+  });
+});
+
+describe("expired sessions", () => {
+  it("refuses a session past its expiry on /v1 and on the dashboard (401)", async () => {
+    const ws = await createWorkspace();
+    const { cookie, token } = await signIn(ws.admin.email, ws.admin.password);
+    await testDb()
+      .update(sessions)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(sessions.tokenHash, await sha256Hex(token)));
+    await expectError(await request("/dashboard/api/session", { headers: { cookie } }), 401, "unauthorized");
+    await expectError(await request("/v1/me", { headers: { cookie } }), 401, "unauthorized");
+    await expectError(
+      await request("/v1/me", { headers: { authorization: `Bearer ${token}`, "x-organization-id": ws.organizationId } }),
+      401,
+      "unauthorized",
+    );
   });
 });

@@ -1,8 +1,9 @@
 // Direct mode (the default of npm run dev): one signed attempt per delivery, recorded.
+import { Redis } from "@upstash/redis";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Page } from "../../../src/lib/pagination";
 import type { DeliveryView } from "../../../src/webhooks/log";
-import { createWorkspace, json, type Workspace } from "../../harness";
+import { createWorkspace, expectError, json, stack, type Workspace } from "../../harness";
 import { type Receiver, startReceiver } from "../../receiver";
 import { stripeAccepts } from "../../stripe";
 import { createEndpoint, emitNow } from "../../webhooks";
@@ -176,6 +177,27 @@ describe("webhook delivery (direct mode)", () => {
     expect((await deliveries(ws, endpoint.id, "?status=failed")).data).toHaveLength(0);
   });
 
+  it("resending a delivery of an inactive endpoint is a 409, whether a user or the service turned it off", async () => {
+    const ws = await createWorkspace();
+    const r = await receiver((n) => (n === 1 ? { status: 500 } : { status: 410 }));
+    const endpoint = await createEndpoint(ws, { url: r.url });
+    const failed = await sendTest(ws, endpoint.id);
+    const resend = () => ws.api(`/v1/webhook-endpoints/${endpoint.id}/deliveries/${failed.id}/resend`, { method: "POST" });
+
+    await ws.api(`/v1/webhook-endpoints/${endpoint.id}`, { method: "PATCH", json: { active: false } });
+    const off = await expectError(await resend(), 409, "conflict");
+    expect(off.message).toBe("The endpoint is inactive: turn it on before resending.");
+    expect(r.received).toHaveLength(1);
+
+    // On again; the resend gets 410 Gone and the service turns the endpoint off.
+    await ws.api(`/v1/webhook-endpoints/${endpoint.id}`, { method: "PATCH", json: { active: true } });
+    expect(await json<DeliveryView>(await resend())).toMatchObject({ status: "failed", attemptCount: 2, lastStatusCode: 410 });
+    await expectError(await resend(), 409, "conflict");
+    expect(r.received).toHaveLength(2);
+    const [logged] = (await deliveries(ws, endpoint.id)).data;
+    expect(logged).toMatchObject({ id: failed.id, attemptCount: 2 });
+  });
+
   it("records a network error, and does not follow redirects", async () => {
     const ws = await createWorkspace();
     const target = await receiver();
@@ -217,6 +239,11 @@ describe("webhook delivery (direct mode)", () => {
     type Captures = { url: string; keeps: number; requests: Array<{ body: string; headers: Record<string, string> }> };
     const first = await json<Captures>(await ws.api(`/v1/webhook-endpoints/${endpoint.id}/test-receiver`));
     expect(first.requests).toHaveLength(1);
+    // Kept in Redis for at most 24 hours.
+    const redis = new Redis({ url: stack().redisUrl, token: stack().redisToken });
+    const ttl = await redis.ttl(`whcap:${first.url.split("/").pop()}`);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(86_400);
     const captured = first.requests[0];
     expect(JSON.parse(captured?.body ?? "{}").deliveryId).toBe(d.id);
     expect(stripeAccepts(captured?.body ?? "", captured?.headers["x-service-signature"] ?? "", endpoint.secret)).toBe(true);

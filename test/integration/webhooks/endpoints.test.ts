@@ -1,7 +1,9 @@
+import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { webhookEndpoints } from "../../../src/db/schema";
 import type { Page } from "../../../src/lib/pagination";
 import type { EndpointView } from "../../../src/webhooks/endpoints";
-import { addMemberTo, createWorkspace, expectError, json, request, signIn } from "../../harness";
+import { addMemberTo, createWorkspace, expectError, json, request, signIn, testDb } from "../../harness";
 import { createEndpoint, refused } from "../../webhooks";
 
 describe("webhook endpoints", () => {
@@ -65,6 +67,56 @@ describe("webhook endpoints", () => {
       await ws.api(`/v1/webhook-endpoints/${e.id}`, { method: "PATCH", json: { channels: ["widget"] } }),
     );
     expect(narrowed.events).toEqual(["widget.started", "widget.completed"]);
+  });
+
+  it("stores channels and events without duplicates, so select all sends each event once", async () => {
+    const ws = await createWorkspace();
+    const e = await createEndpoint(ws, { url: "https://hooks.example.com/a", channels: ["voice", "voice"], events: "all" });
+    expect(e.channels).toEqual(["voice"]);
+    expect(e.events).toEqual(["call.started", "call.completed", "call.failed", "call.analyzed"]);
+    const patched = await json<EndpointView>(
+      await ws.api(`/v1/webhook-endpoints/${e.id}`, {
+        method: "PATCH",
+        json: { channels: ["widget", "voice", "widget"], events: ["widget.started", "widget.started"] },
+      }),
+    );
+    expect(patched.channels).toEqual(["widget", "voice"]);
+    expect(patched.events).toEqual(["widget.started"]);
+    const all = await json<EndpointView>(await ws.api(`/v1/webhook-endpoints/${e.id}`, { method: "PATCH", json: { events: "all" } }));
+    expect(all.events).toEqual(["widget.started", "widget.completed", "call.started", "call.completed", "call.failed", "call.analyzed"]);
+  });
+
+  it("refuses an empty PATCH", async () => {
+    const ws = await createWorkspace();
+    const e = await createEndpoint(ws, { url: "https://hooks.example.com/a" });
+    const err = await expectError(await ws.api(`/v1/webhook-endpoints/${e.id}`, { method: "PATCH", json: {} }), 400, "validation_failed");
+    expect(err.message).toMatch(/at least one field/);
+  });
+
+  it("concurrent updates do not lose each other (PATCH vs PATCH, PATCH vs the service turning it off)", async () => {
+    const ws = await createWorkspace();
+    const e = await createEndpoint(ws, { url: "https://hooks.example.com/a" });
+    const patch = (body: Record<string, unknown>) => ws.api(`/v1/webhook-endpoints/${e.id}`, { method: "PATCH", json: body });
+    for (let i = 0; i < 8; i++) {
+      const [a, b] = await Promise.all([patch({ name: `name ${i}` }), patch({ description: `description ${i}` })]);
+      expect([a.status, b.status]).toEqual([200, 200]);
+      const now = await json<EndpointView>(await ws.api(`/v1/webhook-endpoints/${e.id}`));
+      expect([now.name, now.description]).toEqual([`name ${i}`, `description ${i}`]);
+    }
+    // The service's 410 auto-disable is a plain UPDATE of active/disabledReason (src/webhooks/deliver.ts).
+    for (let i = 0; i < 8; i++) {
+      await testDb().update(webhookEndpoints).set({ active: true, disabledReason: null }).where(eq(webhookEndpoints.id, e.id));
+      const [res] = await Promise.all([
+        patch({ name: `again ${i}` }),
+        testDb()
+          .update(webhookEndpoints)
+          .set({ active: false, disabledReason: "The receiver answered 410 Gone." })
+          .where(eq(webhookEndpoints.id, e.id)),
+      ]);
+      expect(res.status).toBe(200);
+      const now = await json<EndpointView>(await ws.api(`/v1/webhook-endpoints/${e.id}`));
+      expect([now.name, now.active, now.disabledReason]).toEqual([`again ${i}`, false, "The receiver answered 410 Gone."]);
+    }
   });
 
   it("custom payload mode needs known leaf paths", async () => {

@@ -1,25 +1,30 @@
 // The production path end to end: the worker publishes through @upstash/qstash to a
 // protocol-level QStash stand-in, which calls the worker back with Upstash-Signature JWTs
 // that the real Receiver verifies, retrying non-2xx answers.
+import { createHash } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type QstashStandIn, startQstash } from "../../../dev/qstash";
 import { freePort, startWorker } from "../../../dev/stack";
-import { webhookEndpoints } from "../../../src/db/schema";
+import { webhookDeliveries, webhookEndpoints } from "../../../src/db/schema";
+import { newId } from "../../../src/lib/ids";
 import type { EndpointView } from "../../../src/webhooks/endpoints";
 import type { DeliveryView } from "../../../src/webhooks/log";
-import { createWorkspace, json, stack, testDb, type Workspace } from "../../harness";
+import { createWorkspace, expectError, json, stack, testDb, type Workspace } from "../../harness";
 import { startReceiver } from "../../receiver";
 import { stripeAccepts } from "../../stripe";
 
 let qstash: QstashStandIn;
 let worker: Awaited<ReturnType<typeof startWorker>>;
+/** PUBLIC_BASE_URL of the worker: the `sub` of QStash's JWTs is this plus the route's path. */
+let publicBase = "";
 
 beforeAll(async () => {
   // Retries 1.1 s apart, so every attempt's signature timestamp (whole seconds) is visibly fresh.
   qstash = await startQstash({ retryDelayMs: () => 1100 });
   const port = await freePort();
+  publicBase = `http://127.0.0.1:${port}`;
   worker = await startWorker(
     {
       ...stack().vars,
@@ -27,7 +32,7 @@ beforeAll(async () => {
       QSTASH_URL: qstash.url,
       QSTASH_CURRENT_SIGNING_KEY: qstash.currentSigningKey,
       QSTASH_NEXT_SIGNING_KEY: qstash.nextSigningKey,
-      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+      PUBLIC_BASE_URL: publicBase,
       WEBHOOK_MAX_RETRIES: "3",
     },
     { port },
@@ -136,33 +141,134 @@ describe("webhook delivery through QStash", () => {
     }
   });
 
-  it("refuses a missing, forged or wrongly keyed Upstash-Signature, and delivers nothing", async () => {
+  it("refuses a missing, forged, wrongly keyed, expired or misaddressed Upstash-Signature on both routes, and delivers nothing", async () => {
     const ws = await createWorkspace();
     const r = await startReceiver();
     try {
       const endpoint = await endpointFor(ws, r.url);
-      const body = JSON.stringify({ deliveryId: "0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77" });
-      const url = `${worker.baseUrl}/internal/qstash/deliver`;
-      const post = (headers: Record<string, string>) =>
-        fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body });
-      const jwt = (key: string, claims: Record<string, unknown> = {}) =>
-        new SignJWT({ body: "", ...claims })
-          .setProtectedHeader({ alg: "HS256", typ: "JWT" })
-          .setIssuer("Upstash")
-          .setSubject(url)
-          .setIssuedAt()
-          .setExpirationTime("5m")
-          .sign(new TextEncoder().encode(key));
+      const deliveryId = await pendingDelivery(ws, endpoint.id);
+      const body = JSON.stringify({ deliveryId });
+      const failureBody = JSON.stringify({ sourceBody: Buffer.from(body).toString("base64") });
 
-      expect((await post({})).status).toBe(401);
-      expect((await post({ "upstash-signature": "not.a.jwt" })).status).toBe(401);
-      expect((await post({ "upstash-signature": await jwt("some-other-key") })).status).toBe(401);
-      // Right key, but the body hash does not match this body.
-      expect((await post({ "upstash-signature": await jwt(qstash.currentSigningKey, { body: "AAAA" }) })).status).toBe(401);
+      for (const [path, raw] of [
+        ["/internal/qstash/deliver", body],
+        ["/internal/qstash/failed", failureBody],
+      ] as const) {
+        const sub = publicBase + path;
+        const post = (signature?: string) => callQstashRoute(path, raw, signature);
+        const refused = async (signature?: string) => {
+          const err = await expectError(await post(signature), 401, "unauthorized");
+          expect(err.message).toMatch(/Upstash-Signature/);
+        };
+        await refused();
+        await refused("not.a.jwt");
+        await refused(await qstashJwt("some-other-key", { sub, body: raw }));
+        // Right key, but the body hash is not this body's.
+        await refused(await qstashJwt(qstash.currentSigningKey, { sub, body: raw, bodyHash: "AAAA" }));
+        // Right key and body, but expired (well past the 5 s clock tolerance).
+        await refused(await qstashJwt(qstash.currentSigningKey, { sub, body: raw, issuedAt: -600, expiresIn: -300 }));
+        // Right key and body, but addressed to another URL.
+        await refused(await qstashJwt(qstash.currentSigningKey, { sub: `https://evil.example.com${path}`, body: raw }));
+        await refused(
+          await qstashJwt(qstash.currentSigningKey, {
+            sub: publicBase + (path.endsWith("deliver") ? "/internal/qstash/failed" : "/internal/qstash/deliver"),
+            body: raw,
+          }),
+        );
+      }
+
       expect(r.received).toHaveLength(0);
-      expect(endpoint.id).toBeTruthy();
+      const [row] = await testDb().select().from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId));
+      expect(row).toMatchObject({ status: "pending", attemptCount: 0 });
+      const [ep] = await testDb().select().from(webhookEndpoints).where(eq(webhookEndpoints.id, endpoint.id));
+      expect(ep?.consecutiveFailures).toBe(0);
+    } finally {
+      await r.stop();
+    }
+  });
+
+  it("accepts a JWT signed with the next signing key (key rollover)", async () => {
+    const ws = await createWorkspace();
+    const r = await startReceiver();
+    try {
+      const endpoint = await endpointFor(ws, r.url);
+      const deliveryId = await pendingDelivery(ws, endpoint.id);
+      const body = JSON.stringify({ deliveryId });
+      const signature = await qstashJwt(qstash.nextSigningKey, { sub: `${publicBase}/internal/qstash/deliver`, body });
+      const res = await callQstashRoute("/internal/qstash/deliver", body, signature);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ ok: true, statusCode: 200, retry: false });
+      expect(r.received.map((x) => x.headers["x-service-delivery-id"])).toEqual([deliveryId]);
+      const [row] = await testDb().select().from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId));
+      expect(row).toMatchObject({ status: "succeeded", attemptCount: 1 });
+    } finally {
+      await r.stop();
+    }
+  });
+
+  it("a failed attempt answers QStash 502 receiver_failed in the one error body; an unreadable failure callback is a 400", async () => {
+    const ws = await createWorkspace();
+    const r = await startReceiver(() => ({ status: 500, body: "down" }));
+    try {
+      const endpoint = await endpointFor(ws, r.url);
+      const deliveryId = await pendingDelivery(ws, endpoint.id);
+      const body = JSON.stringify({ deliveryId });
+      const path = "/internal/qstash/deliver";
+      const res = await callQstashRoute(path, body, await qstashJwt(qstash.currentSigningKey, { sub: publicBase + path, body }));
+      const err = await expectError(res, 502, "receiver_failed");
+      expect(err.message).toContain("HTTP 500");
+      expect(r.received).toHaveLength(1);
+
+      const failed = "/internal/qstash/failed";
+      const bad = JSON.stringify({ sourceBody: "%%% not base64 %%%" });
+      await expectError(
+        await callQstashRoute(failed, bad, await qstashJwt(qstash.currentSigningKey, { sub: publicBase + failed, body: bad })),
+        400,
+        "validation_failed",
+      );
+      const [ep] = await testDb().select().from(webhookEndpoints).where(eq(webhookEndpoints.id, endpoint.id));
+      expect(ep?.consecutiveFailures).toBe(0);
     } finally {
       await r.stop();
     }
   });
 });
+
+/** A delivery written but never dispatched: what QStash would be asked to deliver. */
+async function pendingDelivery(ws: Workspace, endpointId: string): Promise<string> {
+  const id = newId();
+  await testDb()
+    .insert(webhookDeliveries)
+    .values({
+      id,
+      organizationId: ws.organizationId,
+      endpointId,
+      eventId: newId(),
+      event: "call.completed",
+      payload: { deliveryId: id, event: "call.completed", channel: "voice", timestamp: new Date().toISOString() },
+    });
+  return id;
+}
+
+/** An Upstash-Signature as QStash makes it: HS256, iss Upstash, sub = URL, body = base64url(SHA-256(body)). */
+function qstashJwt(
+  key: string,
+  o: { sub: string; body: string; bodyHash?: string; issuedAt?: number; expiresIn?: number },
+): Promise<string> {
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT({ body: o.bodyHash ?? createHash("sha256").update(o.body).digest("base64url") })
+    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+    .setIssuer("Upstash")
+    .setSubject(o.sub)
+    .setIssuedAt(now + (o.issuedAt ?? 0))
+    .setNotBefore(now + (o.issuedAt ?? 0))
+    .setExpirationTime(now + (o.expiresIn ?? 300))
+    .sign(new TextEncoder().encode(key));
+}
+
+const callQstashRoute = (path: string, body: string, signature?: string) =>
+  fetch(worker.baseUrl + path, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...(signature ? { "upstash-signature": signature } : {}) },
+    body,
+  });

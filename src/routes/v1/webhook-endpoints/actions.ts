@@ -3,8 +3,9 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../context";
 import { errorResponses, idParam, jsonResponse } from "../../../lib/openapi";
 import { pageQuery, pageQuerySchema, pageSchema } from "../../../lib/pagination";
+import { redisFor } from "../../../lib/redis";
 import { CAPTURE_KEEP, capturedRequests } from "../../../webhooks/capture";
-import { emit, redisFor } from "../../../webhooks/deliver";
+import { emit } from "../../../webhooks/deliver";
 import { captureUrl, getEndpoint, rotateSecret, toEndpointView } from "../../../webhooks/endpoints";
 import { getDelivery, listDeliveries, resendDelivery } from "../../../webhooks/log";
 import { syntheticCallCompleted } from "../../../webhooks/test-event";
@@ -84,9 +85,12 @@ export function registerEndpointActions(app: OpenAPIHono<AppEnv>, m: Mount): voi
       method: "post",
       path: `${m.base}/{id}/deliveries/{deliveryId}/resend`,
       operationId: opId(m, "resendWebhookDelivery"),
-      summary: "Resend a delivery: a new attempt under the same delivery id, signed afresh",
+      summary: "Resend a delivery: a new attempt under the same delivery id, signed afresh (409 while the endpoint is inactive)",
       request: { params: deliveryParams },
-      responses: { 200: jsonResponse(deliverySchema, "The delivery with its attempts."), ...errorResponses(400, 403, 404) },
+      responses: {
+        200: jsonResponse(deliverySchema, "The delivery with its attempts (in QStash mode the new attempt follows shortly)."),
+        ...errorResponses(400, 403, 404, 409),
+      },
     }),
     async (c) => {
       const { id, deliveryId } = c.req.valid("param");

@@ -1,16 +1,19 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../../../context";
 import type { WebhookDeps } from "../../../webhooks/deliver";
+import { publicOrigin } from "../../../webhooks/endpoints";
 
 /** The webhook engine's dependencies, from a request's context. */
 export const webhookDeps = (c: Context<AppEnv>): WebhookDeps => ({
   db: c.var.db,
   config: c.var.config,
-  waitUntil: (p) => c.executionCtx.waitUntil(p),
+  // Deferred in the request scope, so the pool stays open until direct deliveries finish.
+  waitUntil: (p) => c.var.defer(p),
   origin: new URL(c.req.url).origin,
 });
 
-export const originOf = (c: Context<AppEnv>) => c.var.config.PUBLIC_BASE_URL ?? new URL(c.req.url).origin;
+/** The origin of URLs we show (the test receiver's): PUBLIC_BASE_URL, else this request's. */
+export const originOf = (c: Context<AppEnv>) => publicOrigin(c.var.config, new URL(c.req.url).origin);
 
 export interface Mount {
   /** `/v1/webhook-endpoints` or `/dashboard/api/webhook-endpoints`. */

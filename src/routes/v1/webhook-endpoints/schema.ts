@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { text } from "../../../lib/fields";
+import { NON_EMPTY_PATCH, nonEmptyPatch, text } from "../../../lib/fields";
 import { ALL_EVENTS, CHANNELS } from "../../../webhooks/events";
 import { LEAF_PATHS } from "../../../webhooks/payload";
 
@@ -62,6 +62,7 @@ export const updateEndpointSchema = z
     payloadMode: fields.payloadMode.optional(),
     customFields: fields.customFields.optional(),
   })
+  .refine(nonEmptyPatch, NON_EMPTY_PATCH)
   .openapi("UpdateWebhookEndpoint");
 
 export const endpointSchema = z
