@@ -26,7 +26,9 @@ export async function startEmbeddedPostgres(opts: {
     db,
     host: "127.0.0.1",
     port: opts.port ?? 0,
-    maxConnections: opts.maxConnections ?? 100,
+    // Each in-flight request holds one connection (a Pool per request, as on Workers); the bench
+    // measured failures past ~100 concurrent requests at 100 (docs/benchmarks.md).
+    maxConnections: opts.maxConnections ?? 300,
   });
   await server.start();
   const port = Number(server.getServerConn().split(":").pop());

@@ -49,44 +49,73 @@ interface Job {
   wordgap: number;
 }
 
+/**
+ * mespeak grows an internal array on every call: its thread dies with a V8 "invalid size" error
+ * after 50 to 100 syntheses. So each worker thread serves this many jobs, then is retired (ended
+ * once its last job is answered) and a fresh one takes the next job.
+ */
+export const JOBS_PER_WORKER = 25;
+
 export class Synthesizer {
   private worker: Worker | undefined;
+  private served = 0;
   private nextId = 1;
-  private pending = new Map<number, { resolve(wav: Buffer): void; reject(err: Error): void }>();
+  /** In-flight jobs, per worker, so retiring or losing one worker never fails another's jobs. */
+  private pending = new Map<Worker, Map<number, { resolve(wav: Buffer): void; reject(err: Error): void }>>();
+  private retired = new Set<Worker>();
 
   private spawn(): Worker {
     const worker = new Worker(new URL("./tts-worker.cjs", import.meta.url));
     worker.unref(); // a forgotten stop() does not keep the process alive
+    const jobs = new Map<number, { resolve(wav: Buffer): void; reject(err: Error): void }>();
+    this.pending.set(worker, jobs);
+    const finishIfRetired = () => {
+      if (this.retired.has(worker) && jobs.size === 0) void worker.terminate();
+    };
     worker.on("message", (msg: { id: number; wav?: ArrayBuffer; error?: string }) => {
-      const p = this.pending.get(msg.id);
+      const p = jobs.get(msg.id);
       if (!p) return;
-      this.pending.delete(msg.id);
+      jobs.delete(msg.id);
       if (msg.wav) p.resolve(Buffer.from(msg.wav));
       else {
         p.reject(new Error(`speech synthesis failed: ${msg.error ?? "unknown error"}`));
         // eSpeak's state after a failure is not trusted: the next job gets a fresh worker.
-        if (this.worker === worker) this.worker = undefined;
-        void worker.terminate();
+        this.retire(worker);
       }
+      finishIfRetired();
     });
     const fail = (err: Error) => {
       if (this.worker === worker) this.worker = undefined;
-      for (const [id, p] of this.pending) {
-        this.pending.delete(id);
+      for (const [id, p] of jobs) {
+        jobs.delete(id);
         p.reject(err);
       }
+      this.pending.delete(worker);
+      this.retired.delete(worker);
     };
     worker.on("error", fail);
     worker.on("exit", (code) => fail(new Error(`speech synthesizer exited (${code})`)));
     return worker;
   }
 
+  private retire(worker: Worker) {
+    if (this.worker === worker) this.worker = undefined;
+    this.retired.add(worker);
+    if ((this.pending.get(worker)?.size ?? 0) === 0) void worker.terminate();
+  }
+
   private run(job: Job): Promise<Buffer> {
-    this.worker ??= this.spawn();
+    if (this.worker && this.served >= JOBS_PER_WORKER) this.retire(this.worker);
+    if (!this.worker) {
+      this.worker = this.spawn();
+      this.served = 0;
+    }
+    this.served++;
     const id = this.nextId++;
     const worker = this.worker;
+    const jobs = this.pending.get(worker);
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
+      jobs?.set(id, { resolve, reject });
       worker.postMessage({ id, ...job });
     });
   }
@@ -117,9 +146,8 @@ export class Synthesizer {
   }
 
   async close(): Promise<void> {
-    const w = this.worker;
     this.worker = undefined;
-    if (w) await w.terminate();
+    await Promise.all([...this.pending.keys()].map((w) => w.terminate()));
   }
 }
 

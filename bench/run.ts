@@ -1,0 +1,267 @@
+// `npm run bench`: the foundation's performance on the local stack, in one run.
+//
+//   npm run bench                      embedded stack (PGlite in memory, in-memory Redis bridge)
+//   DATABASE_URL=… REDIS_URL=… npm run bench   the same on real PostgreSQL / Redis
+//   npm run bench -- --quick           1 s per case: a smoke run
+//
+// It starts the stack (dev/stack.ts, the real worker under wrangler dev), creates a workspace
+// and an API key, seeds agents through POST /v1/agents, warms up, then measures GET /health
+// (the baseline), GET /v1/me and GET /v1/agents at 1, 10 and 50 connections with autocannon,
+// then compares database connection strategies at 50 connections (bench/strategies/).
+// Exit status 1 when any measured request of the main cases failed (non-2xx, socket error or
+// timeout), 2 when the bench itself could not run.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { type Stack, startStack } from "../dev/stack";
+import { type CaseResult, failures, runCase, warmUp } from "./load";
+import { runModelsBench } from "./models";
+import { casesTable, describeMachine, round, strategiesTable, withRatios } from "./report";
+import { createBenchWorkspace, removeBenchWorkspace, routeStatus, seedAgents } from "./setup";
+import { compareStrategies, type StrategyResult } from "./strategies/compare";
+import { runWebhookBench } from "./webhooks";
+import { WorkerLog } from "./worker-log";
+
+const HELP = `Usage: npm run bench -- [options]
+  --quick               1 s per case (smoke run)
+  --duration <s>        seconds per case (default 5)
+  --connections <list>  comma-separated concurrency levels (default 1,10,50)
+  --agents <n>          agents to seed before GET /v1/agents (default 50)
+  --no-strategies       skip the connection-strategy comparison
+Environment: DATABASE_URL (real PostgreSQL) and REDIS_URL (real Redis) replace the embedded servers.`;
+
+const parse = () =>
+  parseArgs({
+    options: {
+      quick: { type: "boolean", default: false },
+      duration: { type: "string" },
+      connections: { type: "string", default: "1,10,50" },
+      agents: { type: "string", default: "50" },
+      "no-strategies": { type: "boolean", default: false },
+      help: { type: "boolean", default: false },
+    },
+  }).values;
+let args: ReturnType<typeof parse>;
+try {
+  args = parse();
+} catch (err) {
+  console.error(`${(err as Error).message}\n\n${HELP}`);
+  process.exit(2);
+}
+if (args.help) {
+  console.log(HELP);
+  process.exit(0);
+}
+
+const durationSeconds = Number(args.duration ?? (args.quick ? 1 : 5));
+const warmupSeconds = args.quick ? 0.5 : 1;
+const connectionLevels = String(args.connections)
+  .split(",")
+  .map((s) => Number(s.trim()))
+  .filter((n) => Number.isInteger(n) && n > 0);
+const agentCount = Math.max(0, Math.min(500, Number(args.agents)));
+const STRATEGY_CONNECTIONS = 50;
+if (!(durationSeconds > 0 && durationSeconds <= 60) || connectionLevels.length === 0 || !Number.isFinite(agentCount)) {
+  console.error(HELP);
+  process.exit(2);
+}
+
+// The whole run is bounded too: a hang anywhere ends it with a clear message.
+const HARD_LIMIT_MS = 15 * 60_000;
+const watchdog = setTimeout(() => {
+  console.error(`bench: gave up after ${HARD_LIMIT_MS / 60_000} minutes`);
+  process.exit(2);
+}, HARD_LIMIT_MS);
+watchdog.unref();
+
+/** biome.json lints bench/**, JSON included: format the results as biome would, so `npm run lint` stays clean. */
+function formatJson(files: string[]): void {
+  const biome = fileURLToPath(new URL("../node_modules/@biomejs/biome/bin/biome", import.meta.url));
+  if (existsSync(biome)) spawnSync(process.execPath, [biome, "format", "--write", ...files], { stdio: "ignore", timeout: 30_000 });
+}
+
+const started = Date.now();
+const elapsed = () => `${((Date.now() - started) / 1000).toFixed(0).padStart(3)} s`;
+const log = (line: string) => console.log(`[${elapsed()}] ${line}`);
+
+const machine = describeMachine();
+const backend = process.env.DATABASE_URL || process.env.REDIS_URL ? "real" : "embedded";
+console.log(`Benchmark, ${new Date().toISOString()}`);
+console.log(
+  `Machine: ${machine.cores} cores (${machine.cpuModel}), ${machine.memoryGiB} GiB, Node ${machine.node}, ${machine.os}, load average ${machine.loadAverage.start}`,
+);
+console.log(
+  `Backend: Postgres ${process.env.DATABASE_URL ? `real (${new URL(process.env.DATABASE_URL).host}, DATABASE_URL)` : "embedded PGlite (in memory)"}, ` +
+    `Redis ${process.env.REDIS_URL ? `real (${new URL(process.env.REDIS_URL).host}, REDIS_URL)` : "in-memory bridge"}`,
+);
+console.log(
+  `Plan: ${durationSeconds} s per case${args.quick ? " (--quick)" : ""}, connections ${connectionLevels.join("/")}, ` +
+    `${args["no-strategies"] ? "no strategy comparison" : `strategy comparison at ${STRATEGY_CONNECTIONS}`}\n`,
+);
+
+let stack: Stack | undefined;
+let exitCode = 0;
+let cleanup: (() => Promise<void>) | undefined;
+try {
+  const workerLog = new WorkerLog();
+  stack = await startStack({
+    databaseUrl: process.env.DATABASE_URL,
+    redisUrl: process.env.REDIS_URL,
+    // The limiter still runs on every /v1 request (its cost is measured) but never rejects.
+    vars: { RATE_LIMIT_REQUESTS: "100000000" },
+    log,
+    workerLog: workerLog.push,
+  });
+  log(`Stack up: worker ${stack.baseUrl}, Postgres ${stack.postgres}, Redis ${stack.redis.backend}`);
+
+  log("Creating the benchmark workspace and API key…");
+  const ws = await createBenchWorkspace(stack.databaseUrl, stack.wsProxy);
+  const { databaseUrl, wsProxy } = stack;
+  cleanup = () => removeBenchWorkspace(databaseUrl, wsProxy, ws);
+  const auth = { authorization: `Bearer ${ws.apiKey}` };
+
+  const agentsStatus = await routeStatus(stack.baseUrl, "/v1/agents", ws.apiKey);
+  const hasAgents = agentsStatus !== 404;
+  if (!hasAgents) log("GET /v1/agents answers 404: the route is not there yet, its cases are SKIPPED.");
+  else if (agentCount > 0) {
+    log(`Seeding ${agentCount} agents through POST /v1/agents…`);
+    await seedAgents(stack.baseUrl, ws.apiKey, agentCount, (n) => log(`  ${n}/${agentCount} agents`));
+  }
+
+  const routes = [
+    { label: "GET /health", path: "/health", headers: {} },
+    { label: "GET /v1/me", path: "/v1/me", headers: auth },
+    ...(hasAgents ? [{ label: "GET /v1/agents", path: "/v1/agents", headers: auth }] : []),
+  ];
+  const baseUrl = stack.baseUrl;
+
+  log(`Warming up (${warmupSeconds} s per route)…`);
+  for (const r of routes) {
+    const w = await warmUp({ label: r.label, url: baseUrl + r.path, headers: r.headers }, warmupSeconds);
+    if (failures(w) > 0) log(`  warm-up of ${r.label}: ${w.non2xx} non-2xx, ${w.errors} errors (${JSON.stringify(w.statusCodes)})`);
+  }
+  workerLog.take();
+
+  // Concurrency outer, route inner: a route and its baseline run close together in time.
+  const plan = connectionLevels.flatMap((connections) => routes.map((r) => ({ ...r, connections })));
+  const cases: Array<CaseResult & { causes: Array<{ kind: string; count: number }> }> = [];
+  for (const [i, c] of plan.entries()) {
+    log(`[${i + 1}/${plan.length}] ${c.label} × ${c.connections} connections, ${durationSeconds} s…`);
+    await new Promise((r) => setTimeout(r, 500)); // let the previous case's waitUntil work finish
+    workerLog.take();
+    const result = await runCase({
+      label: c.label,
+      url: baseUrl + c.path,
+      headers: c.headers,
+      connections: c.connections,
+      durationSeconds,
+    });
+    const causes = workerLog.take();
+    cases.push({ ...result, causes });
+    const bad =
+      failures(result) > 0
+        ? `  FAILED: ${result.total === 0 ? "no response at all, " : ""}${JSON.stringify(result.statusCodes)}, timeouts ${result.timeouts}`
+        : "";
+    log(
+      `    ${result.rps.toFixed(1)} req/s, p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms, non-2xx ${result.non2xx}, errors ${result.errors}${bad}`,
+    );
+  }
+
+  let strategies: StrategyResult[] = [];
+  if (!args["no-strategies"]) {
+    log(`Connection strategies at ${STRATEGY_CONNECTIONS} connections (bench/strategies/)…`);
+    strategies = await compareStrategies({
+      stack,
+      connections: STRATEGY_CONNECTIONS,
+      rounds: args.quick ? 1 : 3,
+      sliceSeconds: args.quick ? 1 : 2,
+      warmupSeconds,
+      deferredRequests: args.quick ? 10 : 30,
+      log,
+    });
+  }
+  log("Webhooks: one emit fanned out to 100 endpoints (bench/webhooks.ts)…");
+  const webhooks = await runWebhookBench(stack, log, { emits: args.quick ? 1 : 5 });
+  log("Models API overhead (bench/models.ts)…");
+  const models = await runModelsBench(stack, ws.apiKey, { durationSeconds: args.quick ? 1 : durationSeconds, log });
+  machine.loadAverage.end = round(loadavg()[0] ?? 0, 2);
+
+  const order = new Map(routes.map((r, i) => [r.label, i]));
+  const rows = withRatios(cases, "GET /health").sort(
+    (a, b) => (order.get(a.label) ?? 0) - (order.get(b.label) ?? 0) || a.connections - b.connections,
+  );
+  console.log(`\nResults (${durationSeconds} s per case, ${stack.postgres} + Redis ${stack.redis.backend}):\n`);
+  console.log(casesTable(rows));
+  if (!hasAgents) console.log("\nGET /v1/agents: SKIPPED (404, the route is not there yet).");
+  if (strategies.length) {
+    const slices = `${strategies[0]?.roundRps.length ?? 0} interleaved rounds of ${args.quick ? 1 : 2} s`;
+    console.log(`\nConnection strategies, GET /v1/me at ${STRATEGY_CONNECTIONS} connections (${stack.postgres}, ${slices}):\n`);
+    console.log(strategiesTable(strategies));
+    for (const s of strategies) console.log(`  ${s.strategy.padEnd(10)} ${s.proxy.padEnd(8)} ${s.description}`);
+    console.log(
+      "  deferred ok: database work after the response (a sleep, then a query: webhook fan-out's shape) that completed,\n" +
+        "  handed to c.var.defer · handed straight to ctx.waitUntil",
+    );
+    const seen = new Set<string>();
+    for (const s of strategies) {
+      if (!s.deferred || seen.has(s.strategy)) continue;
+      seen.add(s.strategy);
+      for (const [via, check] of Object.entries(s.deferred)) {
+        if (check.ok === check.requests) continue;
+        const why = Object.entries(check.errors).map(([e, n]) => `${n} × ${e}`);
+        if (check.unsettled) why.push(`${check.unsettled} never settled`);
+        console.log(`  ${s.strategy} via ${via}: ${why.join("; ")}`);
+      }
+    }
+  }
+
+  const failed = [...cases, ...models.cases.map((c) => ({ ...c, causes: [] }))].filter((c) => failures(c) > 0);
+  if (webhooks.failed > 0) console.log(`\nWebhooks: ${webhooks.failed} deliveries failed.`);
+  const failedStrategies = strategies.filter((s) => failures(s) > 0);
+  const explain = (name: string, c: CaseResult & { causes: Array<{ kind: string; count: number }> }) => {
+    console.log(`\n${name}: ${c.non2xx} non-2xx ${JSON.stringify(c.statusCodes)}, ${c.errors} errors (${c.timeouts} timeouts)`);
+    for (const cause of c.causes.slice(0, 5)) console.log(`  ${String(cause.count).padStart(6)} × ${cause.kind}`);
+  };
+  for (const c of failed) explain(`${c.label} × ${c.connections}`, c);
+  for (const s of failedStrategies) explain(`strategy ${s.strategy} via ${s.proxy} proxy`, s);
+  console.log(`\nLoad average: ${machine.loadAverage.start} at the start, ${machine.loadAverage.end} at the end (${machine.cores} cores).`);
+
+  const report = {
+    date: new Date(started).toISOString(),
+    durationSeconds,
+    quick: args.quick,
+    machine,
+    backend: { name: backend, postgres: stack.postgres, redis: stack.redis.backend },
+    routes: routes.map((r) => r.label),
+    agentsSeeded: hasAgents ? agentCount : 0,
+    cases: rows,
+    strategies,
+    webhooks,
+    models,
+    failedCases: failed.length + (webhooks.failed > 0 ? 1 : 0),
+    totalSeconds: round((Date.now() - started) / 1000, 0),
+  };
+  mkdirSync(new URL("./results/", import.meta.url), { recursive: true });
+  const json = `${JSON.stringify(report, null, 2)}\n`;
+  const files = [new URL("./results/latest.json", import.meta.url), new URL(`./results/latest-${backend}.json`, import.meta.url)].map((u) =>
+    fileURLToPath(u),
+  );
+  for (const file of files) writeFileSync(file, json);
+  formatJson(files);
+  console.log(`Results written to bench/results/latest.json (${report.totalSeconds} s in all).`);
+
+  if (failed.length > 0 || webhooks.failed > 0) {
+    console.error(`\nFAILED: ${failed.length} of ${cases.length} cases had non-2xx responses or errors.`);
+    exitCode = 1;
+  }
+} catch (err) {
+  console.error(`\nbench: ${(err as Error).stack ?? err}`);
+  exitCode = 2;
+} finally {
+  log("Removing the benchmark workspace and stopping the stack…");
+  await cleanup?.().catch((err) => console.error(`bench: could not remove the benchmark workspace: ${(err as Error).message}`));
+  await stack?.stop().catch(() => undefined);
+}
+process.exit(exitCode);

@@ -1,0 +1,208 @@
+// A bench-only worker for comparing database connection strategies on the same routes.
+// It composes the app's own pieces (request id, middleware, auth, rate limit, /v1 routes) in
+// the order src/app.ts does, except for the one middleware under test, chosen per request
+// with the `x-bench-db` header:
+//   pool         src/middleware/init.ts as it is: a request scope (src/db/scope.ts) whose
+//                neon Pool (max 1) opens on first use and closes once the response and the
+//                work handed to `defer` have settled
+//   client       a neon Client per request (connect on first query), closed once the
+//                response and every waitUntil/defer task of the request have settled
+//   pool-early   the first version of init.ts: Pool (max 1) per request, pool.end() in
+//                waitUntil right after the response, `defer` is plain waitUntil
+// `x-bench-proxy: dev` sends the request's database connection through BENCH_DEV_WS_PROXY
+// (dev/ws-proxy.ts itself) instead of DATABASE_WS_PROXY (the bench's counting proxy).
+// POST /bench/deferred checks database work done after the response. Errors are logged with
+// their cause chain, so the bench can say why a strategy fails. Never deployed; started by
+// bench/strategies/launch.ts.
+import { Client, Pool } from "@neondatabase/serverless";
+import { sql } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/neon-serverless";
+import type { Context } from "hono";
+import { createMiddleware } from "hono/factory";
+import { requestId } from "hono/request-id";
+import { secureHeaders } from "hono/secure-headers";
+import { type AppEnv, createRouter } from "../../src/context";
+import { configureNeon, type Db } from "../../src/db/client";
+import * as schema from "../../src/db/schema";
+import { type Bindings, parseEnv } from "../../src/env";
+import { handleError } from "../../src/lib/errors";
+import { newId } from "../../src/lib/ids";
+import { authenticate } from "../../src/middleware/auth";
+import { sameOriginForCookies, v1BodyPolicy } from "../../src/middleware/guards";
+import { init as appInit } from "../../src/middleware/init";
+import { rateLimit } from "../../src/middleware/ratelimit";
+import { registerV1 } from "../../src/routes/v1";
+
+export const STRATEGIES = ["pool", "client", "pool-early"] as const;
+export type Strategy = (typeof STRATEGIES)[number];
+
+/** The execution context handed to the app: it remembers every waitUntil promise. */
+class TrackingContext implements ExecutionContext {
+  readonly pending: Promise<unknown>[] = [];
+  constructor(private readonly inner: ExecutionContext) {}
+  waitUntil(promise: Promise<unknown>): void {
+    this.pending.push(promise);
+    this.inner.waitUntil(promise);
+  }
+  passThroughOnException(): void {
+    this.inner.passThroughOnException();
+  }
+  get props(): unknown {
+    return this.inner.props;
+  }
+  get tracing(): ExecutionContext["tracing"] {
+    return this.inner.tracing;
+  }
+  /** Runs `task` once every waitUntil task, including ones added meanwhile, has settled. */
+  afterAll(task: () => Promise<unknown> | undefined): void {
+    const settled = async () => {
+      let seen = 0;
+      while (seen < this.pending.length) {
+        const batch = this.pending.slice(seen);
+        seen = this.pending.length;
+        await Promise.allSettled(batch);
+      }
+    };
+    // On the inner context: a task tracked here would wait for itself.
+    this.inner.waitUntil(
+      settled()
+        .then(task)
+        .catch(() => undefined),
+    );
+  }
+}
+
+type Opened = { db: Db; close(): Promise<void> };
+
+/** A lazily opened connection per request; `closeAfter` says when it closes. */
+const customInit = (open: (url: string) => Opened, closeAfter: "response" | "all-work") =>
+  createMiddleware<AppEnv>(async (c, next) => {
+    const config = parseEnv(c.env);
+    c.set("config", config);
+    let opened: Opened | undefined;
+    const lazyDb = new Proxy({} as Db, {
+      get(_target, prop) {
+        if (!opened) {
+          configureNeon(config.DATABASE_WS_PROXY);
+          opened = open(config.DATABASE_URL);
+        }
+        const value = Reflect.get(opened.db, prop);
+        return typeof value === "function" ? value.bind(opened.db) : value;
+      },
+    });
+    c.set("db", lazyDb);
+    const ctx = c.executionCtx as TrackingContext;
+    c.set("defer", (work) => ctx.waitUntil(work.catch(logBackground)));
+    try {
+      await next();
+    } finally {
+      if (closeAfter === "response") {
+        if (opened) ctx.waitUntil(opened.close());
+      } else ctx.afterAll(() => opened?.close());
+    }
+  });
+
+const logBackground = (err: unknown) =>
+  console.error(JSON.stringify({ level: "bench-error", message: "background work failed", causes: causesOf(err) }));
+
+const openPool = (url: string): Opened => {
+  const pool = new Pool({ connectionString: url, max: 1 });
+  return { db: drizzle({ client: pool, schema }), close: () => pool.end() };
+};
+
+const openClient = (url: string): Opened => {
+  const client = new Client(url);
+  // Queries issued before the handshake completes wait in the client's queue.
+  const connecting = client.connect().catch(() => undefined);
+  return {
+    db: drizzle({ client, schema }) as unknown as Db,
+    close: async () => {
+      await connecting;
+      await client.end();
+    },
+  };
+};
+
+const middlewares: Record<Strategy, ReturnType<typeof createMiddleware<AppEnv>>> = {
+  pool: appInit,
+  client: customInit(openClient, "all-work"),
+  "pool-early": customInit(openPool, "response"),
+};
+
+const strategyOf = (c: Context<AppEnv>): Strategy => {
+  const name = c.req.header("x-bench-db") as Strategy | undefined;
+  return name && STRATEGIES.includes(name) ? name : "pool";
+};
+
+function causesOf(err: unknown): string[] {
+  const causes: string[] = [];
+  for (let e: unknown = err; e instanceof Error && causes.length < 5; e = e.cause) {
+    causes.push(`${e.name}: ${e.message.split("\n")[0]?.slice(0, 120)}`);
+  }
+  return causes;
+}
+
+const app = createRouter();
+
+app.onError((err, c) => {
+  const [message, ...causes] = causesOf(err);
+  console.error(JSON.stringify({ level: "bench-error", strategy: strategyOf(c), message, causes }));
+  return handleError(err, c);
+});
+app.use("*", requestId({ generator: newId, headerName: "X-Request-Id" }));
+app.use("*", secureHeaders({ crossOriginResourcePolicy: false }));
+app.use("*", (c, next) => middlewares[strategyOf(c)](c, next));
+app.get("/health", (c) => c.json({ status: "ok" }));
+
+// Work after the response, the shape of a direct-mode webhook fan-out (src/webhooks/deliver.ts,
+// trigger "emit"): the request queries and answers; the work it hands on sleeps (there: waits
+// for the receiver) and queries again. `?via=defer` hands it to c.var.defer (the scope's way),
+// `?via=waitUntil` straight to ctx.waitUntil. Tallied per strategy and path, in the isolate.
+const deferred = new Map<string, { ok: number; failed: number; errors: Record<string, number> }>();
+app.post("/bench/deferred", async (c) => {
+  const via = c.req.query("via") === "waitUntil" ? "waitUntil" : "defer";
+  const key = `${strategyOf(c)}:${via}`;
+  const tally = deferred.get(key) ?? { ok: 0, failed: 0, errors: {} };
+  deferred.set(key, tally);
+  const db = c.var.db;
+  await db.execute(sql`select 1`);
+  const work = (async () => {
+    await new Promise((r) => setTimeout(r, 20));
+    try {
+      await db.execute(sql`select 1`);
+      tally.ok += 1;
+    } catch (err) {
+      tally.failed += 1;
+      const message = causesOf(err).at(-1) ?? String(err);
+      tally.errors[message] = (tally.errors[message] ?? 0) + 1;
+    }
+  })();
+  if (via === "defer") c.var.defer(work);
+  else c.executionCtx.waitUntil(work);
+  return c.json({ queued: true }, 202);
+});
+app.get("/bench/deferred", (c) => c.json(Object.fromEntries(deferred)));
+
+// As src/app.ts mounts /v1 (the parts GET /v1/me and GET /v1/agents go through).
+app.use("/v1/*", sameOriginForCookies, v1BodyPolicy);
+app.use("/v1/*", (c, next) => authenticate({ orgOptional: c.req.path === "/v1/me" })(c, next));
+app.use("/v1/*", rateLimit);
+registerV1(app);
+
+type BenchBindings = Bindings & { BENCH_DEV_WS_PROXY?: string };
+const devProxyEnvs = new WeakMap<object, Bindings>();
+/** The same bindings with DATABASE_WS_PROXY swapped, one object per isolate (parseEnv caches by object). */
+const withDevProxy = (env: BenchBindings): Bindings => {
+  let swapped = devProxyEnvs.get(env);
+  if (!swapped) {
+    swapped = { ...env, DATABASE_WS_PROXY: env.BENCH_DEV_WS_PROXY };
+    devProxyEnvs.set(env, swapped);
+  }
+  return swapped;
+};
+
+// biome-ignore lint/style/noDefaultExport: a Worker's entry point is its default export.
+export default {
+  fetch: (request, env, ctx) =>
+    app.fetch(request, request.headers.get("x-bench-proxy") === "dev" ? withDevProxy(env) : env, new TrackingContext(ctx)),
+} satisfies ExportedHandler<BenchBindings>;
