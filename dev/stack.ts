@@ -139,13 +139,21 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
  */
 export async function startWorker(
   vars: Record<string, string>,
-  opts: { port?: number; workerLog?: (chunk: string) => void } = {},
+  opts: {
+    port?: number;
+    workerLog?: (chunk: string) => void;
+    /** Another entry than wrangler.toml's `main` (the bench's strategy worker), and its name. */
+    script?: string;
+    name?: string;
+    timeoutMs?: number;
+  } = {},
 ): Promise<{ baseUrl: string; stop(): Promise<void> }> {
   const port = opts.port || (await freePort());
   const workerLog = opts.workerLog;
   const args = [
     fileURLToPath(new URL("../node_modules/wrangler/bin/wrangler.js", import.meta.url)),
     "dev",
+    ...(opts.script ? [opts.script, "--name", opts.name ?? "worker"] : []),
     "--port",
     String(port),
     "--ip",
@@ -195,7 +203,8 @@ export async function startWorker(
   };
 
   // Ready when /health answers: wrangler's own "Ready" line comes before workerd listens.
-  const deadline = Date.now() + 60_000;
+  const timeoutMs = opts.timeoutMs ?? 60_000;
+  const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`wrangler dev exited (${child.exitCode}):\n${output}`);
     try {
@@ -207,5 +216,5 @@ export async function startWorker(
     await new Promise((r) => setTimeout(r, 200));
   }
   await stop();
-  throw new Error(`wrangler dev did not become ready in 60 s:\n${output}`);
+  throw new Error(`wrangler dev did not become ready in ${timeoutMs / 1000} s:\n${output}`);
 }

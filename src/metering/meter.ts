@@ -41,6 +41,16 @@ export async function hold(db: Db, organizationId: string, amountMicro: number):
   );
 }
 
+/** Gives `amountMicro` of a hold back, as a CTE of the statement that logs the request. */
+const refund = (db: Db, held: Hold, amountMicro: number) =>
+  db.$with("refund").as(
+    db
+      .update(organizations)
+      .set({ creditsMicro: sql`${organizations.creditsMicro} + ${amountMicro}` })
+      .where(eq(organizations.id, held.organizationId))
+      .returning({ id: organizations.id }),
+  );
+
 /** Success: charge `costMicro` (at most the hold), refund the rest, and log the request. */
 export async function settle(
   db: Db,
@@ -48,15 +58,8 @@ export async function settle(
   log: RequestLog & { status: number; quantity: number; costMicro: number; promptTokens?: number; completionTokens?: number },
 ): Promise<number> {
   const charged = Math.min(log.costMicro, held.amountMicro);
-  const refund = db.$with("refund").as(
-    db
-      .update(organizations)
-      .set({ creditsMicro: sql`${organizations.creditsMicro} + ${held.amountMicro - charged}` })
-      .where(eq(organizations.id, held.organizationId))
-      .returning({ id: organizations.id }),
-  );
   await db
-    .with(refund)
+    .with(refund(db, held, held.amountMicro - charged))
     .insert(usageEvents)
     .values({
       id: newId(),
@@ -105,12 +108,8 @@ export async function release(
     await db.insert(usageEvents).values(values);
     return;
   }
-  const refund = db.$with("refund").as(
-    db
-      .update(organizations)
-      .set({ creditsMicro: sql`${organizations.creditsMicro} + ${held.amountMicro}` })
-      .where(eq(organizations.id, held.organizationId))
-      .returning({ id: organizations.id }),
-  );
-  await db.with(refund).insert(usageEvents).values(values);
+  await db
+    .with(refund(db, held, held.amountMicro))
+    .insert(usageEvents)
+    .values(values);
 }

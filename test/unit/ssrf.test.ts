@@ -58,12 +58,14 @@ describe("receiver URL guard: shapes refused without DNS", () => {
     if (!verdict.ok) expect(verdict.reason).toContain(why);
   });
 
-  it.each(["https://hooks.example.com/x", "https://8.8.8.8/x", "https://[2606:4700:4700::1111]/x", "https://hooks.example.com:8443/x?a=1"])(
-    "accepts %s",
-    (url) => {
-      expect(checkUrl(url, false).ok).toBe(true);
-    },
-  );
+  it.each([
+    "https://hooks.example.com/x",
+    "https://8.8.8.8/x",
+    "https://[2606:4700:4700::1111]/x",
+    "https://hooks.example.com:8443/x?a=1",
+  ])("accepts %s", (url) => {
+    expect(checkUrl(url, false).ok).toBe(true);
+  });
 
   it("normalises IPv4-mapped IPv6 before judging", () => {
     expect(addressRange("::ffff:8.8.8.8")).toBe("unicast");
