@@ -10,6 +10,7 @@ import { apiKeys, memberships, organizations, users } from "../src/db/schema";
 import { randomBase62 } from "../src/lib/crypto";
 import { ApiError } from "../src/lib/errors";
 import { pageQuery } from "../src/lib/pagination";
+import { adjustCredits } from "../src/metering/meter";
 import { type ApiKeyView, createApiKey, listApiKeys, revokeApiKey } from "../src/services/api-keys";
 import { addMember, createOrganizationWithAdmin } from "../src/services/organizations";
 import { connectNode, readStackInfo, type StackInfo, stackFile } from "./connect";
@@ -108,7 +109,33 @@ interface Command {
   run(db: Db, flags: Record<string, unknown>): Promise<Result>;
 }
 
+const credits = (min: number) =>
+  z.coerce
+    .number({ message: "--credits must be a number of credits, e.g. 25 or 0.5" })
+    .min(min, `--credits must be at least ${min}`)
+    .max(1_000_000, "--credits must be at most 1,000,000");
+
+/** `credits add` / `credits set`: the Models API's usage credits of an organization. */
+const creditsCommand = (mode: "add" | "set"): Command => ({
+  usage: `credits ${mode} --org <orgId> --credits <n>`,
+  summary: mode === "add" ? "Add usage credits to an organization (the Models API spends them)." : "Set an organization's usage credits.",
+  flags: z.strictObject({ org: orgId, credits: credits(mode === "add" ? 0.000001 : 0) }),
+  async run(db, f) {
+    const input = f as { org: string; credits: number };
+    await organizationExists(db, input.org);
+    const micro = Math.round(input.credits * 1_000_000);
+    const balance = await adjustCredits(db, input.org, mode === "add" ? { addMicro: micro } : { setMicro: micro });
+    const remaining = (balance ?? 0) / 1_000_000;
+    return {
+      json: { organizationId: input.org, credits: remaining, creditsMicro: balance },
+      human: [`Organization ${input.org} now has ${remaining} credits.`],
+    };
+  },
+});
+
 const COMMANDS: Record<string, Command> = {
+  "credits add": creditsCommand("add"),
+  "credits set": creditsCommand("set"),
   "org create": {
     usage: "org create --name <org> --email <email> [--password <pw>]",
     summary: "Create an organization and its admin user (a password is generated when not given).",
@@ -294,6 +321,8 @@ const GROUPS: Record<string, string> = {
   keys: "keys",
   member: "members",
   members: "members",
+  credit: "credits",
+  credits: "credits",
 };
 // `org list` and `orgs create` read naturally too.
 const ALIASES: Record<string, string> = { "org list": "orgs list", "orgs create": "org create" };
@@ -322,6 +351,7 @@ const OPTIONS = {
   org: { type: "string" },
   id: { type: "string" },
   role: { type: "string" },
+  credits: { type: "string" },
   json: { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;

@@ -41,6 +41,21 @@ export async function hold(db: Db, organizationId: string, amountMicro: number):
   );
 }
 
+/** Operator top-up or reset (`npm run admin -- credits …`): returns the new balance in micro-credits. */
+export async function adjustCredits(
+  db: Db,
+  organizationId: string,
+  change: { addMicro: number } | { setMicro: number },
+): Promise<number | null> {
+  const value = "addMicro" in change ? sql`${organizations.creditsMicro} + ${change.addMicro}` : sql`${change.setMicro}`;
+  const [row] = await db
+    .update(organizations)
+    .set({ creditsMicro: value })
+    .where(eq(organizations.id, organizationId))
+    .returning({ micro: organizations.creditsMicro });
+  return row ? Number(row.micro) : null;
+}
+
 /** Gives `amountMicro` of a hold back, as a CTE of the statement that logs the request. */
 const refund = (db: Db, held: Hold, amountMicro: number) =>
   db.$with("refund").as(

@@ -129,7 +129,31 @@ describe("admin CLI", () => {
     const secret = /sk-live-[0-9A-Za-z]{40}/.exec(run.stdout)?.[0];
     expect(secret).toBeDefined();
     expect(run.stdout).toMatch(/shown once/);
+    expect(run.stdout.split(secret as string)).toHaveLength(2); // printed exactly once
     expect((await me(secret as string)).status).toBe(200);
+  }, 90_000);
+
+  it("credits set and add change what the Models API may spend, as /v1/usage reports", async () => {
+    const { organization } = await adminJson<OrgCreated>(["org", "create", "--name", "Credits", "--email", email("credits")]);
+    const { secret } = await adminJson<KeyCreated>(["keys", "create", "--org", organization.id, "--name", "k"]);
+    const remaining = async () =>
+      ((await (await fetch(`${baseUrl()}/v1/usage`, { headers: { authorization: `Bearer ${secret}` } })).json()) as { credits: { remaining: number } })
+        .credits.remaining;
+    expect(await remaining()).toBe(10);
+    expect(await adminJson(["credits", "set", "--org", organization.id, "--credits", "0"])).toMatchObject({ credits: 0, creditsMicro: 0 });
+    const chat = () =>
+      fetch(`${baseUrl()}/v1/llm/chat`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" },
+        body: JSON.stringify({ messages: [{ role: "user", content: "hi" }] }),
+      });
+    expect((await chat()).status).toBe(402);
+    expect(await adminJson(["credits", "add", "--org", organization.id, "--credits", "2.5"])).toMatchObject({ credits: 2.5 });
+    expect(await remaining()).toBe(2.5);
+    expect((await chat()).status).toBe(200);
+    const bad = await admin(["credits", "add", "--org", organization.id, "--credits", "lots"]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/--credits must be a number/);
   }, 90_000);
 
   it("members add with role member: the user signs in and is a member", async () => {
