@@ -136,9 +136,10 @@ describe("admin CLI", () => {
   it("credits set and add change what the Models API may spend, as /v1/usage reports", async () => {
     const { organization } = await adminJson<OrgCreated>(["org", "create", "--name", "Credits", "--email", email("credits")]);
     const { secret } = await adminJson<KeyCreated>(["keys", "create", "--org", organization.id, "--name", "k"]);
-    const remaining = async () =>
-      ((await (await fetch(`${baseUrl()}/v1/usage`, { headers: { authorization: `Bearer ${secret}` } })).json()) as { credits: { remaining: number } })
-        .credits.remaining;
+    const remaining = async () => {
+      const res = await fetch(`${baseUrl()}/v1/usage`, { headers: { authorization: `Bearer ${secret}` } });
+      return ((await res.json()) as { credits: { remaining: number } }).credits.remaining;
+    };
     expect(await remaining()).toBe(10);
     expect(await adminJson(["credits", "set", "--org", organization.id, "--credits", "0"])).toMatchObject({ credits: 0, creditsMicro: 0 });
     const chat = () =>
