@@ -1,5 +1,6 @@
 // Rate limiting through the real worker with a small limit, and the fail-open choice when
 // Redis is unreachable (docs/rate-limits.md).
+import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, startWorker } from "../../dev/stack";
 import { createApiKey } from "../../src/services/api-keys";
@@ -26,6 +27,9 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([limited?.stop(), noRedis?.stop()]);
 });
+
+/** A client address no earlier run has used: a real Redis keeps counters across runs. */
+const freshAddress = () => `2001:db8::${randomUUID().replace(/-/g, "").slice(0, 4)}:${randomUUID().replace(/-/g, "").slice(0, 4)}`;
 
 const me = (base: string, key: string) => fetch(`${base}/v1/me`, { headers: { authorization: `Bearer ${key}` } });
 
@@ -69,7 +73,7 @@ describe("rate limit", () => {
     const signIn = (password: string) =>
       fetch(`${limited.baseUrl}/dashboard/api/sign-in`, {
         method: "POST",
-        headers: { "content-type": "application/json", "cf-connecting-ip": "198.51.100.7" },
+        headers: { "content-type": "application/json", "cf-connecting-ip": freshAddress() },
         body: JSON.stringify({ email: ws.admin.email, password }),
       });
     expect((await signIn("wrong")).status).toBe(401);
@@ -86,10 +90,11 @@ describe("rate limit", () => {
   });
 
   it("limits sign-in attempts per client address across emails", async () => {
+    const address = freshAddress();
     const attempt = (i: number) =>
       fetch(`${limited.baseUrl}/dashboard/api/sign-in`, {
         method: "POST",
-        headers: { "content-type": "application/json", "cf-connecting-ip": "203.0.113.9" },
+        headers: { "content-type": "application/json", "cf-connecting-ip": address },
         body: JSON.stringify({ email: `nobody-${i}-${Date.now()}@example.test`, password: "x" }),
       });
     for (let i = 0; i < 5; i++) expect((await attempt(i)).status).toBe(401);
