@@ -10,6 +10,7 @@ import { JSON_BODY_LIMIT, limitBody, requireContentType, sameOriginForCookies, v
 import { init } from "./middleware/init";
 import { rateLimit } from "./middleware/ratelimit";
 import { registerDocs } from "./routes/docs";
+import { registerTelephonyRoutes } from "./routes/telephony";
 import { registerV1 } from "./routes/v1";
 import { registerModels } from "./routes/v1/models";
 import { registerWebhookEndpoints } from "./routes/v1/webhook-endpoints";
@@ -37,6 +38,11 @@ export function createApp() {
   registerTestReceiver(app);
   app.use("/internal/qstash/*", limitBody(JSON_BODY_LIMIT));
   registerQstashRoutes(app);
+
+  // Public too: the live-call routes (Twilio's signed callbacks and media stream, the browser's
+  // web-call socket with its one-time token).
+  app.use("/telephony/*", limitBody(JSON_BODY_LIMIT));
+  registerTelephonyRoutes(app);
 
   app.use("/v1/*", sameOriginForCookies, v1BodyPolicy);
   app.use("/v1/*", (c, next) => authenticate({ orgOptional: c.req.path === "/v1/me" })(c, next));

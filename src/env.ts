@@ -68,6 +68,25 @@ export const envSchema = z
     DEFAULT_CHAT_MODEL: z.string().min(1).default("gpt-4o-mini"),
     DEFAULT_TTS_MODEL: z.string().min(1).default("tts-1"),
     DEFAULT_STT_MODEL: z.string().min(1).default("whisper-1"),
+
+    /** Telephony: Twilio (or the local telephony sandbox, which speaks its API). Unset: phone calls are refused with 503. */
+    TWILIO_ACCOUNT_SID: z.string().min(1).optional(),
+    TWILIO_AUTH_TOKEN: z.string().min(1).optional(),
+    TWILIO_API_BASE_URL: z.string().url().default("https://api.twilio.com"),
+    /** Caller ids every workspace may use (comma-separated E.164); workspaces add their own under /v1/phone-numbers. */
+    TWILIO_FROM_NUMBERS: z
+      .string()
+      .default("")
+      .transform((s) => s.split(",").map((n) => n.trim()).filter(Boolean))
+      .pipe(z.array(z.string().regex(/^\+[1-9]\d{6,14}$/, "each number must be E.164, e.g. +15005550006"))),
+    /** Seconds a phone call may ring before it counts as not answered. */
+    CALL_RING_TIMEOUT_SECONDS: z.coerce.number().int().min(5).max(120).default(30),
+    /** Lifetime of a web call's one-time session token. */
+    WEB_CALL_TOKEN_TTL_SECONDS: z.coerce.number().int().min(10).max(3600).default(120),
+    /** Slack the watchdog allows past a call's own limits before it ends the call (docs/calls.md). */
+    CALL_WATCHDOG_GRACE_SECONDS: z.coerce.number().int().min(5).max(3600).default(60),
+    /** Milliseconds of silence after speech that end the caller's turn. */
+    CALL_ENDPOINTING_MS: z.coerce.number().int().min(100).max(3000).default(500),
   })
   .superRefine((env, ctx) => {
     if (env.QSTASH_TOKEN) {
@@ -79,8 +98,11 @@ export const envSchema = z
 
 export type AppConfig = z.infer<typeof envSchema>;
 
-/** Cloudflare bindings as wrangler passes them (vars and secrets are strings). */
-export type Bindings = Partial<Record<keyof z.input<typeof envSchema>, string>>;
+/** Cloudflare bindings as wrangler passes them (vars and secrets are strings), plus the Durable Object and bucket. */
+export type Bindings = Partial<Record<keyof z.input<typeof envSchema>, string>> & {
+  CALL_SESSIONS?: DurableObjectNamespace;
+  RECORDINGS?: R2Bucket;
+};
 
 const cache = new WeakMap<object, AppConfig>();
 

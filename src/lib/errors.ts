@@ -20,7 +20,12 @@ export const ERRORS = {
   csrf_rejected: { status: 403, when: "A cookie-authenticated state-changing request came from another site." },
   not_found: { status: 404, when: "No such resource in this workspace (another workspace's id answers the same)." },
   conflict: { status: 409, when: "The request conflicts with the current state (e.g. the key is already revoked, the email is taken)." },
+  idempotency_conflict: {
+    status: 409,
+    when: "The Idempotency-Key was already used for a different request (another agent, number or body).",
+  },
   read_only: { status: 409, when: "The resource cannot be changed (system voices are read-only)." },
+  upgrade_required: { status: 426, when: "The address takes a WebSocket upgrade (a call's media or web-call socket)." },
   payload_too_large: { status: 413, when: "The body is larger than the route accepts." },
   unsupported_media_type: { status: 415, when: "The Content-Type is not one the route accepts." },
   rate_limited: { status: 429, when: "Too many requests for this key; wait `Retry-After` seconds." },
@@ -32,6 +37,10 @@ export const ERRORS = {
   misconfigured: { status: 500, when: "The deployment's configuration is invalid (names the variables, never their values)." },
   provider_error: { status: 502, when: "The model provider failed or answered something we cannot read. Not charged." },
   receiver_failed: { status: 502, when: "The receiver answered non-2xx or could not be reached; QStash retries." },
+  telephony_unavailable: {
+    status: 503,
+    when: "Phone calls are not configured on this deployment (TWILIO_ACCOUNT_SID / TWILIO_AUTH_TOKEN); web calls still work.",
+  },
   service_unavailable: { status: 503, when: "A dependency (database) is unreachable; retry with backoff." },
   provider_timeout: { status: 504, when: "The model provider did not answer in time. Not charged." },
 } as const satisfies Record<string, { status: ContentfulStatusCode; when: string }>;

@@ -17,6 +17,7 @@ export interface Hold {
 
 export interface RequestLog {
   apiKeyId: string | null;
+  callId?: string;
   method: string;
   endpoint: string;
   modality: Modality;
@@ -80,6 +81,7 @@ export async function settle(
       id: newId(),
       organizationId: held.organizationId,
       apiKeyId: log.apiKeyId,
+      callId: log.callId ?? null,
       method: log.method,
       endpoint: log.endpoint,
       modality: log.modality,
@@ -107,6 +109,7 @@ export async function release(
     id: newId(),
     organizationId,
     apiKeyId: log.apiKeyId,
+    callId: log.callId ?? null,
     method: log.method,
     endpoint: log.endpoint,
     modality: log.modality,

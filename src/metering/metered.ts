@@ -1,7 +1,9 @@
-// The one path every Models call takes: hold, call the provider, settle, or release and answer
-// in our error body. 402 and provider failures are logged too (status and code), never charged.
+// The one path every metered provider call takes (the Models API and live calls): hold, call
+// the provider, settle, or release. 402 and provider failures are logged too (status and
+// code), never charged.
 import type { Context } from "hono";
 import type { AppEnv } from "../context";
+import type { Db } from "../db/client";
 import { ApiError } from "../lib/errors";
 import { toApiError } from "../providers/http";
 import { hold, release, settle } from "./meter";
@@ -22,13 +24,33 @@ export interface Consumed<T> {
   completionTokens?: number;
 }
 
-export async function metered<T>(c: Context<AppEnv>, call: MeteredCall, run: () => Promise<Consumed<T>>): Promise<T> {
-  const { db, auth } = c.var;
+/** Who pays and how the request log names the use. */
+export interface Payer {
+  organizationId: string;
+  apiKeyId: string | null;
+  method: string;
+  endpoint: string;
+  /** Usage of a live call is tagged with it (docs/calls.md). */
+  callId?: string;
+}
+
+/**
+ * Holds, runs, settles. `settleInBackground` lets a live call go on speaking while the
+ * settlement is written (its failure is logged by the caller's scope, the charge is still exact).
+ */
+export async function meter<T>(
+  db: Db,
+  payer: Payer,
+  call: MeteredCall,
+  run: () => Promise<Consumed<T>>,
+  settleInBackground?: (work: Promise<unknown>) => void,
+): Promise<T> {
   const started = Date.now();
   const log = () => ({
-    apiKeyId: auth.apiKeyId ?? null,
-    method: c.req.method,
-    endpoint: new URL(c.req.url).pathname,
+    apiKeyId: payer.apiKeyId,
+    method: payer.method,
+    endpoint: payer.endpoint,
+    callId: payer.callId,
     modality: call.modality,
     provider: call.provider,
     model: call.model,
@@ -36,9 +58,9 @@ export async function metered<T>(c: Context<AppEnv>, call: MeteredCall, run: () 
   });
   let held: Awaited<ReturnType<typeof hold>> | null = null;
   try {
-    held = await hold(db, auth.organizationId, costOf(call.modality, call.model, call.maxQuantity));
+    held = await hold(db, payer.organizationId, costOf(call.modality, call.model, call.maxQuantity));
     const consumed = await run();
-    await settle(db, held, {
+    const settling = settle(db, held, {
       ...log(),
       status: 200,
       quantity: consumed.quantity,
@@ -46,12 +68,29 @@ export async function metered<T>(c: Context<AppEnv>, call: MeteredCall, run: () 
       promptTokens: consumed.promptTokens,
       completionTokens: consumed.completionTokens,
     });
+    if (settleInBackground) settleInBackground(settling);
+    else await settling;
     return consumed.result;
   } catch (err) {
     const mapped = toApiError(err);
     const status = mapped instanceof ApiError ? mapped.status : 500;
     const errorCode = mapped instanceof ApiError ? mapped.code : "internal_error";
-    await release(db, held, auth.organizationId, { ...log(), status, errorCode }).catch(() => undefined);
-    throw mapped;
+    await release(db, held, payer.organizationId, { ...log(), status, errorCode }).catch(() => undefined);
+    throw err;
+  }
+}
+
+/** A Models API request: the payer is the request's credential. */
+export async function metered<T>(c: Context<AppEnv>, call: MeteredCall, run: () => Promise<Consumed<T>>): Promise<T> {
+  const payer: Payer = {
+    organizationId: c.var.auth.organizationId,
+    apiKeyId: c.var.auth.apiKeyId ?? null,
+    method: c.req.method,
+    endpoint: new URL(c.req.url).pathname,
+  };
+  try {
+    return await meter(c.var.db, payer, call, run);
+  } catch (err) {
+    throw toApiError(err);
   }
 }

@@ -28,7 +28,9 @@ export default async function setup(project: TestProject) {
   // proves the sign-in limits on a worker of its own with small ones.
   const vars = { WEBHOOKS_ALLOW_PRIVATE_URLS: "1", SIGN_IN_LIMIT_PER_EMAIL: "100000", SIGN_IN_LIMIT_PER_ADDRESS: "100000" };
   const real = { databaseUrl: process.env.DATABASE_URL, redisUrl: process.env.REDIS_URL };
-  const stack = await startStack(backend === "real" ? { ...real, vars } : { vars });
+  // TEST_WORKER_LOG=1 shows the worker's own output (wrangler's and console.log's), for debugging.
+  const workerLog = process.env.TEST_WORKER_LOG ? (chunk: string) => process.stderr.write(`[worker] ${chunk}`) : undefined;
+  const stack = await startStack(backend === "real" ? { ...real, vars, workerLog } : { vars, workerLog });
   console.log(
     `[${project.name}] stack up in ${Date.now() - started} ms: worker ${stack.baseUrl}, ${stack.postgres}, redis ${stack.redis.backend}`,
   );

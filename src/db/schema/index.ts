@@ -7,3 +7,4 @@ export * from "./usage";
 export * from "./users";
 export * from "./voices";
 export * from "./webhooks";
+export * from "./calls";

@@ -26,9 +26,11 @@ export const usageEvents = pgTable(
     promptTokens: integer("prompt_tokens"),
     completionTokens: integer("completion_tokens"),
     costMicro: bigint("cost_micro", { mode: "number" }).notNull().default(0),
+    /** Set when the usage was a live call's (speech-to-text, the agent's LLM, text-to-speech). */
+    callId: uuid("call_id"),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date", precision: 3 }).notNull().defaultNow(),
   },
-  (t) => [index("usage_events_org_idx").on(t.organizationId, t.id)],
+  (t) => [index("usage_events_org_idx").on(t.organizationId, t.id), index("usage_events_call_idx").on(t.callId)],
 );
 
 export type UsageEvent = typeof usageEvents.$inferSelect;

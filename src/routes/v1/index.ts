@@ -5,6 +5,9 @@ import { registerDeleteAgent } from "./agents/delete";
 import { registerGetAgent } from "./agents/get";
 import { registerListAgents } from "./agents/list";
 import { registerUpdateAgent } from "./agents/update";
+import { registerPhoneNumbers } from "./calls/phone-numbers";
+import { registerPlaceCalls } from "./calls/place";
+import { registerReadCalls } from "./calls/read";
 import { registerGetMe } from "./me/get";
 import { registerCreateVoice } from "./voices/create";
 import { registerDeleteVoice } from "./voices/delete";
@@ -21,6 +24,10 @@ export function registerV1(app: OpenAPIHono<AppEnv>): void {
   registerGetAgent(app);
   registerUpdateAgent(app);
   registerDeleteAgent(app);
+
+  registerPlaceCalls(app);
+  registerReadCalls(app);
+  registerPhoneNumbers(app);
 
   registerListVoices(app);
   registerCreateVoice(app);

@@ -1,0 +1,98 @@
+// One Durable Object per call (named by the call id). It accepts the call's media socket
+// (Twilio's stream or the browser's) and runs the session, and its alarm is the call's
+// watchdog: whatever happens to sockets, callbacks or the worker, a call that is not over by
+// its deadline is ended with `watchdog-timeout` and its terminal webhook fires.
+import { DurableObject } from "cloudflare:workers";
+import { openScope } from "../db/scope";
+import { type Bindings, parseEnv } from "../env";
+import { finishCall } from "./lifecycle";
+import { CallSessionRuntime } from "./session";
+import { TERMINAL } from "./states";
+import { findCall } from "./store";
+
+export const CALL_ID_HEADER = "x-call-id";
+export const TRANSPORT_HEADER = "x-call-transport";
+
+export class CallSession extends DurableObject<Bindings> {
+  private session: CallSessionRuntime | null = null;
+
+  override async fetch(request: Request): Promise<Response> {
+    const callId = request.headers.get(CALL_ID_HEADER) ?? "";
+    const url = new URL(request.url);
+    if (request.method === "POST" && url.pathname === "/__watch") {
+      const { deadline } = (await request.json()) as { deadline: number };
+      await this.ctx.storage.put("callId", callId);
+      await this.ctx.storage.setAlarm(deadline);
+      return new Response(null, { status: 204 });
+    }
+    if (request.method === "POST" && url.pathname === "/__hangup") {
+      if (!this.session?.live) return new Response(null, { status: 404 });
+      await this.session.end("customer-ended-call");
+      return new Response(null, { status: 204 });
+    }
+    if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") return new Response("expected a WebSocket upgrade", { status: 426 });
+    if (this.session) return new Response("this call already has a live media stream", { status: 409 });
+    const kind = request.headers.get(TRANSPORT_HEADER) === "twilio" ? "twilio" : "web";
+    const config = parseEnv(this.env);
+    const pair = new WebSocketPair();
+    const [client, server] = [pair[0], pair[1]];
+    // Binary frames as ArrayBuffer (the standard default is Blob, which would need an await per frame).
+    (server as WebSocket & { binaryType: string }).binaryType = "arraybuffer";
+    server.accept();
+    this.session = new CallSessionRuntime({
+      config,
+      callId,
+      kind,
+      socket: server,
+      origin: url.origin,
+      recordings: this.env.RECORDINGS,
+      waitUntil: (p) => this.ctx.waitUntil(p),
+      onClosed: () => {
+        this.session = null;
+      },
+    });
+    return new Response(null, { status: 101, webSocket: client });
+  }
+
+  /** The watchdog. */
+  override async alarm(): Promise<void> {
+    const callId = await this.ctx.storage.get<string>("callId");
+    if (!callId) return;
+    const config = parseEnv(this.env);
+    const scope = openScope(config.DATABASE_URL, config.DATABASE_WS_PROXY);
+    try {
+      const call = await findCall(scope.db, callId);
+      if (!call || TERMINAL.has(call.status)) {
+        await this.ctx.storage.deleteAll();
+        return;
+      }
+      const due = call.deadlineAt.getTime();
+      if (due > Date.now()) {
+        await this.ctx.storage.setAlarm(due); // the call moved its deadline (it connected)
+        return;
+      }
+      console.log(JSON.stringify({ level: "warn", msg: "watchdog ending a stale call", callId, status: call.status }));
+      if (this.session?.live) await this.session.end("watchdog-timeout");
+      else
+        await finishCall(
+          { db: scope.db, config, waitUntil: (p) => scope.defer(p), origin: config.PUBLIC_BASE_URL },
+          callId,
+          call.status === "queued" && call.type === "web" && !call.sessionTokenUsedAt ? "web-call-not-joined" : "watchdog-timeout",
+        );
+      await this.ctx.storage.deleteAll();
+    } finally {
+      this.ctx.waitUntil(scope.close());
+    }
+  }
+}
+
+/** Arms the call's watchdog (its Durable Object's alarm) for `deadline`. */
+export async function armWatchdog(ns: DurableObjectNamespace, callId: string, deadline: Date): Promise<void> {
+  const stub = ns.get(ns.idFromName(callId));
+  const res = await stub.fetch("https://call/__watch", {
+    method: "POST",
+    headers: { [CALL_ID_HEADER]: callId, "content-type": "application/json" },
+    body: JSON.stringify({ deadline: deadline.getTime() }),
+  });
+  if (res.status !== 204) throw new Error(`arming the call watchdog failed (${res.status})`);
+}

@@ -1,0 +1,65 @@
+// What happens when a call changes state: the webhook of the change, and after the end, the
+// analysis and `call.analyzed`. Called by whichever writer won the transition (the media
+// session, a provider callback, the API or the watchdog), so each event fires once.
+import { eq } from "drizzle-orm";
+import { type Agent, agents, type Call, calls, type TranscriptTurn } from "../db/schema";
+import { type WebhookDeps, emit } from "../webhooks/deliver";
+import { publicOrigin } from "../webhooks/endpoints";
+import { AnalysisError, analyzeCall } from "./analysis";
+import { type EndedReason, TERMINAL } from "./states";
+import { endCall, moveCall, refreshCost } from "./store";
+import { callEventData } from "./views";
+
+const originOf = (deps: WebhookDeps) => publicOrigin(deps.config, deps.origin ?? "");
+
+async function fire(deps: WebhookDeps, call: Call, event: string): Promise<void> {
+  await emit(deps, { organizationId: call.organizationId, event, data: callEventData(call, originOf(deps)), subjectId: call.id });
+}
+
+/** The callee answered (or the browser joined): in-progress, `call.started`. False when the call was not waiting to start. */
+export async function startCall(deps: WebhookDeps, callId: string, deadlineAt: Date): Promise<Call | null> {
+  const row = await moveCall(deps.db, callId, "in-progress", { startedAt: new Date(), deadlineAt });
+  if (row) await fire(deps, row, "call.started");
+  return row;
+}
+
+/**
+ * Ends the call with a reason. The winner fires `call.completed` (a conversation that ended) or
+ * `call.failed` (it never connected, or died), then runs the analysis in the background.
+ */
+export async function finishCall(
+  deps: WebhookDeps,
+  callId: string,
+  reason: EndedReason,
+  transcript?: TranscriptTurn[],
+): Promise<Call | null> {
+  const row = await endCall(deps.db, callId, reason, transcript);
+  if (!row) return null;
+  await fire(deps, row, row.status === "completed" ? "call.completed" : "call.failed");
+  if (row.startedAt && row.transcript.length > 0) deps.waitUntil(analyze(deps, row));
+  else deps.waitUntil(refreshCost(deps.db, row.id));
+  return row;
+}
+
+async function analyze(deps: WebhookDeps, call: Call): Promise<void> {
+  let agent: Pick<Agent, "llmModel" | "analysisPlan"> | null = null;
+  if (call.agentId) {
+    const [found] = await deps.db
+      .select({ llmModel: agents.llmModel, analysisPlan: agents.analysisPlan })
+      .from(agents)
+      .where(eq(agents.id, call.agentId));
+    agent = found ?? null;
+  }
+  try {
+    const { analysis, report } = await analyzeCall(deps, call, agent);
+    await refreshCost(deps.db, call.id);
+    const [row] = await deps.db.update(calls).set({ analysis, report, analysisError: null }).where(eq(calls.id, call.id)).returning();
+    if (row) await fire(deps, row, "call.analyzed");
+  } catch (err) {
+    const message = err instanceof AnalysisError ? err.message : `The analysis failed: ${(err as Error).message.slice(0, 200)}`;
+    await deps.db.update(calls).set({ analysisError: message }).where(eq(calls.id, call.id));
+    await refreshCost(deps.db, call.id);
+  }
+}
+
+export const isEnded = (call: Pick<Call, "status">) => TERMINAL.has(call.status);

@@ -1,0 +1,216 @@
+// Creating calls: the phone call (caller id, idempotency, the carrier's dial) and the web call
+// (a one-time session token). Shared by the API and, later, the dashboard.
+import { and, asc, eq, gt, sql } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { type Agent, type Call, calls, organizations, phoneNumbers } from "../db/schema";
+import type { AppConfig, Bindings } from "../env";
+import { randomBase62, sha256Hex } from "../lib/crypto";
+import { ApiError } from "../lib/errors";
+import { newId } from "../lib/ids";
+import { telephonyProvider } from "../telephony/registry";
+import { DialError } from "../telephony/types";
+import type { WebhookDeps } from "../webhooks/deliver";
+import { armWatchdog } from "./durable-object";
+import { finishCall } from "./lifecycle";
+
+export const TWILIO_MEDIA_PATH = (callId: string) => `/telephony/twilio/media/${callId}`;
+export const TWILIO_STATUS_PATH = (callId: string) => `/telephony/twilio/status/${callId}`;
+export const WEB_CALL_SOCKET_PATH = (callId: string) => `/web-calls/${callId}/socket`;
+
+const wsOrigin = (origin: string) => origin.replace(/^http/, "ws");
+
+export interface PlaceInput {
+  phoneNumber: string;
+  fromNumber?: string;
+  phoneNumberId?: string;
+  variables?: Record<string, string>;
+  metadata?: Record<string, unknown>;
+}
+
+export interface Ctx {
+  db: Db;
+  config: AppConfig;
+  env: Bindings;
+  deps: WebhookDeps;
+  organizationId: string;
+  origin: string;
+}
+
+function sessions(env: Bindings): DurableObjectNamespace {
+  if (!env.CALL_SESSIONS) throw new ApiError("misconfigured", "The CALL_SESSIONS Durable Object binding is missing (wrangler.toml).");
+  return env.CALL_SESSIONS;
+}
+
+/** Calls need credits for their first turns: refuse at once when there are none. */
+async function requireCredits(db: Db, organizationId: string): Promise<void> {
+  const [org] = await db
+    .select({ id: organizations.id })
+    .from(organizations)
+    .where(and(eq(organizations.id, organizationId), gt(organizations.creditsMicro, 0)));
+  if (!org) throw new ApiError("insufficient_credits", "The workspace has no usage credits left for the call's speech and LLM; add credits first.");
+}
+
+/** The caller id: one the request names (if the workspace or the platform has it), else the first available. */
+async function callerId(ctx: Ctx, input: PlaceInput): Promise<string> {
+  const own = await ctx.db
+    .select({ id: phoneNumbers.id, number: phoneNumbers.number })
+    .from(phoneNumbers)
+    .where(eq(phoneNumbers.organizationId, ctx.organizationId))
+    .orderBy(asc(phoneNumbers.id));
+  const platform = ctx.config.TWILIO_FROM_NUMBERS;
+  if (input.phoneNumberId) {
+    const found = own.find((p) => p.id === input.phoneNumberId);
+    if (!found) throw new ApiError("validation_failed", "No phone number with that id in this workspace.", { issues: [{ path: "phoneNumberId", message: "unknown phone number" }] });
+    return found.number;
+  }
+  if (input.fromNumber) {
+    if (own.some((p) => p.number === input.fromNumber) || platform.includes(input.fromNumber)) return input.fromNumber;
+    throw new ApiError("validation_failed", "fromNumber is not one of this workspace's phone numbers (GET /v1/phone-numbers).", {
+      issues: [{ path: "fromNumber", message: "not a number this workspace may call from" }],
+    });
+  }
+  const first = own[0]?.number ?? platform[0];
+  if (!first)
+    throw new ApiError("validation_failed", "This workspace has no phone number to call from: add one with POST /v1/phone-numbers.", {
+      issues: [{ path: "fromNumber", message: "no caller id available" }],
+    });
+  return first;
+}
+
+export interface Placed {
+  call: Call;
+  replayed: boolean;
+}
+
+export async function placePhoneCall(ctx: Ctx, agent: Agent, input: PlaceInput, idempotencyKey: string | undefined): Promise<Placed> {
+  const fingerprint = await sha256Hex(JSON.stringify([agent.id, input]));
+  const replay = async (): Promise<Placed | null> => {
+    if (!idempotencyKey) return null;
+    const [existing] = await ctx.db
+      .select()
+      .from(calls)
+      .where(and(eq(calls.organizationId, ctx.organizationId), eq(calls.idempotencyKey, idempotencyKey)));
+    if (!existing) return null;
+    if (existing.idempotencyHash !== fingerprint)
+      throw new ApiError("idempotency_conflict", "This Idempotency-Key was used for a different call request; use a new key.");
+    return { call: existing, replayed: true };
+  };
+  const earlier = await replay();
+  if (earlier) return earlier;
+
+  const telephony = telephonyProvider(ctx.config);
+  await requireCredits(ctx.db, ctx.organizationId);
+  const from = await callerId(ctx, input);
+  const streamToken = randomBase62(40);
+  const id = newId();
+  const deadline = new Date(Date.now() + (ctx.config.CALL_RING_TIMEOUT_SECONDS + ctx.config.CALL_WATCHDOG_GRACE_SECONDS) * 1000);
+  const [row] = await ctx.db
+    .insert(calls)
+    .values({
+      id,
+      organizationId: ctx.organizationId,
+      agentId: agent.id,
+      agentName: agent.name,
+      type: "phone",
+      direction: "outbound",
+      status: "queued",
+      fromNumber: from,
+      toNumber: input.phoneNumber,
+      provider: telephony.name,
+      idempotencyKey: idempotencyKey ?? null,
+      idempotencyHash: idempotencyKey ? fingerprint : null,
+      variables: input.variables ?? {},
+      metadata: input.metadata ?? {},
+      streamTokenHash: await sha256Hex(streamToken),
+      deadlineAt: deadline,
+    })
+    .onConflictDoNothing()
+    .returning();
+  if (!row) {
+    // A concurrent request with the same key inserted first: answer with its call.
+    const other = await replay();
+    if (other) return other;
+    throw new Error("idempotent insert conflicted but no call was found");
+  }
+  await armWatchdog(sessions(ctx.env), id, deadline);
+  try {
+    const { providerCallId } = await telephony.placeCall({
+      to: input.phoneNumber,
+      from,
+      streamUrl: `${wsOrigin(ctx.origin)}${TWILIO_MEDIA_PATH(id)}`,
+      streamParameters: { token: streamToken, callId: id },
+      statusCallbackUrl: `${ctx.origin}${TWILIO_STATUS_PATH(id)}`,
+      ringTimeoutSeconds: ctx.config.CALL_RING_TIMEOUT_SECONDS,
+    });
+    const [updated] = await ctx.db
+      .update(calls)
+      .set({ providerCallId })
+      .where(eq(calls.id, id))
+      .returning();
+    return { call: updated ?? row, replayed: false };
+  } catch (err) {
+    if (!(err instanceof DialError)) throw err;
+    console.log(JSON.stringify({ level: "info", msg: "dial failed", callId: id, failure: err.failure, message: err.message }));
+    const ended = await finishCall(ctx.deps, id, err.failure === "invalid-number" ? "dial-failed" : "telephony-provider-error");
+    return { call: ended ?? row, replayed: false };
+  }
+}
+
+export interface WebCallSession {
+  call: Call;
+  token: string;
+  expiresAt: Date;
+  url: string;
+}
+
+export async function startWebCall(
+  ctx: Ctx,
+  agent: Agent,
+  input: { variables?: Record<string, string>; metadata?: Record<string, unknown> },
+): Promise<WebCallSession> {
+  await requireCredits(ctx.db, ctx.organizationId);
+  const token = `wct_${randomBase62(40)}`;
+  const id = newId();
+  const expiresAt = new Date(Date.now() + ctx.config.WEB_CALL_TOKEN_TTL_SECONDS * 1000);
+  const deadline = new Date(expiresAt.getTime() + ctx.config.CALL_WATCHDOG_GRACE_SECONDS * 1000);
+  const [row] = await ctx.db
+    .insert(calls)
+    .values({
+      id,
+      organizationId: ctx.organizationId,
+      agentId: agent.id,
+      agentName: agent.name,
+      type: "web",
+      direction: "inbound",
+      status: "queued",
+      variables: input.variables ?? {},
+      metadata: input.metadata ?? {},
+      sessionTokenHash: await sha256Hex(token),
+      sessionTokenExpiresAt: expiresAt,
+      deadlineAt: deadline,
+    })
+    .returning();
+  if (!row) throw new Error("insert returned no row");
+  await armWatchdog(sessions(ctx.env), id, deadline);
+  const url = `${wsOrigin(ctx.origin)}${WEB_CALL_SOCKET_PATH(id)}?token=${encodeURIComponent(token)}`;
+  return { call: row, token, expiresAt, url };
+}
+
+/** Spends a web call's one-time token: true exactly once, before it expires, for a call not yet joined. */
+export async function redeemWebCallToken(db: Db, callId: string, token: string): Promise<boolean> {
+  const [row] = await db
+    .update(calls)
+    .set({ sessionTokenUsedAt: sql`now()` })
+    .where(
+      and(
+        eq(calls.id, callId),
+        eq(calls.type, "web"),
+        eq(calls.status, "queued"),
+        eq(calls.sessionTokenHash, await sha256Hex(token)),
+        sql`${calls.sessionTokenUsedAt} is null`,
+        sql`${calls.sessionTokenExpiresAt} > now()`,
+      ),
+    )
+    .returning({ id: calls.id });
+  return Boolean(row);
+}

@@ -1,0 +1,65 @@
+// The call state machine (docs/calls.md). Statuses are Retell's and Twilio's common set; every
+// change goes through `canMove`, so an out-of-order or duplicated provider callback can never
+// move a call backwards or revive an ended one.
+
+export const CALL_STATUSES = ["queued", "ringing", "in-progress", "completed", "failed", "busy", "no-answer", "canceled"] as const;
+export type CallStatus = (typeof CALL_STATUSES)[number];
+
+export const TERMINAL: ReadonlySet<CallStatus> = new Set(["completed", "failed", "busy", "no-answer", "canceled"]);
+export const ACTIVE_STATUSES = CALL_STATUSES.filter((s) => !TERMINAL.has(s));
+
+const NEXT: Record<CallStatus, readonly CallStatus[]> = {
+  queued: ["ringing", "in-progress", "failed", "busy", "no-answer", "canceled"],
+  ringing: ["in-progress", "failed", "busy", "no-answer", "canceled"],
+  "in-progress": ["completed", "failed"],
+  completed: [],
+  failed: [],
+  busy: [],
+  "no-answer": [],
+  canceled: [],
+};
+
+/** The states `to` may be reached from. */
+export const sourcesOf = (to: CallStatus): CallStatus[] => CALL_STATUSES.filter((from) => NEXT[from].includes(to));
+
+export const canMove = (from: CallStatus, to: CallStatus): boolean => NEXT[from].includes(to);
+
+/** Who or what ended the call: `none` is a normal end, the others say where the fault lies. */
+export type FaultCategory = "none" | "customer" | "telephony" | "provider" | "platform";
+
+export const ENDED_REASONS = {
+  "agent-ended-call": { status: "completed", fault: "none", description: "The agent said one of its end-call phrases and hung up." },
+  "customer-ended-call": { status: "completed", fault: "none", description: "The callee hung up (or the browser closed the web call)." },
+  "silence-timeout": { status: "completed", fault: "none", description: "Nobody spoke for the agent's silenceTimeoutSeconds." },
+  "max-duration-reached": { status: "completed", fault: "none", description: "The call reached the agent's maxDurationSeconds." },
+  "customer-busy": { status: "busy", fault: "customer", description: "The line was busy." },
+  "customer-did-not-answer": { status: "no-answer", fault: "customer", description: "Nobody answered before the ring timeout." },
+  "call-canceled": { status: "canceled", fault: "customer", description: "The call was canceled before it connected." },
+  "web-call-not-joined": {
+    status: "canceled",
+    fault: "customer",
+    description: "Nobody connected to the web call before its session token expired.",
+  },
+  "dial-failed": { status: "failed", fault: "telephony", description: "The carrier could not reach the number." },
+  "media-stream-failed": {
+    status: "failed",
+    fault: "telephony",
+    description: "The call connected but its audio stream never started or broke.",
+  },
+  "telephony-provider-error": { status: "failed", fault: "provider", description: "The telephony provider refused or failed the request." },
+  "stt-provider-error": { status: "failed", fault: "provider", description: "Speech-to-text failed during the call." },
+  "llm-provider-error": { status: "failed", fault: "provider", description: "The agent's language model failed during the call." },
+  "tts-provider-error": { status: "failed", fault: "provider", description: "Text-to-speech failed during the call." },
+  "insufficient-credits": { status: "failed", fault: "platform", description: "The workspace ran out of usage credits during the call." },
+  "watchdog-timeout": {
+    status: "failed",
+    fault: "platform",
+    description: "The call stopped reporting progress and the watchdog ended it (docs/calls.md).",
+  },
+} as const satisfies Record<string, { status: CallStatus; fault: FaultCategory; description: string }>;
+
+export type EndedReason = keyof typeof ENDED_REASONS;
+export const ENDED_REASON_VALUES = Object.keys(ENDED_REASONS) as EndedReason[];
+
+export const statusFor = (reason: EndedReason): CallStatus => ENDED_REASONS[reason].status;
+export const faultOf = (reason: EndedReason): FaultCategory => ENDED_REASONS[reason].fault;

@@ -1,0 +1,73 @@
+// Every change to a call row: one conditional UPDATE per transition (src/calls/states.ts), so
+// of two racing writers (the media session and a provider callback, or a duplicated
+// callback) exactly one wins, and only the winner fires the webhook.
+import { and, eq, inArray, sql } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { type Call, calls, type TranscriptTurn, usageEvents } from "../db/schema";
+import { type CallStatus, type EndedReason, sourcesOf, statusFor } from "./states";
+
+export interface Move {
+  /** Set on the move to in-progress: when the callee answered (or the browser joined). */
+  startedAt?: Date;
+  /** The watchdog's new deadline. */
+  deadlineAt?: Date;
+  providerCallId?: string;
+}
+
+/** Moves a call to `to` if the state machine allows it from where the call is; null when it does not (or another writer won). */
+export async function moveCall(db: Db, callId: string, to: CallStatus, extra: Move = {}): Promise<Call | null> {
+  const [row] = await db
+    .update(calls)
+    .set({
+      status: to,
+      ...(extra.startedAt ? { startedAt: extra.startedAt } : {}),
+      ...(extra.deadlineAt ? { deadlineAt: extra.deadlineAt } : {}),
+      ...(extra.providerCallId ? { providerCallId: extra.providerCallId } : {}),
+    })
+    .where(and(eq(calls.id, callId), inArray(calls.status, sourcesOf(to))))
+    .returning();
+  return row ?? null;
+}
+
+/**
+ * Ends a call with a reason (and its status), saving the transcript and the cost so far in the
+ * same statement. Null when the call had already ended: the first ending wins.
+ */
+export async function endCall(db: Db, callId: string, reason: EndedReason, transcript?: TranscriptTurn[]): Promise<Call | null> {
+  const to = statusFor(reason);
+  const cost = db
+    .select({ total: sql`coalesce(sum(${usageEvents.costMicro}), 0)` })
+    .from(usageEvents)
+    .where(eq(usageEvents.callId, callId));
+  const [row] = await db
+    .update(calls)
+    .set({
+      status: to,
+      endedReason: reason,
+      endedAt: sql`now()`,
+      costMicro: sql`(${cost})`,
+      ...(transcript ? { transcript } : {}),
+    })
+    .where(and(eq(calls.id, callId), inArray(calls.status, sourcesOf(to))))
+    .returning();
+  return row ?? null;
+}
+
+/** Re-reads the total cost once late usage rows (the last turn's settles) have landed. */
+export async function refreshCost(db: Db, callId: string): Promise<void> {
+  await db
+    .update(calls)
+    .set({
+      costMicro: sql`(select coalesce(sum(${usageEvents.costMicro}), 0) from ${usageEvents} where ${usageEvents.callId} = ${callId})`,
+    })
+    .where(eq(calls.id, callId));
+}
+
+export async function saveTranscript(db: Db, callId: string, transcript: TranscriptTurn[]): Promise<void> {
+  await db.update(calls).set({ transcript }).where(eq(calls.id, callId));
+}
+
+export async function findCall(db: Db, callId: string): Promise<Call | null> {
+  const [row] = await db.select().from(calls).where(eq(calls.id, callId));
+  return row ?? null;
+}

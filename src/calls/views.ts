@@ -1,0 +1,59 @@
+// A call as the API shows it and as webhooks carry it: one mapping from the row.
+import type { Call, TranscriptTurn } from "../db/schema";
+import type { EventData } from "../webhooks/payload";
+import { faultOf } from "./states";
+
+export const RECORDING_PATH = (callId: string) => `/v1/calls/${callId}/recording`;
+
+export const durationOf = (call: Pick<Call, "startedAt" | "endedAt">): number | null =>
+  call.startedAt && call.endedAt ? Math.max(0, Math.round((call.endedAt.getTime() - call.startedAt.getTime()) / 100) / 10) : null;
+
+const speaker = (role: TranscriptTurn["role"]) => (role === "agent" ? "Agent" : "User");
+
+export function transcriptOf(turns: TranscriptTurn[]) {
+  return {
+    fullText: turns.map((t) => `${speaker(t.role)}: ${t.text}`).join("\n"),
+    turns: turns.map((t) => ({
+      role: t.role,
+      text: t.text,
+      startMs: t.startMs,
+      endMs: t.endMs,
+      ...(t.interrupted ? { interrupted: true } : {}),
+    })),
+  };
+}
+
+export function callFields(call: Call) {
+  return {
+    id: call.id,
+    status: call.status,
+    direction: call.direction,
+    durationSeconds: durationOf(call),
+    fromNumber: call.fromNumber,
+    toNumber: call.toNumber,
+    agentId: call.agentId,
+    agentName: call.agentName,
+    startedAt: call.startedAt?.toISOString() ?? null,
+    endedAt: call.endedAt?.toISOString() ?? null,
+  };
+}
+
+export const recordingOf = (call: Call, origin: string) =>
+  call.recordingKey ? { url: `${origin}${RECORDING_PATH(call.id)}`, durationSeconds: call.recordingSeconds ?? 0 } : null;
+
+/** The webhook payload's data for a call event. */
+export function callEventData(call: Call, origin: string): EventData {
+  return {
+    call: callFields(call),
+    transcript: call.status === "queued" || call.status === "ringing" ? null : transcriptOf(call.transcript),
+    recording: recordingOf(call, origin),
+    analysis: call.analysis ?? null,
+    report: call.report
+      ? { successScore: call.report.successScore, criteriaResults: call.report.criteriaResults, extractedData: call.report.extractedData }
+      : null,
+    metadata: call.metadata,
+  };
+}
+
+export const endedReasonOf = (call: Call) =>
+  call.endedReason ? { endedReason: call.endedReason, endedReasonCategory: faultOf(call.endedReason) } : { endedReason: null, endedReasonCategory: null };

@@ -1,0 +1,109 @@
+import { bigint, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import type { CallStatus, EndedReason } from "../../calls/states";
+import { agents } from "./agents";
+import { organizations } from "./organizations";
+import { id, timestamps } from "./util";
+
+export interface TranscriptTurn {
+  role: "agent" | "user";
+  text: string;
+  /** Milliseconds from the moment the call connected. */
+  startMs: number;
+  endMs: number;
+  /** The agent was cut off by the caller (barge-in): `text` is what it meant to say. */
+  interrupted?: boolean;
+  /**
+   * Agent replies: from the end of the caller's speech to the first audio frame sent, and the
+   * part of it spent inside the providers; `platformMs` is the rest (turn detection, our code,
+   * database). docs/calls.md.
+   */
+  latency?: { voiceToVoiceMs: number; sttMs: number; llmMs: number; ttsMs: number; platformMs: number };
+}
+
+export interface CallAnalysis {
+  summary: string;
+  sentiment: "positive" | "neutral" | "negative";
+  topics: string[];
+  actionItems: string[];
+}
+
+export interface CallReport {
+  successScore: number;
+  criteriaResults: Array<{ criterion: string; passed: boolean; reason?: string }>;
+  extractedData: Record<string, unknown>;
+}
+
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "date", precision: 3 });
+
+/** Phone and web calls. The state machine is in src/calls/states.ts (docs/calls.md). */
+export const calls = pgTable(
+  "calls",
+  {
+    id: id(),
+    organizationId: uuid("organization_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    agentId: uuid("agent_id").references(() => agents.id, { onDelete: "set null" }),
+    /** The agent's name when the call was placed (the agent may be renamed or deleted later). */
+    agentName: text("agent_name").notNull(),
+    type: text("type").$type<"phone" | "web">().notNull(),
+    direction: text("direction").$type<"outbound" | "inbound">().notNull(),
+    status: text("status").$type<CallStatus>().notNull(),
+    endedReason: text("ended_reason").$type<EndedReason>(),
+    fromNumber: text("from_number"),
+    toNumber: text("to_number"),
+    /** The telephony provider and its call id (Twilio's CallSid). */
+    provider: text("provider"),
+    providerCallId: text("provider_call_id"),
+    idempotencyKey: text("idempotency_key"),
+    /** Request fingerprint of the idempotent create, so a key reused for a different request is refused. */
+    idempotencyHash: text("idempotency_hash"),
+    variables: jsonb("variables").$type<Record<string, string>>().notNull().default({}),
+    metadata: jsonb("metadata").$type<Record<string, unknown>>().notNull().default({}),
+    transcript: jsonb("transcript").$type<TranscriptTurn[]>().notNull().default([]),
+    analysis: jsonb("analysis").$type<CallAnalysis>(),
+    report: jsonb("report").$type<CallReport>(),
+    /** Why analysis could not be produced, when it failed. */
+    analysisError: text("analysis_error"),
+    recordingKey: text("recording_key"),
+    recordingSeconds: integer("recording_seconds"),
+    /** Web calls: SHA-256 of the one-time session token, its expiry, and when it was used. */
+    sessionTokenHash: text("session_token_hash"),
+    sessionTokenExpiresAt: ts("session_token_expires_at"),
+    sessionTokenUsedAt: ts("session_token_used_at"),
+    /** Media stream token for the telephony provider's WebSocket (checked on `start`). */
+    streamTokenHash: text("stream_token_hash"),
+    /** The watchdog ends a call that is not terminal by this time (docs/calls.md). */
+    deadlineAt: ts("deadline_at").notNull(),
+    startedAt: ts("started_at"),
+    endedAt: ts("ended_at"),
+    costMicro: bigint("cost_micro", { mode: "number" }).notNull().default(0),
+    ...timestamps,
+  },
+  (t) => [
+    index("calls_org_idx").on(t.organizationId, t.id),
+    uniqueIndex("calls_idempotency_idx").on(t.organizationId, t.idempotencyKey),
+    index("calls_provider_idx").on(t.provider, t.providerCallId),
+    index("calls_deadline_idx").on(t.deadlineAt),
+  ],
+);
+
+export type Call = typeof calls.$inferSelect;
+
+/** Caller ids a workspace may place calls from (configured data; docs/calls.md). */
+export const phoneNumbers = pgTable(
+  "phone_numbers",
+  {
+    id: id(),
+    organizationId: uuid("organization_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    number: text("number").notNull(),
+    provider: text("provider").$type<"twilio">().notNull().default("twilio"),
+    label: text("label"),
+    ...timestamps,
+  },
+  (t) => [uniqueIndex("phone_numbers_org_number_idx").on(t.organizationId, t.number)],
+);
+
+export type PhoneNumber = typeof phoneNumbers.$inferSelect;

@@ -1,0 +1,138 @@
+// The public routes of live calls. None takes an API key; each proves itself another way:
+// - POST /telephony/twilio/status/:callId: Twilio's status callbacks, X-Twilio-Signature;
+// - GET  /telephony/twilio/media/:callId: Twilio's media stream (WebSocket), the per-call stream
+//   token in the stream's `start` message (checked by the call's session);
+// - GET  /web-calls/:callId/socket?token=: the browser's socket, the one-time web-call token.
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { eq } from "drizzle-orm";
+import type { Context } from "hono";
+import { CALL_ID_HEADER, TRANSPORT_HEADER } from "../calls/durable-object";
+import { finishCall, startCall } from "../calls/lifecycle";
+import { redeemWebCallToken } from "../calls/place";
+import type { EndedReason } from "../calls/states";
+import { findCall, moveCall } from "../calls/store";
+import type { AppEnv } from "../context";
+import { agents } from "../db/schema";
+import { ApiError } from "../lib/errors";
+import { errorResponses } from "../lib/openapi";
+import { isUuid } from "../lib/ids";
+import { telephonyProvider } from "../telephony/registry";
+import { publicOrigin } from "../webhooks/endpoints";
+import { webhookDeps } from "./v1/webhook-endpoints/deps";
+
+const TWILIO_ENDINGS: Record<string, EndedReason> = {
+  busy: "customer-busy",
+  "no-answer": "customer-did-not-answer",
+  canceled: "call-canceled",
+  failed: "dial-failed",
+};
+
+function sessionStub(c: Context<AppEnv>, callId: string): DurableObjectStub {
+  const ns = c.env.CALL_SESSIONS;
+  if (!ns) throw new ApiError("misconfigured", "The CALL_SESSIONS Durable Object binding is missing (wrangler.toml).");
+  return ns.get(ns.idFromName(callId));
+}
+
+/** Hands the upgrade to the call's Durable Object, which answers 101 with the socket. */
+async function toSession(c: Context<AppEnv>, callId: string, transport: "twilio" | "web"): Promise<Response> {
+  const headers = new Headers(c.req.raw.headers);
+  headers.set(CALL_ID_HEADER, callId);
+  headers.set(TRANSPORT_HEADER, transport);
+  const res = await sessionStub(c, callId).fetch(new Request(c.req.url, { method: "GET", headers }));
+  // A response from a Durable Object has immutable headers; the middleware adds its own.
+  return res.webSocket
+    ? new Response(null, { status: 101, webSocket: res.webSocket, headers: res.headers })
+    : new Response(res.body, { status: res.status, headers: res.headers });
+}
+
+const requireUpgrade = (c: Context<AppEnv>) => {
+  if (c.req.header("upgrade")?.toLowerCase() !== "websocket")
+    throw new ApiError("upgrade_required", "This address takes a WebSocket upgrade (Upgrade: websocket).");
+};
+
+const unknownCall = () => new ApiError("not_found", "No such call.");
+
+const callIdParam = z.object({ callId: z.string().openapi({ param: { name: "callId", in: "path" }, description: "The call's id." }) });
+const switching = { 101: { description: "Switching protocols: the WebSocket is open." } };
+
+export const twilioStatusRoute = createRoute({
+  method: "post",
+  path: "/telephony/twilio/status/{callId}",
+  tags: ["Telephony"],
+  operationId: "twilioStatusCallback",
+  summary: "Twilio's call status callbacks (form-encoded, X-Twilio-Signature)",
+  request: { params: callIdParam },
+  responses: { 204: { description: "Applied (or already applied)." }, ...errorResponses(401, 404, 503) },
+});
+
+export const twilioMediaRoute = createRoute({
+  method: "get",
+  path: "/telephony/twilio/media/{callId}",
+  tags: ["Telephony"],
+  operationId: "twilioMediaStream",
+  summary: "Twilio Media Streams (WebSocket); the stream token arrives in `start`",
+  request: { params: callIdParam },
+  responses: { ...switching, ...errorResponses(404, 426) },
+});
+
+export const webCallSocketRoute = createRoute({
+  method: "get",
+  path: "/web-calls/{callId}/socket",
+  tags: ["Calls"],
+  operationId: "webCallSocket",
+  summary: "The browser's web-call WebSocket (one-time token in the query; protocol in docs/calls.md)",
+  request: { params: callIdParam, query: z.object({ token: z.string().optional() }) },
+  responses: { ...switching, ...errorResponses(401, 426) },
+});
+
+export function registerTelephonyRoutes(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(twilioStatusRoute, async (c) => {
+    const callId = c.req.param("callId");
+    const { config, db } = c.var;
+    const telephony = telephonyProvider(config);
+    const raw = await c.req.text();
+    const params = new URLSearchParams(raw);
+    const url = `${publicOrigin(config, new URL(c.req.url).origin)}${new URL(c.req.url).pathname}${new URL(c.req.url).search}`;
+    if (!(await telephony.verifyCallback(url, params, c.req.header("x-twilio-signature"))))
+      throw new ApiError("unauthorized", "The X-Twilio-Signature does not match this request.");
+    if (!isUuid(callId)) throw unknownCall();
+    const call = await findCall(db, callId);
+    if (!call || call.type !== "phone" || (call.providerCallId && params.get("CallSid") !== call.providerCallId)) throw unknownCall();
+    const deps = webhookDeps(c);
+    const status = params.get("CallStatus") ?? "";
+    if (status === "ringing") await moveCall(db, callId, "ringing");
+    else if (status === "in-progress") {
+      const [agent] = call.agentId
+        ? await db.select({ max: agents.maxDurationSeconds }).from(agents).where(eq(agents.id, call.agentId))
+        : [];
+      const deadline = new Date(Date.now() + ((agent?.max ?? 7_200) + config.CALL_WATCHDOG_GRACE_SECONDS) * 1000);
+      await startCall(deps, callId, deadline);
+    } else if (status === "completed") {
+      if (call.status === "in-progress") {
+        // The callee hung up: the live session ends the call with its whole transcript; when no
+        // session is running (it died), end it here.
+        const res = await sessionStub(c, callId).fetch("https://call/__hangup", { method: "POST", headers: { [CALL_ID_HEADER]: callId } });
+        if (res.status !== 204) await finishCall(deps, callId, "customer-ended-call");
+      } else if (call.status === "queued" || call.status === "ringing") await finishCall(deps, callId, "media-stream-failed");
+    } else if (TWILIO_ENDINGS[status]) await finishCall(deps, callId, TWILIO_ENDINGS[status] as EndedReason);
+    return c.body(null, 204);
+  });
+
+  app.openapi(twilioMediaRoute, async (c) => {
+    requireUpgrade(c);
+    const callId = c.req.param("callId");
+    if (!isUuid(callId)) throw unknownCall();
+    const call = await findCall(c.var.db, callId);
+    if (!call || call.type !== "phone") throw unknownCall();
+    return (await toSession(c, callId, "twilio")) as never;
+  });
+
+  app.openapi(webCallSocketRoute, async (c) => {
+    requireUpgrade(c);
+    const callId = c.req.param("callId");
+    const token = c.req.query("token") ?? "";
+    if (!isUuid(callId) || !token || !(await redeemWebCallToken(c.var.db, callId, token)))
+      throw new ApiError("unauthorized", "This web-call token is not valid: it is wrong, expired or already used. Start a new web call.");
+    return (await toSession(c, callId, "web")) as never;
+  });
+}

@@ -1,0 +1,77 @@
+import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import { and, desc, eq } from "drizzle-orm";
+import type { AppEnv } from "../../../context";
+import { type PhoneNumber, phoneNumbers } from "../../../db/schema";
+import { ApiError } from "../../../lib/errors";
+import { bearerSecurity, errorResponses, idParam, jsonBody, jsonResponse } from "../../../lib/openapi";
+import { pageOf, pageQuery, pageQuerySchema } from "../../../lib/pagination";
+import { createPhoneNumberSchema, phoneNumberPageSchema, phoneNumberSchema } from "./schema";
+
+const toView = (p: PhoneNumber) => ({ id: p.id, number: p.number, provider: p.provider, label: p.label, createdAt: p.createdAt.toISOString() });
+
+export const listPhoneNumbersRoute = createRoute({
+  method: "get",
+  path: "/v1/phone-numbers",
+  tags: ["Calls"],
+  operationId: "listPhoneNumbers",
+  summary: "The workspace's caller ids",
+  security: bearerSecurity,
+  request: { query: pageQuerySchema },
+  responses: { 200: jsonResponse(phoneNumberPageSchema, "A page of phone numbers."), ...errorResponses(400) },
+});
+
+export const createPhoneNumberRoute = createRoute({
+  method: "post",
+  path: "/v1/phone-numbers",
+  tags: ["Calls"],
+  operationId: "createPhoneNumber",
+  summary: "Add a caller id (a number of the deployment's Twilio account) the workspace may call from",
+  security: bearerSecurity,
+  request: jsonBody(createPhoneNumberSchema),
+  responses: { 201: jsonResponse(phoneNumberSchema, "The phone number."), ...errorResponses(400, 409, 413, 415) },
+});
+
+export const deletePhoneNumberRoute = createRoute({
+  method: "delete",
+  path: "/v1/phone-numbers/{id}",
+  tags: ["Calls"],
+  operationId: "deletePhoneNumber",
+  summary: "Remove a caller id",
+  security: bearerSecurity,
+  request: { params: idParam("PhoneNumber") },
+  responses: { 204: { description: "Removed." }, ...errorResponses(400, 404) },
+});
+
+export function registerPhoneNumbers(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(listPhoneNumbersRoute, async (c) => {
+    const page = pageQuery(c.req.valid("query"));
+    const rows = await c.var.db
+      .select()
+      .from(phoneNumbers)
+      .where(and(eq(phoneNumbers.organizationId, c.var.auth.organizationId), ...page.where(phoneNumbers)))
+      .orderBy(desc(phoneNumbers.id))
+      .limit(page.limit + 1);
+    return c.json(pageOf(rows, page.limit, toView), 200);
+  });
+
+  app.openapi(createPhoneNumberRoute, async (c) => {
+    const input = c.req.valid("json");
+    const [row] = await c.var.db
+      .insert(phoneNumbers)
+      .values({ organizationId: c.var.auth.organizationId, number: input.number, label: input.label })
+      .onConflictDoNothing()
+      .returning();
+    if (!row) throw new ApiError("conflict", `${input.number} is already one of this workspace's phone numbers.`);
+    c.header("Location", `/v1/phone-numbers/${row.id}`);
+    return c.json(toView(row), 201);
+  });
+
+  app.openapi(deletePhoneNumberRoute, async (c) => {
+    const [row] = await c.var.db
+      .delete(phoneNumbers)
+      .where(and(eq(phoneNumbers.id, c.req.valid("param").id), eq(phoneNumbers.organizationId, c.var.auth.organizationId)))
+      .returning({ id: phoneNumbers.id });
+    if (!row) throw new ApiError("not_found", "No phone number with that id in this workspace.");
+    return c.body(null, 204);
+  });
+}

@@ -1,0 +1,146 @@
+// Request and response shapes of calls, web calls and phone numbers (docs/calls.md).
+import { z } from "@hono/zod-openapi";
+import { CALL_STATUSES, ENDED_REASON_VALUES } from "../../../calls/states";
+import { metadataSchema, text } from "../../../lib/fields";
+import { pageQuerySchema, pageSchema } from "../../../lib/pagination";
+
+export const E164 = /^\+[1-9]\d{6,14}$/;
+const EXAMPLE_ID = "0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77";
+
+export const phoneNumber = (field: string) =>
+  z
+    .string({ message: `${field} must be a string` })
+    .regex(E164, `${field} must be an E.164 phone number: + then country code and number, digits only (e.g. +14155550123)`)
+    .openapi({ example: "+14155550123" });
+
+const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+
+export const variablesSchema = () =>
+  z
+    .record(z.string().regex(VARIABLE_NAME, "variable names are identifiers (letters, digits, _; at most 64)"), text({ max: 2_000 }))
+    .refine((v) => Object.keys(v).length <= 50, "at most 50 variables")
+    .openapi({
+      description: "Replaces `{{name}}` in the agent's system prompt and first message for this call.",
+      example: { customer_name: "Ada", appointment: "Tuesday 10:00" },
+    });
+
+export const createCallSchema = z
+  .strictObject({
+    phoneNumber: phoneNumber("phoneNumber"),
+    fromNumber: phoneNumber("fromNumber")
+      .optional()
+      .openapi({ description: "Caller id: one of the workspace's phone numbers or the platform's. Default: the first available." }),
+    phoneNumberId: z.uuid({ message: "phoneNumberId must be a UUID" }).optional().openapi({ description: "Caller id by its id." }),
+    variables: variablesSchema().optional(),
+    metadata: metadataSchema().optional(),
+  })
+  .refine((b) => !(b.fromNumber && b.phoneNumberId), { message: "send fromNumber or phoneNumberId, not both", path: ["phoneNumberId"] })
+  .openapi("CreateCall", { example: { phoneNumber: "+14155550123", variables: { customer_name: "Ada" }, metadata: { ticket: "T-77" } } });
+
+export const createWebCallSchema = z
+  .strictObject({ variables: variablesSchema().optional(), metadata: metadataSchema().optional() })
+  .openapi("CreateWebCall");
+
+const turnSchema = z.object({
+  role: z.enum(["agent", "user"]),
+  text: z.string(),
+  startMs: z.number().openapi({ description: "Milliseconds from the moment the call connected." }),
+  endMs: z.number(),
+  interrupted: z.boolean().optional().openapi({ description: "The caller spoke over the agent; `text` is what it meant to say." }),
+});
+
+const usageLine = z.object({ quantity: z.number(), unit: z.string(), credits: z.number() });
+
+export const callSchema = z
+  .object({
+    id: z.uuid().openapi({ example: EXAMPLE_ID }),
+    type: z.enum(["phone", "web"]),
+    status: z.enum(CALL_STATUSES),
+    direction: z.enum(["outbound", "inbound"]),
+    endedReason: z.enum(ENDED_REASON_VALUES).nullable(),
+    endedReasonCategory: z.enum(["none", "customer", "telephony", "provider", "platform"]).nullable(),
+    durationSeconds: z.number().nullable(),
+    fromNumber: z.string().nullable(),
+    toNumber: z.string().nullable(),
+    agentId: z.uuid().nullable(),
+    agentName: z.string(),
+    startedAt: z.iso.datetime().nullable(),
+    endedAt: z.iso.datetime().nullable(),
+    createdAt: z.iso.datetime(),
+    transcript: z.object({ fullText: z.string(), turns: z.array(turnSchema) }),
+    recording: z.object({ url: z.string(), durationSeconds: z.number() }).nullable(),
+    analysis: z
+      .object({
+        summary: z.string(),
+        sentiment: z.enum(["positive", "neutral", "negative"]),
+        topics: z.array(z.string()),
+        actionItems: z.array(z.string()),
+      })
+      .nullable(),
+    report: z
+      .object({
+        successScore: z.number(),
+        criteriaResults: z.array(z.object({ criterion: z.string(), passed: z.boolean(), reason: z.string().optional() })),
+        extractedData: z.record(z.string(), z.unknown()),
+      })
+      .nullable(),
+    analysisError: z.string().nullable(),
+    cost: z.object({
+      credits: z.number(),
+      stt: usageLine,
+      llm: usageLine.extend({ promptTokens: z.number(), completionTokens: z.number() }),
+      tts: usageLine,
+    }),
+    latency: z
+      .object({
+        turns: z.number().int(),
+        voiceToVoiceMsP50: z.number(),
+        platformMsP50: z.number(),
+      })
+      .nullable()
+      .openapi({ description: "Medians over the agent's replies (docs/calls.md: what is measured)." }),
+    variables: z.record(z.string(), z.string()),
+    metadata: z.record(z.string(), z.unknown()),
+  })
+  .openapi("Call");
+
+export const webCallSchema = z
+  .object({
+    call: callSchema,
+    webCall: z.object({
+      url: z.string().openapi({ description: "Open a WebSocket here (the token is in the URL; it works once)." }),
+      token: z.string(),
+      expiresAt: z.iso.datetime(),
+      sampleRate: z.literal(16_000),
+      encoding: z.literal("pcm_s16le"),
+    }),
+  })
+  .openapi("WebCall");
+
+export const listCallsQuerySchema = pageQuerySchema.extend({
+  agentId: z.uuid({ message: "agentId must be a UUID" }).optional(),
+  status: z.enum(CALL_STATUSES).optional(),
+  direction: z.enum(["outbound", "inbound"]).optional(),
+  type: z.enum(["phone", "web"]).optional(),
+});
+
+export const callPageSchema = pageSchema(callSchema, "CallPage");
+
+export const phoneNumberSchema = z
+  .object({
+    id: z.uuid(),
+    number: z.string().openapi({ example: "+14155550100" }),
+    provider: z.literal("twilio"),
+    label: z.string().nullable(),
+    createdAt: z.iso.datetime(),
+  })
+  .openapi("PhoneNumber");
+
+export const createPhoneNumberSchema = z
+  .strictObject({
+    number: phoneNumber("number"),
+    label: text({ min: 1, max: 100, trim: true, singleLine: true }).nullable().default(null),
+  })
+  .openapi("CreatePhoneNumber", { example: { number: "+14155550100", label: "Main line" } });
+
+export const phoneNumberPageSchema = pageSchema(phoneNumberSchema, "PhoneNumberPage");

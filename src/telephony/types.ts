@@ -1,0 +1,38 @@
+// The telephony port: what a live phone call needs from a carrier. Twilio is the first
+// adapter (src/telephony/twilio.ts); the local telephony sandbox answers it in development.
+
+export interface PlaceCallRequest {
+  to: string;
+  from: string;
+  /** The WebSocket URL the carrier streams the call's audio to (our media route). */
+  streamUrl: string;
+  /** Sent back to us in the stream's `start` message (the stream token lives here). */
+  streamParameters: Record<string, string>;
+  /** Where the carrier POSTs status changes (signed). */
+  statusCallbackUrl: string;
+  /** How long to ring before giving up. */
+  ringTimeoutSeconds: number;
+}
+
+export type DialFailure = "invalid-number" | "refused" | "unavailable";
+
+/** The carrier would not place the call. `invalid-number` is the callee's problem, the rest the provider's. */
+export class DialError extends Error {
+  constructor(
+    readonly failure: DialFailure,
+    message: string,
+  ) {
+    super(message);
+    this.name = "DialError";
+  }
+}
+
+export interface TelephonyProvider {
+  readonly name: string;
+  /** Dials; returns the carrier's call id. Throws DialError. */
+  placeCall(request: PlaceCallRequest): Promise<{ providerCallId: string }>;
+  /** Ends a call (answered or still ringing). Ending an ended call is not an error. */
+  hangUp(providerCallId: string): Promise<void>;
+  /** Checks a status callback's signature; `url` is the URL the carrier requested. */
+  verifyCallback(url: string, params: URLSearchParams, signature: string | undefined): Promise<boolean>;
+}

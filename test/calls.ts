@@ -1,0 +1,165 @@
+// Helpers for the call tests: a web-call client (the browser's side of the protocol in
+// docs/calls.md), speech from the provider sandbox, and polling a call until it settles.
+import WebSocket from "ws";
+import { FRAME_MS, pcm16FromBytes, pcm16ToBytes, resample } from "../src/calls/codec";
+import { json, stack, type Workspace } from "./harness";
+
+export const WEB_RATE = 16_000;
+
+/** The sandbox's speech for `text` as 16-bit samples at `rate`. */
+export async function speech(text: string, rate: number, voice = "nova"): Promise<Int16Array> {
+  const { vars } = stack();
+  const res = await fetch(`${vars.OPENAI_BASE_URL}/audio/speech`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${vars.OPENAI_API_KEY}`, "content-type": "application/json" },
+    body: JSON.stringify({ model: "tts-1", voice, input: text, response_format: "pcm" }),
+  });
+  if (!res.ok) throw new Error(`sandbox speech: ${res.status} ${await res.text()}`);
+  return resample(pcm16FromBytes(new Uint8Array(await res.arrayBuffer())), 24_000, rate);
+}
+
+export interface WebClient {
+  ws: WebSocket;
+  events: Array<Record<string, unknown> & { type: string; at: number }>;
+  audioFrames: number;
+  /** When agent audio arrived (ms epoch), one entry per binary message. */
+  audioAt: number[];
+  closed: Promise<{ code: number; reason: string }>;
+  /** Streams samples in real time (20 ms frames), then `silenceMs` of silence. */
+  say(samples: Int16Array, silenceMs?: number): Promise<{ endedAt: number }>;
+  silence(ms: number): Promise<void>;
+  waitForEvent(pred: (e: Record<string, unknown>) => boolean, ms?: number): Promise<Record<string, unknown>>;
+  /** Resolves once the agent's audio received so far has finished "playing". */
+  played(): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function joinWebCall(url: string, opts: { echoMarks?: boolean } = {}): Promise<WebClient> {
+  const ws = new WebSocket(url);
+  const events: WebClient["events"] = [];
+  const audioAt: number[] = [];
+  let audioFrames = 0;
+  let playbackEnds = Date.now();
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    ws.on("close", (code, reason) => resolve({ code, reason: reason.toString() })),
+  );
+  ws.on("message", (data, isBinary) => {
+    if (isBinary) {
+      const samples = (data as Buffer).length / 2;
+      audioFrames++;
+      audioAt.push(Date.now());
+      // "Play" it: marks are echoed when playback reaches them, as a browser would.
+      playbackEnds = Math.max(playbackEnds, Date.now()) + (samples / WEB_RATE) * 1000;
+      return;
+    }
+    const msg = JSON.parse(data.toString()) as Record<string, unknown> & { type: string };
+    events.push({ ...msg, at: Date.now() });
+    if (msg.type === "mark" && opts.echoMarks !== false) {
+      setTimeout(() => ws.readyState === WebSocket.OPEN && ws.send(JSON.stringify({ type: "mark", name: msg.name })), Math.max(0, playbackEnds - Date.now()));
+    }
+    if (msg.type === "clear") playbackEnds = Date.now();
+  });
+  await new Promise<void>((resolve, reject) => {
+    ws.once("open", () => resolve());
+    ws.once("unexpected-response", (_req, res) => reject(new Error(`web-call socket refused: ${res.statusCode}`)));
+    ws.once("error", reject);
+  });
+  const frame = (WEB_RATE * FRAME_MS) / 1000;
+  const send = async (samples: Int16Array) => {
+    const start = Date.now();
+    for (let i = 0, n = 0; i < samples.length; i += frame, n++) {
+      if (ws.readyState !== WebSocket.OPEN) return;
+      const chunk = new Int16Array(frame);
+      chunk.set(samples.subarray(i, i + frame));
+      ws.send(pcm16ToBytes(chunk));
+      const due = start + (n + 1) * FRAME_MS;
+      const wait = due - Date.now();
+      if (wait > 0) await sleep(wait);
+    }
+  };
+  return {
+    ws,
+    events,
+    audioAt,
+    get audioFrames() {
+      return audioFrames;
+    },
+    closed,
+    async say(samples, silenceMs = 800) {
+      await send(samples);
+      const endedAt = Date.now();
+      await send(new Int16Array(Math.round((silenceMs / 1000) * WEB_RATE)));
+      return { endedAt };
+    },
+    silence: (ms) => send(new Int16Array(Math.round((ms / 1000) * WEB_RATE))),
+    played: () => sleep(Math.max(0, playbackEnds - Date.now())),
+    async waitForEvent(pred, ms = 20_000) {
+      const until = Date.now() + ms;
+      while (Date.now() < until) {
+        const hit = events.find(pred);
+        if (hit) return hit;
+        await sleep(20);
+      }
+      throw new Error(`no such event within ${ms} ms; got ${JSON.stringify(events.map((e) => e.type))}`);
+    },
+  };
+}
+
+/** Tries a WebSocket upgrade that should be refused; resolves with the HTTP status and our error body. */
+export function refusedUpgrade(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: { code?: string } }> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, { headers });
+    ws.once("open", () => {
+      ws.close();
+      reject(new Error("the upgrade was accepted"));
+    });
+    ws.once("unexpected-response", (_req, res) => {
+      let text = "";
+      res.on("data", (c: Buffer) => {
+        text += c.toString();
+      });
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : {} }));
+    });
+    ws.once("error", (err) => reject(err));
+  });
+}
+
+export interface CallView {
+  id: string;
+  type: string;
+  status: string;
+  endedReason: string | null;
+  endedReasonCategory: string | null;
+  durationSeconds: number | null;
+  transcript: { fullText: string; turns: Array<{ role: string; text: string; startMs: number; endMs: number; interrupted?: boolean }> };
+  analysis: Record<string, unknown> | null;
+  report: Record<string, unknown> | null;
+  analysisError: string | null;
+  recording: { url: string; durationSeconds: number } | null;
+  cost: { credits: number; stt: { quantity: number; credits: number }; llm: { quantity: number; credits: number }; tts: { quantity: number; credits: number } };
+  latency: { turns: number; voiceToVoiceMsP50: number; platformMsP50: number } | null;
+  [k: string]: unknown;
+}
+
+/** Polls GET /v1/calls/:id until `done` holds. */
+export async function waitForCall(ws: Workspace, id: string, done: (c: CallView) => boolean, ms = 30_000): Promise<CallView> {
+  const until = Date.now() + ms;
+  let last: CallView | undefined;
+  while (Date.now() < until) {
+    const res = await ws.api(`/v1/calls/${id}`);
+    last = await json<CallView>(res);
+    if (done(last)) return last;
+    await sleep(150);
+  }
+  throw new Error(`call ${id} did not settle within ${ms} ms: ${JSON.stringify(last)?.slice(0, 600)}`);
+}
+
+export const createAgent = async (ws: Workspace, body: Record<string, unknown> = {}) => {
+  const res = await ws.api("/v1/agents", {
+    method: "POST",
+    json: { name: "Call agent", personaId: "0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77", llmModel: "sandbox-chat", ...body },
+  });
+  if (res.status !== 201) throw new Error(`create agent: ${res.status} ${await res.text()}`);
+  return json<{ id: string; name: string }>(res);
+};
