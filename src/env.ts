@@ -77,7 +77,12 @@ export const envSchema = z
     TWILIO_FROM_NUMBERS: z
       .string()
       .default("")
-      .transform((s) => s.split(",").map((n) => n.trim()).filter(Boolean))
+      .transform((s) =>
+        s
+          .split(",")
+          .map((n) => n.trim())
+          .filter(Boolean),
+      )
       .pipe(z.array(z.string().regex(/^\+[1-9]\d{6,14}$/, "each number must be E.164, e.g. +15005550006"))),
     /** Seconds a phone call may ring before it counts as not answered. */
     CALL_RING_TIMEOUT_SECONDS: z.coerce.number().int().min(5).max(120).default(30),

@@ -56,7 +56,10 @@ export async function joinWebCall(url: string, opts: { echoMarks?: boolean } = {
     const msg = JSON.parse(data.toString()) as Record<string, unknown> & { type: string };
     events.push({ ...msg, at: Date.now() });
     if (msg.type === "mark" && opts.echoMarks !== false) {
-      setTimeout(() => ws.readyState === WebSocket.OPEN && ws.send(JSON.stringify({ type: "mark", name: msg.name })), Math.max(0, playbackEnds - Date.now()));
+      setTimeout(
+        () => ws.readyState === WebSocket.OPEN && ws.send(JSON.stringify({ type: "mark", name: msg.name })),
+        Math.max(0, playbackEnds - Date.now()),
+      );
     }
     if (msg.type === "clear") playbackEnds = Date.now();
   });
@@ -93,7 +96,9 @@ export async function joinWebCall(url: string, opts: { echoMarks?: boolean } = {
       return { endedAt };
     },
     silence: (ms) => send(new Int16Array(Math.round((ms / 1000) * WEB_RATE))),
-    played: () => sleep(Math.max(0, playbackEnds - Date.now())),
+    played: async () => {
+      await sleep(Math.max(0, playbackEnds - Date.now()));
+    },
     async waitForEvent(pred, ms = 20_000) {
       const until = Date.now() + ms;
       while (Date.now() < until) {
@@ -137,7 +142,12 @@ export interface CallView {
   report: Record<string, unknown> | null;
   analysisError: string | null;
   recording: { url: string; durationSeconds: number } | null;
-  cost: { credits: number; stt: { quantity: number; credits: number }; llm: { quantity: number; credits: number }; tts: { quantity: number; credits: number } };
+  cost: {
+    credits: number;
+    stt: { quantity: number; credits: number };
+    llm: { quantity: number; credits: number };
+    tts: { quantity: number; credits: number };
+  };
   latency: { turns: number; voiceToVoiceMsP50: number; platformMsP50: number } | null;
   [k: string]: unknown;
 }

@@ -53,6 +53,15 @@ const delivery = async (ws: Workspace) => {
   return { id, deliveryId: ((await res.json()) as { id: string }).id };
 };
 
+/** A web call in the workspace (never joined: it creates no audio and no charge). */
+const webCall = async (ws: Workspace) => {
+  const { id } = await agent(ws);
+  const res = await ws.api(`/v1/agents/${id}/web-call`, { method: "POST", json: {} });
+  if (res.status !== 201) throw new Error(`web call failed: ${res.status} ${await res.text()}`);
+  return { id: ((await res.json()) as { call: { id: string } }).call.id };
+};
+const phoneNumber = async (ws: Workspace) => ({ id: await createdId(ws, "/v1/phone-numbers", { number: "+15005550006" }) });
+
 const ENDPOINT_BODY = { name: "hook", useTestReceiver: true, channels: ["voice"] };
 
 const CHAT_BODY = { model: "sandbox-chat", messages: [{ role: "user", content: "Hello" }] };
@@ -105,6 +114,24 @@ export const ROUTES: RouteCase[] = [
     why: "QStash only: refused without a valid Upstash-Signature (test/integration/webhooks/qstash.test.ts)",
   },
   { method: "POST", path: "/internal/qstash/failed", auth: "public", why: "QStash only: refused without a valid Upstash-Signature" },
+  {
+    method: "POST",
+    path: "/telephony/twilio/status/:callId",
+    auth: "public",
+    why: "Twilio only: refused without a valid X-Twilio-Signature (test/integration/calls-phone.test.ts); moves one call along its state machine, reads nothing back",
+  },
+  {
+    method: "GET",
+    path: "/telephony/twilio/media/:callId",
+    auth: "public",
+    why: "Twilio's media stream for one phone call: the session closes it unless `start` carries that call's stream token (calls-phone.test.ts); answers 426 without an upgrade",
+  },
+  {
+    method: "GET",
+    path: "/web-calls/:callId/socket",
+    auth: "public",
+    why: "the browser's socket of one web call: refused (401) without that call's one-time, unexpired token (calls-web.test.ts)",
+  },
 
   { method: "GET", path: "/v1/me", auth: "api_key" },
 
@@ -113,6 +140,15 @@ export const ROUTES: RouteCase[] = [
   { method: "GET", path: "/v1/agents/:id", auth: "api_key", resource: agent },
   { method: "PATCH", path: "/v1/agents/:id", auth: "api_key", body: { name: "Renamed" }, resource: agent },
   { method: "DELETE", path: "/v1/agents/:id", auth: "api_key", resource: agent },
+
+  { method: "POST", path: "/v1/agents/:id/calls", auth: "api_key", body: { phoneNumber: "+12025550100" }, resource: agent },
+  { method: "POST", path: "/v1/agents/:id/web-call", auth: "api_key", body: {}, resource: agent },
+  { method: "GET", path: "/v1/calls", auth: "api_key" },
+  { method: "GET", path: "/v1/calls/:id", auth: "api_key", resource: webCall },
+  { method: "GET", path: "/v1/calls/:id/recording", auth: "api_key", resource: webCall },
+  { method: "GET", path: "/v1/phone-numbers", auth: "api_key" },
+  { method: "POST", path: "/v1/phone-numbers", auth: "api_key", body: { number: "+15005550006" } },
+  { method: "DELETE", path: "/v1/phone-numbers/:id", auth: "api_key", resource: phoneNumber },
 
   { method: "GET", path: "/v1/voices", auth: "api_key" },
   {

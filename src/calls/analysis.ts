@@ -2,9 +2,9 @@
 // the agent's analysis plan), validated with zod; one retry when the model's answer does not
 // validate. Metered to the call like its turns.
 import { z } from "zod";
-import type { AppConfig } from "../env";
 import type { Db } from "../db/client";
 import type { Agent, CallAnalysis, CallReport, TranscriptTurn } from "../db/schema";
+import type { AppConfig } from "../env";
 import { meter } from "../metering/metered";
 import { chatProvider } from "../providers/registry";
 
@@ -79,7 +79,10 @@ function validator(plan: Plan) {
   };
   return z.object({
     // Over-long strings and lists are cut, not refused; a criterion left unjudged is refused.
-    summary: z.string().min(1).transform((v) => v.slice(0, 4_000)),
+    summary: z
+      .string()
+      .min(1)
+      .transform((v) => v.slice(0, 4_000)),
     sentiment: z.enum(SENTIMENTS),
     topics: z.array(z.string().transform((v) => v.slice(0, 200))).transform((v) => v.slice(0, 20)),
     actionItems: z.array(z.string().transform((v) => v.slice(0, 500))).transform((v) => v.slice(0, 20)),
@@ -137,7 +140,12 @@ export async function analyzeCall(
           max_tokens: 1_500,
           response_format: { type: "json_schema", json_schema: { name: "call_analysis", strict: true, schema: analysisJsonSchema(plan) } },
         });
-        return { result: c, quantity: c.usage.total_tokens, promptTokens: c.usage.prompt_tokens, completionTokens: c.usage.completion_tokens };
+        return {
+          result: c,
+          quantity: c.usage.total_tokens,
+          promptTokens: c.usage.prompt_tokens,
+          completionTokens: c.usage.completion_tokens,
+        };
       },
     );
     const content = completion.choices[0]?.message.content ?? "";

@@ -9,9 +9,7 @@ import { finishCall } from "./lifecycle";
 import { CallSessionRuntime } from "./session";
 import { TERMINAL } from "./states";
 import { findCall } from "./store";
-
-export const CALL_ID_HEADER = "x-call-id";
-export const TRANSPORT_HEADER = "x-call-transport";
+import { CALL_ID_HEADER, TRANSPORT_HEADER } from "./stub";
 
 export class CallSession extends DurableObject<Bindings> {
   private session: CallSessionRuntime | null = null;
@@ -84,15 +82,4 @@ export class CallSession extends DurableObject<Bindings> {
       this.ctx.waitUntil(scope.close());
     }
   }
-}
-
-/** Arms the call's watchdog (its Durable Object's alarm) for `deadline`. */
-export async function armWatchdog(ns: DurableObjectNamespace, callId: string, deadline: Date): Promise<void> {
-  const stub = ns.get(ns.idFromName(callId));
-  const res = await stub.fetch("https://call/__watch", {
-    method: "POST",
-    headers: { [CALL_ID_HEADER]: callId, "content-type": "application/json" },
-    body: JSON.stringify({ deadline: deadline.getTime() }),
-  });
-  if (res.status !== 204) throw new Error(`arming the call watchdog failed (${res.status})`);
 }

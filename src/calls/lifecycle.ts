@@ -3,7 +3,7 @@
 // session, a provider callback, the API or the watchdog), so each event fires once.
 import { eq } from "drizzle-orm";
 import { type Agent, agents, type Call, calls, type TranscriptTurn } from "../db/schema";
-import { type WebhookDeps, emit } from "../webhooks/deliver";
+import { emit, type WebhookDeps } from "../webhooks/deliver";
 import { publicOrigin } from "../webhooks/endpoints";
 import { AnalysisError, analyzeCall } from "./analysis";
 import { type EndedReason, TERMINAL } from "./states";

@@ -10,8 +10,8 @@ import { newId } from "../lib/ids";
 import { telephonyProvider } from "../telephony/registry";
 import { DialError } from "../telephony/types";
 import type { WebhookDeps } from "../webhooks/deliver";
-import { armWatchdog } from "./durable-object";
 import { finishCall } from "./lifecycle";
+import { armWatchdog } from "./stub";
 
 export const TWILIO_MEDIA_PATH = (callId: string) => `/telephony/twilio/media/${callId}`;
 export const TWILIO_STATUS_PATH = (callId: string) => `/telephony/twilio/status/${callId}`;
@@ -47,7 +47,8 @@ async function requireCredits(db: Db, organizationId: string): Promise<void> {
     .select({ id: organizations.id })
     .from(organizations)
     .where(and(eq(organizations.id, organizationId), gt(organizations.creditsMicro, 0)));
-  if (!org) throw new ApiError("insufficient_credits", "The workspace has no usage credits left for the call's speech and LLM; add credits first.");
+  if (!org)
+    throw new ApiError("insufficient_credits", "The workspace has no usage credits left for the call's speech and LLM; add credits first.");
 }
 
 /** The caller id: one the request names (if the workspace or the platform has it), else the first available. */
@@ -60,7 +61,10 @@ async function callerId(ctx: Ctx, input: PlaceInput): Promise<string> {
   const platform = ctx.config.TWILIO_FROM_NUMBERS;
   if (input.phoneNumberId) {
     const found = own.find((p) => p.id === input.phoneNumberId);
-    if (!found) throw new ApiError("validation_failed", "No phone number with that id in this workspace.", { issues: [{ path: "phoneNumberId", message: "unknown phone number" }] });
+    if (!found)
+      throw new ApiError("validation_failed", "No phone number with that id in this workspace.", {
+        issues: [{ path: "phoneNumberId", message: "unknown phone number" }],
+      });
     return found.number;
   }
   if (input.fromNumber) {
@@ -142,11 +146,7 @@ export async function placePhoneCall(ctx: Ctx, agent: Agent, input: PlaceInput, 
       statusCallbackUrl: `${ctx.origin}${TWILIO_STATUS_PATH(id)}`,
       ringTimeoutSeconds: ctx.config.CALL_RING_TIMEOUT_SECONDS,
     });
-    const [updated] = await ctx.db
-      .update(calls)
-      .set({ providerCallId })
-      .where(eq(calls.id, id))
-      .returning();
+    const [updated] = await ctx.db.update(calls).set({ providerCallId }).where(eq(calls.id, id)).returning();
     return { call: updated ?? row, replayed: false };
   } catch (err) {
     if (!(err instanceof DialError)) throw err;

@@ -77,6 +77,9 @@ export class Recorder {
     if (seconds === 0) return;
     const key = recordingKey(call);
     await bucket.put(key, bytes, { httpMetadata: { contentType: "audio/wav" } });
-    await db.update(calls).set({ recordingKey: key, recordingSeconds: Math.round(seconds) }).where(eq(calls.id, call.id));
+    await db
+      .update(calls)
+      .set({ recordingKey: key, recordingSeconds: Math.round(seconds) })
+      .where(eq(calls.id, call.id));
   }
 }

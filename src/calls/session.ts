@@ -6,9 +6,9 @@ import { eq } from "drizzle-orm";
 import { type Agent, agents, type Call, type TranscriptTurn, type Voice, voices } from "../db/schema";
 import { openScope, type Scope } from "../db/scope";
 import type { AppConfig } from "../env";
-import { ApiError } from "../lib/errors";
 import { pcmToWav } from "../lib/audio";
 import { sha256Hex, timingSafeEqual } from "../lib/crypto";
+import { ApiError } from "../lib/errors";
 import { meter, type Payer } from "../metering/metered";
 import { chatProvider, sttProvider, ttsProvider } from "../providers/registry";
 import type { ChatMessage } from "../providers/types";
@@ -212,7 +212,11 @@ export class CallSessionRuntime implements SessionEvents {
       const t0 = Date.now();
       const text = (await this.transcribe(audio)).trim();
       const sttMs = Date.now() - t0;
-      this.log("caller turn", { audioMs: Math.round((audio.length / this.transport.sampleRate) * 1000), sttMs, recognized: text.length > 0 });
+      this.log("caller turn", {
+        audioMs: Math.round((audio.length / this.transport.sampleRate) * 1000),
+        sttMs,
+        recognized: text.length > 0,
+      });
       if (!text || this.state !== "live") return;
       this.turns.push({ role: "user", text, startMs: speechStartAt - this.connectedAt, endMs: speechEndAt - this.connectedAt });
       this.history.push({ role: "user", content: text });
@@ -264,7 +268,12 @@ export class CallSessionRuntime implements SessionEvents {
           temperature: agent.temperature,
           max_tokens: REPLY_MAX_TOKENS,
         });
-        return { result: c, quantity: c.usage.total_tokens, promptTokens: c.usage.prompt_tokens, completionTokens: c.usage.completion_tokens };
+        return {
+          result: c,
+          quantity: c.usage.total_tokens,
+          promptTokens: c.usage.prompt_tokens,
+          completionTokens: c.usage.completion_tokens,
+        };
       },
       (p) => this.scope.defer(p),
     );

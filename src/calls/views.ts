@@ -56,4 +56,6 @@ export function callEventData(call: Call, origin: string): EventData {
 }
 
 export const endedReasonOf = (call: Call) =>
-  call.endedReason ? { endedReason: call.endedReason, endedReasonCategory: faultOf(call.endedReason) } : { endedReason: null, endedReasonCategory: null };
+  call.endedReason
+    ? { endedReason: call.endedReason, endedReasonCategory: faultOf(call.endedReason) }
+    : { endedReason: null, endedReasonCategory: null };

@@ -6,16 +6,16 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
 import type { Context } from "hono";
-import { CALL_ID_HEADER, TRANSPORT_HEADER } from "../calls/durable-object";
 import { finishCall, startCall } from "../calls/lifecycle";
 import { redeemWebCallToken } from "../calls/place";
 import type { EndedReason } from "../calls/states";
 import { findCall, moveCall } from "../calls/store";
+import { CALL_ID_HEADER, TRANSPORT_HEADER } from "../calls/stub";
 import type { AppEnv } from "../context";
 import { agents } from "../db/schema";
 import { ApiError } from "../lib/errors";
-import { errorResponses } from "../lib/openapi";
 import { isUuid } from "../lib/ids";
+import { errorResponses } from "../lib/openapi";
 import { telephonyProvider } from "../telephony/registry";
 import { publicOrigin } from "../webhooks/endpoints";
 import { webhookDeps } from "./v1/webhook-endpoints/deps";

@@ -26,7 +26,14 @@ export default async function setup(project: TestProject) {
   // worker with it off, as in production.
   // The suite signs in hundreds of times from one address; test/integration/ratelimit.test.ts
   // proves the sign-in limits on a worker of its own with small ones.
-  const vars = { WEBHOOKS_ALLOW_PRIVATE_URLS: "1", SIGN_IN_LIMIT_PER_EMAIL: "100000", SIGN_IN_LIMIT_PER_ADDRESS: "100000" };
+  // Short web-call tokens and watchdog slack, so the watchdog tests take seconds, not minutes.
+  const vars = {
+    WEBHOOKS_ALLOW_PRIVATE_URLS: "1",
+    SIGN_IN_LIMIT_PER_EMAIL: "100000",
+    SIGN_IN_LIMIT_PER_ADDRESS: "100000",
+    WEB_CALL_TOKEN_TTL_SECONDS: "10",
+    CALL_WATCHDOG_GRACE_SECONDS: "5",
+  };
   const real = { databaseUrl: process.env.DATABASE_URL, redisUrl: process.env.REDIS_URL };
   // TEST_WORKER_LOG=1 shows the worker's own output (wrangler's and console.log's), for debugging.
   const workerLog = process.env.TEST_WORKER_LOG ? (chunk: string) => process.stderr.write(`[worker] ${chunk}`) : undefined;

@@ -1,5 +1,6 @@
 export * from "./agents";
 export * from "./api-keys";
+export * from "./calls";
 export * from "./memberships";
 export * from "./organizations";
 export * from "./sessions";
@@ -7,4 +8,3 @@ export * from "./usage";
 export * from "./users";
 export * from "./voices";
 export * from "./webhooks";
-export * from "./calls";

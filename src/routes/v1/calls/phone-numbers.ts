@@ -7,7 +7,13 @@ import { bearerSecurity, errorResponses, idParam, jsonBody, jsonResponse } from 
 import { pageOf, pageQuery, pageQuerySchema } from "../../../lib/pagination";
 import { createPhoneNumberSchema, phoneNumberPageSchema, phoneNumberSchema } from "./schema";
 
-const toView = (p: PhoneNumber) => ({ id: p.id, number: p.number, provider: p.provider, label: p.label, createdAt: p.createdAt.toISOString() });
+const toView = (p: PhoneNumber) => ({
+  id: p.id,
+  number: p.number,
+  provider: p.provider,
+  label: p.label,
+  createdAt: p.createdAt.toISOString(),
+});
 
 export const listPhoneNumbersRoute = createRoute({
   method: "get",

@@ -45,7 +45,10 @@ export const createCallRoute = createRoute({
   request: {
     params: idParam("Agent"),
     headers: z.object({
-      "idempotency-key": z.string().optional().openapi({ description: "1 to 255 printable ASCII characters.", example: "order-1042-reminder" }),
+      "idempotency-key": z
+        .string()
+        .optional()
+        .openapi({ description: "1 to 255 printable ASCII characters.", example: "order-1042-reminder" }),
     }),
     ...jsonBody(createCallSchema),
   },

@@ -54,7 +54,10 @@ export const getRecordingRoute = createRoute({
   summary: "The call's recording: a stereo WAV (left the caller, right the agent)",
   security: bearerSecurity,
   request: { params: idParam("Call") },
-  responses: { 200: { description: "audio/wav", content: { "audio/wav": { schema: { type: "string", format: "binary" } } } }, ...errorResponses(400, 404) },
+  responses: {
+    200: { description: "audio/wav", content: { "audio/wav": { schema: { type: "string", format: "binary" } } } },
+    ...errorResponses(400, 404),
+  },
 });
 
 export function registerReadCalls(app: OpenAPIHono<AppEnv>): void {
