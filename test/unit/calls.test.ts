@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { linearToMulaw, MULAW_SILENCE, mulawDecode, mulawEncode, resample, rms } from "../../src/calls/codec";
 import { renderTemplate } from "../../src/calls/prompt";
 import { ACTIVE_STATUSES, CALL_STATUSES, canMove, ENDED_REASONS, statusFor, TERMINAL } from "../../src/calls/states";
-import { TurnDetector } from "../../src/calls/turns";
+import { TurnDetector, type TurnEvent } from "../../src/calls/turns";
 import { streamTwiml, twilioSignature } from "../../src/telephony/twilio";
 
 const tone = (n: number, amplitude: number, rate = 8000, hz = 440) =>
@@ -59,16 +59,20 @@ describe("turn detection", () => {
 
   it("finds a turn: start after the start delay, end after the endpointing silence", () => {
     const d = new TurnDetector({ sampleRate: 8000, endpointingMs: 500 });
-    const events = [];
+    const events: TurnEvent[] = [];
     let t = 0;
-    for (let i = 0; i < 25; i++) events.push(...d.push(frame(0), (t += 20)));
+    const next = () => {
+      t += 20;
+      return t;
+    };
+    for (let i = 0; i < 25; i++) events.push(...d.push(frame(0), next()));
     expect(events).toEqual([]);
-    for (let i = 0; i < 50; i++) events.push(...d.push(frame(8000), (t += 20)));
+    for (let i = 0; i < 50; i++) events.push(...d.push(frame(8000), next()));
     expect(events.map((e) => e.type)).toEqual(["speech-start"]);
     expect(d.inSpeech).toBe(true);
-    for (let i = 0; i < 24; i++) events.push(...d.push(frame(0), (t += 20)));
+    for (let i = 0; i < 24; i++) events.push(...d.push(frame(0), next()));
     expect(events).toHaveLength(1); // 480 ms of silence: not yet
-    events.push(...d.push(frame(0), (t += 20)));
+    events.push(...d.push(frame(0), next()));
     const end = events[1];
     expect(end?.type).toBe("turn-end");
     if (end?.type !== "turn-end") throw new Error("unreachable");
@@ -79,9 +83,8 @@ describe("turn detection", () => {
 
   it("ignores a click shorter than the start delay and quiet noise", () => {
     const d = new TurnDetector({ sampleRate: 8000, endpointingMs: 300 });
-    const events = [];
-    let t = 0;
-    for (let i = 0; i < 100; i++) events.push(...d.push(i === 50 ? frame(20000) : frame(150), (t += 20)));
+    const events: TurnEvent[] = [];
+    for (let i = 0; i < 100; i++) events.push(...d.push(i === 50 ? frame(20000) : frame(150), i * 20));
     expect(events).toEqual([]);
   });
 });
