@@ -1,6 +1,7 @@
 // The whole platform on one machine: Postgres (embedded PGlite, or DATABASE_URL), the
 // WebSocket proxy the Neon driver needs, the Upstash-REST bridge (memory, or REDIS_URL),
-// migrations, and the real worker under `wrangler dev` (workerd). Used by `npm run dev`,
+// migrations, the provider and telephony sandboxes (unless a real provider is given), and the real
+// worker under `wrangler dev` (workerd). Used by `npm run dev`,
 // the integration tests and the benchmarks, so all three run the same stack.
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -10,6 +11,7 @@ import { runMigrations } from "./migrate";
 import { type EmbeddedPostgres, startEmbeddedPostgres } from "./postgres";
 import { type RedisBridge, startRedisBridge } from "./redis-bridge";
 import { startProviderSandbox } from "./sandbox/openai";
+import { startTelephonySandbox, type TelephonySandbox } from "./sandbox/telephony";
 import { startWsProxy, type WsProxy } from "./ws-proxy";
 import "./connect"; // sets the Node WebSocket constructor for the Neon driver
 
@@ -43,6 +45,8 @@ export interface Stack {
   wsProxy: string;
   redis: { url: string; token: string; backend: "memory" | "redis" };
   provider: { baseUrl: string; apiKey: string; sandbox: boolean };
+  /** The Twilio stand-in the worker's phone calls go to; started with the provider sandbox (docs/sandbox.md). */
+  telephony?: TelephonySandbox;
   postgres: "pglite" | "postgresql";
   vars: Record<string, string>;
   stop(): Promise<void>;
@@ -94,11 +98,16 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     stops.push(() => bridge.stop());
 
     let provider = opts.provider ? { ...opts.provider, sandbox: false } : undefined;
+    let telephony: TelephonySandbox | undefined;
     if (!provider) {
       log("Models: starting the local provider sandbox (OpenAI-compatible)…");
       const sandbox = await startProviderSandbox();
       stops.push(() => sandbox.stop());
       provider = { baseUrl: sandbox.url, apiKey: sandbox.apiKey, sandbox: true };
+      log("Phones: starting the local telephony sandbox (Twilio stand-in, scripted callee)…");
+      const phones = await startTelephonySandbox({ provider: { url: sandbox.url, apiKey: sandbox.apiKey } });
+      stops.push(() => phones.stop());
+      telephony = phones;
     } else {
       log(`Models: provider at ${new URL(provider.baseUrl).host}`);
     }
@@ -111,6 +120,12 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       DATABASE_WS_PROXY: wsProxy,
       UPSTASH_REDIS_REST_URL: bridge.url,
       UPSTASH_REDIS_REST_TOKEN: bridge.token,
+      ...(telephony && {
+        TWILIO_ACCOUNT_SID: telephony.accountSid,
+        TWILIO_AUTH_TOKEN: telephony.authToken,
+        TWILIO_API_BASE_URL: telephony.url,
+        TWILIO_FROM_NUMBERS: "+15005550006",
+      }),
       ...opts.vars,
     };
     log(`Worker: starting wrangler dev on port ${port}…`);
@@ -123,6 +138,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       wsProxy,
       redis: { url: bridge.url, token: bridge.token, backend: bridge.backend },
       provider,
+      telephony,
       postgres: pg ? "pglite" : "postgresql",
       vars,
       stop: stopAll,
@@ -162,7 +178,7 @@ export async function startWorker(
     String(await freePort()),
     "--show-interactive-dev-session=false",
     "--log-level",
-    "warn",
+    process.env.WORKER_LOG_LEVEL ?? "warn",
     ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
   ];
   const child: ChildProcess = spawn(process.execPath, args, {

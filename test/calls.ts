@@ -173,3 +173,67 @@ export const createAgent = async (ws: Workspace, body: Record<string, unknown> =
   if (res.status !== 201) throw new Error(`create agent: ${res.status} ${await res.text()}`);
   return json<{ id: string; name: string }>(res);
 };
+
+// -- the telephony sandbox (dev/sandbox/telephony.ts), seen from a test process ---------------
+
+export interface SandboxCall {
+  sid: string;
+  to: string;
+  scenario: string;
+  status: string;
+  statuses: Array<{ status: string; at: number }>;
+  callbacks: Array<{ status: string; httpStatus?: number; error?: string; redelivery: boolean }>;
+  customParameters: Record<string, string>;
+  said: Array<{ text: string; startAt: number; endAt?: number }>;
+  heardFrames: number;
+  agentUtterances: Array<{ firstFrameAt: number; frames: number; cleared: boolean }>;
+  latencies: number[];
+  underruns: number;
+  clears: number;
+  lateFrames: number;
+  endedBy?: string;
+  closeCode?: number;
+  bargeIn?: { at: number; clearAfterMs?: number };
+  errors: string[];
+}
+
+const sandboxFetch = (path: string, init: RequestInit = {}) => {
+  const { vars } = stack();
+  const auth = Buffer.from(`${vars.TWILIO_ACCOUNT_SID}:${vars.TWILIO_AUTH_TOKEN}`).toString("base64");
+  return fetch(`${vars.TWILIO_API_BASE_URL}${path}`, { ...init, headers: { authorization: `Basic ${auth}`, ...init.headers } });
+};
+
+/** The callee's record of a call, once the call has ended there and its last callback was sent. */
+export async function settledSandboxCall(sid: string, ms = 30_000): Promise<SandboxCall> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    const res = await sandboxFetch(`/__sandbox/calls/${sid}/settled`);
+    if (res.ok) {
+      const body = (await res.json()) as { settled: boolean; call: SandboxCall };
+      if (body.settled) return body.call;
+    }
+    await sleep(150);
+  }
+  throw new Error(`sandbox call ${sid} did not settle within ${ms} ms`);
+}
+
+/** Sends the call's last status callback again, verbatim (a duplicate, as carriers do). */
+export async function redeliverCallback(sid: string): Promise<{ httpStatus?: number }> {
+  const res = await sandboxFetch(`/__sandbox/calls/${sid}/redeliver`, { method: "POST" });
+  if (!res.ok) throw new Error(`redeliver: ${res.status} ${await res.text()}`);
+  return (await res.json()) as { httpStatus?: number };
+}
+
+/** The provider call id (Twilio CallSid) of a call, read from the database. */
+export async function providerCallId(callId: string): Promise<string> {
+  const { testDb } = await import("./harness");
+  const { calls } = await import("../src/db/schema");
+  const { eq } = await import("drizzle-orm");
+  const until = Date.now() + 10_000;
+  while (Date.now() < until) {
+    const [row] = await testDb().select({ sid: calls.providerCallId }).from(calls).where(eq(calls.id, callId));
+    if (row?.sid) return row.sid;
+    await sleep(50);
+  }
+  throw new Error(`call ${callId} has no provider call id`);
+}

@@ -118,19 +118,19 @@ export const ROUTES: RouteCase[] = [
     method: "POST",
     path: "/telephony/twilio/status/:callId",
     auth: "public",
-    why: "Twilio only: refused without a valid X-Twilio-Signature (test/integration/calls-phone.test.ts); moves one call along its state machine, reads nothing back",
+    why: "Twilio only: refused without a valid X-Twilio-Signature (test/integration/calls/phone.test.ts); moves one call along its state machine, reads nothing back",
   },
   {
     method: "GET",
     path: "/telephony/twilio/media/:callId",
     auth: "public",
-    why: "Twilio's media stream for one phone call: the session closes it unless `start` carries that call's stream token (calls-phone.test.ts); answers 426 without an upgrade",
+    why: "Twilio's media stream for one phone call: the session closes it unless `start` carries that call's stream token (calls/phone.test.ts); answers 426 without an upgrade",
   },
   {
     method: "GET",
     path: "/web-calls/:callId/socket",
     auth: "public",
-    why: "the browser's socket of one web call: refused (401) without that call's one-time, unexpired token (calls-web.test.ts)",
+    why: "the browser's socket of one web call: refused (401) without that call's one-time, unexpired token (calls/web.test.ts)",
   },
 
   { method: "GET", path: "/v1/me", auth: "api_key" },

@@ -1,10 +1,15 @@
 // POST /v1/audio/speech and POST /v1/audio/transcriptions of the provider sandbox.
 // Speech is real: eSpeak (the `mespeak` npm package) in a worker thread. Transcription is not
 // recognition: the sandbox writes the spoken text into the WAVs it produces (a LIST/INFO chunk
-// that players ignore) and reads it back; any other audio is measured and gets an empty transcript.
+// that players ignore) and reads it back; audio without that chunk (its `pcm` output after a phone
+// line's 8 kHz μ-law, say) is matched by loudness envelope against the speech it synthesized
+// recently (recognize.ts) and gets that text when one matches closely. Any other audio is measured
+// and gets an empty transcript.
 import { Worker } from "node:worker_threads";
+import { pcm16FromBytes } from "../../src/calls/codec";
 import { invalid } from "./errors";
-import { buildWav, infoChunk, parseWav, resample16, SANDBOX_SOFTWARE, WavError } from "./wav";
+import type { SpeechMemory } from "./recognize";
+import { buildWav, infoChunk, parseWav, resample16, SANDBOX_SOFTWARE, WavError, wavSamples } from "./wav";
 
 // ---------------------------------------------------------------------------------------------
 // Voices: each OpenAI voice name is an eSpeak voice + variant + pitch, so they sound different.
@@ -205,8 +210,19 @@ export function parseSpeechRequest(body: unknown): SpeechRequest {
   return { model: body.model, input: body.input, voice, format, speed };
 }
 
-export async function synthesize(synth: Synthesizer, req: SpeechRequest): Promise<{ body: Buffer; contentType: string }> {
+/** Speaks the request; with `memory`, the speech is remembered so its audio can be transcribed without metadata. */
+export async function synthesize(
+  synth: Synthesizer,
+  req: SpeechRequest,
+  memory?: SpeechMemory,
+): Promise<{ body: Buffer; contentType: string }> {
   const { pcm, sampleRate } = await synth.speak(req.input, req.voice, req.speed);
+  memory?.remember(
+    JSON.stringify([req.voice, req.speed, req.input]),
+    req.input,
+    pcm16FromBytes(new Uint8Array(pcm.buffer, pcm.byteOffset, pcm.length)),
+    sampleRate,
+  );
   if (req.format === "pcm") return { body: resample16(pcm, sampleRate, PCM_SAMPLE_RATE), contentType: "audio/pcm" };
   const tag = infoChunk([
     ["ISFT", SANDBOX_SOFTWARE],
@@ -275,7 +291,7 @@ const stamp = (seconds: number, sep: "," | ".") => {
   return `${pad(h)}:${pad(m)}:${pad(s)}${sep}${pad(ms % 1000, 3)}`;
 };
 
-export function transcribe(req: TranscriptionRequest): { body: string; contentType: string } {
+export function transcribe(req: TranscriptionRequest, memory?: SpeechMemory): { body: string; contentType: string } {
   let wav: ReturnType<typeof parseWav>;
   try {
     wav = parseWav(req.file);
@@ -292,7 +308,8 @@ export function transcribe(req: TranscriptionRequest): { body: string; contentTy
   if (duration < MIN_SECONDS)
     throw invalid(`Audio file is too short. Minimum audio length is ${MIN_SECONDS} seconds.`, "file", "audio_too_short");
   const ours = wav.info.ISFT === SANDBOX_SOFTWARE && typeof wav.info.ICMT === "string";
-  const text = ours ? (wav.info.ICMT as string) : "";
+  const recalled = ours ? undefined : memory?.recall(wavSamples(req.file, wav), wav.sampleRate);
+  const text = ours ? (wav.info.ICMT as string) : (recalled?.text ?? "");
 
   // One segment per sentence, timed in proportion to its length.
   const sentences = text.split(/(?<=[.!?…])\s+/).filter((s) => s.trim() !== "");
@@ -340,11 +357,13 @@ export function transcribe(req: TranscriptionRequest): { body: string; contentTy
           segments,
           usage,
           sandbox: ours
-            ? { recognized: true }
-            : {
-                recognized: false,
-                note: "The provider sandbox recognises only audio it produced itself (a WAV from its /v1/audio/speech, which carries the spoken text). Other audio is measured, not transcribed.",
-              },
+            ? { recognized: true, match: "metadata" }
+            : recalled
+              ? { recognized: true, match: "envelope", score: Math.round(recalled.score * 1000) / 1000 }
+              : {
+                  recognized: false,
+                  note: "The provider sandbox recognises only audio it produced itself: a WAV from its /v1/audio/speech carries the spoken text, and other audio is matched by loudness envelope against the speech it synthesized recently. This audio matched none of it; it is measured, not transcribed.",
+                },
         }),
         contentType: "application/json",
       };

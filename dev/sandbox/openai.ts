@@ -2,7 +2,8 @@
 // API uses (chat completions, speech, transcriptions, models), so the platform's
 // OpenAI-compatible provider adapter runs unchanged on a laptop and in CI. It is a stand-in,
 // not a model: chat replies follow fixed rules derived from the input, speech is real eSpeak
-// audio, and transcription returns the text the sandbox embedded in its own WAVs. Failures are
+// audio, and transcription returns the text the sandbox embedded in its own WAVs, or the text of
+// a speech it synthesized recently whose loudness envelope the audio matches. Failures are
 // chosen per request through the model name (fault-500, fault-429, fault-timeout,
 // fault-garbage, fault-flaky-N, fault-slow-MS). See docs/sandbox.md.
 //
@@ -14,6 +15,7 @@ import { fileURLToPath } from "node:url";
 import { parseSpeechRequest, parseTranscriptionForm, Synthesizer, synthesize, TRANSCRIPTION_MAX_BYTES, transcribe } from "./audio";
 import { checkModel, complete, parseChatRequest, streamEvents } from "./chat";
 import { ApiError, invalid } from "./errors";
+import { SpeechMemory } from "./recognize";
 
 export interface SandboxRequest {
   method: string;
@@ -81,6 +83,7 @@ export async function startProviderSandbox(opts: { port?: number; apiKey?: strin
   const expected = Buffer.from(`Bearer ${apiKey}`);
   const requests: SandboxRequest[] = [];
   const synth = new Synthesizer();
+  const memory = new SpeechMemory(); // what this sandbox said, so a phone call's audio of it can be transcribed
   const flaky = new Map<string, number>(); // request fingerprint -> times seen
   const held = new Set<ServerResponse>();
   const timers = new Set<NodeJS.Timeout>();
@@ -258,7 +261,7 @@ export async function startProviderSandbox(opts: { port?: number; apiKey?: strin
         const { raw, body, model } = await readJson();
         if (model && (await applyFault(model, () => sha256(path, raw), { body: "this body is not audio", type: "audio/wav" }))) return;
         const speech = parseSpeechRequest(body);
-        const audio = await synthesize(synth, speech);
+        const audio = await synthesize(synth, speech, memory);
         return send(200, audio.body, { "content-type": audio.contentType });
       }
 
@@ -296,7 +299,7 @@ export async function startProviderSandbox(opts: { port?: number; apiKey?: strin
             sha256(path, ...["model", "language", "response_format", "prompt"].map((k) => String(form.get(k) ?? "")), file ?? "");
           if (await applyFault(model, fingerprint, jsonGarbage)) return;
         }
-        const out = transcribe(parseTranscriptionForm(form, file));
+        const out = transcribe(parseTranscriptionForm(form, file), memory);
         return send(200, out.body, { "content-type": out.contentType });
       }
 

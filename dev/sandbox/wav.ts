@@ -142,3 +142,18 @@ export function resample16(pcm16: Buffer, from: number, to: number): Buffer {
   }
   return out;
 }
+
+/** The samples of a parsed WAV as mono 16-bit (8-bit widened, stereo averaged). */
+export function wavSamples(buf: Buffer, wav: WavInfo): Int16Array {
+  const out = new Int16Array(wav.frames);
+  const bytes = wav.bitsPerSample / 8;
+  for (let i = 0; i < wav.frames; i++) {
+    let sum = 0;
+    for (let c = 0; c < wav.channels; c++) {
+      const at = wav.dataOffset + i * wav.blockAlign + c * bytes;
+      sum += wav.bitsPerSample === 16 ? buf.readInt16LE(at) : (buf.readUInt8(at) - 128) << 8;
+    }
+    out[i] = Math.round(sum / wav.channels);
+  }
+  return out;
+}

@@ -385,14 +385,14 @@ export class CallSessionRuntime implements SessionEvents {
     } catch (err) {
       this.log("ending the call failed", { message: (err as Error).message });
     }
-    if (this.opts.kind === "twilio" && call?.providerCallId) {
-      const sid = call.providerCallId;
-      this.scope.defer(
-        (async () => {
-          const fresh = await findCall(this.scope.db, call.id);
-          await telephonyProvider(this.opts.config).hangUp(fresh?.providerCallId ?? sid);
-        })(),
-      );
+    if (this.opts.kind === "twilio" && call && reason !== "customer-ended-call") {
+      // Hang up at the carrier first (Twilio then stops the stream), so the call ends as ours.
+      try {
+        const sid = (await findCall(this.scope.db, call.id))?.providerCallId ?? call.providerCallId;
+        if (sid) await telephonyProvider(this.opts.config).hangUp(sid);
+      } catch (err) {
+        this.log("hang-up at the carrier failed", { message: (err as Error).message });
+      }
     }
     this.transport.close(1000, reason);
     this.cleanUp();

@@ -2,10 +2,10 @@
 // caller turn recognised by the sandbox's speech-to-text, a reply, the end-call phrase, the
 // call's record, and its webhooks.
 import { describe, expect, it } from "vitest";
-import { createAgent, joinWebCall, refusedUpgrade, speech, WEB_RATE, waitForCall } from "../calls";
-import { createWorkspace, json } from "../harness";
-import { startReceiver } from "../receiver";
-import { createEndpoint } from "../webhooks";
+import { createAgent, joinWebCall, refusedUpgrade, speech, WEB_RATE, waitForCall } from "../../calls";
+import { createWorkspace, json } from "../../harness";
+import { startReceiver } from "../../receiver";
+import { createEndpoint } from "../../webhooks";
 
 describe("web calls", () => {
   it("runs a conversation over the browser socket and records it", async () => {
@@ -62,7 +62,7 @@ describe("web calls", () => {
   }, 90_000);
 });
 
-describe.concurrent("web calls: how they end", () => {
+describe("web calls: how they end", () => {
   it("ends by the silence timeout when nobody speaks", async () => {
     const ws = await createWorkspace();
     const agent = await createAgent(ws, { silenceTimeoutSeconds: 5 });

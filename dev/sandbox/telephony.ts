@@ -1,0 +1,691 @@
+// The telephony sandbox: a local HTTP server that speaks the subset of Twilio's Programmable
+// Voice API the worker uses, and plays a scripted, simulated callee, so a whole outbound phone call
+// runs on a laptop and in CI with no network. The worker's Twilio adapter is the real code path:
+// it creates the call (POST .../Calls.json with inline <Connect><Stream> TwiML), receives signed
+// status callbacks, accepts the Media Streams WebSocket the sandbox opens to it, and hangs up
+// (POST .../Calls/{sid}.json Status=completed). The dialled number picks the callee's behaviour
+// (callee.ts); the media stream and its measurements are in media-stream.ts. See docs/sandbox.md.
+//
+//   npx tsx dev/sandbox/telephony.ts   # PORT (default 8791), TWILIO_ACCOUNT_SID / TWILIO_AUTH_TOKEN
+//                                      # (default random), PROVIDER_URL + PROVIDER_API_KEY (default:
+//                                      # a provider sandbox started in-process)
+import { randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
+import { realpathSync } from "node:fs";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { fileURLToPath } from "node:url";
+import { Callee, CalleeVoice, type Scenario, scenarioFor } from "./callee";
+import { clock, MediaStream, twilioSignature } from "./media-stream";
+
+export { twilioSignature } from "./media-stream";
+
+export type CallStatus = "queued" | "initiated" | "ringing" | "in-progress" | "completed" | "busy" | "no-answer" | "canceled" | "failed";
+
+/** Who or what ended the call. */
+export type EndedBy =
+  | "worker" // POST .../Calls/{sid}.json Status=completed|canceled
+  | "callee" // the scripted callee hung up, was busy or did not answer
+  | "stream-closed" // the worker closed the media stream (the TwiML ended, so did the call)
+  | "stream-refused" // the worker answered the WebSocket upgrade with an HTTP error
+  | "network" // the number was unreachable, or the media stream could not connect
+  | "sandbox"; // stop() was called during the call
+
+export interface CallbackAttempt {
+  status: CallStatus;
+  url: string;
+  sequenceNumber: number;
+  /** When the attempt finished (epoch ms). */
+  at: number;
+  httpStatus?: number;
+  error?: string;
+  /** Sent by redeliver(), not by the call's progress. */
+  redelivery: boolean;
+}
+
+/** One call and everything measured on it; times are epoch milliseconds (fractional, monotonic). */
+export interface SandboxCall {
+  sid: string;
+  to: string;
+  from: string;
+  scenario: Scenario;
+  status: CallStatus;
+  statuses: Array<{ status: CallStatus; at: number }>;
+  /** Every status callback attempted, in order. */
+  callbacks: CallbackAttempt[];
+  statusCallback?: string;
+  statusCallbackEvents: string[];
+  /** The request's Timeout (seconds of ringing). */
+  timeout: number;
+  createdAt: number;
+  answeredAt?: number;
+  endedAt?: number;
+  /** CallDuration: whole seconds from answer to hang-up, rounded up (0 when never answered). */
+  duration?: number;
+  endedBy?: EndedBy;
+  /** The <Stream url> of the TwiML, as given. */
+  streamUrl?: string;
+  /** The <Parameter>s of the <Stream>. */
+  customParameters: Record<string, string>;
+  streamSid?: string;
+  /** The callee's lines as sent: first and last frame. `cut` when the call ended mid-line. */
+  said: Array<{ text: string; startAt: number; endAt?: number; cut?: boolean }>;
+  /** 20 ms μ-law frames' worth of audio received from the worker. */
+  heardFrames: number;
+  /**
+   * The agent's utterances: one starts with the first audio after the agent was silent and ends
+   * when its playback ran dry and no audio came for 250 ms. First and last frame are arrival
+   * times; `endAt` is when its playback ended; `frames` counts 20 ms of audio; `cleared` when a
+   * `clear` cut it.
+   */
+  agentUtterances: Array<{ firstFrameAt: number; lastFrameAt: number; endAt?: number; frames: number; cleared: boolean }>;
+  /** For each callee line: ms from its last frame to the first agent audio that arrived after it. */
+  latencies: number[];
+  /** Times the playback ran dry inside an agent utterance and then resumed: an audible gap. */
+  underruns: number;
+  clears: number;
+  marksEchoed: number;
+  framesSent: number;
+  /** Frames sent more than 40 ms after their due time: the sandbox's own lag. */
+  lateFrames: number;
+  /** Barge-in scenario: when the callee started talking over the agent, and how soon a `clear` followed. */
+  bargeIn?: { at: number; clearAfterMs?: number };
+  errors: string[];
+  closeCode?: number;
+  closeReason?: string;
+  /** The HTTP status of a refused WebSocket upgrade. */
+  rejectStatus?: number;
+}
+
+export interface TelephonySandbox {
+  /** The API base, http://127.0.0.1:PORT: what https://api.twilio.com is to the worker. */
+  url: string;
+  accountSid: string;
+  authToken: string;
+  /** Every call created, in order. */
+  calls: SandboxCall[];
+  /** Sends the call's last status callback again, verbatim (same signature and idempotency token). */
+  redeliver(callSid: string): Promise<CallbackAttempt>;
+  /**
+   * With a call sid: resolves when that call has ended and its last status callback was attempted.
+   * With a predicate: resolves with the first call for which it holds (checked every 10 ms).
+   */
+  waitFor(target: string | ((call: SandboxCall) => boolean), timeoutMs?: number): Promise<SandboxCall>;
+  stop(): Promise<void>;
+}
+
+export const DEFAULT_TELEPHONY_PORT = 8791;
+export const API_VERSION = "2010-04-01";
+/** Time from `initiated` to `ringing`, and from `ringing` to answer (or busy). */
+export const RING_AFTER_MS = 100;
+export const ANSWER_AFTER_MS = 300;
+/** A call to the no-answer number rings for min(Timeout, this) seconds, so tests stay quick. */
+export const NO_ANSWER_MAX_SECONDS = 3;
+const CALLBACK_TIMEOUT_MS = 15_000; // Twilio's webhook timeout
+const BODY_LIMIT = 64 * 1024;
+const E164 = /^\+[1-9]\d{1,14}$/;
+const EVENTS = ["initiated", "ringing", "answered", "completed"];
+
+const hex = (bytes: number) => randomBytes(bytes).toString("hex");
+/** RFC 2822 in UTC, as Twilio writes dates: "Tue, 31 Aug 2010 20:36:28 +0000". */
+const rfc2822 = (ms: number) => new Date(ms).toUTCString().replace(/GMT$/, "+0000");
+
+class TwilioError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: number,
+    message: string,
+    readonly extra: Record<string, unknown> = {},
+  ) {
+    super(message);
+  }
+  body() {
+    return {
+      code: this.code,
+      message: this.message,
+      more_info: `https://www.twilio.com/docs/errors/${this.code}`,
+      status: this.status,
+      ...this.extra,
+    };
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// TwiML: the sandbox plays <Response><Connect><Stream url="…"><Parameter name value/>…
+
+const decodeXml = (s: string) =>
+  s.replace(/&(#x[0-9a-f]+|#\d+|amp|lt|gt|quot|apos);/gi, (_, e: string) => {
+    const lower = e.toLowerCase();
+    if (lower.startsWith("#x")) return String.fromCodePoint(Number.parseInt(lower.slice(2), 16));
+    if (lower.startsWith("#")) return String.fromCodePoint(Number(lower.slice(1)));
+    return { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" }[lower] ?? "";
+  });
+
+const attributes = (raw: string): Record<string, string> => {
+  const out: Record<string, string> = {};
+  for (const m of raw.matchAll(/([A-Za-z_][\w.-]*)\s*=\s*(?:"([^"]*)"|'([^']*)')/g)) out[m[1] as string] = decodeXml(m[2] ?? m[3] ?? "");
+  return out;
+};
+
+export function parseStreamTwiml(twiml: string): { url: string; parameters: Record<string, string> } {
+  const doc = twiml.replace(/<\?xml[\s\S]*?\?>/, "").replace(/<!--[\s\S]*?-->/g, "");
+  if (!/^\s*<Response\s*>[\s\S]*<\/Response>\s*$/.test(doc))
+    throw new TwilioError(400, 12100, "Document parse failure: Twiml must be a <Response> document.");
+  const connect = /<Connect\b[^>]*>([\s\S]*?)<\/Connect>/.exec(doc);
+  if (!connect)
+    throw new TwilioError(
+      400,
+      12100,
+      /<Start\b/.test(doc)
+        ? "The telephony sandbox plays <Connect><Stream> (a bidirectional stream) only; <Start><Stream> is not supported."
+        : "The telephony sandbox plays <Connect><Stream> only: the Twiml has no <Connect>.",
+    );
+  const stream = /<Stream\b([^>]*?)(?:\/>|>([\s\S]*?)<\/Stream>)/.exec(connect[1] ?? "");
+  if (!stream) throw new TwilioError(400, 12100, "Document parse failure: <Connect> has no <Stream>.");
+  const url = attributes(stream[1] ?? "").url;
+  if (!url || !/^wss?:\/\/[^/\s]+/.test(url))
+    throw new TwilioError(400, 12100, `<Stream> url must be an absolute wss:// (or, locally, ws://) URL; got ${url ?? "none"}.`);
+  const parameters: Record<string, string> = {};
+  for (const p of (stream[2] ?? "").matchAll(/<Parameter\b([^>]*?)\/?>/g)) {
+    const a = attributes(p[1] ?? "");
+    if (a.name !== undefined) parameters[a.name] = a.value ?? "";
+  }
+  return { url, parameters };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+interface Delivery {
+  url: string;
+  method: "GET" | "POST";
+  params: Record<string, string>;
+  token: string;
+}
+
+interface Live {
+  call: SandboxCall;
+  events: Set<string>;
+  method: "GET" | "POST";
+  sequence: number;
+  /** Status callbacks go out one after another. */
+  chain: Promise<unknown>;
+  pending: number;
+  last?: Delivery;
+  timers: Set<NodeJS.Timeout>;
+  stream?: MediaStream;
+  callee?: Callee;
+  ended: boolean;
+}
+
+/** `GET /__sandbox/calls[/{sid}[/settled]]`, `POST /__sandbox/calls/{sid}/redeliver`. */
+const INSPECT_PATH = /^\/__sandbox\/calls(?:\/(CA[0-9a-f]{32})(?:\/(redeliver|settled))?)?\/?$/;
+const CALL_PATH = /^\/2010-04-01\/Accounts\/([^/]+)\/Calls(?:\/([^/]+))?\.json$/;
+
+export async function startTelephonySandbox(opts: {
+  port?: number;
+  accountSid?: string;
+  authToken?: string;
+  provider: { url: string; apiKey: string };
+  /** The callee's voice at the provider (default "nova"). */
+  voice?: string;
+}): Promise<TelephonySandbox> {
+  const accountSid = opts.accountSid ?? `AC${hex(16)}`;
+  const authToken = opts.authToken ?? hex(16);
+  const expectedAuth = Buffer.from(`Basic ${Buffer.from(`${accountSid}:${authToken}`).toString("base64")}`);
+  const voice = new CalleeVoice(opts.provider, opts.voice ?? "nova");
+  const calls: SandboxCall[] = [];
+  const lives = new Map<string, Live>();
+  const stopping = new AbortController();
+
+  // --- status callbacks ---------------------------------------------------------------------
+
+  const deliver = async (live: Live, d: Delivery, redelivery: boolean): Promise<CallbackAttempt> => {
+    const target = new URL(d.url);
+    if (d.method === "GET") for (const [k, v] of Object.entries(d.params)) target.searchParams.append(k, v);
+    const signedUrl = d.method === "GET" ? target.toString() : d.url;
+    const attempt: CallbackAttempt = {
+      status: d.params.CallStatus as CallStatus,
+      url: d.url,
+      sequenceNumber: Number(d.params.SequenceNumber),
+      at: 0,
+      redelivery,
+    };
+    try {
+      const res = await fetch(target, {
+        method: d.method,
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          "x-twilio-signature": twilioSignature(authToken, signedUrl, d.method === "POST" ? d.params : {}),
+          "i-twilio-idempotency-token": d.token,
+          "user-agent": "TwilioProxy/1.1",
+        },
+        body: d.method === "POST" ? new URLSearchParams(d.params).toString() : undefined,
+        redirect: "manual",
+        signal: AbortSignal.any([AbortSignal.timeout(CALLBACK_TIMEOUT_MS), stopping.signal]),
+      });
+      attempt.httpStatus = res.status;
+      await res.arrayBuffer().catch(() => undefined);
+    } catch (err) {
+      attempt.error =
+        err instanceof Error ? (err.cause instanceof Error ? `${err.message}: ${err.cause.message}` : err.message) : String(err);
+    }
+    attempt.at = clock();
+    live.call.callbacks.push(attempt);
+    return attempt;
+  };
+
+  const enqueue = (live: Live, d: Delivery, redelivery: boolean): Promise<CallbackAttempt> => {
+    live.pending++;
+    const run = live.chain.then(() => deliver(live, d, redelivery));
+    live.chain = run.finally(() => live.pending--);
+    return run;
+  };
+
+  /** Sends the status callback for this status if the request subscribed to its event. */
+  const notify = (live: Live, status: CallStatus, event: string, extra: Record<string, string> = {}) => {
+    const { call } = live;
+    if (!call.statusCallback || !live.events.has(event) || stopping.signal.aborted) return;
+    const params: Record<string, string> = {
+      AccountSid: accountSid,
+      ApiVersion: API_VERSION,
+      CallSid: call.sid,
+      CallStatus: status,
+      Called: call.to,
+      Caller: call.from,
+      Direction: "outbound-api",
+      From: call.from,
+      To: call.to,
+      Timestamp: rfc2822(Date.now()),
+      SequenceNumber: String(live.sequence++),
+      CallbackSource: "call-progress-events",
+      ...extra,
+    };
+    const d: Delivery = { url: call.statusCallback, method: live.method, params, token: randomUUID() };
+    live.last = d;
+    void enqueue(live, d, false);
+  };
+
+  const setStatus = (live: Live, status: CallStatus) => {
+    live.call.status = status;
+    live.call.statuses.push({ status, at: clock() });
+  };
+
+  // --- the call's progress ------------------------------------------------------------------
+
+  const after = (live: Live, ms: number, fn: () => void) => {
+    if (live.ended) return;
+    const t = setTimeout(() => {
+      live.timers.delete(t);
+      if (!live.ended) fn();
+    }, ms);
+    live.timers.add(t);
+  };
+  const wait = (live: Live, ms: number) => new Promise<void>((resolve) => after(live, ms, resolve)); // never resolves once the call ended
+
+  const end = (live: Live, status: CallStatus, endedBy: EndedBy) => {
+    if (live.ended) return;
+    live.ended = true;
+    for (const t of live.timers) clearTimeout(t);
+    live.timers.clear();
+    live.stream?.stop();
+    const { call } = live;
+    call.endedAt = clock();
+    call.endedBy = endedBy;
+    call.duration = call.answeredAt === undefined ? 0 : Math.ceil((call.endedAt - call.answeredAt) / 1000);
+    setStatus(live, status);
+    // Duration: billed minutes, rounded up (Twilio sends both).
+    notify(live, status, "completed", { CallDuration: String(call.duration), Duration: String(Math.ceil(call.duration / 60)) });
+  };
+
+  const answer = (live: Live) => {
+    const { call } = live;
+    call.answeredAt = clock();
+    setStatus(live, "in-progress");
+    notify(live, "in-progress", "answered");
+    const callee = live.callee as Callee;
+    const stream = new MediaStream(
+      call,
+      { url: call.streamUrl as string, accountSid, authToken, customParameters: call.customParameters },
+      {
+        started: () => callee.connected(),
+        agentStarted: () => callee.agentStarted(),
+        agentFinished: () => callee.agentFinished(),
+        lost: (endedBy) => end(live, "completed", endedBy),
+      },
+    );
+    live.stream = stream;
+    stream.connect();
+  };
+
+  const progress = async (live: Live) => {
+    const { call } = live;
+    await wait(live, 0);
+    setStatus(live, "initiated");
+    notify(live, "initiated", "initiated");
+    await wait(live, RING_AFTER_MS);
+    if (call.scenario === "unreachable") return end(live, "failed", "network");
+    setStatus(live, "ringing");
+    notify(live, "ringing", "ringing");
+    if (call.scenario === "no-answer") {
+      await wait(live, Math.min(call.timeout, NO_ANSWER_MAX_SECONDS) * 1000);
+      return end(live, "no-answer", "callee");
+    }
+    await wait(live, ANSWER_AFTER_MS);
+    if (call.scenario === "busy") return end(live, "busy", "callee");
+    answer(live);
+  };
+
+  // --- REST ---------------------------------------------------------------------------------
+
+  const callJson = (call: SandboxCall) => {
+    const uri = `/${API_VERSION}/Accounts/${accountSid}/Calls/${call.sid}.json`;
+    const started = call.statuses.find((s) => s.status === "initiated")?.at;
+    return {
+      account_sid: accountSid,
+      annotation: null,
+      answered_by: null,
+      api_version: API_VERSION,
+      caller_name: null,
+      date_created: rfc2822(call.createdAt),
+      date_updated: rfc2822(call.statuses.at(-1)?.at ?? call.createdAt),
+      direction: "outbound-api",
+      duration: call.duration === undefined ? null : String(call.duration),
+      end_time: call.endedAt === undefined ? null : rfc2822(call.endedAt),
+      forwarded_from: null,
+      from: call.from,
+      from_formatted: call.from,
+      group_sid: null,
+      parent_call_sid: null,
+      phone_number_sid: null,
+      price: null,
+      price_unit: "USD",
+      queue_time: "0",
+      sid: call.sid,
+      start_time: started === undefined ? null : rfc2822(started),
+      status: call.status,
+      subresource_uris: {
+        notifications: uri.replace(/\.json$/, "/Notifications.json"),
+        recordings: uri.replace(/\.json$/, "/Recordings.json"),
+        payments: uri.replace(/\.json$/, "/Payments.json"),
+        events: uri.replace(/\.json$/, "/Events.json"),
+        siprec: uri.replace(/\.json$/, "/Siprec.json"),
+        streams: uri.replace(/\.json$/, "/Streams.json"),
+        transcriptions: uri.replace(/\.json$/, "/Transcriptions.json"),
+        user_defined_message_subscriptions: uri.replace(/\.json$/, "/UserDefinedMessageSubscriptions.json"),
+        user_defined_messages: uri.replace(/\.json$/, "/UserDefinedMessages.json"),
+      },
+      to: call.to,
+      to_formatted: call.to,
+      trunk_sid: null,
+      uri,
+    };
+  };
+
+  const createCall = (form: URLSearchParams): SandboxCall => {
+    const to = form.get("To")?.trim();
+    const from = form.get("From")?.trim();
+    if (!to) throw new TwilioError(400, 21201, "No 'To' number is specified");
+    if (!E164.test(to) || scenarioFor(to) === "invalid")
+      throw new TwilioError(400, 21217, `The 'To' number ${to} is not a valid phone number.`);
+    if (!from) throw new TwilioError(400, 21603, "A 'From' phone number is required.");
+    if (!E164.test(from))
+      throw new TwilioError(400, 21212, `The 'From' number ${from} is not a valid phone number, shortcode, or alphanumeric sender ID.`);
+    const twiml = form.get("Twiml");
+    if (!twiml) {
+      throw new TwilioError(
+        400,
+        21205,
+        form.get("Url")
+          ? "The telephony sandbox plays inline Twiml only; it does not fetch Url."
+          : "A 'Url', 'Twiml' or 'ApplicationSid' parameter is required.",
+      );
+    }
+    const stream = parseStreamTwiml(twiml);
+    const statusCallback = form.get("StatusCallback") || undefined;
+    if (statusCallback && !/^https?:\/\/[^/\s]+/.test(statusCallback))
+      throw new TwilioError(400, 21609, `Invalid StatusCallback: ${statusCallback}`);
+    const method = (form.get("StatusCallbackMethod") || "POST").toUpperCase();
+    if (method !== "GET" && method !== "POST") throw new TwilioError(400, 21609, `Invalid StatusCallbackMethod: ${method}`);
+    const events = form.getAll("StatusCallbackEvent").flatMap((e) =>
+      e
+        .trim()
+        .split(/[\s,]+/)
+        .filter(Boolean),
+    );
+    const unknown = events.find((e) => !EVENTS.includes(e));
+    if (unknown) throw new TwilioError(400, 21626, `Invalid StatusCallbackEvent: ${unknown}. Use ${EVENTS.join(", ")}.`);
+    const rawTimeout = form.get("Timeout");
+    const timeout = rawTimeout === null || rawTimeout === "" ? 60 : Number(rawTimeout);
+    if (!Number.isInteger(timeout)) throw new TwilioError(400, 20001, `Timeout must be an integer number of seconds; got ${rawTimeout}.`);
+
+    const call: SandboxCall = {
+      sid: `CA${hex(16)}`,
+      to,
+      from,
+      scenario: scenarioFor(to),
+      status: "queued",
+      statuses: [],
+      callbacks: [],
+      statusCallback,
+      statusCallbackEvents: events.length > 0 ? [...new Set(events)] : ["completed"], // Twilio's default
+      timeout: Math.min(600, Math.max(1, timeout)),
+      createdAt: clock(),
+      streamUrl: stream.url,
+      customParameters: stream.parameters,
+      said: [],
+      heardFrames: 0,
+      agentUtterances: [],
+      latencies: [],
+      underruns: 0,
+      clears: 0,
+      marksEchoed: 0,
+      framesSent: 0,
+      lateFrames: 0,
+      errors: [],
+    };
+    const live: Live = {
+      call,
+      events: new Set(call.statusCallbackEvents),
+      method,
+      sequence: 0,
+      chain: Promise.resolve(),
+      pending: 0,
+      timers: new Set(),
+      ended: false,
+    };
+    live.callee = new Callee(call.scenario, voice, {
+      play: (text, audio, o) => live.stream?.play(text, audio, o) ?? Promise.resolve(),
+      agentSpeaking: () => live.stream?.agentSpeaking ?? false,
+      hangUp: () => end(live, "completed", "callee"),
+      after: (ms, fn) => after(live, ms, fn),
+      error: (message) => call.errors.push(message),
+    });
+    live.callee.prepare(); // synthesize the lines while the phone rings
+    setStatus(live, "queued");
+    calls.push(call);
+    lives.set(call.sid, live);
+    void progress(live);
+    return call;
+  };
+
+  const updateCall = (live: Live, form: URLSearchParams) => {
+    const status = form.get("Status");
+    if (status === null) {
+      if (form.has("Twiml") || form.has("Url"))
+        throw new TwilioError(
+          400,
+          21220,
+          "The telephony sandbox does not redirect live calls; it supports Status=completed|canceled only.",
+        );
+      return;
+    }
+    if (status !== "completed" && status !== "canceled")
+      throw new TwilioError(400, 20001, `Invalid Status: ${status}. Use completed or canceled.`);
+    if (live.ended) return; // already over: nothing to do
+    const answered = live.call.answeredAt !== undefined;
+    if (answered && status === "canceled") return; // Twilio: canceled applies to queued or ringing calls only
+    end(live, answered ? "completed" : "canceled", "worker");
+  };
+
+  const readForm = async (req: IncomingMessage): Promise<URLSearchParams> => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length;
+      if (size > BODY_LIMIT) throw new TwilioError(413, 20001, "Request body too large.");
+      chunks.push(chunk as Buffer);
+    }
+    return new URLSearchParams(Buffer.concat(chunks).toString("utf8"));
+  };
+
+  const settled = (live: Live | undefined) => live?.ended === true && live.pending === 0;
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+      if (res.headersSent || res.destroyed) return;
+      const buf = Buffer.from(JSON.stringify(body));
+      res
+        .writeHead(status, {
+          "content-type": "application/json; charset=utf-8",
+          "content-length": String(buf.length),
+          "twilio-request-id": `RQ${hex(16)}`,
+          ...headers,
+        })
+        .end(buf);
+    };
+    try {
+      const method = req.method ?? "GET";
+      const path = (req.url ?? "/").split("?")[0] ?? "/";
+      const auth = Buffer.from(req.headers.authorization ?? "");
+      if (auth.length !== expectedAuth.length || !timingSafeEqual(auth, expectedAuth)) {
+        return send(401, new TwilioError(401, 20003, "Authenticate", { detail: "Your AccountSid or AuthToken was incorrect." }).body(), {
+          "www-authenticate": 'Basic realm="Twilio API"',
+        });
+      }
+      // Sandbox only (not Twilio's API): what the simulated callee saw, for tests and benches in
+      // other processes than the one that started the sandbox. Same Basic auth.
+      const inspect = INSPECT_PATH.exec(path);
+      if (inspect) {
+        const [, sid, action] = inspect;
+        if (!sid) return send(200, calls);
+        const live = lives.get(sid);
+        if (!live) throw new TwilioError(404, 20404, `No sandbox call ${sid}`);
+        if (action === "redeliver" && method === "POST") {
+          if (!live.last) throw new TwilioError(409, 20409, `Call ${sid} has sent no status callback to redeliver`);
+          return send(200, await enqueue(live, live.last, true));
+        }
+        if (action === "settled") return send(200, { settled: settled(live), call: live.call });
+        return send(200, live.call);
+      }
+      const match = CALL_PATH.exec(path);
+      if (!match || match[1] !== accountSid) throw new TwilioError(404, 20404, `The requested resource ${path} was not found`);
+      const sid = match[2];
+      if (!sid) {
+        if (method !== "POST") throw new TwilioError(405, 20004, "Method not allowed");
+        const call = createCall(await readForm(req));
+        return send(201, callJson(call));
+      }
+      const live = lives.get(sid);
+      if (!live) throw new TwilioError(404, 20404, `The requested resource ${path} was not found`);
+      if (method === "GET") return send(200, callJson(live.call));
+      if (method !== "POST") throw new TwilioError(405, 20004, "Method not allowed");
+      updateCall(live, await readForm(req));
+      return send(200, callJson(live.call));
+    } catch (err) {
+      if (err instanceof TwilioError) return send(err.status, err.body());
+      const message = err instanceof Error ? err.message : String(err);
+      return send(500, new TwilioError(500, 20500, `The telephony sandbox failed: ${message}`).body());
+    }
+  };
+
+  const server: Server = createServer((req, res) => {
+    void handle(req, res);
+  });
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(opts.port ?? 0, "127.0.0.1", () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const addr = server.address();
+  if (!addr || typeof addr === "string") throw new Error("telephony sandbox did not bind");
+
+  return {
+    url: `http://127.0.0.1:${addr.port}`,
+    accountSid,
+    authToken,
+    calls,
+    async redeliver(callSid) {
+      const live = lives.get(callSid);
+      if (!live?.last) throw new Error(`call ${callSid} has sent no status callback to redeliver`);
+      return enqueue(live, live.last, true);
+    },
+    async waitFor(target, timeoutMs = 10_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const found =
+          typeof target === "string" ? (settled(lives.get(target)) ? lives.get(target)?.call : undefined) : calls.find((c) => target(c));
+        if (found) return found;
+        if (Date.now() >= deadline)
+          throw new Error(
+            typeof target === "string"
+              ? `call ${target} did not end within ${timeoutMs} ms (status: ${lives.get(target)?.call.status ?? "unknown call"})`
+              : `no call matched within ${timeoutMs} ms`,
+          );
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    },
+    async stop() {
+      stopping.abort();
+      for (const live of lives.values()) end(live, "completed", "sandbox");
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await Promise.all([...lives.values()].map((l) => l.chain.catch(() => undefined)));
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// CLI: `tsx dev/sandbox/telephony.ts`
+
+const isMain = (() => {
+  try {
+    return process.argv[1] !== undefined && realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+})();
+
+if (isMain) {
+  const { startProviderSandbox } = await import("./openai");
+  const own = process.env.PROVIDER_URL ? undefined : await startProviderSandbox();
+  const provider = own
+    ? { url: own.url, apiKey: own.apiKey }
+    : { url: process.env.PROVIDER_URL as string, apiKey: process.env.PROVIDER_API_KEY ?? "" };
+  const sandbox = await startTelephonySandbox({
+    port: Number(process.env.PORT ?? DEFAULT_TELEPHONY_PORT),
+    accountSid: process.env.TWILIO_ACCOUNT_SID || undefined,
+    authToken: process.env.TWILIO_AUTH_TOKEN || undefined,
+    provider,
+  });
+  process.stdout.write(
+    [
+      "Telephony sandbox (Twilio Programmable Voice stand-in, scripted callee) listening.",
+      `  API base:    ${sandbox.url}`,
+      `  Account SID: ${sandbox.accountSid}`,
+      `  Auth token:  ${sandbox.authToken}`,
+      `  Voice from:  ${own ? `a provider sandbox started here (${own.url})` : provider.url}`,
+      "  For the worker:",
+      `    TWILIO_API_BASE_URL=${sandbox.url} TWILIO_ACCOUNT_SID=${sandbox.accountSid} TWILIO_AUTH_TOKEN=${sandbox.authToken}`,
+      "",
+    ].join("\n"),
+  );
+  const shutdown = () => {
+    void sandbox
+      .stop()
+      .then(() => own?.stop())
+      .then(() => process.exit(0));
+  };
+  process.once("SIGINT", shutdown);
+  process.once("SIGTERM", shutdown);
+}
