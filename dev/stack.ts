@@ -131,6 +131,13 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     log(`Worker: starting wrangler dev on port ${port}…`);
     const worker = await startWorker(vars, { port, workerLog: opts.workerLog });
     stops.push(worker.stop);
+    // Cloudflare runs the cron trigger (wrangler.toml: the call watchdog's sweep) every minute;
+    // wrangler dev does not, so the stack does, through wrangler's /__scheduled test route.
+    const cron = setInterval(() => {
+      fetch(`http://127.0.0.1:${port}/__scheduled?cron=${encodeURIComponent("* * * * *")}`).catch(() => undefined);
+    }, 60_000);
+    cron.unref();
+    stops.push(async () => clearInterval(cron));
 
     return {
       baseUrl: `http://127.0.0.1:${port}`,
@@ -177,6 +184,7 @@ export async function startWorker(
     "--inspector-port",
     String(await freePort()),
     "--show-interactive-dev-session=false",
+    "--test-scheduled",
     "--log-level",
     process.env.WORKER_LOG_LEVEL ?? "warn",
     ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
