@@ -3,7 +3,7 @@
 // member vs admin. test/unit/routes-complete.test.ts fails when the app has a route that is
 // missing here or from the OpenAPI document, so a new route cannot skip these checks.
 import { pcmToWav } from "../src/lib/audio";
-import type { Workspace } from "./harness";
+import { addMemberTo, type Workspace } from "./harness";
 
 /** Path parameters of a resource made in a workspace: `{ id }`, or more for nested paths. */
 export type Params = Record<string, string>;
@@ -15,9 +15,11 @@ export interface RouteCase {
   /**
    * api_key: API key, or session + x-organization-id (/v1, /webhooks);
    * session: dashboard routes (session only, API keys refused);
-   * public: no credential, with `why` saying what it may reach.
+   * public: no credential, with `why` saying what it may reach;
+   * page: a dashboard HTML page (session cookie only: anything else is redirected to the
+   * sign-in page; POSTs need the CSRF token, which the suite adds).
    */
-  auth: "api_key" | "session" | "public";
+  auth: "api_key" | "session" | "public" | "page";
   /** Admin-only routes: members lack it (settings:read / settings:write). */
   permission?: "settings:read" | "settings:write";
   /** Routes with path parameters: makes the resource in `ws`, for the tenancy check. */
@@ -26,6 +28,8 @@ export interface RouteCase {
   body?: unknown;
   /** A valid multipart body instead, for upload routes. */
   form?: () => FormData;
+  /** page POSTs: form fields that pass validation (the suite adds `_csrf`). */
+  fields?: Record<string, string>;
   /** public routes: what they may and may not reach. */
   why?: string;
 }
@@ -192,4 +196,44 @@ export const ROUTES: RouteCase[] = [
     resource: endpoint,
   },
   { method: "GET", path: "/dashboard/api/usage", auth: "session" },
+
+  // Dashboard pages (HTML). Sign-in is public; the rest need the session cookie.
+  { method: "GET", path: "/dashboard/sign-in", auth: "public", why: "the sign-in form; no data" },
+  {
+    method: "POST",
+    path: "/dashboard/sign-in",
+    auth: "public",
+    why: "exchanges email+password for a session cookie (rate-limited like /dashboard/api/sign-in); reveals nothing on failure",
+  },
+  { method: "GET", path: "/dashboard", auth: "page" },
+  { method: "POST", path: "/dashboard/sign-out", auth: "page" },
+  { method: "POST", path: "/dashboard/switch-org", auth: "page" },
+  { method: "GET", path: "/dashboard/members", auth: "page" },
+  {
+    method: "POST",
+    path: "/dashboard/members",
+    auth: "page",
+    permission: "settings:write",
+    fields: { email: "x@example.test", role: "member" },
+  },
+  {
+    method: "POST",
+    path: "/dashboard/members/:userId/role",
+    auth: "page",
+    permission: "settings:write",
+    fields: { role: "member" },
+    resource: async (ws) => ({ userId: (await addMemberTo(ws, "member")).userId }),
+  },
+  { method: "GET", path: "/dashboard/api-keys", auth: "page", permission: "settings:read" },
+  { method: "POST", path: "/dashboard/api-keys", auth: "page", permission: "settings:write", fields: { name: "k" } },
+  {
+    method: "POST",
+    path: "/dashboard/api-keys/:id/revoke",
+    auth: "page",
+    permission: "settings:write",
+    resource: async (ws) => ({ id: ws.apiKeyId }),
+  },
+  // -- dashboard pages: agents, voices, calls, usage --
+  // -- dashboard pages: webhooks --
+  // -- dashboard pages: widgets --
 ];

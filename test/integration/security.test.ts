@@ -1,6 +1,7 @@
 // The shared security suite: every route of test/routes.ts, every credential failure.
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
+import { csrfToken } from "../../src/dashboard/pages/session";
 import { addMemberTo, createWorkspace, expectError, request, revokedKey, signIn, type Workspace } from "../harness";
 import { type Params, ROUTES, type RouteCase } from "../routes";
 
@@ -28,7 +29,7 @@ beforeAll(async () => {
   memberOrg = owner.organizationId;
 });
 
-const guarded = ROUTES.filter((r) => r.auth !== "public");
+const guarded = ROUTES.filter((r) => r.auth !== "public" && r.auth !== "page");
 
 describe.each(guarded)("$method $path", (route) => {
   const id: Params = {};
@@ -105,4 +106,67 @@ describe("public routes", () => {
   it.each(ROUTES.filter((r) => r.auth === "public"))("$method $path says what it may reach", (route) => {
     expect(route.why, "a public route must say what it may reach").toBeTruthy();
   });
+});
+
+// Dashboard pages: only the session cookie signs in; anything else is sent to the sign-in page.
+// POSTs carry the CSRF token of the session (the suite computes it as the page would).
+describe.each(ROUTES.filter((r) => r.auth === "page"))("page $method $path", (route) => {
+  const page = async (params: Params, headers: Record<string, string>, csrf?: string) => {
+    const body = route.method === "POST" ? new URLSearchParams({ ...(route.fields ?? {}), ...(csrf ? { _csrf: csrf } : {}) }) : undefined;
+    return request(fill(route.path, params), {
+      method: route.method,
+      headers: { ...headers, ...(body ? { "content-type": "application/x-www-form-urlencoded" } : {}) },
+      body,
+    });
+  };
+  const toSignIn = (res: Response) => {
+    expect(res.status).toBe(303);
+    expect(res.headers.get("location") ?? "").toMatch(/^\/dashboard\/sign-in/);
+  };
+
+  it("sends a request without a session to the sign-in page", async () => {
+    toSignIn(await page({}, {}));
+  });
+
+  it("does not sign in with API keys (valid, revoked, malformed) or an unknown session cookie", async () => {
+    toSignIn(await page({}, { authorization: `Bearer ${owner.apiKey}` }));
+    toSignIn(await page({}, { authorization: `Bearer ${revoked}` }));
+    toSignIn(await page({}, { authorization: "Token abc" }));
+    toSignIn(await page({}, { cookie: `session=sess_${"A".repeat(40)}` }));
+  });
+
+  if (route.method === "POST") {
+    it("refuses a post without the session's CSRF token, or from another site (403)", async () => {
+      const { cookie, token } = await signIn(owner.admin.email, owner.admin.password);
+      expect((await page({}, { cookie })).status).toBe(403);
+      expect((await page({}, { cookie }, "forged-token")).status).toBe(403);
+      const crossSite = await page({}, { cookie, origin: "https://evil.example" }, await csrfToken(token));
+      expect(crossSite.status).toBe(403);
+    });
+  }
+
+  if (route.permission) {
+    it(`answers a member without ${route.permission} with the admin-required page (403)`, async () => {
+      const member = await addMemberTo(owner, "member");
+      const { cookie, token } = await signIn(member.email, member.password);
+      const res = await page({}, { cookie }, await csrfToken(token));
+      expect(res.status).toBe(403);
+      expect(await res.text()).toContain("Admin access required");
+    });
+  }
+
+  if (route.resource) {
+    const make = route.resource;
+    it("answers another workspace's id exactly like a missing one (404 page)", async () => {
+      const ws = await createWorkspace("tenant-a");
+      const theirs = await make(ws);
+      const { cookie, token } = await signIn(other.admin.email, other.admin.password);
+      const csrf = await csrfToken(token);
+      const foreign = await page(theirs, { cookie }, csrf);
+      const missing = await page({}, { cookie }, csrf);
+      expect(foreign.status).toBe(404);
+      expect(missing.status).toBe(404);
+      expect(await foreign.text()).toBe(await missing.text());
+    });
+  }
 });

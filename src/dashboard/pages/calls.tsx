@@ -1,0 +1,5 @@
+/** @jsxImportSource hono/jsx */
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../../context";
+
+export function registerCallPages(_app: OpenAPIHono<AppEnv>): void {}

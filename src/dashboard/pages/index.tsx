@@ -1,0 +1,81 @@
+/** @jsxImportSource hono/jsx */
+// The dashboard's server-rendered pages under /dashboard (Hono JSX). Signed-in pages go
+// through `pageSession` (redirect to sign-in, organization, CSRF on every POST); admin screens
+// answer members with the "admin access required" page; errors render as pages, not JSON.
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { Context, MiddlewareHandler, Next } from "hono";
+import type { AppEnv } from "../../context";
+import { ApiError } from "../../lib/errors";
+import { JSON_BODY_LIMIT, limitBody, sameOriginForCookies } from "../../middleware/guards";
+import { rateLimit } from "../../middleware/ratelimit";
+import { registerAgentPages } from "./agents";
+import { registerApiKeyPages } from "./api-keys";
+import { registerAuthPages, registerSessionActions } from "./auth";
+import { registerCallPages } from "./calls";
+import { registerMemberPages } from "./members";
+import { pageSession, SIGN_IN_PATH } from "./session";
+import { AdminRequired, Document, Layout, shellOf } from "./ui";
+import { registerUsagePage } from "./usage";
+import { registerVoicePages } from "./voices";
+import { registerWebhookPages } from "./webhooks";
+
+const PUBLIC_PAGES = new Set([SIGN_IN_PATH]);
+
+const isPage = (path: string) => path.startsWith("/dashboard") && !path.startsWith("/dashboard/api/");
+
+/** Errors on pages render as pages (same status), with what to do next. */
+async function htmlErrors(c: Context<AppEnv>, next: Next) {
+  await next();
+  const err = c.error;
+  if (!(err instanceof ApiError) || c.res.headers.get("content-type")?.includes("text/html")) return;
+  const status = err.status;
+  if (err.code === "forbidden" && err.message.startsWith("Admin access required") && c.var.auth) {
+    const shell = await shellOf(c, "Admin access required", "");
+    c.res = await c.html(
+      <Layout shell={{ ...shell, title: titleOf(c.req.path) }}>
+        <AdminRequired permission={err.message.includes("settings:write") ? "settings:write" : "settings:read"} />
+      </Layout>,
+      403,
+    );
+    return;
+  }
+  c.res = await c.html(
+    <Document title={`${status}`}>
+      <main id="main" style="padding:32px;max-width:640px">
+        <h1>{status === 404 ? "Not found" : "Something is not right"}</h1>
+        <p role="alert">{err.message}</p>
+        <p>
+          <a href="/dashboard">Back to the dashboard</a>
+        </p>
+      </main>
+    </Document>,
+    status,
+  );
+}
+
+const TITLES: Record<string, string> = { "api-keys": "API Keys", webhooks: "Webhooks", members: "Members" };
+const titleOf = (path: string) => TITLES[path.split("/")[2] ?? ""] ?? "Dashboard";
+
+const onlyPages =
+  (mw: MiddlewareHandler<AppEnv>): MiddlewareHandler<AppEnv> =>
+  (c, next) =>
+    isPage(c.req.path) ? mw(c, next) : next();
+
+export function registerDashboardPages(app: OpenAPIHono<AppEnv>): void {
+  app.use("/dashboard/*", onlyPages(htmlErrors), onlyPages(sameOriginForCookies), onlyPages(limitBody(JSON_BODY_LIMIT)));
+  registerAuthPages(app);
+  app.use(
+    "/dashboard/*",
+    onlyPages((c, next) => (PUBLIC_PAGES.has(c.req.path) ? next() : pageSession(c, next))),
+    onlyPages((c, next) => (PUBLIC_PAGES.has(c.req.path) ? next() : rateLimit(c, next))),
+  );
+  app.get("/dashboard", (c) => c.redirect("/dashboard/agents", 303));
+  registerSessionActions(app);
+  registerMemberPages(app);
+  registerApiKeyPages(app);
+  registerWebhookPages(app);
+  registerAgentPages(app);
+  registerVoicePages(app);
+  registerCallPages(app);
+  registerUsagePage(app);
+}
