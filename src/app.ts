@@ -17,6 +17,7 @@ import { registerWebhookEndpoints } from "./routes/v1/webhook-endpoints";
 import { registerDeliveryLog } from "./routes/v1/webhook-endpoints/actions";
 import { registerQstashRoutes } from "./routes/webhooks/qstash";
 import { registerTestReceiver } from "./routes/webhooks/test-receiver";
+import { registerWidgetRoutes } from "./widgets";
 
 export function createApp() {
   const app = createRouter();
@@ -43,6 +44,9 @@ export function createApp() {
   // web-call socket with its one-time token).
   app.use("/telephony/*", limitBody(JSON_BODY_LIMIT));
   registerTelephonyRoutes(app);
+
+  // The embeddable widget: its public routes check the widget token and the page's origin.
+  registerWidgetRoutes(app);
 
   app.use("/v1/*", sameOriginForCookies, v1BodyPolicy);
   app.use("/v1/*", (c, next) => authenticate({ orgOptional: c.req.path === "/v1/me" })(c, next));

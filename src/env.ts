@@ -92,6 +92,16 @@ export const envSchema = z
     CALL_WATCHDOG_GRACE_SECONDS: z.coerce.number().int().min(5).max(3600).default(60),
     /** Milliseconds of silence after speech that end the caller's turn. */
     CALL_ENDPOINTING_MS: z.coerce.number().int().min(100).max(3000).default(500),
+
+    /** The embeddable widget (docs/widget.md): where widget.js is served from, for the embed code; unset: this worker's origin. */
+    WIDGET_CDN_URL: z.string().url().optional(),
+    /** A widget chat with no message for this long is ended by the cron sweep (widget.completed). */
+    WIDGET_SESSION_TIMEOUT_SECONDS: z.coerce.number().int().min(10).max(86_400).default(1800),
+    /** Widget requests per window: per visitor id, per client address, and per widget (chat and voice starts). */
+    WIDGET_RATE_LIMIT_VISITOR: z.coerce.number().int().positive().default(20),
+    WIDGET_RATE_LIMIT_ADDRESS: z.coerce.number().int().positive().default(120),
+    WIDGET_RATE_LIMIT_WIDGET: z.coerce.number().int().positive().default(600),
+    WIDGET_RATE_LIMIT_WINDOW: duration.default("60 s"),
   })
   .superRefine((env, ctx) => {
     if (env.QSTASH_TOKEN) {

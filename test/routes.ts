@@ -65,6 +65,14 @@ const webCall = async (ws: Workspace) => {
   return { id: ((await res.json()) as { call: { id: string } }).call.id };
 };
 const phoneNumber = async (ws: Workspace) => ({ id: await createdId(ws, "/v1/phone-numbers", { number: "+15005550006" }) });
+/** A widget of one of the workspace's agents. */
+const widget = async (ws: Workspace) => ({
+  id: await createdId(ws, "/v1/widgets", {
+    agentId: (await agent(ws)).id,
+    name: "Tenant's widget",
+    allowedOrigins: ["https://tenant.example"],
+  }),
+});
 
 const ENDPOINT_BODY = { name: "hook", useTestReceiver: true, channels: ["voice"] };
 
@@ -137,6 +145,33 @@ export const ROUTES: RouteCase[] = [
     why: "the browser's socket of one web call: refused (401) without that call's one-time, unexpired token (calls/web.test.ts)",
   },
 
+  // The embeddable widget's public routes: each takes one widget's token (query) from a page on
+  // its allowed origins, is rate-limited, and reaches only that widget (widgets/public.test.ts).
+  {
+    method: "GET",
+    path: "/widget/v1/config",
+    auth: "public",
+    why: "one widget's display settings (mode, title, greeting, colours); never the agent's prompt or other data; 401 without a live token, 403 off its allowed origins",
+  },
+  {
+    method: "POST",
+    path: "/widget/v1/chat",
+    auth: "public",
+    why: "appends to and reads back only the calling visitor's own session of that widget (404 for any other), and asks that widget's agent; metered to its workspace; 401/403/429 as config",
+  },
+  {
+    method: "POST",
+    path: "/widget/v1/sessions/:id/end",
+    auth: "public",
+    why: "ends only the calling visitor's own session of that widget (404 for any other); reads nothing back; 401/403/429 as config",
+  },
+  {
+    method: "POST",
+    path: "/widget/v1/web-call",
+    auth: "public",
+    why: "starts a web call with that widget's agent only (voice modes), answering its one-time socket URL; 401/403/429 as config",
+  },
+
   { method: "GET", path: "/v1/me", auth: "api_key" },
 
   { method: "GET", path: "/v1/agents", auth: "api_key" },
@@ -164,6 +199,19 @@ export const ROUTES: RouteCase[] = [
   { method: "GET", path: "/v1/voices/:id", auth: "api_key", resource: voice },
   { method: "PATCH", path: "/v1/voices/:id", auth: "api_key", body: { name: "Renamed" }, resource: voice },
   { method: "DELETE", path: "/v1/voices/:id", auth: "api_key", resource: voice },
+
+  { method: "GET", path: "/v1/widgets", auth: "api_key" },
+  {
+    method: "POST",
+    path: "/v1/widgets",
+    auth: "api_key",
+    body: { agentId: PERSONA, name: "Security check", allowedOrigins: ["https://example.com"] },
+  },
+  { method: "GET", path: "/v1/widgets/:id", auth: "api_key", resource: widget },
+  { method: "PATCH", path: "/v1/widgets/:id", auth: "api_key", body: { name: "Renamed" }, resource: widget },
+  { method: "DELETE", path: "/v1/widgets/:id", auth: "api_key", resource: widget },
+  { method: "POST", path: "/v1/widgets/:id/rotate-token", auth: "api_key", resource: widget },
+  { method: "POST", path: "/v1/widgets/:id/revoke", auth: "api_key", resource: widget },
 
   { method: "POST", path: "/v1/llm/chat", auth: "api_key", body: CHAT_BODY },
   { method: "POST", path: "/v1/chat/completions", auth: "api_key", body: CHAT_BODY },

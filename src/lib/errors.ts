@@ -18,6 +18,11 @@ export const ERRORS = {
     when: "Authenticated, but the role lacks the permission (e.g. `settings:write`), or a session names an organization the user is not a member of.",
   },
   csrf_rejected: { status: 403, when: "A cookie-authenticated state-changing request came from another site." },
+  origin_not_allowed: {
+    status: 403,
+    when: "A widget request came from a page whose origin is not in the widget's allowed origins (or sent no Origin).",
+  },
+  channel_disabled: { status: 403, when: "The widget's mode does not include this channel (chat or voice)." },
   not_found: { status: 404, when: "No such resource in this workspace (another workspace's id answers the same)." },
   conflict: { status: 409, when: "The request conflicts with the current state (e.g. the key is already revoked, the email is taken)." },
   idempotency_conflict: {
@@ -25,6 +30,10 @@ export const ERRORS = {
     when: "The Idempotency-Key was already used for a different request (another agent, number or body).",
   },
   read_only: { status: 409, when: "The resource cannot be changed (system voices are read-only)." },
+  session_ended: {
+    status: 409,
+    when: "The widget chat session has ended (closed, idle or full); send the message without a sessionId to start a new one.",
+  },
   upgrade_required: { status: 426, when: "The address takes a WebSocket upgrade (a call's media or web-call socket)." },
   payload_too_large: { status: 413, when: "The body is larger than the route accepts." },
   unsupported_media_type: { status: 415, when: "The Content-Type is not one the route accepts." },

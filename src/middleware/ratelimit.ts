@@ -19,8 +19,12 @@ const ephemeralCache = new Map<string, number>();
 
 type Window = Parameters<typeof Ratelimit.slidingWindow>[1];
 
-/** Checks one identifier against one policy; sets the headers; throws 429 when over. */
-async function enforce(c: Context<AppEnv>, policy: { name: string; limit: number; window: Window; prefix: string }, identifier: string) {
+/** Checks one identifier against one policy; sets the headers; throws 429 when over (also used by the widget routes). */
+export async function enforce(
+  c: Context<AppEnv>,
+  policy: { name: string; limit: number; window: Window; prefix: string },
+  identifier: string,
+) {
   const seconds = durationSeconds(policy.window);
   const limiter = new Ratelimit({
     redis: redisFor(c.var.config, { retry: false }),

@@ -8,3 +8,4 @@ export * from "./usage";
 export * from "./users";
 export * from "./voices";
 export * from "./webhooks";
+export * from "./widgets";

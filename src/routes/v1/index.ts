@@ -14,6 +14,7 @@ import { registerDeleteVoice } from "./voices/delete";
 import { registerGetVoice } from "./voices/get";
 import { registerListVoices } from "./voices/list";
 import { registerUpdateVoice } from "./voices/update";
+import { registerWidgets } from "./widgets";
 
 /** Every /v1 operation, one file each, registered here. */
 export function registerV1(app: OpenAPIHono<AppEnv>): void {
@@ -34,4 +35,6 @@ export function registerV1(app: OpenAPIHono<AppEnv>): void {
   registerGetVoice(app);
   registerUpdateVoice(app);
   registerDeleteVoice(app);
+
+  registerWidgets(app);
 }

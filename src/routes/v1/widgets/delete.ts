@@ -1,0 +1,22 @@
+import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../../../context";
+import { bearerSecurity, errorResponses, idParam } from "../../../lib/openapi";
+import { deleteWidget, widgetNotFound } from "../../../widgets/service";
+
+export const deleteWidgetRoute = createRoute({
+  method: "delete",
+  path: "/v1/widgets/{id}",
+  tags: ["Widgets"],
+  operationId: "deleteWidget",
+  summary: "Delete a widget",
+  description: "Its token stops at once. Its chat sessions (transcripts) are kept with the workspace.",
+  security: bearerSecurity,
+  request: { params: idParam("Widget") },
+  responses: { 204: { description: "Deleted." }, ...errorResponses(400, 404) },
+});
+
+export const registerDeleteWidget = (app: OpenAPIHono<AppEnv>) =>
+  app.openapi(deleteWidgetRoute, async (c) => {
+    if (!(await deleteWidget(c.var.db, c.var.auth.organizationId, c.req.valid("param").id))) throw widgetNotFound();
+    return c.body(null, 204);
+  });

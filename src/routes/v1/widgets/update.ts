@@ -1,0 +1,27 @@
+import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../../../context";
+import { bearerSecurity, errorResponses, idParam, jsonBody, jsonResponse } from "../../../lib/openapi";
+import { toWidgetView } from "../../../widgets/mapper";
+import { updateWidgetSchema, widgetSchema } from "../../../widgets/schema";
+import { updateWidget, widgetNotFound } from "../../../widgets/service";
+import { cdnOrigin } from "./shared";
+
+export const updateWidgetRoute = createRoute({
+  method: "patch",
+  path: "/v1/widgets/{id}",
+  tags: ["Widgets"],
+  operationId: "updateWidget",
+  summary: "Update a widget",
+  description:
+    "Partial update with the create rules: only the fields sent change; `colors` sub-fields sent replace the current ones. Pages pick the change up on their next load; the token is unchanged.",
+  security: bearerSecurity,
+  request: { params: idParam("Widget"), ...jsonBody(updateWidgetSchema) },
+  responses: { 200: jsonResponse(widgetSchema, "The updated widget."), ...errorResponses(400, 404, 413, 415) },
+});
+
+export const registerUpdateWidget = (app: OpenAPIHono<AppEnv>) =>
+  app.openapi(updateWidgetRoute, async (c) => {
+    const row = await updateWidget(c.var.db, c.var.auth.organizationId, c.req.valid("param").id, c.req.valid("json"));
+    if (!row) throw widgetNotFound();
+    return c.json(toWidgetView(row, cdnOrigin(c)), 200);
+  });

@@ -1,0 +1,100 @@
+// The gate of every public widget route (/widget/v1/*), in this order:
+// 1. the widget token (`?token=`, from the script tag's data-service-token): unknown, malformed
+//    or revoked is 401;
+// 2. the page's `Origin` must be one of the widget's allowed origins: otherwise 403
+//    origin_not_allowed (no Origin at all is refused too: the widget always runs in a page);
+// 3. CORS: the allowed origin is echoed (never `*` for an answer with data); a preflight is
+//    answered 204 only for an allowed origin, and refused with our error body otherwise;
+// 4. the per-address rate limit (per visitor and per widget are checked by the routes, after
+//    the body names the visitor).
+// The token sits in the URL, not a header, so that a preflight (which carries no custom header)
+// can be checked too. It is public by design: what it guards is one widget's chat and voice
+// starts, from its allowed origins, within its limits.
+import type { Context } from "hono";
+import { createMiddleware } from "hono/factory";
+import type { AppEnv } from "../context";
+import type { Widget } from "../db/schema";
+import { ApiError } from "../lib/errors";
+import { enforce } from "../middleware/ratelimit";
+import { originAllowed } from "./origins";
+import { findActiveWidget } from "./service";
+
+const widgets = new WeakMap<Request, Widget>();
+
+/** The widget the gate resolved for this request. */
+export function widgetOf(c: Context<AppEnv>): Widget {
+  const widget = widgets.get(c.req.raw);
+  if (!widget) throw new Error("widget routes must run behind the widget gate");
+  return widget;
+}
+
+const EXPOSED = "RateLimit, RateLimit-Policy, Retry-After, X-Request-Id";
+
+/**
+ * A refusal of a simple (non-preflight) request stays readable by the page, so the script can
+ * say in the console why it stays quiet; the body names no data. A refused preflight gets no
+ * CORS header: the browser then never sends the request.
+ */
+function readableRefusal(c: Context<AppEnv>, preflight: boolean) {
+  if (preflight) return;
+  c.header("Access-Control-Allow-Origin", "*");
+  c.header("Access-Control-Expose-Headers", EXPOSED);
+}
+
+export const clientAddress = (c: Context<AppEnv>) => c.req.header("cf-connecting-ip") ?? "unknown";
+
+export const widgetGate = createMiddleware<AppEnv>(async (c, next) => {
+  const preflight = c.req.method === "OPTIONS";
+  const origin = c.req.header("origin");
+  const token = c.req.query("token") ?? "";
+  const widget = token ? await findActiveWidget(c.var.db, token) : null;
+  if (!widget) {
+    readableRefusal(c, preflight);
+    throw new ApiError(
+      "unauthorized",
+      token
+        ? "The widget token is invalid or has been revoked. Copy the embed code again from the widget's settings."
+        : "Missing widget token: the script tag needs data-service-token.",
+    );
+  }
+  if (!originAllowed(origin, widget.allowedOrigins)) {
+    readableRefusal(c, preflight);
+    throw new ApiError(
+      "origin_not_allowed",
+      origin
+        ? `This page's origin (${origin.slice(0, 200)}) is not one of the widget's allowed origins. Add it in the widget's settings.`
+        : "Widget requests must come from a web page (an Origin header) on one of the widget's allowed origins.",
+    );
+  }
+  c.header("Access-Control-Allow-Origin", origin as string);
+  c.header("Vary", "Origin");
+  if (preflight) {
+    c.header("Access-Control-Allow-Methods", "GET, POST, OPTIONS");
+    c.header("Access-Control-Allow-Headers", "Content-Type");
+    c.header("Access-Control-Max-Age", "600");
+    return c.body(null, 204);
+  }
+  c.header("Access-Control-Expose-Headers", EXPOSED);
+  widgets.set(c.req.raw, widget);
+  const { config } = c.var;
+  await enforce(
+    c,
+    { name: "widget-address", limit: config.WIDGET_RATE_LIMIT_ADDRESS, window: config.WIDGET_RATE_LIMIT_WINDOW, prefix: "rl:widget:addr" },
+    `${widget.id}:${clientAddress(c)}`,
+  );
+  await next();
+});
+
+/** Per visitor (the widget's random id in this browser), then per widget: chat and voice starts cost LLM and speech. */
+export async function limitVisitor(c: Context<AppEnv>, widget: Widget, visitorId: string, alsoWidget: boolean): Promise<void> {
+  const { config } = c.var;
+  const window = config.WIDGET_RATE_LIMIT_WINDOW;
+  await enforce(
+    c,
+    { name: "widget-visitor", limit: config.WIDGET_RATE_LIMIT_VISITOR, window, prefix: "rl:widget:visitor" },
+    `${widget.id}:${visitorId}`,
+  );
+  if (alsoWidget) {
+    await enforce(c, { name: "widget", limit: config.WIDGET_RATE_LIMIT_WIDGET, window, prefix: "rl:widget" }, widget.id);
+  }
+}

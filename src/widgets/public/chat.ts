@@ -1,0 +1,50 @@
+// POST /widget/v1/chat: one visitor message, one reply from the agent's LLM. The first message
+// (no sessionId) starts the session and fires widget.started.
+import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../../context";
+import { errorResponses, jsonBody, jsonResponse } from "../../lib/openapi";
+import { webhookDeps } from "../../routes/v1/webhook-endpoints/deps";
+import { limitVisitor, widgetOf } from "../gate";
+import { agentReply, chatMessages, greetingOf } from "../reply";
+import { chatMessageSchema, chatReplySchema, widgetTokenQuery } from "../schema";
+import { appendAgentReply, appendVisitorMessage, startSession } from "../sessions";
+import { agentOf, PUBLIC_TAG, requireChannel } from "./shared";
+
+export const widgetChatRoute = createRoute({
+  method: "post",
+  path: "/widget/v1/chat",
+  tags: [PUBLIC_TAG],
+  operationId: "widgetChat",
+  summary: "Send a visitor's message and get the agent's reply",
+  description:
+    "Without `sessionId` the message starts a session (`widget.started`); with it, it continues that session, which must be this visitor's and in progress (409 session_ended otherwise). Rate-limited per visitor, per client address and per widget; metered to the workspace.",
+  request: { query: widgetTokenQuery, ...jsonBody(chatMessageSchema) },
+  responses: {
+    200: jsonResponse(chatReplySchema, "The agent's reply and the session id."),
+    ...errorResponses(400, 402, 403, 404, 409, 413, 415, 502, 504),
+  },
+});
+
+export const registerWidgetChat = (app: OpenAPIHono<AppEnv>) =>
+  app.openapi(widgetChatRoute, async (c) => {
+    const widget = widgetOf(c);
+    requireChannel(widget, "chat");
+    const body = c.req.valid("json");
+    await limitVisitor(c, widget, body.visitorId, true);
+    const agent = await agentOf(c, widget);
+    const deps = webhookDeps(c);
+    const message = { role: "user" as const, text: body.message, at: new Date().toISOString() };
+    const session = body.sessionId
+      ? await appendVisitorMessage(deps, widget, body.visitorId, body.sessionId, message)
+      : await startSession(deps, {
+          widget,
+          agent,
+          visitorId: body.visitorId,
+          origin: c.req.header("origin") ?? "",
+          greeting: greetingOf(widget, agent),
+          message,
+        });
+    const text = await agentReply(c.var.db, c.var.config, widget, agent, chatMessages(agent, session.transcript));
+    await appendAgentReply(c.var.db, session.id, { role: "agent", text, at: new Date().toISOString() });
+    return c.json({ sessionId: session.id, started: !body.sessionId, reply: { role: "agent" as const, text } }, 200);
+  });

@@ -1,0 +1,25 @@
+import { and, eq } from "drizzle-orm";
+import type { Context } from "hono";
+import type { AppEnv } from "../../context";
+import { agents, type Widget } from "../../db/schema";
+import { ApiError } from "../../lib/errors";
+
+export const PUBLIC_TAG = "Widget (public)";
+/** Widget bodies are small: a message of at most 2,000 characters and a few ids. */
+export const WIDGET_BODY_LIMIT = 16 * 1024;
+
+export async function agentOf(c: Context<AppEnv>, widget: Widget) {
+  const [agent] = await c.var.db
+    .select()
+    .from(agents)
+    .where(and(eq(agents.id, widget.agentId), eq(agents.organizationId, widget.organizationId)));
+  // The widget row cascades with its agent; a race with the agent's deletion reads as a gone widget.
+  if (!agent) throw new ApiError("unauthorized", "The widget token is invalid or has been revoked.");
+  return agent;
+}
+
+export function requireChannel(widget: Widget, channel: "chat" | "voice"): void {
+  if (widget.mode !== "both" && widget.mode !== channel) {
+    throw new ApiError("channel_disabled", `This widget does not offer ${channel} (its mode is ${widget.mode}).`);
+  }
+}

@@ -1,0 +1,54 @@
+// POST /widget/v1/web-call: the voice side. A web call (docs/calls.md) with the widget's agent;
+// the script opens the one-time socket, streams the microphone and plays the agent.
+import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import { startWebCall } from "../../calls/place";
+import type { AppEnv } from "../../context";
+import { errorResponses, jsonBody, jsonResponse } from "../../lib/openapi";
+import { webhookDeps } from "../../routes/v1/webhook-endpoints/deps";
+import { publicOrigin } from "../../webhooks/endpoints";
+import { limitVisitor, widgetOf } from "../gate";
+import { publicWebCallSchema, visitorBodySchema, widgetTokenQuery } from "../schema";
+import { agentOf, PUBLIC_TAG, requireChannel } from "./shared";
+
+export const widgetWebCallRoute = createRoute({
+  method: "post",
+  path: "/widget/v1/web-call",
+  tags: [PUBLIC_TAG],
+  operationId: "widgetWebCall",
+  summary: "Start a voice session (web call) from the widget",
+  description:
+    "For widgets in `voice` or `both` mode. Answers a one-time WebSocket URL (the web-call protocol of docs/calls.md); the call fires the `call.*` webhooks. Rate-limited per visitor, per client address and per widget.",
+  request: { query: widgetTokenQuery, ...jsonBody(visitorBodySchema) },
+  responses: { 201: jsonResponse(publicWebCallSchema, "How to join the call."), ...errorResponses(400, 402, 403, 413, 415) },
+});
+
+export const registerWidgetWebCall = (app: OpenAPIHono<AppEnv>) =>
+  app.openapi(widgetWebCallRoute, async (c) => {
+    const widget = widgetOf(c);
+    requireChannel(widget, "voice");
+    const { visitorId } = c.req.valid("json");
+    await limitVisitor(c, widget, visitorId, true);
+    const agent = await agentOf(c, widget);
+    const session = await startWebCall(
+      {
+        db: c.var.db,
+        config: c.var.config,
+        env: c.env,
+        deps: webhookDeps(c),
+        organizationId: widget.organizationId,
+        origin: publicOrigin(c.var.config, new URL(c.req.url).origin),
+      },
+      agent,
+      { metadata: { source: "widget", widgetId: widget.id, visitorId, origin: c.req.header("origin") ?? null } },
+    );
+    return c.json(
+      {
+        callId: session.call.id,
+        url: session.url,
+        expiresAt: session.expiresAt.toISOString(),
+        sampleRate: 16_000 as const,
+        encoding: "pcm_s16le" as const,
+      },
+      201,
+    );
+  });

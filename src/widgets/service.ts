@@ -1,0 +1,144 @@
+// Widgets: create, read, update, rotate the token, revoke, delete. Plain functions of
+// (db, organizationId, input), shared by /v1/widgets and the dashboard. Every query is scoped
+// by the organization; another workspace's widget is simply not found.
+import { and, desc, eq, isNull, type SQL, sql } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { agents, type Widget, widgets } from "../db/schema";
+import { randomBase62 } from "../lib/crypto";
+import { ApiError } from "../lib/errors";
+import { type PageParams, pageOf, pageQuery } from "../lib/pagination";
+import { type CreateWidgetInput, DEFAULT_COLORS, type UpdateWidgetInput } from "./schema";
+
+export const TOKEN_PREFIX = "wgt_";
+const TOKEN_RE = /^wgt_[0-9A-Za-z]{32}$/;
+
+export const newWidgetToken = (): string => `${TOKEN_PREFIX}${randomBase62(32)}`;
+export const isWidgetTokenShaped = (token: string): boolean => TOKEN_RE.test(token);
+
+/** The one answer for a missing widget and another workspace's widget. */
+export const widgetNotFound = () => new ApiError("not_found", "No widget with that id in this workspace.");
+
+const AGENT_MESSAGE = "no agent with this id in this workspace";
+const unknownAgent = () =>
+  new ApiError("validation_failed", `Invalid json: agentId: ${AGENT_MESSAGE}`, { issues: [{ path: "agentId", message: AGENT_MESSAGE }] });
+
+async function requireAgent(db: Db, organizationId: string, agentId: string): Promise<void> {
+  const [row] = await db
+    .select({ id: agents.id })
+    .from(agents)
+    .where(and(eq(agents.id, agentId), eq(agents.organizationId, organizationId)))
+    .limit(1);
+  if (!row) throw unknownAgent();
+}
+
+/** The agent was deleted between the check and the write: the same 400 as if it never existed. */
+async function whileAgentExists<T>(write: Promise<T>): Promise<T> {
+  try {
+    return await write;
+  } catch (err) {
+    let e: unknown = err;
+    for (let i = 0; i < 5 && typeof e === "object" && e !== null; i++) {
+      if ((e as { code?: unknown }).code === "23503") throw unknownAgent();
+      e = (e as { cause?: unknown }).cause;
+    }
+    throw err;
+  }
+}
+
+const scoped = (organizationId: string, id: string) => and(eq(widgets.id, id), eq(widgets.organizationId, organizationId));
+
+export async function createWidget(db: Db, organizationId: string, input: CreateWidgetInput): Promise<Widget> {
+  await requireAgent(db, organizationId, input.agentId);
+  const [row] = await whileAgentExists(
+    db
+      .insert(widgets)
+      .values({
+        organizationId,
+        agentId: input.agentId,
+        name: input.name,
+        mode: input.mode,
+        allowedOrigins: input.allowedOrigins,
+        title: input.title,
+        greeting: input.greeting,
+        colors: { ...DEFAULT_COLORS, ...input.colors },
+        position: input.position,
+        token: newWidgetToken(),
+      })
+      .returning(),
+  );
+  if (!row) throw new Error("insert returned no row");
+  return row;
+}
+
+export async function getWidget(db: Db, organizationId: string, id: string): Promise<Widget | null> {
+  const [row] = await db.select().from(widgets).where(scoped(organizationId, id)).limit(1);
+  return row ?? null;
+}
+
+export async function listWidgets(db: Db, organizationId: string, params: PageParams & { agentId?: string }) {
+  const page = pageQuery(params);
+  const conditions: SQL[] = [eq(widgets.organizationId, organizationId), ...page.where(widgets)];
+  if (params.agentId) conditions.push(eq(widgets.agentId, params.agentId));
+  const rows = await db
+    .select()
+    .from(widgets)
+    .where(and(...conditions))
+    .orderBy(desc(widgets.id))
+    .limit(page.limit + 1);
+  return pageOf(rows, page.limit, (row) => row);
+}
+
+/** Only the fields sent change; `colors` sub-fields are merged in the UPDATE itself (jsonb ||). */
+export async function updateWidget(db: Db, organizationId: string, id: string, input: UpdateWidgetInput): Promise<Widget | null> {
+  if (input.agentId) await requireAgent(db, organizationId, input.agentId);
+  const { colors, ...rest } = input;
+  type Row = typeof widgets.$inferInsert;
+  const patch: { [K in keyof Row]?: Row[K] | SQL } = {};
+  for (const [key, value] of Object.entries(rest)) if (value !== undefined) Object.assign(patch, { [key]: value });
+  if (colors !== undefined) patch.colors = sql`${widgets.colors} || ${JSON.stringify(colors)}::jsonb`;
+  const [row] = await whileAgentExists(db.update(widgets).set(patch).where(scoped(organizationId, id)).returning());
+  return row ?? null;
+}
+
+export async function deleteWidget(db: Db, organizationId: string, id: string): Promise<boolean> {
+  const [row] = await db.delete(widgets).where(scoped(organizationId, id)).returning({ id: widgets.id });
+  return Boolean(row);
+}
+
+/**
+ * A new token; the old one stops at once (pages still embedding it go quiet until updated).
+ * Also reactivates a revoked widget, under the new token: a revoked token never works again.
+ */
+export async function rotateWidgetToken(db: Db, organizationId: string, id: string): Promise<Widget | null> {
+  const [row] = await db
+    .update(widgets)
+    .set({ token: newWidgetToken(), tokenRotatedAt: sql`now()`, revokedAt: null })
+    .where(scoped(organizationId, id))
+    .returning();
+  return row ?? null;
+}
+
+/** The token stops at once; the widget and its sessions are kept. 409 when already revoked. */
+export async function revokeWidget(db: Db, organizationId: string, id: string): Promise<Widget | null> {
+  const [row] = await db
+    .update(widgets)
+    .set({ revokedAt: sql`now()` })
+    .where(and(scoped(organizationId, id), isNull(widgets.revokedAt)))
+    .returning();
+  if (row) return row;
+  if (await getWidget(db, organizationId, id)) {
+    throw new ApiError("conflict", "The widget is already revoked. Rotate its token to use it again (with a new token).");
+  }
+  return null;
+}
+
+/** The public routes' lookup: an active widget by its token. */
+export async function findActiveWidget(db: Db, token: string): Promise<Widget | null> {
+  if (!isWidgetTokenShaped(token)) return null;
+  const [row] = await db
+    .select()
+    .from(widgets)
+    .where(and(eq(widgets.token, token), isNull(widgets.revokedAt)))
+    .limit(1);
+  return row ?? null;
+}
