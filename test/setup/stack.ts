@@ -2,6 +2,7 @@
 // under wrangler dev) for the whole project, handed to the tests through `inject("stack")`.
 import type { TestProject } from "vitest/node";
 import { startStack } from "../../dev/stack";
+import { buildWidget } from "../../widget/build";
 
 export interface TestStack {
   baseUrl: string;
@@ -22,6 +23,8 @@ declare module "vitest" {
 export default async function setup(project: TestProject) {
   const backend = (project.config.env?.TEST_BACKEND ?? "embedded") as "embedded" | "real";
   const started = Date.now();
+  // The worker serves public/widget.js as a static asset: build it first (`npx vitest` skips npm's pretest).
+  await buildWidget();
   // Local receivers (127.0.0.1) need the development switch; the SSRF tests start their own
   // worker with it off, as in production.
   // The suite signs in hundreds of times from one address; test/integration/ratelimit.test.ts
