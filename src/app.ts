@@ -3,6 +3,7 @@ import { requestId } from "hono/request-id";
 import { secureHeaders } from "hono/secure-headers";
 import { createRouter } from "./context";
 import { registerDashboardApi } from "./dashboard/api";
+import { registerDashboardPages } from "./dashboard/pages";
 import { ApiError, handleError } from "./lib/errors";
 import { newId } from "./lib/ids";
 import { authenticate, requireSettingsAccess } from "./middleware/auth";
@@ -27,7 +28,9 @@ export function createApp() {
   });
 
   app.use("*", requestId({ generator: newId, headerName: "X-Request-Id" }));
-  app.use("*", secureHeaders({ crossOriginResourcePolicy: false }));
+  // Referrer-Policy same-origin, not the default no-referrer: with no-referrer Chromium sends
+  // `Origin: null` on the dashboard's own form posts, which the CSRF origin check refuses.
+  app.use("*", secureHeaders({ crossOriginResourcePolicy: false, referrerPolicy: "same-origin" }));
   app.use("*", init);
 
   // Public: /health (no auth, no I/O: the benchmark's baseline), /v1/openapi.json and /docs.
@@ -62,6 +65,7 @@ export function createApp() {
 
   app.use("/dashboard/api/*", sameOriginForCookies, limitBody(JSON_BODY_LIMIT), requireContentType());
   registerDashboardApi(app);
+  registerDashboardPages(app);
 
   return app;
 }

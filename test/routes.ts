@@ -144,7 +144,6 @@ export const ROUTES: RouteCase[] = [
     auth: "public",
     why: "the browser's socket of one web call: refused (401) without that call's one-time, unexpired token (calls/web.test.ts)",
   },
-
   // The embeddable widget's public routes: each takes one widget's token (query) from a page on
   // its allowed origins, is rate-limited, and reaches only that widget (widgets/public.test.ts).
   {
@@ -282,6 +281,34 @@ export const ROUTES: RouteCase[] = [
     resource: async (ws) => ({ id: ws.apiKeyId }),
   },
   // -- dashboard pages: agents, voices, calls, usage --
+  { method: "GET", path: "/dashboard/agents", auth: "page" },
+  { method: "GET", path: "/dashboard/agents/new", auth: "page" },
+  { method: "POST", path: "/dashboard/agents", auth: "page", fields: { name: "Page agent", personaId: PERSONA } },
+  { method: "GET", path: "/dashboard/agents/:id", auth: "page", resource: agent },
+  { method: "POST", path: "/dashboard/agents/:id", auth: "page", fields: { name: "Renamed", personaId: PERSONA }, resource: agent },
+  { method: "POST", path: "/dashboard/agents/:id/delete", auth: "page", resource: agent },
+  { method: "GET", path: "/dashboard/voices", auth: "page" },
+  { method: "GET", path: "/dashboard/voices/new", auth: "page" },
+  {
+    method: "POST",
+    path: "/dashboard/voices",
+    auth: "page",
+    fields: { name: "Page voice", provider: "sandbox", providerVoiceId: "s-1", language: "en" },
+  },
+  { method: "GET", path: "/dashboard/voices/:id", auth: "page", resource: voice },
+  {
+    method: "POST",
+    path: "/dashboard/voices/:id",
+    auth: "page",
+    fields: { name: "Renamed", provider: "sandbox", providerVoiceId: "s-1", language: "en" },
+    resource: voice,
+  },
+  { method: "POST", path: "/dashboard/voices/:id/delete", auth: "page", resource: voice },
+  { method: "GET", path: "/dashboard/calls", auth: "page" },
+  { method: "POST", path: "/dashboard/calls/test", auth: "page", fields: { agentId: PERSONA, phoneNumber: "+12025550101" } },
+  { method: "GET", path: "/dashboard/calls/:id", auth: "page", resource: webCall },
+  { method: "GET", path: "/dashboard/calls/:id/recording", auth: "page", resource: webCall },
+  { method: "GET", path: "/dashboard/usage", auth: "page" },
   // -- dashboard pages: webhooks --
   // -- dashboard pages: widgets --
 ];

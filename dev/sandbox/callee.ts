@@ -44,7 +44,7 @@ export const LONG_LINES = [
 ];
 
 /** The callee speaks first when the agent has said nothing this long after the stream started. */
-export const FIRST_WORDS_MS = 1_500;
+export const FIRST_WORDS_MS = 3_000;
 /** Pause between the agent finishing and the callee's reply. */
 export const REPLY_DELAY_MS = 200;
 /** How far into the agent's first utterance the barge-in callee starts talking. */

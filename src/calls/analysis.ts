@@ -110,7 +110,10 @@ export async function analyzeCall(
 ): Promise<AnalysisResult> {
   const plan: Plan = agent?.analysisPlan ?? { summaryEnabled: true, successCriteria: [], extractionFields: [] };
   const model = agent?.llmModel ?? deps.config.DEFAULT_CHAT_MODEL;
-  let transcript = call.transcript.map((t) => `${speaker(t)}: ${t.text}`).join("\n");
+  let transcript = [...call.transcript]
+    .sort((a, b) => a.startMs - b.startMs)
+    .map((t) => `${speaker(t)}: ${t.text}`)
+    .join("\n");
   if (transcript.length > MAX_TRANSCRIPT_CHARS) transcript = `…${transcript.slice(-MAX_TRANSCRIPT_CHARS)}`;
   const criteria = plan.successCriteria.map((c, i) => `${i + 1}. ${c}`).join("\n") || "(none)";
   const fields = plan.extractionFields.map((f) => `- ${f.name} (${f.type}): ${f.description}`).join("\n") || "(none)";
@@ -130,7 +133,7 @@ export async function analyzeCall(
   for (let attempt = 0; attempt < 2; attempt++) {
     const completion = await meter(
       deps.db,
-      { organizationId: call.organizationId, apiKeyId: null, method: "POST", endpoint: `call:${call.id}:analysis`, callId: call.id },
+      { organizationId: call.organizationId, apiKeyId: null, method: "CALL", endpoint: `/v1/calls/${call.id}/analysis`, callId: call.id },
       { modality: "chat", provider: provider.name, model, maxQuantity: 4_000 + Math.ceil(transcript.length / 2) },
       async () => {
         const c = await provider.complete({

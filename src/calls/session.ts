@@ -184,10 +184,7 @@ export class CallSessionRuntime implements SessionEvents {
     this.connectedAt = Date.now();
     this.lastActivity = this.connectedAt;
     this.state = "live";
-    const deadline = new Date(this.connectedAt + (agent.maxDurationSeconds + config.CALL_WATCHDOG_GRACE_SECONDS) * 1000);
-    await startCall(this.deps, call.id, deadline);
-    this.transport.notify({ type: "status", status: "in-progress" });
-    this.ticker = setInterval(() => this.tick(), TICK_MS);
+    // The first message is synthesized while the call is marked started (not after).
     if (agent.firstMessage) {
       const text = renderTemplate(agent.firstMessage, call.variables);
       this.busy++;
@@ -198,6 +195,10 @@ export class CallSessionRuntime implements SessionEvents {
           this.busy--;
         });
     }
+    const deadline = new Date(this.connectedAt + (agent.maxDurationSeconds + config.CALL_WATCHDOG_GRACE_SECONDS) * 1000);
+    await startCall(this.deps, call.id, deadline);
+    this.transport.notify({ type: "status", status: "in-progress" });
+    this.ticker = setInterval(() => this.tick(), TICK_MS);
   }
 
   private payer(): Payer {

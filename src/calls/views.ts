@@ -10,7 +10,9 @@ export const durationOf = (call: Pick<Call, "startedAt" | "endedAt">): number | 
 
 const speaker = (role: TranscriptTurn["role"]) => (role === "agent" ? "Agent" : "User");
 
-export function transcriptOf(turns: TranscriptTurn[]) {
+/** Turns in the order they were spoken (a reply can finish after the caller began talking over it). */
+export function transcriptOf(unordered: TranscriptTurn[]) {
+  const turns = [...unordered].sort((a, b) => a.startMs - b.startMs);
   return {
     fullText: turns.map((t) => `${speaker(t.role)}: ${t.text}`).join("\n"),
     turns: turns.map((t) => ({

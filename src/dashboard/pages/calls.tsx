@@ -1,5 +1,401 @@
 /** @jsxImportSource hono/jsx */
+// Calls: the list with filters, a call's page (transcript turns, recording player, analysis and
+// report, cost and latency, the webhook deliveries of that call), and "place a test call".
 import type { OpenAPIHono } from "@hono/zod-openapi";
+import { and, asc, desc, eq, type SQL } from "drizzle-orm";
+import type { Context } from "hono";
+import { z } from "zod";
+import { placePhoneCall } from "../../calls/place";
+import { CALL_STATUSES } from "../../calls/states";
 import type { AppEnv } from "../../context";
+import { agents, calls, webhookDeliveries, webhookEndpoints } from "../../db/schema";
+import { ApiError } from "../../lib/errors";
+import { isUuid } from "../../lib/ids";
+import { toCallView, usageOf } from "../../routes/v1/calls/mapper";
+import { callCtx } from "../../routes/v1/calls/place";
+import { phoneNumber } from "../../routes/v1/calls/schema";
+import { one, validate } from "./forms";
+import { Csrf, ErrorSummary, type FieldErrors, Flash, Layout, Select, shellOf, TextField, when } from "./ui";
 
-export function registerCallPages(_app: OpenAPIHono<AppEnv>): void {}
+/** The telephony sandbox's scripted callees (docs/sandbox.md): offered in the test-call form. */
+const SANDBOX_NUMBERS = [
+  { value: "+12025550100", label: "+12025550100: a short conversation" },
+  { value: "+12025550101", label: "+12025550101: silent callee" },
+  { value: "+12025550102", label: "+12025550102: busy" },
+  { value: "+12025550103", label: "+12025550103: no answer" },
+  { value: "+12025550106", label: "+12025550106: interrupts the agent" },
+];
+
+const testCallSchema = z.object({ agentId: z.uuid({ message: "choose an agent" }), phoneNumber: phoneNumber("phoneNumber") });
+
+const statusBadge = (status: string) => (
+  <span
+    class={`badge ${status === "completed" ? "good" : status === "in-progress" || status === "ringing" || status === "queued" ? "" : "bad"}`}
+  >
+    {status}
+  </span>
+);
+
+async function agentOptions(c: Context<AppEnv>) {
+  return c.var.db
+    .select({ id: agents.id, name: agents.name })
+    .from(agents)
+    .where(eq(agents.organizationId, c.var.auth.organizationId))
+    .orderBy(asc(agents.name));
+}
+
+async function listPage(
+  c: Context<AppEnv>,
+  extra: { errors?: FieldErrors; values?: Record<string, string> } = {},
+  status: 200 | 400 = 200,
+) {
+  const shell = await shellOf(c, "Calls", "calls");
+  const q = {
+    agentId: c.req.query("agentId") ?? "",
+    status: c.req.query("status") ?? "",
+    type: c.req.query("type") ?? "",
+    direction: c.req.query("direction") ?? "",
+  };
+  const conditions: SQL[] = [eq(calls.organizationId, c.var.auth.organizationId)];
+  if (isUuid(q.agentId)) conditions.push(eq(calls.agentId, q.agentId));
+  if ((CALL_STATUSES as readonly string[]).includes(q.status))
+    conditions.push(eq(calls.status, q.status as (typeof CALL_STATUSES)[number]));
+  if (q.type === "phone" || q.type === "web") conditions.push(eq(calls.type, q.type));
+  if (q.direction === "outbound" || q.direction === "inbound") conditions.push(eq(calls.direction, q.direction));
+  const [rows, agentList] = await Promise.all([
+    c.var.db
+      .select()
+      .from(calls)
+      .where(and(...conditions))
+      .orderBy(desc(calls.id))
+      .limit(100),
+    agentOptions(c),
+  ]);
+  const agentChoices = [{ value: "", label: "All agents" }, ...agentList.map((a) => ({ value: a.id, label: a.name }))];
+  return c.html(
+    <Layout shell={shell}>
+      <div class="card">
+        <h2 style="margin-top:0">Place a test call</h2>
+        <p class="hint">Calls go out through the configured telephony provider; locally the sandbox plays a scripted callee.</p>
+        <ErrorSummary errors={extra.errors} />
+        <form method="post" action="/dashboard/calls/test" novalidate>
+          <Csrf token={shell.csrf} />
+          <div class="grid2">
+            <Select
+              name="agentId"
+              label="Agent"
+              value={extra.values?.agentId ?? agentList[0]?.id ?? ""}
+              options={agentList.map((a) => ({ value: a.id, label: a.name }))}
+              errors={extra.errors}
+            />
+            <TextField
+              name="phoneNumber"
+              label="Phone number (E.164)"
+              value={extra.values?.phoneNumber ?? "+12025550100"}
+              errors={extra.errors}
+              hint={`Sandbox callees: ${SANDBOX_NUMBERS.map((n) => n.label).join("; ")}`}
+            />
+          </div>
+          <p>
+            <button type="submit" disabled={agentList.length === 0}>
+              Place test call
+            </button>
+          </p>
+        </form>
+      </div>
+      <form method="get" action="/dashboard/calls" class="card row" aria-label="Filter calls">
+        <div style="min-width:180px;flex:1">
+          <Select name="agentId" label="Agent" value={q.agentId} options={agentChoices} />
+        </div>
+        <div style="min-width:140px">
+          <Select
+            name="status"
+            label="Status"
+            value={q.status}
+            options={[{ value: "", label: "Any" }, ...CALL_STATUSES.map((s) => ({ value: s, label: s }))]}
+          />
+        </div>
+        <div style="min-width:120px">
+          <Select
+            name="type"
+            label="Type"
+            value={q.type}
+            options={[
+              { value: "", label: "Any" },
+              { value: "phone", label: "phone" },
+              { value: "web", label: "web" },
+            ]}
+          />
+        </div>
+        <div style="min-width:140px">
+          <Select
+            name="direction"
+            label="Direction"
+            value={q.direction}
+            options={[
+              { value: "", label: "Any" },
+              { value: "outbound", label: "outbound" },
+              { value: "inbound", label: "inbound" },
+            ]}
+          />
+        </div>
+        <button type="submit" class="secondary" style="align-self:flex-end">
+          Filter
+        </button>
+      </form>
+      <div class="card table-wrap">
+        {rows.length === 0 ? (
+          <p>No calls match.</p>
+        ) : (
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Created</th>
+                <th scope="col">Agent</th>
+                <th scope="col">Type</th>
+                <th scope="col">To</th>
+                <th scope="col">Status</th>
+                <th scope="col">Ended reason</th>
+                <th scope="col">Duration</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((r) => {
+                const v = toCallView(r, undefined, "");
+                return (
+                  <tr>
+                    <td>
+                      <a href={`/dashboard/calls/${r.id}`}>{when(r.createdAt)}</a>
+                    </td>
+                    <td>{r.agentName}</td>
+                    <td>{r.type}</td>
+                    <td class="mono">{r.toNumber ?? "—"}</td>
+                    <td>{statusBadge(r.status)}</td>
+                    <td class="small">{r.endedReason ?? ""}</td>
+                    <td>{v.durationSeconds !== null ? `${v.durationSeconds} s` : "—"}</td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        )}
+      </div>
+    </Layout>,
+    status,
+  );
+}
+
+async function ownCall(c: Context<AppEnv>, id: string) {
+  const [row] = isUuid(id)
+    ? await c.var.db
+        .select()
+        .from(calls)
+        .where(and(eq(calls.id, id), eq(calls.organizationId, c.var.auth.organizationId)))
+    : [];
+  if (!row) throw new ApiError("not_found", "No call with that id in this workspace.");
+  return row;
+}
+
+export function registerCallPages(app: OpenAPIHono<AppEnv>): void {
+  app.get("/dashboard/calls", (c) => listPage(c));
+
+  app.post("/dashboard/calls/test", async (c) => {
+    const values = { agentId: one(c.var.form, "agentId"), phoneNumber: one(c.var.form, "phoneNumber") };
+    const checked = validate(testCallSchema, values);
+    if (!checked.ok) return listPage(c, { errors: checked.errors, values }, 400);
+    const [agent] = await c.var.db
+      .select()
+      .from(agents)
+      .where(and(eq(agents.id, checked.data.agentId), eq(agents.organizationId, c.var.auth.organizationId)));
+    if (!agent) return listPage(c, { errors: { agentId: "no such agent in this workspace" }, values }, 400);
+    try {
+      const { call } = await placePhoneCall(callCtx(c), agent, { phoneNumber: checked.data.phoneNumber }, undefined);
+      return c.redirect(`/dashboard/calls/${call.id}`, 303);
+    } catch (err) {
+      if (err instanceof ApiError && err.status < 500) return listPage(c, { errors: { form: err.message }, values }, 400);
+      throw err;
+    }
+  });
+
+  app.get("/dashboard/calls/:id", async (c) => {
+    const call = await ownCall(c, c.req.param("id"));
+    const usage = await usageOf(c.var.db, [call.id]);
+    const v = toCallView(call, usage.get(call.id), "");
+    const shell = await shellOf(c, `Call ${when(call.createdAt)}`, "calls");
+    const deliveries = await c.var.db
+      .select({
+        id: webhookDeliveries.id,
+        event: webhookDeliveries.event,
+        status: webhookDeliveries.status,
+        attempts: webhookDeliveries.attemptCount,
+        createdAt: webhookDeliveries.createdAt,
+        endpointId: webhookDeliveries.endpointId,
+        endpointName: webhookEndpoints.name,
+      })
+      .from(webhookDeliveries)
+      .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
+      .where(and(eq(webhookDeliveries.organizationId, c.var.auth.organizationId), eq(webhookDeliveries.subjectId, call.id)))
+      .orderBy(asc(webhookDeliveries.id));
+    const live = ["queued", "ringing", "in-progress"].includes(call.status);
+    return c.html(
+      <Layout shell={shell}>
+        {live ? (
+          <Flash kind="warn">
+            This call is {call.status}. <a href={`/dashboard/calls/${call.id}`}>Refresh</a> to follow it.
+          </Flash>
+        ) : null}
+        <div class="card">
+          <div class="grid2">
+            <p>
+              <strong>Status</strong> {statusBadge(call.status)}{" "}
+              {v.endedReason ? (
+                <span class="small">
+                  ({v.endedReason}, {v.endedReasonCategory})
+                </span>
+              ) : null}
+            </p>
+            <p>
+              <strong>Agent</strong> {call.agentId ? <a href={`/dashboard/agents/${call.agentId}`}>{call.agentName}</a> : call.agentName}
+            </p>
+            <p>
+              <strong>Type</strong> {call.type}, {call.direction}
+            </p>
+            <p>
+              <strong>From → to</strong> <span class="mono">{call.fromNumber ?? "browser"}</span> →{" "}
+              <span class="mono">{call.toNumber ?? "agent"}</span>
+            </p>
+            <p>
+              <strong>Started</strong> {when(call.startedAt)} · <strong>Ended</strong> {when(call.endedAt)}
+            </p>
+            <p>
+              <strong>Duration</strong> {v.durationSeconds !== null ? `${v.durationSeconds} s` : "—"}
+            </p>
+            <p>
+              <strong>Cost</strong> {v.cost.credits} credits (STT {v.cost.stt.quantity} s, LLM {v.cost.llm.quantity} tokens, TTS{" "}
+              {v.cost.tts.quantity} characters)
+            </p>
+            <p>
+              <strong>Latency</strong>{" "}
+              {v.latency
+                ? `voice-to-voice p50 ${v.latency.voiceToVoiceMsP50} ms, of which platform ${v.latency.platformMsP50} ms (${v.latency.turns} replies)`
+                : "—"}
+            </p>
+          </div>
+        </div>
+        <h2>Recording</h2>
+        {call.recordingKey ? (
+          <div class="card">
+            {/* biome-ignore lint/a11y/useMediaCaption: the transcript below is the recording's text alternative */}
+            <audio
+              controls
+              preload="none"
+              src={`/dashboard/calls/${call.id}/recording`}
+              aria-label="Call recording (left: caller, right: agent)"
+            >
+              <a href={`/dashboard/calls/${call.id}/recording`}>Download the recording</a>
+            </audio>
+            <p class="hint">Stereo: the caller on the left, the agent on the right.</p>
+          </div>
+        ) : (
+          <p class="muted">No recording{live ? " yet" : ""}.</p>
+        )}
+        <h2>Transcript</h2>
+        <div class="card">
+          {v.transcript.turns.length === 0 ? (
+            <p class="muted">Nothing was said.</p>
+          ) : (
+            <ol class="turns">
+              {v.transcript.turns.map((t) => (
+                <li>
+                  <span class="role">{t.role === "agent" ? "Agent" : "Caller"}</span>
+                  <span class="muted small">{(t.startMs / 1000).toFixed(1)} s</span> {t.text}
+                  {t.interrupted ? <span class="badge off"> interrupted</span> : null}
+                </li>
+              ))}
+            </ol>
+          )}
+        </div>
+        <h2>Analysis</h2>
+        <div class="card">
+          {call.analysis ? (
+            <>
+              <p>{call.analysis.summary}</p>
+              <p>
+                <strong>Sentiment</strong> {call.analysis.sentiment} · <strong>Topics</strong> {call.analysis.topics.join(", ") || "—"}
+              </p>
+              {call.analysis.actionItems.length ? (
+                <ul>
+                  {call.analysis.actionItems.map((a) => (
+                    <li>{a}</li>
+                  ))}
+                </ul>
+              ) : null}
+            </>
+          ) : (
+            <p class="muted">
+              {call.analysisError ?? (live ? "After the call." : "No analysis (the call never connected or nothing was said).")}
+            </p>
+          )}
+          {call.report ? (
+            <>
+              <h3>Report</h3>
+              <p>
+                <strong>Success score</strong> {call.report.successScore}
+              </p>
+              <ul>
+                {call.report.criteriaResults.map((r) => (
+                  <li>
+                    {r.passed ? "✔" : "✘"} {r.criterion} <span class="muted small">{r.reason}</span>
+                  </li>
+                ))}
+              </ul>
+              <pre>{JSON.stringify(call.report.extractedData, null, 2)}</pre>
+            </>
+          ) : null}
+        </div>
+        <h2>Webhook deliveries of this call</h2>
+        <div class="card table-wrap">
+          {deliveries.length === 0 ? (
+            <p class="muted">None (no endpoint subscribes to voice events, or none fired yet).</p>
+          ) : (
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Event</th>
+                  <th scope="col">Endpoint</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Attempts</th>
+                  <th scope="col">Created</th>
+                </tr>
+              </thead>
+              <tbody>
+                {deliveries.map((d) => (
+                  <tr>
+                    <td class="mono">{d.event}</td>
+                    <td>
+                      {shell.role === "admin" ? <a href={`/dashboard/webhooks/${d.endpointId}`}>{d.endpointName}</a> : d.endpointName}
+                    </td>
+                    <td>{d.status}</td>
+                    <td>{d.attempts}</td>
+                    <td>{when(d.createdAt)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </div>
+      </Layout>,
+    );
+  });
+
+  app.get("/dashboard/calls/:id/recording", async (c) => {
+    const call = await ownCall(c, c.req.param("id"));
+    const object = call.recordingKey ? await c.env.RECORDINGS?.get(call.recordingKey) : null;
+    if (!object) throw new ApiError("not_found", "This call has no recording.");
+    return c.body(object.body, 200, {
+      "content-type": "audio/wav",
+      "content-length": String(object.size),
+      "cache-control": "private, no-store",
+    });
+  });
+}

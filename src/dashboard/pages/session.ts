@@ -86,7 +86,7 @@ export async function readForm(req: Request): Promise<Record<string, string[]>> 
     throw new ApiError("bad_request", "The form could not be read.");
   }
   const out: Record<string, string[]> = {};
-  for (const [k, v] of data.entries()) if (typeof v === "string") (out[k] ??= []).push(v);
+  for (const [k, v] of data.entries()) if (typeof v === "string") out[k] = [...(out[k] ?? []), v];
   return out;
 }
 

@@ -48,7 +48,7 @@ code,.mono{font-family:ui-monospace,Menlo,monospace;font-size:13px}
 .turns{list-style:none;padding:0;margin:0}.turns li{padding:8px 0;border-bottom:1px solid var(--line)}.turns .role{font-weight:700;margin-right:6px}
 pre{background:#f8f9fa;border:1px solid var(--line);border-radius:6px;padding:10px;overflow:auto;font-size:12px;max-height:420px}
 .skip{position:absolute;left:-999px}.skip:focus{left:8px;top:8px;background:#fff;padding:8px;z-index:9}
-@media (max-width:760px){.shell{grid-template-columns:1fr}nav.side{flex-direction:row;overflow-x:auto;padding:8px;gap:2px}nav.side .brand,nav.side .section{display:none}nav.side a{white-space:nowrap}main{padding:16px}.grid2{grid-template-columns:1fr}}
+@media (max-width:760px){.shell{grid-template-columns:1fr;grid-template-rows:auto 1fr}nav.side{flex-direction:row;align-items:center;overflow-x:auto;padding:8px;gap:2px}nav.side .brand,nav.side .section{display:none}nav.side a{white-space:nowrap}main{padding:16px}.grid2{grid-template-columns:1fr}}
 `;
 
 /** Small progressive enhancement: copy buttons and confirmations. Everything works without it. */

@@ -1,5 +1,194 @@
 /** @jsxImportSource hono/jsx */
+// Voices: the system catalog (read-only) and the workspace's own (create, edit, delete), through
+// the API's schemas, mapper and scope rules.
 import type { OpenAPIHono } from "@hono/zod-openapi";
+import { and, asc, eq } from "drizzle-orm";
+import type { Context } from "hono";
 import type { AppEnv } from "../../context";
+import { type Voice, voices } from "../../db/schema";
+import { ApiError } from "../../lib/errors";
+import { isUuid } from "../../lib/ids";
+import { toNewVoiceRow, toVoicePatch } from "../../routes/v1/voices/mapper";
+import { createVoiceSchema, updateVoiceSchema, VOICE_GENDERS, VOICE_PROVIDERS } from "../../routes/v1/voices/schema";
+import { findVisibleVoice, ownedBy, visibleTo } from "../../routes/v1/voices/scope";
+import { type Form, one, validate } from "./forms";
+import { Csrf, ErrorSummary, type FieldErrors, Flash, Layout, Select, shellOf, TextArea, TextField } from "./ui";
 
-export function registerVoicePages(_app: OpenAPIHono<AppEnv>): void {}
+const FIELDS = ["name", "provider", "providerVoiceId", "language", "gender", "previewUrl", "description"] as const;
+type Values = Record<(typeof FIELDS)[number], string>;
+
+const valuesOf = (v: Voice | null): Values => ({
+  name: v?.name ?? "",
+  provider: v?.provider ?? "openai",
+  providerVoiceId: v?.providerVoiceId ?? "",
+  language: v?.language ?? "en-US",
+  gender: v?.gender ?? "",
+  previewUrl: v?.previewUrl ?? "",
+  description: v?.description ?? "",
+});
+const typed = (form: Form) => Object.fromEntries(FIELDS.map((k) => [k, one(form, k)])) as Values;
+const inputOf = (v: Values) => ({
+  ...v,
+  gender: v.gender === "" ? null : v.gender,
+  previewUrl: v.previewUrl === "" ? null : v.previewUrl,
+  description: v.description === "" ? null : v.description,
+});
+
+async function renderForm(
+  c: Context<AppEnv>,
+  voice: Voice | null,
+  values: Values,
+  errors: FieldErrors = {},
+  status: 200 | 400 = 200,
+  notice?: string,
+) {
+  const shell = await shellOf(c, voice ? `Voice: ${voice.name}` : "New voice", "voices");
+  return c.html(
+    <Layout shell={shell}>
+      {notice ? <Flash>{notice}</Flash> : null}
+      <ErrorSummary errors={errors} />
+      <form method="post" action={voice ? `/dashboard/voices/${voice.id}` : "/dashboard/voices"} class="card" novalidate>
+        <Csrf token={shell.csrf} />
+        <div class="grid2">
+          <TextField name="name" label="Name" value={values.name} errors={errors} required />
+          <Select
+            name="provider"
+            label="Provider"
+            value={values.provider}
+            options={VOICE_PROVIDERS.map((p) => ({ value: p, label: p }))}
+            errors={errors}
+          />
+          <TextField name="providerVoiceId" label="Provider voice id" value={values.providerVoiceId} errors={errors} required />
+          <TextField name="language" label="Language" value={values.language} errors={errors} hint="BCP 47, e.g. en-US" />
+          <Select
+            name="gender"
+            label="Gender"
+            value={values.gender}
+            options={[{ value: "", label: "Not set" }, ...VOICE_GENDERS.map((g) => ({ value: g, label: g }))]}
+            errors={errors}
+          />
+          <TextField name="previewUrl" label="Preview URL" type="url" value={values.previewUrl} errors={errors} />
+        </div>
+        <TextArea name="description" label="Description" value={values.description} errors={errors} rows={2} />
+        <p class="row">
+          <button type="submit">{voice ? "Save voice" : "Create voice"}</button>
+          <a class="button secondary" href="/dashboard/voices">
+            Cancel
+          </a>
+        </p>
+      </form>
+      {voice ? (
+        <form method="post" action={`/dashboard/voices/${voice.id}/delete`} data-confirm={`Delete the voice "${voice.name}"?`} class="card">
+          <Csrf token={shell.csrf} />
+          <button type="submit" class="danger">
+            Delete voice
+          </button>
+        </form>
+      ) : null}
+    </Layout>,
+    status,
+  );
+}
+
+/** An owned voice (editable); a system voice or another workspace's answers 404 here, since only owned voices have an edit page. */
+async function ownVoice(c: Context<AppEnv>, id: string): Promise<Voice> {
+  const [row] = isUuid(id)
+    ? await c.var.db
+        .select()
+        .from(voices)
+        .where(and(eq(voices.id, id), ownedBy(c.var.auth.organizationId)))
+    : [];
+  if (!row) {
+    const visible = isUuid(id) ? await findVisibleVoice(c.var.db, c.var.auth.organizationId, id) : undefined;
+    throw new ApiError(
+      visible ? "read_only" : "not_found",
+      visible ? "System voices are shared by every workspace and cannot be changed." : "No voice with that id in this workspace.",
+    );
+  }
+  return row;
+}
+
+export function registerVoicePages(app: OpenAPIHono<AppEnv>): void {
+  app.get("/dashboard/voices", async (c) => {
+    const shell = await shellOf(c, "Voices", "voices");
+    const rows = await c.var.db.select().from(voices).where(visibleTo(c.var.auth.organizationId)).orderBy(asc(voices.name));
+    const owned = rows.filter((v) => v.organizationId !== null);
+    const system = rows.filter((v) => v.organizationId === null);
+    const table = (list: Voice[], editable: boolean) => (
+      <div class="card table-wrap">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Provider</th>
+              <th scope="col">Provider voice id</th>
+              <th scope="col">Language</th>
+              <th scope="col">Description</th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.map((v) => (
+              <tr>
+                <td>{editable ? <a href={`/dashboard/voices/${v.id}`}>{v.name}</a> : v.name}</td>
+                <td>{v.provider}</td>
+                <td class="mono">{v.providerVoiceId}</td>
+                <td>{v.language}</td>
+                <td class="small">{v.description}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    );
+    return c.html(
+      <Layout
+        shell={shell}
+        actions={
+          <a class="button" href="/dashboard/voices/new">
+            New voice
+          </a>
+        }
+      >
+        {c.req.query("deleted") ? <Flash>Voice deleted.</Flash> : null}
+        <h2>This workspace's voices</h2>
+        {owned.length ? table(owned, true) : <p class="muted">None yet: agents use system voices.</p>}
+        <h2>System voices</h2>
+        {table(system, false)}
+      </Layout>,
+    );
+  });
+
+  app.get("/dashboard/voices/new", (c) => renderForm(c, null, valuesOf(null)));
+
+  app.post("/dashboard/voices", async (c) => {
+    const values = typed(c.var.form);
+    const checked = validate(createVoiceSchema, inputOf(values));
+    if (!checked.ok) return renderForm(c, null, values, checked.errors, 400);
+    const [row] = await c.var.db.insert(voices).values(toNewVoiceRow(c.var.auth.organizationId, checked.data)).returning();
+    if (!row) throw new Error("insert returned no row");
+    return c.redirect(`/dashboard/voices/${row.id}?saved=1`, 303);
+  });
+
+  app.get("/dashboard/voices/:id", async (c) => {
+    const voice = await ownVoice(c, c.req.param("id"));
+    return renderForm(c, voice, valuesOf(voice), {}, 200, c.req.query("saved") ? "Voice saved." : undefined);
+  });
+
+  app.post("/dashboard/voices/:id", async (c) => {
+    const voice = await ownVoice(c, c.req.param("id"));
+    const values = typed(c.var.form);
+    const checked = validate(updateVoiceSchema, inputOf(values));
+    if (!checked.ok) return renderForm(c, voice, values, checked.errors, 400);
+    await c.var.db
+      .update(voices)
+      .set(toVoicePatch(checked.data))
+      .where(and(eq(voices.id, voice.id), ownedBy(c.var.auth.organizationId)));
+    return c.redirect(`/dashboard/voices/${voice.id}?saved=1`, 303);
+  });
+
+  app.post("/dashboard/voices/:id/delete", async (c) => {
+    const voice = await ownVoice(c, c.req.param("id"));
+    await c.var.db.delete(voices).where(and(eq(voices.id, voice.id), ownedBy(c.var.auth.organizationId)));
+    return c.redirect("/dashboard/voices?deleted=1", 303);
+  });
+}

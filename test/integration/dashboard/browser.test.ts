@@ -43,9 +43,8 @@ describe.runIf(hasBrowser)("dashboard: API keys", () => {
     const me = await request("/v1/me", { headers: { authorization: `Bearer ${secret}` } });
     expect(me.status).toBe(200);
 
-    await page.reload(); // the secret is gone for good after the creating response
+    await page.goto(`${baseUrl()}/dashboard/api-keys`); // the secret is gone for good after the creating response
     expect(await page.locator("#new-key").count()).toBe(0);
-    await page.goto(`${baseUrl()}/dashboard/api-keys`);
     page.once("dialog", (d) => d.accept());
     await page.getByRole("button", { name: "Revoke Browser key" }).click();
     await expect.poll(() => page.getByText('Key "Browser key" revoked.').count()).toBe(1);
@@ -74,4 +73,91 @@ describe.runIf(hasBrowser)("dashboard: API keys", () => {
     await screenshot(page, "member-admin-required");
     await page.close();
   });
+});
+
+describe.runIf(hasBrowser)("dashboard: agents, calls, voices, usage", () => {
+  let ws: Workspace;
+  beforeAll(async () => {
+    ws = await createWorkspace("Browser agents");
+  });
+
+  it("creates an agent with the form (errors inline, typing kept) and the API sees it", async () => {
+    const page = await signInPage(ws.admin.email, ws.admin.password);
+    await page.getByRole("link", { name: "New agent" }).click();
+    await page.getByLabel("Name", { exact: true }).fill("Front desk 🎧");
+    await page.getByLabel("System prompt").fill("You are the front desk of Acme Dental.");
+    await page.getByLabel("First message").fill("Hello, Acme Dental.");
+    await page.getByLabel("Temperature (0–2)").fill("5");
+    await page.getByLabel("End-call phrases (one per line)").fill("goodbye\nhave a nice day");
+    await page.getByRole("button", { name: "Create agent" }).click();
+    await expect.poll(() => page.locator("#f-temperature-error").count()).toBe(1);
+    expect(await page.getByLabel("Name", { exact: true }).inputValue()).toBe("Front desk 🎧");
+    expect(await page.getByLabel("System prompt").inputValue()).toBe("You are the front desk of Acme Dental.");
+    await screenshot(page, "agent-form-errors");
+    await page.getByLabel("Temperature (0–2)").fill("0.4");
+    await page.getByRole("button", { name: "Create agent" }).click();
+    await page.waitForURL(/\/dashboard\/agents\/[0-9a-f-]{36}\?saved=1/);
+    const id = /agents\/([0-9a-f-]{36})/.exec(page.url())?.[1];
+    const res = await ws.api(`/v1/agents/${id}`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({
+      name: "Front desk 🎧",
+      firstMessage: "Hello, Acme Dental.",
+      temperature: 0.4,
+      endCallPhrases: ["goodbye", "have a nice day"],
+    });
+    await page.goto(`${baseUrl()}/dashboard/agents`);
+    await screenshot(page, "agents-list");
+    await page.setViewportSize({ width: 390, height: 844 });
+    await screenshot(page, "agents-list-narrow");
+    await page.close();
+  });
+
+  it("places a test call against the sandbox and shows its transcript, recording, analysis and deliveries", async () => {
+    const agent = await ws.api("/v1/agents", {
+      method: "POST",
+      json: {
+        name: "Test caller",
+        personaId: "0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77",
+        llmModel: "sandbox-chat",
+        firstMessage: "Hello, this is Acme Dental.",
+        endCallPhrases: ["goodbye"],
+        analysisPlan: { successCriteria: ["The caller asked for an appointment"] },
+      },
+    });
+    const { id: agentId } = (await agent.json()) as { id: string };
+    await ws.api("/v1/webhook-endpoints", { method: "POST", json: { name: "hook", useTestReceiver: true, channels: ["voice"] } });
+    const page = await signInPage(ws.admin.email, ws.admin.password);
+    await page.goto(`${baseUrl()}/dashboard/calls`);
+    await page.getByLabel("Agent", { exact: true }).first().selectOption(agentId);
+    await page.getByLabel("Phone number (E.164)").fill("+12025550100");
+    await page.getByRole("button", { name: "Place test call" }).click();
+    await page.waitForURL(/\/dashboard\/calls\/[0-9a-f-]{36}$/);
+    await expect
+      .poll(
+        async () => {
+          await page.reload();
+          return page.getByText("The caller asked for an appointment").count();
+        },
+        { timeout: 60_000, interval: 1_000 },
+      )
+      .toBeGreaterThan(0);
+    expect(await page.locator(".turns li").count()).toBeGreaterThanOrEqual(6);
+    expect(await page.locator(".turns li", { hasText: "Caller" }).first().textContent()).toContain(
+      "Hi, I would like to book an appointment.",
+    );
+    expect(await page.locator("audio").count()).toBe(1);
+    expect(await page.getByText("call.completed").count()).toBe(1);
+    await screenshot(page, "call-detail");
+    await page.goto(`${baseUrl()}/dashboard/calls?status=completed`);
+    expect(await page.locator("tbody tr").count()).toBe(1);
+    await screenshot(page, "calls-list");
+    await page.goto(`${baseUrl()}/dashboard/usage`);
+    expect(await page.locator("svg[role=img] rect").count()).toBeGreaterThan(2);
+    expect(await page.getByText("/v1/calls/").count()).toBeGreaterThan(0);
+    await screenshot(page, "usage");
+    await page.goto(`${baseUrl()}/dashboard/voices`);
+    await screenshot(page, "voices");
+    await page.close();
+  }, 90_000);
 });
