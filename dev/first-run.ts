@@ -51,7 +51,7 @@ export async function ensureFirstRun(opts: { databaseUrl: string; wsProxy: strin
         "# The API key printed on that run is not stored anywhere; make another with:",
         `#   npm run admin -- keys create --org ${organization.id} --name <name>`,
         "",
-        `sign-in:   POST ${opts.baseUrl}/dashboard/api/sign-in  {"email": …, "password": …}`,
+        `dashboard: ${opts.baseUrl}/dashboard`,
         `email:     ${user.email}`,
         `password:  ${password}`,
         `workspace: ${organization.name} (${organization.id})`,

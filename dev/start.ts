@@ -206,7 +206,8 @@ function printReady(cfg: Config, stack: Stack, first: FirstRun, seconds: string)
   out(rule);
   out(`  API          ${url}/v1`);
   out(`  API docs     ${url}/docs`);
-  out(`  Sign-in      POST ${url}/dashboard/api/sign-in  (JSON; the dashboard screens are not built yet)`);
+  out(`  Dashboard    ${url}/dashboard  (sign in with the email and password below)`);
+  if (stack.telephony) out("  Phone calls  the telephony sandbox answers them (numbers: docs/sandbox.md; try +12025550100)");
   if (first.created) {
     out();
     out('  First run: created the workspace "Local workspace" with an admin user and an API key.');
