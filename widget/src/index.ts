@@ -179,11 +179,9 @@ class Widget {
       this.input = input;
       this.sendButton = send;
     } else {
-      const area = h("div", { class: "voice-only" });
-      area.append(this.log);
-      this.log.style.flex = "0 1 auto";
-      area.append(this.callBar());
-      this.panel.append(area);
+      const bar = this.callBar();
+      bar.classList.add("big");
+      this.panel.append(this.log, bar);
     }
     this.panel.addEventListener("keydown", (e) => {
       if (e.key === "Escape") {
@@ -197,6 +195,7 @@ class Widget {
 
     if (this.state.messages.length > 0) for (const m of this.state.messages) this.bubble(m.role, m.text, false);
     else if (config.greeting && mode !== "voice") this.bubble("agent", config.greeting, false);
+    if (mode === "voice") this.note("Start a call and allow the microphone to talk with us.");
     if (this.state.open) this.open(false);
   }
 
@@ -251,6 +250,7 @@ class Widget {
     this.persist();
     this.log.replaceChildren();
     if (this.config.greeting && this.config.mode !== "voice") this.bubble("agent", this.config.greeting, false);
+    if (this.config.mode === "voice") this.note("Start a call and allow the microphone to talk with us.");
   }
 
   private bubble(role: "agent" | "user", text: string, save = true): void {

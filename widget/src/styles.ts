@@ -35,7 +35,9 @@ button,textarea{font:inherit;color:inherit}
 .call button{border:0;border-radius:999px;padding:8px 14px;cursor:pointer;font-weight:600;background:var(--a);color:var(--at)}
 .call button.hang{background:#d92d20;color:#fff}
 .call button:disabled{opacity:.55;cursor:default}
-.voice-only{flex:1;display:flex;flex-direction:column;align-items:center;justify-content:center;gap:12px;padding:20px;text-align:center}
+.call.big{flex-direction:column;gap:12px;padding:18px 16px 22px}
+.call.big .state{text-align:center;font-size:14px}
+.call.big button{padding:11px 26px;font-size:15px}
 form{display:flex;align-items:flex-end;gap:8px;padding:10px;border-top:1px solid rgba(127,127,127,.2)}
 textarea{flex:1;resize:none;max-height:120px;min-height:40px;padding:9px 12px;border:1px solid rgba(127,127,127,.45);border-radius:10px;background:var(--b);line-height:1.4}
 textarea:focus-visible{outline:2px solid var(--a);outline-offset:0;border-color:transparent}
