@@ -20,7 +20,7 @@ export function normalizeOrigin(entry: string): string | null {
   if (url.username || url.password || url.search || url.hash || (url.pathname !== "/" && url.pathname !== "")) return null;
   // Only "/" or nothing may follow the authority (the URL parser adds "/" either way).
   if (!/^https?:\/\/[^/?#]+\/?$/i.test(value)) return null;
-  if (!url.hostname || url.hostname.endsWith(".")) return null;
+  if (!url.hostname || url.hostname.endsWith(".") || url.hostname.includes("*")) return null;
   const origin = url.origin;
   if (!wildcard) return origin;
   // `*.` must cover at least one label below a name with a dot or `localhost`: not `https://*.com`.

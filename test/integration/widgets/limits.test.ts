@@ -1,0 +1,156 @@
+// The widget's rate limits on a worker of its own with small ones (per visitor, per client
+// address, per widget), and the end of idle sessions by the cron sweep (widget.completed).
+import { randomUUID } from "node:crypto";
+import { eq, sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startWorker } from "../../../dev/stack";
+import { widgetSessions } from "../../../src/db/schema";
+import { openScope } from "../../../src/db/scope";
+import { parseEnv } from "../../../src/env";
+import { sweepIdleWidgetSessions } from "../../../src/widgets/sessions";
+import { createWorkspace, expectError, stack, testDb } from "../../harness";
+import { startReceiver } from "../../receiver";
+import { createEndpoint } from "../../webhooks";
+import { chat, createWidget, SITE, visitor, widgetRequest } from "../../widgets";
+
+let limited: Awaited<ReturnType<typeof startWorker>>;
+
+beforeAll(async () => {
+  limited = await startWorker({
+    ...stack().vars,
+    WIDGET_RATE_LIMIT_VISITOR: "2",
+    WIDGET_RATE_LIMIT_ADDRESS: "6",
+    WIDGET_RATE_LIMIT_WIDGET: "4",
+    WIDGET_RATE_LIMIT_WINDOW: "60 s",
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await limited?.stop();
+});
+
+/** A client address no earlier run has used (a real Redis keeps counters between runs). */
+const address = () => `2001:db8::${randomUUID().slice(0, 4)}:${randomUUID().slice(0, 4)}`;
+
+const send = (token: string, visitorId: string, ip: string) =>
+  widgetRequest("/widget/v1/chat", {
+    base: limited.baseUrl,
+    token,
+    json: { visitorId, message: "Hi" },
+    headers: { "cf-connecting-ip": ip },
+  });
+
+describe("widget rate limits", () => {
+  it("per visitor: 429 with Retry-After and the RateLimit headers, readable by the page; other visitors go on", async () => {
+    const widget = await createWidget(await createWorkspace());
+    const ip = address();
+    const v = visitor();
+    for (let i = 0; i < 2; i++) expect((await send(widget.token, v, ip)).status).toBe(200);
+    const res = await send(widget.token, v, ip);
+    const body = await expectError(res, 429, "rate_limited");
+    expect(body.message).toContain("2 requests per 60 s");
+    expect(res.headers.get("ratelimit-policy")).toBe('"widget-visitor";q=2;w=60');
+    expect(Number(res.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    expect(res.headers.get("access-control-allow-origin")).toBe(SITE);
+    expect(res.headers.get("access-control-expose-headers")).toContain("Retry-After");
+    expect((await send(widget.token, visitor(), ip)).status).toBe(200);
+  });
+
+  it("per widget: new visitor ids from new addresses do not get past the widget's budget", async () => {
+    const widget = await createWidget(await createWorkspace());
+    for (let i = 0; i < 4; i++) expect((await send(widget.token, visitor(), address())).status).toBe(200);
+    const res = await send(widget.token, visitor(), address());
+    await expectError(res, 429, "rate_limited");
+    expect(res.headers.get("ratelimit-policy")).toBe('"widget";q=4;w=60');
+    // Another widget has its own budget.
+    const other = await createWidget(await createWorkspace());
+    expect((await send(other.token, visitor(), address())).status).toBe(200);
+  });
+
+  it("per client address: rotating visitor ids from one address is bounded, config included", async () => {
+    const widget = await createWidget(await createWorkspace());
+    const ip = address();
+    for (let i = 0; i < 6; i++) {
+      const res = await widgetRequest("/widget/v1/config", {
+        base: limited.baseUrl,
+        token: widget.token,
+        headers: { "cf-connecting-ip": ip },
+      });
+      expect(res.status).toBe(200);
+    }
+    const res = await send(widget.token, visitor(), ip);
+    await expectError(res, 429, "rate_limited");
+    expect(res.headers.get("ratelimit-policy")).toBe('"widget-address";q=6;w=60');
+  });
+});
+
+describe("idle sessions", () => {
+  const sweep = async (timeoutSeconds: number) => {
+    const { databaseUrl, wsProxy, vars } = stack();
+    const scope = openScope(databaseUrl, wsProxy);
+    try {
+      return await sweepIdleWidgetSessions({ db: scope.db, config: parseEnv({ ...vars }), waitUntil: scope.defer }, timeoutSeconds);
+    } finally {
+      await scope.close();
+    }
+  };
+
+  it("ends a session idle past the timeout, once, with widget.completed and the transcript", async () => {
+    const ws = await createWorkspace();
+    const receiver = await startReceiver();
+    try {
+      await createEndpoint(ws, { url: receiver.url, channels: ["widget"], events: ["widget.completed"] });
+      const widget = await createWidget(ws);
+      const v = visitor();
+      const idle = await chat(widget.token, { visitorId: v, message: "Are you there?" });
+      const fresh = await chat(widget.token, { visitorId: visitor(), message: "Still here" });
+      await testDb()
+        .update(widgetSessions)
+        .set({ lastActivityAt: sql`now() - interval '31 minutes'` })
+        .where(eq(widgetSessions.id, idle.sessionId));
+      expect(await sweep(1800)).toBeGreaterThanOrEqual(1);
+      const [event] = await receiver.waitFor(1);
+      const body = JSON.parse(event?.body ?? "{}");
+      expect(body).toMatchObject({
+        event: "widget.completed",
+        chat: { id: idle.sessionId, status: "completed", messageCount: 2 },
+        metadata: { endedReason: "inactivity" },
+        transcript: {
+          turns: [
+            { role: "user", text: "Are you there?" },
+            { role: "agent", text: "You said: Are you there?" },
+          ],
+        },
+      });
+      await sweep(1800);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(receiver.received).toHaveLength(1);
+      const [still] = await testDb().select().from(widgetSessions).where(eq(widgetSessions.id, fresh.sessionId));
+      expect(still?.status).toBe("in-progress");
+      // The visitor's next message in the ended session is refused; the widget then starts anew.
+      await expectError(
+        await widgetRequest("/widget/v1/chat", {
+          token: widget.token,
+          json: { visitorId: v, sessionId: idle.sessionId, message: "Hello?" },
+        }),
+        409,
+        "session_ended",
+      );
+    } finally {
+      await receiver.stop();
+    }
+  });
+
+  it("runs as the worker's cron trigger (wrangler dev's /__scheduled)", async () => {
+    const widget = await createWidget(await createWorkspace());
+    const { sessionId } = await chat(widget.token, { visitorId: visitor(), message: "Bye for now" });
+    await testDb().update(widgetSessions).set({ lastActivityAt: sql`now() - interval '2 hours'` }).where(eq(widgetSessions.id, sessionId));
+    const res = await fetch(`${stack().baseUrl}/__scheduled?cron=${encodeURIComponent("* * * * *")}`);
+    expect(res.status).toBe(200);
+    await expect
+      .poll(async () => (await testDb().select().from(widgetSessions).where(eq(widgetSessions.id, sessionId)))[0]?.endedReason, {
+        timeout: 10_000,
+      })
+      .toBe("inactivity");
+  });
+});
