@@ -81,6 +81,17 @@ async function callerId(ctx: Ctx, input: PlaceInput): Promise<string> {
   return first;
 }
 
+/** What every new call row starts with: queued, the agent's name kept, phone calls outbound, web calls inbound. */
+const newCall = (ctx: Ctx, agent: Agent, id: string, type: "phone" | "web") => ({
+  id,
+  organizationId: ctx.organizationId,
+  agentId: agent.id,
+  agentName: agent.name,
+  type,
+  direction: type === "phone" ? ("outbound" as const) : ("inbound" as const),
+  status: "queued" as const,
+});
+
 export interface Placed {
   call: Call;
   replayed: boolean;
@@ -111,13 +122,7 @@ export async function placePhoneCall(ctx: Ctx, agent: Agent, input: PlaceInput, 
   const [row] = await ctx.db
     .insert(calls)
     .values({
-      id,
-      organizationId: ctx.organizationId,
-      agentId: agent.id,
-      agentName: agent.name,
-      type: "phone",
-      direction: "outbound",
-      status: "queued",
+      ...newCall(ctx, agent, id, "phone"),
       fromNumber: from,
       toNumber: input.phoneNumber,
       provider: telephony.name,
@@ -176,13 +181,7 @@ export async function startWebCall(
   const [row] = await ctx.db
     .insert(calls)
     .values({
-      id,
-      organizationId: ctx.organizationId,
-      agentId: agent.id,
-      agentName: agent.name,
-      type: "web",
-      direction: "inbound",
-      status: "queued",
+      ...newCall(ctx, agent, id, "web"),
       variables: input.variables ?? {},
       metadata: input.metadata ?? {},
       sessionTokenHash: await sha256Hex(token),

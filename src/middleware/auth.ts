@@ -7,7 +7,7 @@ import { type AppEnv, type AuthContext, type Permission, permissionsFor } from "
 import { ApiError } from "../lib/errors";
 import { isUuid } from "../lib/ids";
 import { isApiKeyShaped, resolveApiKey, touchApiKey } from "../services/api-keys";
-import { isSessionShaped, resolveSession, SESSION_COOKIE } from "../services/sessions";
+import { isSessionShaped, type ResolvedSession, resolveSession, SESSION_COOKIE } from "../services/sessions";
 
 const unauthorized = (message: string) => new ApiError("unauthorized", message);
 
@@ -58,18 +58,20 @@ export const authenticate = (opts: { orgOptional?: boolean; sessionOnly?: boolea
       throw new ApiError("bad_request", "Session requests must name the organization in the x-organization-id header.");
     }
     if (!membership) throw new ApiError("forbidden", "This user belongs to no organization.");
-    const auth: AuthContext = {
-      type: "session",
-      organizationId: membership.organizationId,
-      role: membership.role,
-      permissions: permissionsFor(membership.role),
-      user: session.user,
-      sessionId: session.sessionId,
-      memberships: session.memberships,
-    };
-    c.set("auth", auth);
+    c.set("auth", sessionAuth(session, membership));
     return next();
   });
+
+/** The auth context of a dashboard session acting in one of its organizations. */
+export const sessionAuth = (session: ResolvedSession, membership: ResolvedSession["memberships"][number]): AuthContext => ({
+  type: "session",
+  organizationId: membership.organizationId,
+  role: membership.role,
+  permissions: permissionsFor(membership.role),
+  user: session.user,
+  sessionId: session.sessionId,
+  memberships: session.memberships,
+});
 
 /** Guards a route with a permission; members lack the settings permissions. */
 export const requirePermission = (permission: Permission) =>

@@ -3,8 +3,9 @@
 // from the session token (HMAC), checked on every POST together with the Origin check.
 import { getCookie, setCookie } from "hono/cookie";
 import { createMiddleware } from "hono/factory";
-import { type AppEnv, permissionsFor } from "../../context";
+import type { AppEnv } from "../../context";
 import { ApiError } from "../../lib/errors";
+import { sessionAuth } from "../../middleware/auth";
 import { isSessionShaped, resolveSession, SESSION_COOKIE } from "../../services/sessions";
 
 export const ORG_COOKIE = "dashboard_org";
@@ -42,15 +43,7 @@ export const pageSession = createMiddleware<AppEnv>(async (c, next) => {
   const wanted = getCookie(c, ORG_COOKIE);
   const membership = session.memberships.find((m) => m.organizationId === wanted) ?? session.memberships[0];
   if (!membership) throw new ApiError("forbidden", "This user belongs to no organization.");
-  c.set("auth", {
-    type: "session",
-    organizationId: membership.organizationId,
-    role: membership.role,
-    permissions: permissionsFor(membership.role),
-    user: session.user,
-    sessionId: session.sessionId,
-    memberships: session.memberships,
-  });
+  c.set("auth", sessionAuth(session, membership));
   c.set("csrf", await csrfToken(token));
   if (c.req.method === "POST") {
     const form = await readForm(c.req.raw);
