@@ -1,6 +1,8 @@
 // The built-in test receiver (spec: "keeps captured requests in memory only"): the most recent
 // CAPTURE_KEEP requests per endpoint, in Redis with a cap (LTRIM) and a TTL, never in Postgres.
 import type { Redis } from "@upstash/redis/cloudflare";
+import type { Db } from "../db/client";
+import { captureUrl, getEndpoint } from "./endpoints";
 
 export const CAPTURE_KEEP = 20;
 export const CAPTURE_TTL_SECONDS = 24 * 3600;
@@ -42,4 +44,26 @@ export async function captureRequest(
 export async function capturedRequests(redis: Redis, token: string): Promise<CapturedRequest[]> {
   const raw = await redis.lrange<string | CapturedRequest>(key(token), 0, CAPTURE_KEEP - 1);
   return raw.map((r) => (typeof r === "string" ? (JSON.parse(r) as CapturedRequest) : r));
+}
+
+export interface Captures {
+  /** The endpoint's capture URL. */
+  url: string;
+  /** How many requests are kept. */
+  keeps: number;
+  /** Newest first. */
+  requests: CapturedRequest[];
+}
+
+/** One endpoint's test receiver: its URL and what it captured (404 for another workspace's endpoint). */
+export async function endpointCaptures(
+  db: Db,
+  redis: Redis,
+  organizationId: string,
+  endpointId: string,
+  origin: string,
+): Promise<Captures> {
+  const endpoint = await getEndpoint(db, organizationId, endpointId);
+  const requests = await capturedRequests(redis, endpoint.captureToken);
+  return { url: captureUrl(origin, endpoint.captureToken), keeps: CAPTURE_KEEP, requests };
 }

@@ -135,16 +135,29 @@ export interface AttemptResult {
   attempt: number | null;
 }
 
-type Target = { kind: "production" | "test" | "test_receiver"; url: string };
+export type TargetKind = "production" | "test" | "test_receiver";
+type Target = { kind: TargetKind; url: string };
 
 type TargetFields = Pick<WebhookEndpoint, "url" | "useTestReceiver" | "testMode" | "testUrl" | "captureToken">;
 
+/** Where an endpoint's deliveries go: the built-in test receiver, else the Test URL in Test Mode, else the Production URL. */
+export function targetKind(endpoint: Omit<TargetFields, "captureToken">): TargetKind | null {
+  if (endpoint.useTestReceiver) return "test_receiver";
+  if (endpoint.testMode && endpoint.testUrl) return "test";
+  return endpoint.url ? "production" : null;
+}
+
 function targetOf(endpoint: TargetFields, config: AppConfig, origin: string | undefined): Target | null {
-  if (endpoint.useTestReceiver) {
-    return { kind: "test_receiver", url: captureUrl(publicOrigin(config, origin), endpoint.captureToken) };
+  switch (targetKind(endpoint)) {
+    case "test_receiver":
+      return { kind: "test_receiver", url: captureUrl(publicOrigin(config, origin), endpoint.captureToken) };
+    case "test":
+      return { kind: "test", url: endpoint.testUrl as string };
+    case "production":
+      return { kind: "production", url: endpoint.url as string };
+    default:
+      return null;
   }
-  if (endpoint.testMode && endpoint.testUrl) return { kind: "test", url: endpoint.testUrl };
-  return endpoint.url ? { kind: "production", url: endpoint.url } : null;
 }
 
 async function readCapped(res: Response, cap: number): Promise<string> {

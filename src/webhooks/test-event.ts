@@ -1,6 +1,12 @@
-// The synthetic payload of "Send Test" (spec: Delivery behaviour 3): a plausible completed call.
+// The synthetic payload of "Send Test" (spec: Delivery behaviour 3): a plausible completed call,
+// and Send Test itself, shared by the API route and the dashboard page.
 import { newId } from "../lib/ids";
+import { emit, type WebhookDeps } from "./deliver";
+import { getEndpoint } from "./endpoints";
+import { type DeliveryView, getDelivery } from "./log";
 import type { EventData } from "./payload";
+
+export const TEST_EVENT = "call.completed";
 
 export function syntheticCallCompleted(now = new Date()): EventData {
   const started = new Date(now.getTime() - 42_000);
@@ -29,4 +35,19 @@ export function syntheticCallCompleted(now = new Date()): EventData {
     report: null,
     metadata: { test: true },
   };
+}
+
+/**
+ * Send Test: a synthetic call.completed to this endpoint only, whatever its active state and
+ * subscriptions. Returns the delivery with its attempt (in QStash mode the attempt follows).
+ */
+export async function sendTestEvent(deps: WebhookDeps, organizationId: string, endpointId: string): Promise<DeliveryView> {
+  const endpoint = await getEndpoint(deps.db, organizationId, endpointId);
+  const { deliveryIds } = await emit(deps, {
+    organizationId,
+    event: TEST_EVENT,
+    data: syntheticCallCompleted(),
+    onlyEndpointId: endpoint.id,
+  });
+  return getDelivery(deps.db, organizationId, endpoint.id, deliveryIds[0] as string);
 }

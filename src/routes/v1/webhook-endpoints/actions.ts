@@ -4,11 +4,10 @@ import type { AppEnv } from "../../../context";
 import { errorResponses, idParam, jsonResponse } from "../../../lib/openapi";
 import { pageQuery, pageQuerySchema, pageSchema } from "../../../lib/pagination";
 import { redisFor } from "../../../lib/redis";
-import { CAPTURE_KEEP, capturedRequests } from "../../../webhooks/capture";
-import { emit } from "../../../webhooks/deliver";
-import { captureUrl, getEndpoint, rotateSecret, toEndpointView } from "../../../webhooks/endpoints";
-import { getDelivery, listDeliveries, resendDelivery } from "../../../webhooks/log";
-import { syntheticCallCompleted } from "../../../webhooks/test-event";
+import { CAPTURE_KEEP, endpointCaptures } from "../../../webhooks/capture";
+import { rotateSecret, toEndpointView } from "../../../webhooks/endpoints";
+import { listDeliveries, resendDelivery } from "../../../webhooks/log";
+import { sendTestEvent } from "../../../webhooks/test-event";
 import { type Mount, opId, originOf, webhookDeps } from "./deps";
 import { capturedSchema, deliveryFiltersSchema, deliverySchema, endpointSchema } from "./schema";
 
@@ -33,17 +32,7 @@ export function registerEndpointActions(app: OpenAPIHono<AppEnv>, m: Mount): voi
         ...errorResponses(400, 403, 404),
       },
     }),
-    async (c) => {
-      const { organizationId } = c.var.auth;
-      const endpoint = await getEndpoint(c.var.db, organizationId, c.req.valid("param").id);
-      const { deliveryIds } = await emit(webhookDeps(c), {
-        organizationId,
-        event: "call.completed",
-        data: syntheticCallCompleted(),
-        onlyEndpointId: endpoint.id,
-      });
-      return c.json(await getDelivery(c.var.db, organizationId, endpoint.id, deliveryIds[0] as string), 200);
-    },
+    async (c) => c.json(await sendTestEvent(webhookDeps(c), c.var.auth.organizationId, c.req.valid("param").id), 200),
   );
 
   app.openapi(
@@ -72,11 +61,11 @@ export function registerEndpointActions(app: OpenAPIHono<AppEnv>, m: Mount): voi
       request: { params: idParam("Webhook endpoint") },
       responses: { 200: jsonResponse(capturedSchema, "Captured requests, newest first."), ...errorResponses(400, 403, 404) },
     }),
-    async (c) => {
-      const endpoint = await getEndpoint(c.var.db, c.var.auth.organizationId, c.req.valid("param").id);
-      const requests = await capturedRequests(redisFor(c.var.config), endpoint.captureToken);
-      return c.json({ url: captureUrl(originOf(c), endpoint.captureToken), keeps: CAPTURE_KEEP, requests }, 200);
-    },
+    async (c) =>
+      c.json(
+        await endpointCaptures(c.var.db, redisFor(c.var.config), c.var.auth.organizationId, c.req.valid("param").id, originOf(c)),
+        200,
+      ),
   );
 
   app.openapi(
