@@ -75,6 +75,8 @@ const widget = async (ws: Workspace) => ({
 });
 
 const ENDPOINT_BODY = { name: "hook", useTestReceiver: true, channels: ["voice"] };
+/** The same endpoint as the dashboard's form posts it. */
+const PAGE_ENDPOINT_FIELDS = { name: "hook", useTestReceiver: "on", channels: "voice", payloadMode: "all" };
 
 const CHAT_BODY = { model: "sandbox-chat", messages: [{ role: "user", content: "Hello" }] };
 /** The seeded system voice "Alloy". */
@@ -310,5 +312,35 @@ export const ROUTES: RouteCase[] = [
   { method: "GET", path: "/dashboard/calls/:id/recording", auth: "page", resource: webCall },
   { method: "GET", path: "/dashboard/usage", auth: "page" },
   // -- dashboard pages: webhooks --
+  { method: "GET", path: "/dashboard/webhooks", auth: "page", permission: "settings:read" },
+  { method: "GET", path: "/dashboard/webhooks/new", auth: "page", permission: "settings:read" },
+  { method: "POST", path: "/dashboard/webhooks", auth: "page", permission: "settings:write", fields: PAGE_ENDPOINT_FIELDS },
+  { method: "GET", path: "/dashboard/webhooks/:id", auth: "page", permission: "settings:read", resource: endpoint },
+  {
+    method: "POST",
+    path: "/dashboard/webhooks/:id",
+    auth: "page",
+    permission: "settings:write",
+    fields: PAGE_ENDPOINT_FIELDS,
+    resource: endpoint,
+  },
+  {
+    method: "POST",
+    path: "/dashboard/webhooks/:id/toggle",
+    auth: "page",
+    permission: "settings:write",
+    fields: { active: "false" },
+    resource: endpoint,
+  },
+  { method: "POST", path: "/dashboard/webhooks/:id/test", auth: "page", permission: "settings:write", resource: endpoint },
+  { method: "POST", path: "/dashboard/webhooks/:id/rotate-secret", auth: "page", permission: "settings:write", resource: endpoint },
+  { method: "POST", path: "/dashboard/webhooks/:id/delete", auth: "page", permission: "settings:write", resource: endpoint },
+  {
+    method: "POST",
+    path: "/dashboard/webhooks/:id/deliveries/:deliveryId/resend",
+    auth: "page",
+    permission: "settings:write",
+    resource: delivery,
+  },
   // -- dashboard pages: widgets --
 ];
