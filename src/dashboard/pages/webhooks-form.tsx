@@ -136,6 +136,7 @@ const LEAF_GROUPS = LEAF_PATHS.reduce<Array<{ root: string; paths: string[] }>>(
 }, []);
 
 export const FORM_CSS = `
+[hidden]{display:none!important}
 fieldset{border:1px solid var(--line);border-radius:8px;padding:4px 14px 12px;margin:16px 0 0;min-width:0}
 legend{font-weight:600;font-size:14px;padding:0 6px}
 fieldset.group{border:0;padding:0;margin:6px 0 0}

@@ -51,7 +51,12 @@ describe.runIf(hasBrowser)("dashboard: webhooks", () => {
     await page.getByLabel("Name", { exact: true }).fill("Browser hook");
     await page.getByLabel("Production URL").fill(receiver.url);
     await page.getByLabel("Description (optional)").fill("Receives voice events");
-    await page.getByRole("button", { name: "Create endpoint" }).click();
+    const [created] = await Promise.all([
+      page.waitForResponse((r) => r.request().method() === "POST" && r.url().endsWith("/dashboard/webhooks")),
+      page.getByRole("button", { name: "Create endpoint" }).click(),
+    ]);
+    expect(created.status()).toBe(201);
+    expect(created.headers()["cache-control"]).toBe("no-store"); // the page with the secret is never cached
 
     const secret = await text(page, "#endpoint-secret");
     expect(secret).toMatch(/^whs_[0-9A-Za-z]{40}$/);
@@ -214,6 +219,30 @@ describe.runIf(hasBrowser)("dashboard: webhooks", () => {
     await screenshot(page, "webhooks-list-narrow");
     expect(await overflow(page)).toBeLessThanOrEqual(0);
     await page.close();
+  });
+
+  it("works without JavaScript: the server renders the shaped preview after submit", async () => {
+    const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 1280, height: 860 } });
+    const page = await context.newPage();
+    await page.goto(`${baseUrl()}/dashboard/sign-in`);
+    await page.getByLabel("Email").fill(ws.admin.email);
+    await page.getByLabel("Password").fill(ws.admin.password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL(/\/dashboard\/agents/);
+    await page.goto(`${baseUrl()}/dashboard/webhooks/new`);
+    expect(await page.getByRole("button", { name: "Select all", exact: true }).count()).toBe(0); // script-only shortcuts stay hidden
+    await page.getByLabel("Name", { exact: true }).fill("No-script hook");
+    await page.getByLabel(/Use built-in test receiver/).check();
+    await page.getByLabel(/Custom fields/).check();
+    await page.getByLabel("call.id", { exact: true }).check();
+    await page.getByLabel("transcript.turns", { exact: true }).check();
+    await page.getByRole("button", { name: "Create endpoint" }).click();
+    await expect.poll(() => page.locator("#endpoint-secret").count()).toBe(1);
+    const preview = JSON.parse(await text(page, "#payload-preview")) as Record<string, unknown>;
+    const sample = JSON.parse((await page.locator("#payload-sample").textContent()) ?? "") as Payload;
+    expect(preview).toEqual(shapePayload(sample, ["call.id", "transcript.turns"]));
+    expect(Object.keys(preview)).toEqual(["deliveryId", "event", "timestamp", "call", "transcript"]);
+    await context.close();
   });
 
   it("shows invalid input inline and keeps what was typed", async () => {
