@@ -4,6 +4,7 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
+import { baseUrl } from "./harness";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 export const hasBrowser = existsSync(CHROMIUM);
@@ -25,4 +26,15 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   const path = resolve(SCREENSHOTS, `${name}.png`);
   await page.screenshot({ path, fullPage: true });
   return path;
+}
+
+/** A new page signed in to the dashboard (it lands on the agents list). */
+export async function signInPage(browser: Browser, email: string, password: string, width = 1280): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width, height: 860 } });
+  await page.goto(`${baseUrl()}/dashboard`);
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.waitForURL(/\/dashboard\/agents/);
+  return page;
 }

@@ -89,8 +89,8 @@ async function render(
                   {admin && m.id !== shell.user.email && m.id !== c.var.auth.user?.id ? (
                     <form method="post" action={`/dashboard/members/${m.id}/role`} class="row">
                       <Csrf token={shell.csrf} />
-                      <label class="sr" for={`role-${m.id}`} style="margin:0">
-                        <span class="muted small">Role of {m.email}</span>
+                      <label class="sr" for={`role-${m.id}`}>
+                        Role of {m.email}
                       </label>
                       <select id={`role-${m.id}`} name="role" style="width:auto">
                         <option value="member" selected={m.role === "member"}>

@@ -18,7 +18,9 @@ nav.side a{color:#d1d5db;text-decoration:none;padding:8px 10px;border-radius:6px
 nav.side a[aria-current=page]{background:#374151;color:#fff}
 nav.side a:hover,nav.side a:focus-visible{background:#1f2937;color:#fff}
 nav.side .section{font-size:11px;text-transform:uppercase;letter-spacing:.06em;color:#9ca3af;margin:12px 10px 2px}
-main{padding:24px 32px;max-width:1100px;width:100%}
+main{padding:24px 32px;max-width:1100px;width:100%;min-width:0}
+[hidden]{display:none!important}
+.sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 header.top{display:flex;flex-wrap:wrap;gap:12px;align-items:center;justify-content:space-between;margin-bottom:20px}
 h1{font-size:22px;margin:0}h2{font-size:17px;margin:24px 0 10px}
 .card{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:18px;margin-bottom:16px}
@@ -193,6 +195,17 @@ export const AdminRequired: FC<{ permission: string }> = ({ permission }) => (
 
 export type FieldErrors = Record<string, string>;
 
+/** `testUrl` → "Test url", `analysisPlan.successCriteria` → "Success criteria": the field as a person reads it. */
+const humanize = (key: string) => {
+  const last =
+    key
+      .split(".")
+      .filter((p) => !/^\d+$/.test(p))
+      .pop() ?? key;
+  const words = last.replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+};
+
 const fieldId = (name: string) => `f-${name.replace(/[^A-Za-z0-9_-]/g, "-")}`;
 
 interface FieldProps {
@@ -304,7 +317,7 @@ export const ErrorSummary: FC<{ errors?: FieldErrors; message?: string }> = ({ e
         <ul>
           {entries.map(([k, v]) => (
             <li>
-              <a href={`#${fieldId(k)}`}>{k}</a>: {v}
+              <a href={`#${fieldId(k)}`}>{humanize(k)}</a>: {v}
             </li>
           ))}
         </ul>

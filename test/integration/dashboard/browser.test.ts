@@ -1,8 +1,8 @@
 // The dashboard in a real browser (Debian's Chromium via playwright-core): sign-in, API keys,
 // members, agents, voices, calls, usage. Skipped with a notice where Chromium is missing.
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hasBrowser, launchBrowser, screenshot } from "../../browser";
+import { hasBrowser, launchBrowser, screenshot, signInPage as signInAs } from "../../browser";
 import { addMemberTo, baseUrl, createWorkspace, request, type Workspace } from "../../harness";
 
 let browser: Browser;
@@ -14,15 +14,7 @@ afterAll(async () => {
   await browser?.close();
 });
 
-export async function signInPage(email: string, password: string): Promise<Page> {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
-  await page.goto(`${baseUrl()}/dashboard`);
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password").fill(password);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.waitForURL(/\/dashboard\/agents/);
-  return page;
-}
+const signInPage = (email: string, password: string) => signInAs(browser, email, password);
 
 describe.runIf(hasBrowser)("dashboard: API keys", () => {
   let ws: Workspace;

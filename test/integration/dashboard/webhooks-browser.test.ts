@@ -5,22 +5,14 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LEAF_PATHS, type Payload, shapePayload } from "../../../src/webhooks/payload";
-import { hasBrowser, launchBrowser, screenshot } from "../../browser";
+import { hasBrowser, launchBrowser, screenshot, signInPage as signInAs } from "../../browser";
 import { baseUrl, createWorkspace, type Workspace } from "../../harness";
 import { type Receiver, startReceiver } from "../../receiver";
 import { stripeAccepts } from "../../stripe";
 
 let browser: Browser;
 
-async function signInPage(email: string, password: string, width = 1280): Promise<Page> {
-  const page = await browser.newPage({ viewport: { width, height: 860 } });
-  await page.goto(`${baseUrl()}/dashboard`);
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password").fill(password);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.waitForURL(/\/dashboard\/agents/);
-  return page;
-}
+const signInPage = (email: string, password: string, width = 1280) => signInAs(browser, email, password, width);
 
 const text = async (page: Page, selector: string) => ((await page.locator(selector).textContent()) ?? "").trim();
 const header = (value: string | string[] | undefined) => (Array.isArray(value) ? (value[0] ?? "") : (value ?? ""));
