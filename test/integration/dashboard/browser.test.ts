@@ -3,7 +3,7 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hasBrowser, launchBrowser, screenshot, signInPage as signInAs } from "../../browser";
-import { addMemberTo, baseUrl, createWorkspace, request, type Workspace } from "../../harness";
+import { addMemberTo, baseUrl, createWorkspace, request, testDb, type Workspace } from "../../harness";
 
 let browser: Browser;
 
@@ -64,6 +64,43 @@ describe.runIf(hasBrowser)("dashboard: API keys", () => {
     }
     await screenshot(page, "member-admin-required");
     await page.close();
+  });
+});
+
+describe.runIf(hasBrowser)("dashboard: members and organizations", () => {
+  it("invites a member with a one-time password, sets roles, and switches organization", async () => {
+    const first = await createWorkspace("First org");
+    const page = await signInPage(first.admin.email, first.admin.password);
+    await page.goto(`${baseUrl()}/dashboard/members`);
+    const email = `invited-${Date.now()}@example.test`;
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Role").selectOption("member");
+    await page.getByRole("button", { name: "Invite" }).click();
+    const password = (await page.locator("#invite-password").textContent())?.trim() ?? "";
+    expect(password.length).toBeGreaterThan(12);
+    await page.getByLabel(`Role of ${email}`).selectOption("admin");
+    await page
+      .locator("form", { has: page.getByLabel(`Role of ${email}`) })
+      .getByRole("button", { name: "Save" })
+      .click();
+    await expect.poll(() => page.getByText("Role saved.").count()).toBe(1);
+    await screenshot(page, "members");
+
+    // The invited user signs in with the one-time password and is an admin of the first org.
+    const invited = await signInPage(email, password);
+    expect((await invited.goto(`${baseUrl()}/dashboard/api-keys`))?.status()).toBe(200);
+    // Added to a second organization as a member, they can switch to it and lose admin screens there.
+    const second = await createWorkspace("Second org");
+    const { addMember } = await import("../../../src/services/organizations");
+    await addMember(testDb(), { organizationId: second.organizationId, email, role: "member" });
+    await invited.goto(`${baseUrl()}/dashboard/agents`);
+    await invited.getByLabel("Organization").selectOption(second.organizationId);
+    await invited.getByRole("button", { name: "Switch" }).click();
+    await invited.waitForURL(/\/dashboard\/agents/);
+    expect(await invited.locator("#org-switch option[selected]").textContent()).toContain("Second org");
+    expect((await invited.goto(`${baseUrl()}/dashboard/api-keys`))?.status()).toBe(403);
+    await page.close();
+    await invited.close();
   });
 });
 
