@@ -19,11 +19,13 @@ import { enforce } from "../middleware/ratelimit";
 import { originAllowed } from "./origins";
 import { findActiveWidget } from "./service";
 
-const widgets = new WeakMap<Request, Widget>();
+// Keyed by the request's context (one per request, shared by middleware and handler); not by
+// c.req.raw, which the body limit replaces for a chunked body.
+const widgets = new WeakMap<Context<AppEnv>, Widget>();
 
 /** The widget the gate resolved for this request. */
 export function widgetOf(c: Context<AppEnv>): Widget {
-  const widget = widgets.get(c.req.raw);
+  const widget = widgets.get(c);
   if (!widget) throw new Error("widget routes must run behind the widget gate");
   return widget;
 }
@@ -75,7 +77,7 @@ export const widgetGate = createMiddleware<AppEnv>(async (c, next) => {
     return c.body(null, 204);
   }
   c.header("Access-Control-Expose-Headers", EXPOSED);
-  widgets.set(c.req.raw, widget);
+  widgets.set(c, widget);
   const { config } = c.var;
   await enforce(
     c,

@@ -329,6 +329,16 @@ describe("a chat session", () => {
       413,
       "payload_too_large",
     );
+    // A chunked body (no Content-Length) goes through the same limit and gate.
+    const chunked = (text: string) =>
+      fetch(`${baseUrl()}/widget/v1/chat?token=${widget.token}`, {
+        method: "POST",
+        headers: { origin: SITE, "content-type": "application/json" },
+        body: new Blob([text]).stream(),
+        duplex: "half",
+      } as RequestInit);
+    expect((await chunked(JSON.stringify({ visitorId: v, message: "Streamed" }))).status).toBe(200);
+    await expectError(await chunked(JSON.stringify({ visitorId: v, message: "x".repeat(20_000) })), 413, "payload_too_large");
     const end = (body: string, type = "text/plain") =>
       widgetRequest(`/widget/v1/sessions/${randomUUID()}/end`, { token: widget.token, body, headers: { "content-type": type } });
     await expectError(await end("{"), 400, "invalid_json");
