@@ -343,4 +343,17 @@ export const ROUTES: RouteCase[] = [
     resource: delivery,
   },
   // -- dashboard pages: widgets --
+  { method: "GET", path: "/dashboard/widgets", auth: "page" },
+  { method: "GET", path: "/dashboard/widgets/new", auth: "page" },
+  {
+    method: "POST",
+    path: "/dashboard/widgets",
+    auth: "page",
+    fields: { name: "w", agentId: PERSONA, allowedOrigins: "https://example.com" },
+  },
+  { method: "GET", path: "/dashboard/widgets/:id", auth: "page", resource: widget },
+  { method: "POST", path: "/dashboard/widgets/:id", auth: "page", fields: { name: "renamed" }, resource: widget },
+  { method: "POST", path: "/dashboard/widgets/:id/rotate-token", auth: "page", resource: widget },
+  { method: "POST", path: "/dashboard/widgets/:id/revoke", auth: "page", resource: widget },
+  { method: "POST", path: "/dashboard/widgets/:id/delete", auth: "page", resource: widget },
 ];

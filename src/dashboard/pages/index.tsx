@@ -18,6 +18,7 @@ import { AdminRequired, Document, Layout, shellOf } from "./ui";
 import { registerUsagePage } from "./usage";
 import { registerVoicePages } from "./voices";
 import { registerWebhookPages } from "./webhooks";
+import { registerWidgetPages } from "./widgets";
 
 const PUBLIC_PAGES = new Set([SIGN_IN_PATH]);
 
@@ -78,4 +79,5 @@ export function registerDashboardPages(app: OpenAPIHono<AppEnv>): void {
   registerVoicePages(app);
   registerCallPages(app);
   registerUsagePage(app);
+  registerWidgetPages(app);
 }

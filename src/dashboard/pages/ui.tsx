@@ -46,6 +46,7 @@ button.danger{background:var(--danger);border-color:var(--danger)}
 .badge.off{background:#f1f3f5;color:#495057}.badge.bad{background:#fff5f5;color:var(--danger)}.badge.good{background:#ebfbee;color:var(--ok)}
 code,.mono{font-family:ui-monospace,Menlo,monospace;font-size:13px}
 .secret{display:flex;gap:8px;align-items:center;background:#f8f9fa;border:1px dashed var(--line);padding:10px;border-radius:6px;word-break:break-all}
+.secret button{flex-shrink:0;white-space:nowrap}
 .muted{color:var(--muted)}.small{font-size:13px}
 .turns{list-style:none;padding:0;margin:0}.turns li{padding:8px 0;border-bottom:1px solid var(--line)}.turns .role{font-weight:700;margin-right:6px}
 pre{background:#f8f9fa;border:1px solid var(--line);border-radius:6px;padding:10px;overflow:auto;font-size:12px;max-height:420px}
@@ -96,6 +97,7 @@ const NAV: Array<{ href: string; label: string; key: string; admin?: boolean; se
   { href: "/dashboard/agents", label: "Agents", key: "agents", section: "Build" },
   { href: "/dashboard/voices", label: "Voices", key: "voices" },
   { href: "/dashboard/calls", label: "Calls", key: "calls" },
+  { href: "/dashboard/widgets", label: "Widgets", key: "widgets" },
   { href: "/dashboard/usage", label: "Usage", key: "usage" },
   { href: "/dashboard/api-keys", label: "API Keys", key: "api-keys", admin: true, section: "Settings" },
   { href: "/dashboard/webhooks", label: "Webhooks", key: "webhooks", admin: true },

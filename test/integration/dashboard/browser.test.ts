@@ -190,3 +190,48 @@ describe.runIf(hasBrowser)("dashboard: agents, calls, voices, usage", () => {
     await page.close();
   }, 90_000);
 });
+
+describe.runIf(hasBrowser)("dashboard: widgets", () => {
+  it("creates a widget for an agent (errors inline), shows the embed code, rotates and revokes its token", async () => {
+    const ws = await createWorkspace("Widget workspace");
+    await ws.api("/v1/agents", { method: "POST", json: { name: "Site agent", personaId: "0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77" } });
+    const page = await signInPage(ws.admin.email, ws.admin.password);
+    await page.getByRole("link", { name: "Widgets" }).click();
+    await page.getByRole("link", { name: "New widget" }).click();
+    await page.getByLabel("Name", { exact: true }).fill("Pricing page");
+    await page.getByLabel("Mode").selectOption("both");
+    await page.getByLabel("Allowed origins (one per line)").fill("https://www.example.com\nnot an origin");
+    await page.getByLabel("Accent colour").fill("#0f766e");
+    await page.getByRole("button", { name: "Create widget" }).click();
+    await expect.poll(() => page.locator("#f-allowedOrigins-error").count()).toBe(1);
+    expect(await page.getByLabel("Allowed origins (one per line)").inputValue()).toBe("https://www.example.com\nnot an origin");
+    await page.getByLabel("Allowed origins (one per line)").fill("https://www.example.com");
+    await page.getByRole("button", { name: "Create widget" }).click();
+    await page.waitForURL(/\/dashboard\/widgets\/[0-9a-f-]{36}\?saved=1/);
+    const code = (await page.locator("#embed-code").textContent()) ?? "";
+    const token = /data-service-token="(wgt_[A-Za-z0-9]+)"/.exec(code)?.[1];
+    expect(code).toContain(`${baseUrl()}/widget.js`);
+    await screenshot(page, "widget-edit");
+    const id = /widgets\/([0-9a-f-]{36})/.exec(page.url())?.[1];
+    const viaApi = (await (await ws.api(`/v1/widgets/${id}`)).json()) as Record<string, unknown>;
+    expect(viaApi).toMatchObject({
+      name: "Pricing page",
+      mode: "both",
+      token,
+      allowedOrigins: ["https://www.example.com"],
+      colors: { accent: "#0f766e" },
+    });
+
+    page.once("dialog", (d) => d.accept());
+    await page.getByRole("button", { name: "Rotate token" }).click();
+    await page.waitForURL(/rotated=1/);
+    const rotated = /data-service-token="(wgt_[A-Za-z0-9]+)"/.exec((await page.locator("#embed-code").textContent()) ?? "")?.[1];
+    expect(rotated).toBeTruthy();
+    expect(rotated).not.toBe(token);
+    page.once("dialog", (d) => d.accept());
+    await page.getByRole("button", { name: "Revoke" }).click();
+    await page.waitForURL(/revoked=1/);
+    expect(((await (await ws.api(`/v1/widgets/${id}`)).json()) as { status: string }).status).toBe("revoked");
+    await page.close();
+  });
+});
