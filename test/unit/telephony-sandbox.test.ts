@@ -6,7 +6,7 @@ import { createHmac } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type WebSocket, WebSocketServer } from "ws";
-import { HANG_UP_LINE, INTERRUPTION, SCRIPT } from "../../dev/sandbox/callee";
+import { FIRST_WORDS_MS, HANG_UP_LINE, INTERRUPTION, SCRIPT } from "../../dev/sandbox/callee";
 import { type ProviderSandbox, startProviderSandbox } from "../../dev/sandbox/openai";
 import { type SandboxCall, startTelephonySandbox, type TelephonySandbox } from "../../dev/sandbox/telephony";
 import { buildWav } from "../../dev/sandbox/wav";
@@ -360,10 +360,10 @@ describe.concurrent("telephony sandbox: calls", () => {
     });
     expect(media.every((m) => !loud(m.msg.media?.payload ?? ""))).toBe(true); // silence so far
 
-    // The agent said nothing: the callee speaks first, about 1.5 s after start.
+    // The agent said nothing: the callee speaks first, FIRST_WORDS_MS after start.
     const firstWord = await peer.next((m) => m.event === "media" && loud(m.media?.payload ?? ""));
-    expect(firstWord.at - start.at).toBeGreaterThan(1400);
-    expect(firstWord.at - start.at).toBeLessThan(2500);
+    expect(firstWord.at - start.at).toBeGreaterThan(FIRST_WORDS_MS - 100);
+    expect(firstWord.at - start.at).toBeLessThan(FIRST_WORDS_MS + 1000);
     const call = await sandbox.waitFor((c) => c.sid === sid && c.said[0]?.endAt !== undefined);
     expect(call.said[0]?.text).toBe(SCRIPT[0]);
     // What the worker heard transcribes back to the line: the provider sandbox knows its own speech.
