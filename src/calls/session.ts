@@ -9,8 +9,9 @@ import type { AppConfig } from "../env";
 import { pcmToWav } from "../lib/audio";
 import { sha256Hex, timingSafeEqual } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
+import { agentReply } from "../metering/agent-reply";
 import { meter, type Payer } from "../metering/metered";
-import { chatProvider, sttProvider, ttsProvider } from "../providers/registry";
+import { sttProvider, ttsProvider } from "../providers/registry";
 import type { ChatMessage } from "../providers/types";
 import { telephonyProvider } from "../telephony/registry";
 import type { WebhookDeps } from "../webhooks/deliver";
@@ -254,31 +255,10 @@ export class CallSessionRuntime implements SessionEvents {
     return result.text;
   }
 
-  private async reply(): Promise<string> {
-    const agent = this.agent as Agent;
-    const provider = chatProvider(this.opts.config);
-    const promptChars = this.history.reduce((n, m) => n + (typeof m.content === "string" ? m.content.length : 0), 0);
-    const completion = await meter(
-      this.scope.db,
-      this.payer(),
-      { modality: "chat", provider: provider.name, model: agent.llmModel, maxQuantity: Math.ceil(promptChars / 2) + 50 + REPLY_MAX_TOKENS },
-      async () => {
-        const c = await provider.complete({
-          model: agent.llmModel,
-          messages: this.history,
-          temperature: agent.temperature,
-          max_tokens: REPLY_MAX_TOKENS,
-        });
-        return {
-          result: c,
-          quantity: c.usage.total_tokens,
-          promptTokens: c.usage.prompt_tokens,
-          completionTokens: c.usage.completion_tokens,
-        };
-      },
-      (p) => this.scope.defer(p),
+  private reply(): Promise<string> {
+    return agentReply(this.scope.db, this.opts.config, this.payer(), this.agent as Agent, this.history, REPLY_MAX_TOKENS, (p) =>
+      this.scope.defer(p),
     );
-    return (completion.choices[0]?.message.content ?? "").trim();
   }
 
   private async synthesize(text: string): Promise<Int16Array> {

@@ -5,9 +5,8 @@ import { renderTemplate } from "../calls/prompt";
 import type { Db } from "../db/client";
 import type { Agent, WidgetTurn } from "../db/schema";
 import type { AppConfig } from "../env";
-import { meter } from "../metering/metered";
+import { agentReply } from "../metering/agent-reply";
 import { toApiError } from "../providers/http";
-import { chatProvider } from "../providers/registry";
 import type { ChatMessage } from "../providers/types";
 
 export const CHAT_INSTRUCTIONS =
@@ -31,39 +30,23 @@ export function chatMessages(agent: Pick<Agent, "systemPrompt">, transcript: rea
   ];
 }
 
-const utf8 = new TextEncoder();
-
-export async function agentReply(
+/** The reply to a widget chat, logged as POST /widget/v1/chat; failures in our error body. */
+export async function widgetReply(
   db: Db,
   config: AppConfig,
   payer: { organizationId: string },
   agent: Pick<Agent, "llmModel" | "temperature">,
   messages: ChatMessage[],
 ): Promise<string> {
-  const provider = chatProvider(config);
-  // A token is at least one byte of UTF-8: the input's bytes bound its tokens (docs/models.md).
-  const maxQuantity = utf8.encode(JSON.stringify(messages)).length + 8 * messages.length + REPLY_MAX_TOKENS;
   try {
-    const completion = await meter(
+    return await agentReply(
       db,
+      config,
       { organizationId: payer.organizationId, apiKeyId: null, method: "POST", endpoint: "/widget/v1/chat" },
-      { modality: "chat", provider: provider.name, model: agent.llmModel, maxQuantity },
-      async () => {
-        const c = await provider.complete({
-          model: agent.llmModel,
-          messages,
-          temperature: agent.temperature,
-          max_tokens: REPLY_MAX_TOKENS,
-        });
-        return {
-          result: c,
-          quantity: c.usage.total_tokens,
-          promptTokens: c.usage.prompt_tokens,
-          completionTokens: c.usage.completion_tokens,
-        };
-      },
+      agent,
+      messages,
+      REPLY_MAX_TOKENS,
     );
-    return (completion.choices[0]?.message.content ?? "").trim();
   } catch (err) {
     throw toApiError(err);
   }

@@ -5,7 +5,7 @@ import type { AppEnv } from "../../context";
 import { errorResponses, jsonBody, jsonResponse } from "../../lib/openapi";
 import { webhookDeps } from "../../routes/v1/webhook-endpoints/deps";
 import { limitVisitor, widgetOf } from "../gate";
-import { agentReply, chatMessages, greetingOf } from "../reply";
+import { chatMessages, greetingOf, widgetReply } from "../reply";
 import { chatMessageSchema, chatReplySchema, widgetTokenQuery } from "../schema";
 import { appendAgentReply, appendVisitorMessage, startSession } from "../sessions";
 import { agentOf, PUBLIC_TAG, requireChannel } from "./shared";
@@ -44,7 +44,7 @@ export const registerWidgetChat = (app: OpenAPIHono<AppEnv>) =>
           greeting: greetingOf(widget, agent),
           message,
         });
-    const text = await agentReply(c.var.db, c.var.config, widget, agent, chatMessages(agent, session.transcript));
+    const text = await widgetReply(c.var.db, c.var.config, widget, agent, chatMessages(agent, session.transcript));
     await appendAgentReply(c.var.db, session.id, { role: "agent", text, at: new Date().toISOString() });
     return c.json({ sessionId: session.id, started: !body.sessionId, reply: { role: "agent" as const, text } }, 200);
   });
