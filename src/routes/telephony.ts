@@ -97,7 +97,7 @@ export function registerTelephonyRoutes(app: OpenAPIHono<AppEnv>): void {
       throw new ApiError("unauthorized", "The X-Twilio-Signature does not match this request.");
     if (!isUuid(callId)) throw unknownCall();
     const call = await findCall(db, callId);
-    if (!call || call.type !== "phone" || (call.providerCallId && params.get("CallSid") !== call.providerCallId)) throw unknownCall();
+    if (call?.type !== "phone" || (call.providerCallId && params.get("CallSid") !== call.providerCallId)) throw unknownCall();
     const deps = webhookDeps(c);
     const status = params.get("CallStatus") ?? "";
     if (status === "ringing") await moveCall(db, callId, "ringing");
@@ -123,7 +123,7 @@ export function registerTelephonyRoutes(app: OpenAPIHono<AppEnv>): void {
     const callId = c.req.param("callId");
     if (!isUuid(callId)) throw unknownCall();
     const call = await findCall(c.var.db, callId);
-    if (!call || call.type !== "phone") throw unknownCall();
+    if (call?.type !== "phone") throw unknownCall();
     return (await toSession(c, callId, "twilio")) as never;
   });
 
