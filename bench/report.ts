@@ -27,6 +27,12 @@ export function describeMachine(): Machine {
 
 export const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
 
+/** Nearest-rank percentile (p in 0–100) of a sample; NaN when it is empty. */
+export function percentile(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] ?? Number.NaN;
+}
+
 export interface Row extends CaseResult {
   /** req/s of this case divided by /health's at the same concurrency. */
   rpsRatio: number | null;

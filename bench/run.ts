@@ -3,26 +3,34 @@
 //   npm run bench                      embedded stack (PGlite in memory, in-memory Redis bridge)
 //   DATABASE_URL=… REDIS_URL=… npm run bench   the same on real PostgreSQL / Redis
 //   npm run bench -- --quick           1 s per case: a smoke run
+//   npm run bench -- --only calls      one part only (routes, strategies, webhooks, models, calls)
 //
 // It starts the stack (dev/stack.ts, the real worker under wrangler dev), creates a workspace
 // and an API key, seeds agents through POST /v1/agents, warms up, then measures GET /health
 // (the baseline), GET /v1/me and GET /v1/agents at 1, 10 and 50 connections with autocannon,
-// then compares database connection strategies at 50 connections (bench/strategies/).
+// then compares database connection strategies at 50 connections (bench/strategies/), webhook
+// fan-out (bench/webhooks.ts), Models API overhead (bench/models.ts) and live phone calls
+// (bench/calls.ts: voice-to-voice latency and how many simultaneous calls the stack holds).
 // Exit status 1 when any measured request of the main cases failed (non-2xx, socket error or
-// timeout), 2 when the bench itself could not run.
+// timeout), a webhook delivery failed or a conversation call did not end as it should, 2 when the
+// bench itself could not run.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { type Stack, startStack } from "../dev/stack";
+import { type CallsBenchResult, DEFAULTS, QUICK, runCallsBench } from "./calls";
 import { type CaseResult, failures, runCase, warmUp } from "./load";
-import { runModelsBench } from "./models";
+import { type ModelsBenchResult, runModelsBench } from "./models";
 import { casesTable, describeMachine, round, strategiesTable, withRatios } from "./report";
 import { createBenchWorkspace, removeBenchWorkspace, routeStatus, seedAgents } from "./setup";
 import { compareStrategies, type StrategyResult } from "./strategies/compare";
-import { runWebhookBench } from "./webhooks";
+import { runWebhookBench, type WebhookBenchResult } from "./webhooks";
 import { WorkerLog } from "./worker-log";
+
+const PARTS = ["routes", "strategies", "webhooks", "models", "calls"] as const;
+type Part = (typeof PARTS)[number];
 
 const HELP = `Usage: npm run bench -- [options]
   --quick               1 s per case (smoke run)
@@ -30,6 +38,9 @@ const HELP = `Usage: npm run bench -- [options]
   --connections <list>  comma-separated concurrency levels (default 1,10,50)
   --agents <n>          agents to seed before GET /v1/agents (default 50)
   --no-strategies       skip the connection-strategy comparison
+  --only <list>         comma-separated parts to run: ${PARTS.join(",")} (default all)
+  --call-runs <n>       conversation calls one after another for voice-to-voice (default ${DEFAULTS.runs}, --quick ${QUICK.runs}; env BENCH_CALL_RUNS)
+  --call-levels <list>  simultaneous calls to ramp through (default ${DEFAULTS.levels}, --quick ${QUICK.levels}; env BENCH_CALL_LEVELS)
 Environment: DATABASE_URL (real PostgreSQL) and REDIS_URL (real Redis) replace the embedded servers.`;
 
 const parse = () =>
@@ -40,6 +51,9 @@ const parse = () =>
       connections: { type: "string", default: "1,10,50" },
       agents: { type: "string", default: "50" },
       "no-strategies": { type: "boolean", default: false },
+      only: { type: "string" },
+      "call-runs": { type: "string" },
+      "call-levels": { type: "string" },
       help: { type: "boolean", default: false },
     },
   }).values;
@@ -63,7 +77,23 @@ const connectionLevels = String(args.connections)
   .filter((n) => Number.isInteger(n) && n > 0);
 const agentCount = Math.max(0, Math.min(500, Number(args.agents)));
 const STRATEGY_CONNECTIONS = 50;
-if (!(durationSeconds > 0 && durationSeconds <= 60) || connectionLevels.length === 0 || !Number.isFinite(agentCount)) {
+const only = args.only === undefined ? undefined : args.only.split(",").map((s) => s.trim());
+const parts = new Set<Part>(
+  only ? PARTS.filter((p) => only.includes(p)) : PARTS.filter((p) => p !== "strategies" || !args["no-strategies"]),
+);
+const callRuns = Number(args["call-runs"] ?? process.env.BENCH_CALL_RUNS ?? (args.quick ? QUICK : DEFAULTS).runs);
+const callLevels = String(args["call-levels"] ?? process.env.BENCH_CALL_LEVELS ?? (args.quick ? QUICK : DEFAULTS).levels.join(","))
+  .split(",")
+  .map((s) => Number(s.trim()));
+if (
+  !(durationSeconds > 0 && durationSeconds <= 60) ||
+  connectionLevels.length === 0 ||
+  !Number.isFinite(agentCount) ||
+  only?.some((p) => !PARTS.includes(p as Part)) ||
+  !(Number.isInteger(callRuns) && callRuns >= 0 && callRuns <= 100) ||
+  callLevels.some((n) => !(Number.isInteger(n) && n > 0 && n <= 200)) ||
+  callLevels.some((n, i) => i > 0 && n <= (callLevels[i - 1] as number))
+) {
   console.error(HELP);
   process.exit(2);
 }
@@ -96,10 +126,15 @@ console.log(
   `Backend: Postgres ${process.env.DATABASE_URL ? `real (${new URL(process.env.DATABASE_URL).host}, DATABASE_URL)` : "embedded PGlite (in memory)"}, ` +
     `Redis ${process.env.REDIS_URL ? `real (${new URL(process.env.REDIS_URL).host}, REDIS_URL)` : "in-memory bridge"}`,
 );
-console.log(
-  `Plan: ${durationSeconds} s per case${args.quick ? " (--quick)" : ""}, connections ${connectionLevels.join("/")}, ` +
-    `${args["no-strategies"] ? "no strategy comparison" : `strategy comparison at ${STRATEGY_CONNECTIONS}`}\n`,
-);
+const want = (part: Part) => parts.has(part);
+const plan = [
+  want("routes") && `routes: ${durationSeconds} s per case${args.quick ? " (--quick)" : ""}, connections ${connectionLevels.join("/")}`,
+  want("strategies") && `strategy comparison at ${STRATEGY_CONNECTIONS}`,
+  want("webhooks") && "webhooks",
+  want("models") && "models",
+  want("calls") && `calls: ${callRuns} in a row, then ${callLevels.join("/")} at once`,
+].filter(Boolean);
+console.log(`Plan: ${plan.join("; ")}\n`);
 
 let stack: Stack | undefined;
 let exitCode = 0;
@@ -121,56 +156,60 @@ try {
   const { databaseUrl, wsProxy } = stack;
   cleanup = () => removeBenchWorkspace(databaseUrl, wsProxy, ws);
   const auth = { authorization: `Bearer ${ws.apiKey}` };
-
-  const agentsStatus = await routeStatus(stack.baseUrl, "/v1/agents", ws.apiKey);
-  const hasAgents = agentsStatus !== 404;
-  if (!hasAgents) log("GET /v1/agents answers 404: the route is not there yet, its cases are SKIPPED.");
-  else if (agentCount > 0) {
-    log(`Seeding ${agentCount} agents through POST /v1/agents…`);
-    await seedAgents(stack.baseUrl, ws.apiKey, agentCount, (n) => log(`  ${n}/${agentCount} agents`));
-  }
-
-  const routes = [
-    { label: "GET /health", path: "/health", headers: {} },
-    { label: "GET /v1/me", path: "/v1/me", headers: auth },
-    ...(hasAgents ? [{ label: "GET /v1/agents", path: "/v1/agents", headers: auth }] : []),
-  ];
   const baseUrl = stack.baseUrl;
 
-  log(`Warming up (${warmupSeconds} s per route)…`);
-  for (const r of routes) {
-    const w = await warmUp({ label: r.label, url: baseUrl + r.path, headers: r.headers }, warmupSeconds);
-    if (failures(w) > 0) log(`  warm-up of ${r.label}: ${w.non2xx} non-2xx, ${w.errors} errors (${JSON.stringify(w.statusCodes)})`);
-  }
-  workerLog.take();
-
-  // Concurrency outer, route inner: a route and its baseline run close together in time.
-  const plan = connectionLevels.flatMap((connections) => routes.map((r) => ({ ...r, connections })));
+  let hasAgents = false;
+  const routes: Array<{ label: string; path: string; headers: Record<string, string> }> = [];
   const cases: Array<CaseResult & { causes: Array<{ kind: string; count: number }> }> = [];
-  for (const [i, c] of plan.entries()) {
-    log(`[${i + 1}/${plan.length}] ${c.label} × ${c.connections} connections, ${durationSeconds} s…`);
-    await new Promise((r) => setTimeout(r, 500)); // let the previous case's waitUntil work finish
-    workerLog.take();
-    const result = await runCase({
-      label: c.label,
-      url: baseUrl + c.path,
-      headers: c.headers,
-      connections: c.connections,
-      durationSeconds,
-    });
-    const causes = workerLog.take();
-    cases.push({ ...result, causes });
-    const bad =
-      failures(result) > 0
-        ? `  FAILED: ${result.total === 0 ? "no response at all, " : ""}${JSON.stringify(result.statusCodes)}, timeouts ${result.timeouts}`
-        : "";
-    log(
-      `    ${result.rps.toFixed(1)} req/s, p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms, non-2xx ${result.non2xx}, errors ${result.errors}${bad}`,
+  if (want("routes")) {
+    const agentsStatus = await routeStatus(stack.baseUrl, "/v1/agents", ws.apiKey);
+    hasAgents = agentsStatus !== 404;
+    if (!hasAgents) log("GET /v1/agents answers 404: the route is not there yet, its cases are SKIPPED.");
+    else if (agentCount > 0) {
+      log(`Seeding ${agentCount} agents through POST /v1/agents…`);
+      await seedAgents(stack.baseUrl, ws.apiKey, agentCount, (n) => log(`  ${n}/${agentCount} agents`));
+    }
+
+    routes.push(
+      { label: "GET /health", path: "/health", headers: {} },
+      { label: "GET /v1/me", path: "/v1/me", headers: auth },
+      ...(hasAgents ? [{ label: "GET /v1/agents", path: "/v1/agents", headers: auth }] : []),
     );
+
+    log(`Warming up (${warmupSeconds} s per route)…`);
+    for (const r of routes) {
+      const w = await warmUp({ label: r.label, url: baseUrl + r.path, headers: r.headers }, warmupSeconds);
+      if (failures(w) > 0) log(`  warm-up of ${r.label}: ${w.non2xx} non-2xx, ${w.errors} errors (${JSON.stringify(w.statusCodes)})`);
+    }
+    workerLog.take();
+
+    // Concurrency outer, route inner: a route and its baseline run close together in time.
+    const casePlan = connectionLevels.flatMap((connections) => routes.map((r) => ({ ...r, connections })));
+    for (const [i, c] of casePlan.entries()) {
+      log(`[${i + 1}/${casePlan.length}] ${c.label} × ${c.connections} connections, ${durationSeconds} s…`);
+      await new Promise((r) => setTimeout(r, 500)); // let the previous case's waitUntil work finish
+      workerLog.take();
+      const result = await runCase({
+        label: c.label,
+        url: baseUrl + c.path,
+        headers: c.headers,
+        connections: c.connections,
+        durationSeconds,
+      });
+      const causes = workerLog.take();
+      cases.push({ ...result, causes });
+      const bad =
+        failures(result) > 0
+          ? `  FAILED: ${result.total === 0 ? "no response at all, " : ""}${JSON.stringify(result.statusCodes)}, timeouts ${result.timeouts}`
+          : "";
+      log(
+        `    ${result.rps.toFixed(1)} req/s, p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms, non-2xx ${result.non2xx}, errors ${result.errors}${bad}`,
+      );
+    }
   }
 
   let strategies: StrategyResult[] = [];
-  if (!args["no-strategies"]) {
+  if (want("strategies")) {
     log(`Connection strategies at ${STRATEGY_CONNECTIONS} connections (bench/strategies/)…`);
     strategies = await compareStrategies({
       stack,
@@ -182,19 +221,32 @@ try {
       log,
     });
   }
-  log("Webhooks: one emit fanned out to 100 endpoints (bench/webhooks.ts)…");
-  const webhooks = await runWebhookBench(stack, log, { emits: args.quick ? 1 : 5 });
-  log("Models API overhead (bench/models.ts)…");
-  const models = await runModelsBench(stack, ws.apiKey, { durationSeconds: args.quick ? 1 : durationSeconds, log });
+  let webhooks: WebhookBenchResult | undefined;
+  if (want("webhooks")) {
+    log("Webhooks: one emit fanned out to 100 endpoints (bench/webhooks.ts)…");
+    webhooks = await runWebhookBench(stack, log, { emits: args.quick ? 1 : 5 });
+  }
+  let models: ModelsBenchResult | undefined;
+  if (want("models")) {
+    log("Models API overhead (bench/models.ts)…");
+    models = await runModelsBench(stack, ws.apiKey, { durationSeconds: args.quick ? 1 : durationSeconds, log });
+  }
+  let calls: CallsBenchResult | undefined;
+  if (want("calls")) {
+    log(`Live calls (bench/calls.ts): ${callRuns} conversations one after another, then ${callLevels.join("/")} at once…`);
+    calls = await runCallsBench(stack, ws, { runs: callRuns, levels: callLevels, log, reloads: () => workerLog.reloads });
+  }
   machine.loadAverage.end = round(loadavg()[0] ?? 0, 2);
 
   const order = new Map(routes.map((r, i) => [r.label, i]));
   const rows = withRatios(cases, "GET /health").sort(
     (a, b) => (order.get(a.label) ?? 0) - (order.get(b.label) ?? 0) || a.connections - b.connections,
   );
-  console.log(`\nResults (${durationSeconds} s per case, ${stack.postgres} + Redis ${stack.redis.backend}):\n`);
-  console.log(casesTable(rows));
-  if (!hasAgents) console.log("\nGET /v1/agents: SKIPPED (404, the route is not there yet).");
+  if (want("routes")) {
+    console.log(`\nResults (${durationSeconds} s per case, ${stack.postgres} + Redis ${stack.redis.backend}):\n`);
+    console.log(casesTable(rows));
+    if (!hasAgents) console.log("\nGET /v1/agents: SKIPPED (404, the route is not there yet).");
+  }
   if (strategies.length) {
     const slices = `${strategies[0]?.roundRps.length ?? 0} interleaved rounds of ${args.quick ? 1 : 2} s`;
     console.log(`\nConnection strategies, GET /v1/me at ${STRATEGY_CONNECTIONS} connections (${stack.postgres}, ${slices}):\n`);
@@ -217,8 +269,11 @@ try {
     }
   }
 
-  const failed = [...cases, ...models.cases.map((c) => ({ ...c, causes: [] }))].filter((c) => failures(c) > 0);
-  if (webhooks.failed > 0) console.log(`\nWebhooks: ${webhooks.failed} deliveries failed.`);
+  const failed = [...cases, ...(models?.cases ?? []).map((c) => ({ ...c, causes: [] }))].filter((c) => failures(c) > 0);
+  const webhooksFailed = webhooks?.failed ?? 0;
+  if (webhooksFailed > 0) console.log(`\nWebhooks: ${webhooksFailed} deliveries failed.`);
+  const callsFailed = calls?.sequentialFailures ?? 0;
+  if (callsFailed > 0) console.log(`\nCalls: ${callsFailed} of the ${callRuns} conversation calls did not end as they should.`);
   const failedStrategies = strategies.filter((s) => failures(s) > 0);
   const explain = (name: string, c: CaseResult & { causes: Array<{ kind: string; count: number }> }) => {
     console.log(`\n${name}: ${c.non2xx} non-2xx ${JSON.stringify(c.statusCodes)}, ${c.errors} errors (${c.timeouts} timeouts)`);
@@ -232,6 +287,7 @@ try {
     date: new Date(started).toISOString(),
     durationSeconds,
     quick: args.quick,
+    parts: [...parts],
     machine,
     backend: { name: backend, postgres: stack.postgres, redis: stack.redis.backend },
     routes: routes.map((r) => r.label),
@@ -240,7 +296,8 @@ try {
     strategies,
     webhooks,
     models,
-    failedCases: failed.length + (webhooks.failed > 0 ? 1 : 0),
+    calls,
+    failedCases: failed.length + (webhooksFailed > 0 ? 1 : 0) + (callsFailed > 0 ? 1 : 0),
     totalSeconds: round((Date.now() - started) / 1000, 0),
   };
   mkdirSync(new URL("./results/", import.meta.url), { recursive: true });
@@ -252,8 +309,13 @@ try {
   formatJson(files);
   console.log(`Results written to bench/results/latest.json (${report.totalSeconds} s in all).`);
 
-  if (failed.length > 0 || webhooks.failed > 0) {
-    console.error(`\nFAILED: ${failed.length} of ${cases.length} cases had non-2xx responses or errors.`);
+  if (failed.length > 0 || webhooksFailed > 0 || callsFailed > 0) {
+    const what = [
+      failed.length > 0 && `${failed.length} of ${cases.length + (models?.cases.length ?? 0)} cases had non-2xx responses or errors`,
+      webhooksFailed > 0 && `${webhooksFailed} webhook deliveries failed`,
+      callsFailed > 0 && `${callsFailed} conversation calls did not end as they should`,
+    ].filter(Boolean);
+    console.error(`\nFAILED: ${what.join("; ")}.`);
     exitCode = 1;
   }
 } catch (err) {

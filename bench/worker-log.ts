@@ -32,6 +32,8 @@ export class WorkerLog {
   private partial = "";
   private counts = new Map<string, number>();
   private tail = "";
+  /** Times wrangler reloaded the worker because a source file changed (live calls and sockets are cut). */
+  reloads = 0;
 
   /** Feed raw output chunks (wrangler's stdout and stderr). */
   readonly push = (chunk: string): void => {
@@ -39,6 +41,7 @@ export class WorkerLog {
     const lines = (this.partial + chunk).split("\n");
     this.partial = lines.pop() ?? "";
     for (const line of lines) {
+      if (line.includes("Reloading local server")) this.reloads++;
       const kind = classify(line);
       if (kind) this.counts.set(kind, (this.counts.get(kind) ?? 0) + 1);
     }

@@ -5,7 +5,10 @@
 // the integration tests and the benchmarks, so all three run the same stack.
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runMigrations } from "./migrate";
 import { type EmbeddedPostgres, startEmbeddedPostgres } from "./postgres";
@@ -129,7 +132,9 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       ...opts.vars,
     };
     log(`Worker: starting wrangler dev on port ${port}…`);
-    const worker = await startWorker(vars, { port, workerLog: opts.workerLog });
+    // With a data folder (npm run dev), wrangler's local state (call sessions, recordings) lives beside it.
+    const persistTo = opts.dataDir ? join(opts.dataDir, "wrangler") : undefined;
+    const worker = await startWorker(vars, { port, workerLog: opts.workerLog, persistTo });
     stops.push(worker.stop);
     // Cloudflare runs the cron trigger (wrangler.toml: the call watchdog's sweep) every minute;
     // wrangler dev does not, so the stack does, through wrangler's /__scheduled test route.
@@ -169,10 +174,18 @@ export async function startWorker(
     script?: string;
     name?: string;
     timeoutMs?: number;
+    /**
+     * Where wrangler keeps the local Durable Objects (call sessions and their watchdog alarms)
+     * and R2 (call recordings). Omitted: a fresh temporary folder, removed on stop, so a test or
+     * bench run never inherits another run's alarms or recordings.
+     */
+    persistTo?: string;
   } = {},
 ): Promise<{ baseUrl: string; stop(): Promise<void> }> {
   const port = opts.port || (await freePort());
   const workerLog = opts.workerLog;
+  const temporaryState = opts.persistTo ? undefined : mkdtempSync(join(tmpdir(), "wrangler-state-"));
+  const persistTo = opts.persistTo ?? (temporaryState as string);
   const args = [
     fileURLToPath(new URL("../node_modules/wrangler/bin/wrangler.js", import.meta.url)),
     "dev",
@@ -185,6 +198,8 @@ export async function startWorker(
     String(await freePort()),
     "--show-interactive-dev-session=false",
     "--test-scheduled",
+    "--persist-to",
+    persistTo,
     "--log-level",
     process.env.WORKER_LOG_LEVEL ?? "warn",
     ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
@@ -209,8 +224,11 @@ export async function startWorker(
   child.stdout?.on("data", onData);
   child.stderr?.on("data", onData);
 
+  const removeState = () => {
+    if (temporaryState) rmSync(temporaryState, { recursive: true, force: true });
+  };
   const stop = async () => {
-    if (child.exitCode !== null || child.pid === undefined) return;
+    if (child.exitCode !== null || child.pid === undefined) return removeState();
     const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
     try {
       process.kill(-child.pid, "SIGTERM");
@@ -224,6 +242,7 @@ export async function startWorker(
     }, 5000);
     await exited;
     clearTimeout(timer);
+    removeState();
   };
 
   // Ready when /health answers: wrangler's own "Ready" line comes before workerd listens.
@@ -232,7 +251,7 @@ export async function startWorker(
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`wrangler dev exited (${child.exitCode}):\n${output}`);
     try {
-      const res = await fetch(`http://127.0.0.1:${port}/health`);
+      const res = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(2_000) });
       if (res.ok) return { baseUrl: `http://127.0.0.1:${port}`, stop };
     } catch {
       // not listening yet

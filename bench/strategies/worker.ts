@@ -206,3 +206,7 @@ export default {
   fetch: (request, env, ctx) =>
     app.fetch(request, request.headers.get("x-bench-proxy") === "dev" ? withDevProxy(env) : env, new TrackingContext(ctx)),
 } satisfies ExportedHandler<BenchBindings>;
+
+// wrangler.toml binds the call sessions' Durable Object (CALL_SESSIONS); a Worker started with that
+// config must export its class, or wrangler dev refuses to start it. The strategies never use it.
+export { CallSession } from "../../src/calls/durable-object";

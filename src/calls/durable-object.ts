@@ -59,7 +59,12 @@ export class CallSession extends DurableObject<Bindings> {
     const config = parseEnv(this.env);
     const scope = openScope(config.DATABASE_URL, config.DATABASE_WS_PROXY);
     try {
-      const call = await findCall(scope.db, callId);
+      const call = await findCall(scope.db, callId).catch((err: Error) => {
+        // A database that does not know the call (or is unreachable): retried once a minute by the
+        // cron sweep's backstop, not by re-firing this alarm forever.
+        console.log(JSON.stringify({ level: "warn", msg: "watchdog could not read the call", callId, error: err.name }));
+        return null;
+      });
       if (!call || TERMINAL.has(call.status)) {
         await this.ctx.storage.deleteAll();
         return;
