@@ -3,6 +3,7 @@
 // session, a provider callback, the API or the watchdog), so each event fires once.
 import { eq } from "drizzle-orm";
 import { type Agent, agents, type Call, calls, type TranscriptTurn } from "../db/schema";
+import { rootCause } from "../lib/errors";
 import { emit, type WebhookDeps } from "../webhooks/deliver";
 import { publicOrigin } from "../webhooks/endpoints";
 import { AnalysisError, analyzeCall } from "./analysis";
@@ -56,7 +57,20 @@ async function analyze(deps: WebhookDeps, call: Call): Promise<void> {
     const [row] = await deps.db.update(calls).set({ analysis, report, analysisError: null }).where(eq(calls.id, call.id)).returning();
     if (row) await fire(deps, row, "call.analyzed");
   } catch (err) {
-    const message = err instanceof AnalysisError ? err.message : `The analysis failed: ${(err as Error).message.slice(0, 200)}`;
+    // Only our own message is stored (it is shown by the API); the cause is logged, never shown.
+    const message = err instanceof AnalysisError ? err.message : "The analysis failed; it can be retried later.";
+    if (!(err instanceof AnalysisError)) {
+      const root = rootCause(err as Error);
+      console.error(
+        JSON.stringify({
+          level: "error",
+          msg: "call analysis failed",
+          callId: call.id,
+          error: root.name,
+          message: root.message.slice(0, 200),
+        }),
+      );
+    }
     await deps.db.update(calls).set({ analysisError: message }).where(eq(calls.id, call.id));
     await refreshCost(deps.db, call.id);
   }

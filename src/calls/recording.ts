@@ -5,6 +5,9 @@ import { eq } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { type Call, calls } from "../db/schema";
 
+const MAX_SECONDS_NARROWBAND = 600;
+const MAX_SECONDS_WIDEBAND = 300;
+
 export const recordingKey = (call: Pick<Call, "organizationId" | "id">) => `recordings/${call.organizationId}/${call.id}.wav`;
 
 export class Recorder {
@@ -18,7 +21,9 @@ export class Recorder {
     private readonly rate: number,
     maxSeconds: number,
   ) {
-    this.capacity = rate * (maxSeconds + 5);
+    // Kept in memory until the end (a Durable Object has 128 MB): at most 10 minutes at 8 kHz
+    // (phone), 5 at 16 kHz (web); a longer call's recording holds its beginning (docs/calls.md).
+    this.capacity = rate * Math.min(maxSeconds + 5, rate > 8_000 ? MAX_SECONDS_WIDEBAND : MAX_SECONDS_NARROWBAND);
   }
 
   caller(frame: Int16Array): void {

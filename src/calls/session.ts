@@ -16,7 +16,7 @@ import type { ChatMessage } from "../providers/types";
 import { telephonyProvider } from "../telephony/registry";
 import type { WebhookDeps } from "../webhooks/deliver";
 import { pcm16FromBytes, pcm16ToBytes, resample } from "./codec";
-import { finishCall, startCall } from "./lifecycle";
+import { finishCall, isEnded, startCall } from "./lifecycle";
 import { renderTemplate } from "./prompt";
 import { Recorder } from "./recording";
 import type { EndedReason } from "./states";
@@ -31,6 +31,7 @@ const REPLY_MAX_TOKENS = 300;
 const TICK_MS = 200;
 /** A mark that never comes back (a lost message) stops counting as speaking after this much extra time. */
 const MARK_GRACE_MS = 3_000;
+const RECORDING_SAVE_MS = 10_000;
 
 const VOICE_INSTRUCTIONS =
   "You are speaking on a live voice call. Answer in one to three short spoken sentences, without lists, markdown or emoji.";
@@ -147,7 +148,8 @@ export class CallSessionRuntime implements SessionEvents {
   private async begin(params: Record<string, string>): Promise<void> {
     const { db } = this.scope;
     const call = await findCall(db, this.opts.callId);
-    if (!call || call.status === "completed" || call.status === "failed" || call.status === "busy" || call.status === "no-answer") {
+    if (this.state !== "starting") return; // ended while we read (hang-up, watchdog)
+    if (!call || isEnded(call)) {
       this.transport.close(1008, "this call is not live");
       this.state = "ended";
       this.cleanUp();
@@ -156,6 +158,7 @@ export class CallSessionRuntime implements SessionEvents {
     if (this.opts.kind === "twilio") {
       // Twilio passes our <Parameter name="token"> back in `start`: the stream is this call's.
       const given = await sha256Hex(params.token ?? "");
+      if (this.state !== "starting") return;
       const enc = new TextEncoder();
       if (!call.streamTokenHash || !timingSafeEqual(enc.encode(given), enc.encode(call.streamTokenHash))) {
         this.log("media stream refused: wrong stream token");
@@ -167,6 +170,7 @@ export class CallSessionRuntime implements SessionEvents {
     }
     this.call = call;
     if (call.agentId) [this.agent = null] = await db.select().from(agents).where(eq(agents.id, call.agentId));
+    if (this.state !== "starting") return;
     if (!this.agent) {
       this.log("the call's agent was deleted before the call connected");
       await this.end("media-stream-failed");
@@ -177,6 +181,7 @@ export class CallSessionRuntime implements SessionEvents {
       .select()
       .from(voices)
       .where(eq(voices.id, agent.voiceId ?? DEFAULT_VOICE_ID));
+    if (this.state !== "starting") return;
     const { config } = this.opts;
     this.detector = new TurnDetector({ sampleRate: this.transport.sampleRate, endpointingMs: config.CALL_ENDPOINTING_MS });
     this.recorder = this.opts.recordings ? new Recorder(this.transport.sampleRate, agent.maxDurationSeconds) : null;
@@ -197,7 +202,16 @@ export class CallSessionRuntime implements SessionEvents {
         });
     }
     const deadline = new Date(this.connectedAt + (agent.maxDurationSeconds + config.CALL_WATCHDOG_GRACE_SECONDS) * 1000);
-    await startCall(this.deps, call.id, deadline);
+    const started = await startCall(this.deps, call.id, deadline);
+    if (this.state !== "live") return;
+    if (!started) {
+      // Not moved by us: fine when the carrier's callback already did, over when another writer ended it.
+      const now = await findCall(db, call.id);
+      if (!now || isEnded(now)) {
+        await this.end("media-stream-failed"); // a no-op on the record: the call is already over
+        return;
+      }
+    }
     this.transport.notify({ type: "status", status: "in-progress" });
     this.ticker = setInterval(() => this.tick(), TICK_MS);
   }
@@ -357,7 +371,12 @@ export class CallSessionRuntime implements SessionEvents {
     this.transport.notify({ type: "ended", reason });
     const call = this.call;
     try {
-      if (call && this.recorder && this.opts.recordings) await this.recorder.save(this.opts.recordings, this.scope.db, call);
+      // Bounded: a slow bucket must not hold back the call's end and its webhook.
+      if (call && this.recorder && this.opts.recordings)
+        await Promise.race([
+          this.recorder.save(this.opts.recordings, this.scope.db, call),
+          new Promise((_, reject) => setTimeout(() => reject(new Error("recording upload timed out")), RECORDING_SAVE_MS)),
+        ]);
     } catch (err) {
       this.log("recording not saved", { message: (err as Error).message });
     }
@@ -367,7 +386,7 @@ export class CallSessionRuntime implements SessionEvents {
       this.log("ending the call failed", { message: (err as Error).message });
     }
     if (this.opts.kind === "twilio" && call && reason !== "customer-ended-call") {
-      // Hang up at the carrier first (Twilio then stops the stream), so the call ends as ours.
+      // Then hang up at the carrier (Twilio stops the stream), so the callee side ends as ours too.
       try {
         const sid = (await findCall(this.scope.db, call.id))?.providerCallId ?? call.providerCallId;
         if (sid) await telephonyProvider(this.opts.config).hangUp(sid);
@@ -381,7 +400,9 @@ export class CallSessionRuntime implements SessionEvents {
 
   private cleanUp(): void {
     clearInterval(this.ticker);
-    this.opts.waitUntil(this.scope.close());
+    // A turn may still be inside a provider call: its settlement needs the pool, so the pool
+    // closes after the turn queue has drained.
+    this.opts.waitUntil(this.queue.catch(() => undefined).finally(() => this.scope.close()));
     this.opts.onClosed();
   }
 

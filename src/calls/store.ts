@@ -4,7 +4,7 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { type Call, calls, type TranscriptTurn, usageEvents } from "../db/schema";
-import { type CallStatus, type EndedReason, sourcesOf, statusFor } from "./states";
+import { ACTIVE_STATUSES, type CallStatus, type EndedReason, sourcesOf, statusFor } from "./states";
 
 export interface Move {
   /** Set on the move to in-progress: when the callee answered (or the browser joined). */
@@ -63,8 +63,12 @@ export async function refreshCost(db: Db, callId: string): Promise<void> {
     .where(eq(calls.id, callId));
 }
 
+/** Saves the transcript so far; never after the end (the ending statement writes the final one). */
 export async function saveTranscript(db: Db, callId: string, transcript: TranscriptTurn[]): Promise<void> {
-  await db.update(calls).set({ transcript }).where(eq(calls.id, callId));
+  await db
+    .update(calls)
+    .set({ transcript })
+    .where(and(eq(calls.id, callId), inArray(calls.status, ACTIVE_STATUSES)));
 }
 
 export async function findCall(db: Db, callId: string): Promise<Call | null> {

@@ -6,7 +6,7 @@ import { and, asc, desc, eq, type SQL } from "drizzle-orm";
 import type { Context } from "hono";
 import { z } from "zod";
 import { placePhoneCall } from "../../calls/place";
-import { CALL_STATUSES } from "../../calls/states";
+import { ACTIVE_STATUSES, CALL_STATUSES } from "../../calls/states";
 import type { AppEnv } from "../../context";
 import { agents, calls, webhookDeliveries, webhookEndpoints } from "../../db/schema";
 import { ApiError } from "../../lib/errors";
@@ -236,7 +236,7 @@ export function registerCallPages(app: OpenAPIHono<AppEnv>): void {
       .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
       .where(and(eq(webhookDeliveries.organizationId, c.var.auth.organizationId), eq(webhookDeliveries.subjectId, call.id)))
       .orderBy(asc(webhookDeliveries.id));
-    const live = ["queued", "ringing", "in-progress"].includes(call.status);
+    const live = ACTIVE_STATUSES.includes(call.status);
     return c.html(
       <Layout shell={shell}>
         {live ? (

@@ -4,6 +4,7 @@
 import { getCookie, setCookie } from "hono/cookie";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../../context";
+import { timingSafeEqual } from "../../lib/crypto";
 import { ApiError } from "../../lib/errors";
 import { sessionAuth } from "../../middleware/auth";
 import { isSessionShaped, resolveSession, SESSION_COOKIE } from "../../services/sessions";
@@ -48,7 +49,7 @@ export const pageSession = createMiddleware<AppEnv>(async (c, next) => {
   if (c.req.method === "POST") {
     const form = await readForm(c.req.raw);
     const given = form[CSRF_FIELD]?.[0] ?? "";
-    if (given !== c.var.csrf)
+    if (!timingSafeEqual(enc.encode(given), enc.encode(c.var.csrf)))
       throw new ApiError("csrf_rejected", "The form's security token is missing or stale. Reload the page and try again.");
     c.set("form", form);
   }

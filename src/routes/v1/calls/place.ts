@@ -2,6 +2,7 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { and, eq } from "drizzle-orm";
 import type { Context } from "hono";
 import { type Ctx, placePhoneCall, startWebCall } from "../../../calls/place";
+import { WEB_CALL_RATE } from "../../../calls/transports";
 import type { AppEnv } from "../../../context";
 import { agents } from "../../../db/schema";
 import { ApiError } from "../../../lib/errors";
@@ -94,7 +95,7 @@ export function registerPlaceCalls(app: OpenAPIHono<AppEnv>): void {
           url: session.url,
           token: session.token,
           expiresAt: session.expiresAt.toISOString(),
-          sampleRate: 16_000 as const,
+          sampleRate: WEB_CALL_RATE,
           encoding: "pcm_s16le" as const,
         },
       },

@@ -6,13 +6,11 @@ import { calls } from "../../../db/schema";
 import { ApiError } from "../../../lib/errors";
 import { bearerSecurity, errorResponses, idParam, jsonResponse } from "../../../lib/openapi";
 import { pageOf, pageQuery } from "../../../lib/pagination";
-import { publicOrigin } from "../../../webhooks/endpoints";
+import { originOf } from "../webhook-endpoints/deps";
 import { toCallView, usageOf } from "./mapper";
 import { callPageSchema, callSchema, listCallsQuerySchema } from "./schema";
 
 export const callNotFound = () => new ApiError("not_found", "No call with that id in this workspace.");
-
-const originOf = (c: Context<AppEnv>) => publicOrigin(c.var.config, new URL(c.req.url).origin);
 
 async function ownCall(c: Context<AppEnv>, id: string) {
   const [row] = await c.var.db
