@@ -12,6 +12,7 @@ import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { realpathSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { fileURLToPath } from "node:url";
+import { listenLocal } from "../listen";
 import { parseSpeechRequest, parseTranscriptionForm, Synthesizer, synthesize, TRANSCRIPTION_MAX_BYTES, transcribe } from "./audio";
 import { checkModel, complete, parseChatRequest, streamEvents } from "./chat";
 import { ApiError, invalid } from "./errors";
@@ -328,18 +329,10 @@ export async function startProviderSandbox(opts: { port?: number; apiKey?: strin
     void handle(req, res);
   });
   server.keepAliveTimeout = 5_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(opts.port ?? 0, "127.0.0.1", () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const addr = server.address();
-  if (!addr || typeof addr === "string") throw new Error("provider sandbox did not bind");
+  const port = await listenLocal(server, opts.port ?? 0, "provider sandbox");
 
   return {
-    url: `http://127.0.0.1:${addr.port}/v1`,
+    url: `http://127.0.0.1:${port}/v1`,
     apiKey,
     requests,
     async stop() {

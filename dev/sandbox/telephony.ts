@@ -13,6 +13,7 @@ import { randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
 import { realpathSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { fileURLToPath } from "node:url";
+import { listenLocal } from "../listen";
 import { Callee, CalleeVoice, type Scenario, scenarioFor } from "./callee";
 import { clock, MediaStream, twilioSignature } from "./media-stream";
 
@@ -600,18 +601,10 @@ export async function startTelephonySandbox(opts: {
     void handle(req, res);
   });
   server.keepAliveTimeout = 5_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(opts.port ?? 0, "127.0.0.1", () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const addr = server.address();
-  if (!addr || typeof addr === "string") throw new Error("telephony sandbox did not bind");
+  const port = await listenLocal(server, opts.port ?? 0, "telephony sandbox");
 
   return {
-    url: `http://127.0.0.1:${addr.port}`,
+    url: `http://127.0.0.1:${port}`,
     accountSid,
     authToken,
     calls,
