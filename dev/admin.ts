@@ -13,7 +13,7 @@ import { pageQuery } from "../src/lib/pagination";
 import { adjustCredits } from "../src/metering/meter";
 import { type ApiKeyView, createApiKey, listApiKeys, revokeApiKey } from "../src/services/api-keys";
 import { addMember, createOrganizationWithAdmin } from "../src/services/organizations";
-import { connectNode, readStackInfo, type StackInfo, stackFile } from "./connect";
+import { connectNode, connectRedis, readStackInfo, type StackInfo, stackFile } from "./connect";
 
 /** A failure the operator can act on: the message says what to do next. */
 class CliError extends Error {
@@ -237,7 +237,7 @@ const COMMANDS: Record<string, Command> = {
       const keys: ApiKeyView[] = [];
       let cursor: string | undefined;
       do {
-        const page = await listApiKeys(db, input.org, pageQuery({ limit: 100, cursor }));
+        const page = await listApiKeys(db, input.org, pageQuery({ limit: 100, cursor }), connectRedis() ?? undefined);
         keys.push(...page.data);
         cursor = page.nextCursor ?? undefined;
       } while (cursor);
@@ -262,7 +262,7 @@ const COMMANDS: Record<string, Command> = {
       await organizationExists(db, input.org);
       let key: ApiKeyView;
       try {
-        key = await revokeApiKey(db, input.org, input.id);
+        key = await revokeApiKey(db, connectRedis(), input.org, input.id);
       } catch (err) {
         if (err instanceof ApiError && err.code === "not_found") {
           throw new CliError(
@@ -272,6 +272,12 @@ const COMMANDS: Record<string, Command> = {
         }
         if (err instanceof ApiError && err.code === "conflict") {
           throw new CliError(`API key ${input.id} is already revoked (revoked keys stay revoked). Nothing to do.`, "conflict");
+        }
+        if (err instanceof ApiError && err.code === "cache_unavailable") {
+          throw new CliError(
+            `${err.message} Outside \`npm run dev\`, set UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN to the deployment's Redis.`,
+            "cache_unavailable",
+          );
         }
         throw err;
       }

@@ -5,6 +5,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { neonConfig } from "@neondatabase/serverless";
+import { Redis } from "@upstash/redis/cloudflare";
 import { WebSocket } from "ws";
 import { startWsProxy } from "./ws-proxy";
 
@@ -18,6 +19,8 @@ export interface StackInfo {
   baseUrl: string;
   databaseUrl: string;
   wsProxy: string;
+  /** The stack's Upstash bridge (file mode 0600: the token is a local secret). */
+  redis?: { url: string; token: string };
 }
 
 const alive = (pid: number) => {
@@ -38,6 +41,17 @@ export function readStackInfo(): StackInfo | null {
     return null; // damaged or half-written: no running stack
   }
   return typeof info.pid === "number" && alive(info.pid) ? info : null;
+}
+
+/**
+ * The key cache (Redis) for tools that revoke keys or show last-used: the running stack's bridge,
+ * else UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN, else none (null).
+ */
+export function connectRedis(): Redis | null {
+  const stack = readStackInfo();
+  if (stack?.redis) return new Redis({ url: stack.redis.url, token: stack.redis.token, retry: false });
+  const { UPSTASH_REDIS_REST_URL: url, UPSTASH_REDIS_REST_TOKEN: token } = process.env;
+  return url && token ? new Redis({ url, token }) : null;
 }
 
 export const isNeonHost = (url: string) => /\.neon\.tech$/i.test(new URL(url).hostname);

@@ -170,7 +170,13 @@ const portInUse = (port: number) =>
   );
 
 function writeStackFile(stack: Stack) {
-  const info: StackInfo = { pid: process.pid, baseUrl: stack.baseUrl, databaseUrl: stack.databaseUrl, wsProxy: stack.wsProxy };
+  const info: StackInfo = {
+    pid: process.pid,
+    baseUrl: stack.baseUrl,
+    databaseUrl: stack.databaseUrl,
+    wsProxy: stack.wsProxy,
+    redis: { url: stack.redis.url, token: stack.redis.token },
+  };
   const tmp = `${stackFile()}.${process.pid}.tmp`;
   writePrivate(tmp, `${JSON.stringify(info, null, 2)}\n`);
   renameSync(tmp, stackFile());

@@ -24,6 +24,8 @@ export const envSchema = z
     DATABASE_URL: z.string().url(),
     /** Local stack only: host:port of the WebSocket-to-TCP proxy standing in for Neon's. */
     DATABASE_WS_PROXY: z.string().optional(),
+    /** Local stack only: URL of the SQL-over-HTTP endpoint standing in for Neon's (neonConfig.fetchEndpoint). */
+    DATABASE_HTTP_ENDPOINT: z.string().url().optional(),
     UPSTASH_REDIS_REST_URL: z.string().url(),
     UPSTASH_REDIS_REST_TOKEN: z.string().min(1),
     /** Requests allowed per key (or per user+organization for sessions) in each window. */

@@ -3,22 +3,28 @@ import { createApp } from "./app";
 import { sweepStaleCalls } from "./calls/watchdog";
 import { openScope } from "./db/scope";
 import { type Bindings, parseEnv } from "./env";
+import { redisFor } from "./lib/redis";
+import { flushLastUsed } from "./services/api-keys";
 import { sweepIdleWidgetSessions } from "./widgets/sessions";
 
 const app = createApp();
 
 export default {
   fetch: (request, env, ctx) => app.fetch(request, env, ctx),
-  /** Cron trigger (wrangler.toml): the call watchdog's backstop sweep, and idle widget chats ended (widget.completed). */
+  /**
+   * Cron trigger (wrangler.toml), every minute: the call watchdog's backstop sweep, idle widget chats
+   * ended (widget.completed), and API keys' last-used moved from Redis to Postgres.
+   */
   async scheduled(_controller, env, ctx) {
     const config = parseEnv(env);
-    const scope = openScope(config.DATABASE_URL, config.DATABASE_WS_PROXY);
+    const scope = openScope(config);
     const deps = { db: scope.db, config, waitUntil: (p: Promise<unknown>) => scope.defer(p), origin: config.PUBLIC_BASE_URL };
     try {
       // Both run even when one fails; a failure is logged and the next minute tries again.
       const results = await Promise.allSettled([
         sweepStaleCalls(deps),
         sweepIdleWidgetSessions(deps, config.WIDGET_SESSION_TIMEOUT_SECONDS),
+        flushLastUsed(scope.db, redisFor(config)),
       ]);
       for (const r of results) {
         if (r.status === "rejected") console.error(JSON.stringify({ level: "error", msg: "cron sweep failed", error: String(r.reason) }));

@@ -4,6 +4,7 @@
 import { randomUUID } from "node:crypto";
 import { inject } from "vitest";
 import "../dev/connect";
+import { Redis } from "@upstash/redis/cloudflare";
 import { createDb, type Db } from "../src/db/client";
 import { createApiKey, revokeApiKey } from "../src/services/api-keys";
 import { addMember, createOrganizationWithAdmin } from "../src/services/organizations";
@@ -59,13 +60,19 @@ export async function createWorkspace(name = "Test workspace"): Promise<Workspac
   };
 }
 
+/** The stack's key cache (its Upstash bridge), as the worker reaches it. */
+export const testRedis = () => new Redis({ url: stack().redisUrl, token: stack().redisToken });
+
+/** A key that was used (so the worker has it cached) and then revoked through the service. */
 export async function revokedKey(ws: Workspace): Promise<string> {
   const { key, secret } = await createApiKey(testDb(), {
     organizationId: ws.organizationId,
     name: "to revoke",
     createdByUserId: ws.admin.id,
   });
-  await revokeApiKey(testDb(), ws.organizationId, key.id);
+  const used = await fetch(`${baseUrl()}/v1/me`, { headers: { authorization: `Bearer ${secret}` } });
+  if (used.status !== 200) throw new Error(`a fresh key answered ${used.status}`);
+  await revokeApiKey(testDb(), testRedis(), ws.organizationId, key.id);
   return secret;
 }
 

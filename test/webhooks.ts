@@ -25,8 +25,8 @@ export async function refused(ws: Workspace, body: Record<string, unknown>, path
  * scope closes as the worker's does after a response. Resolves when the deliveries are done.
  */
 export async function emitNow(input: EmitInput) {
-  const { databaseUrl, wsProxy, vars } = stack();
-  const scope = openScope(databaseUrl, wsProxy);
+  const { vars } = stack();
+  const scope = openScope(parseEnv({ ...vars }));
   const deps: WebhookDeps = { db: scope.db, config: parseEnv({ ...vars }), waitUntil: scope.defer };
   const result = await emit(deps, input);
   await scope.close();

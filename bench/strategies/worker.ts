@@ -2,15 +2,18 @@
 // It composes the app's own pieces (request id, middleware, auth, rate limit, /v1 routes) in
 // the order src/app.ts does, except for the one middleware under test, chosen per request
 // with the `x-bench-db` header:
-//   pool         src/middleware/init.ts as it is: a request scope (src/db/scope.ts) whose
-//                neon Pool (max 1) opens on first use and closes once the response and the
-//                work handed to `defer` have settled
+//   http         src/middleware/init.ts as it is: a request scope (src/db/scope.ts) whose
+//                statements go over SQL over HTTP (neon() + drizzle neon-http), nothing to
+//                open or close; a Pool only for the length of an interactive transaction
+//   pool         the previous init.ts + scope.ts: a neon Pool (max 1) per request, opened on
+//                first use, closed once the response and the work handed to `defer` settled
 //   client       a neon Client per request (connect on first query), closed once the
 //                response and every waitUntil/defer task of the request have settled
 //   pool-early   the first version of init.ts: Pool (max 1) per request, pool.end() in
 //                waitUntil right after the response, `defer` is plain waitUntil
-// `x-bench-proxy: dev` sends the request's database connection through BENCH_DEV_WS_PROXY
-// (dev/ws-proxy.ts itself) instead of DATABASE_WS_PROXY (the bench's counting proxy).
+// `x-bench-proxy: dev` sends the request's database traffic through BENCH_DEV_WS_PROXY
+// (dev/ws-proxy.ts itself) and BENCH_DEV_HTTP_ENDPOINT (dev/sql-http.ts itself) instead of
+// DATABASE_WS_PROXY and DATABASE_HTTP_ENDPOINT (the bench's counting proxy and forwarder).
 // POST /bench/deferred checks database work done after the response. Errors are logged with
 // their cause chain, so the bench can say why a strategy fails. Never deployed; started by
 // bench/strategies/launch.ts.
@@ -33,7 +36,7 @@ import { init as appInit } from "../../src/middleware/init";
 import { rateLimit } from "../../src/middleware/ratelimit";
 import { registerV1 } from "../../src/routes/v1";
 
-export const STRATEGIES = ["pool", "client", "pool-early"] as const;
+export const STRATEGIES = ["http", "pool", "client", "pool-early"] as const;
 export type Strategy = (typeof STRATEGIES)[number];
 
 /** The execution context handed to the app: it remembers every waitUntil promise. */
@@ -74,8 +77,12 @@ class TrackingContext implements ExecutionContext {
 
 type Opened = { db: Db; close(): Promise<void> };
 
-/** A lazily opened connection per request; `closeAfter` says when it closes. */
-const customInit = (open: (url: string) => Opened, closeAfter: "response" | "all-work") =>
+/**
+ * A lazily opened connection per request; `closeAfter` says when it closes: right after the
+ * response, after the work handed to `defer` (the previous src/db/scope.ts), or after every
+ * waitUntil task of the request.
+ */
+const customInit = (open: (url: string) => Opened, closeAfter: "response" | "deferred" | "all-work") =>
   createMiddleware<AppEnv>(async (c, next) => {
     const config = parseEnv(c.env);
     c.set("config", config);
@@ -83,7 +90,7 @@ const customInit = (open: (url: string) => Opened, closeAfter: "response" | "all
     const lazyDb = new Proxy({} as Db, {
       get(_target, prop) {
         if (!opened) {
-          configureNeon(config.DATABASE_WS_PROXY);
+          configureNeon(config);
           opened = open(config.DATABASE_URL);
         }
         const value = Reflect.get(opened.db, prop);
@@ -92,12 +99,23 @@ const customInit = (open: (url: string) => Opened, closeAfter: "response" | "all
     });
     c.set("db", lazyDb);
     const ctx = c.executionCtx as TrackingContext;
-    c.set("defer", (work) => ctx.waitUntil(work.catch(logBackground)));
+    const deferred: Promise<unknown>[] = [];
+    c.set("defer", (work) => {
+      if (closeAfter === "deferred") deferred.push(work.catch(logBackground));
+      else ctx.waitUntil(work.catch(logBackground));
+    });
     try {
       await next();
     } finally {
       if (closeAfter === "response") {
         if (opened) ctx.waitUntil(opened.close());
+      } else if (closeAfter === "deferred") {
+        ctx.waitUntil(
+          (async () => {
+            while (deferred.length > 0) await Promise.allSettled(deferred.splice(0));
+            await opened?.close();
+          })(),
+        );
       } else ctx.afterAll(() => opened?.close());
     }
   });
@@ -124,14 +142,21 @@ const openClient = (url: string): Opened => {
 };
 
 const middlewares: Record<Strategy, ReturnType<typeof createMiddleware<AppEnv>>> = {
-  pool: appInit,
+  // neonConfig is global to the isolate and the app's HTTP database reads its fetchEndpoint when
+  // a statement runs: set it per request, so the counting and the control rows (which run one at
+  // a time) each reach their own endpoint.
+  http: createMiddleware<AppEnv>(async (c, next) => {
+    configureNeon(parseEnv(c.env));
+    return appInit(c, next);
+  }),
+  pool: customInit(openPool, "deferred"),
   client: customInit(openClient, "all-work"),
   "pool-early": customInit(openPool, "response"),
 };
 
 const strategyOf = (c: Context<AppEnv>): Strategy => {
   const name = c.req.header("x-bench-db") as Strategy | undefined;
-  return name && STRATEGIES.includes(name) ? name : "pool";
+  return name && STRATEGIES.includes(name) ? name : "http";
 };
 
 function causesOf(err: unknown): string[] {
@@ -189,13 +214,17 @@ app.use("/v1/*", (c, next) => authenticate({ orgOptional: c.req.path === "/v1/me
 app.use("/v1/*", rateLimit);
 registerV1(app);
 
-type BenchBindings = Bindings & { BENCH_DEV_WS_PROXY?: string };
+type BenchBindings = Bindings & { BENCH_DEV_WS_PROXY?: string; BENCH_DEV_HTTP_ENDPOINT?: string };
 const devProxyEnvs = new WeakMap<object, Bindings>();
-/** The same bindings with DATABASE_WS_PROXY swapped, one object per isolate (parseEnv caches by object). */
+/** The same bindings with DATABASE_WS_PROXY and DATABASE_HTTP_ENDPOINT swapped, one object per isolate (parseEnv caches by object). */
 const withDevProxy = (env: BenchBindings): Bindings => {
   let swapped = devProxyEnvs.get(env);
   if (!swapped) {
-    swapped = { ...env, DATABASE_WS_PROXY: env.BENCH_DEV_WS_PROXY };
+    swapped = {
+      ...env,
+      DATABASE_WS_PROXY: env.BENCH_DEV_WS_PROXY,
+      DATABASE_HTTP_ENDPOINT: env.BENCH_DEV_HTTP_ENDPOINT ?? env.DATABASE_HTTP_ENDPOINT,
+    };
     devProxyEnvs.set(env, swapped);
   }
   return swapped;

@@ -57,7 +57,7 @@ export class CallSession extends DurableObject<Bindings> {
     const callId = await this.ctx.storage.get<string>("callId");
     if (!callId) return;
     const config = parseEnv(this.env);
-    const scope = openScope(config.DATABASE_URL, config.DATABASE_WS_PROXY);
+    const scope = openScope(config);
     try {
       const call = await findCall(scope.db, callId).catch((err: Error) => {
         // A database that does not know the call (or is unreachable): retried once a minute by the

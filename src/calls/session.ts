@@ -80,7 +80,7 @@ export class CallSessionRuntime implements SessionEvents {
 
   constructor(private readonly opts: SessionOptions) {
     const { config } = opts;
-    this.scope = openScope(config.DATABASE_URL, config.DATABASE_WS_PROXY);
+    this.scope = openScope(config);
     this.deps = { db: this.scope.db, config, waitUntil: (p) => this.scope.defer(p), origin: opts.origin };
     this.transport = opts.kind === "twilio" ? new TwilioTransport(opts.socket, this) : new WebTransport(opts.socket, this);
   }

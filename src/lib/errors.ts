@@ -50,6 +50,10 @@ export const ERRORS = {
     status: 503,
     when: "Phone calls are not configured on this deployment (TWILIO_ACCOUNT_SID / TWILIO_AUTH_TOKEN); web calls still work.",
   },
+  cache_unavailable: {
+    status: 503,
+    when: "The API key is revoked in the database, but the key cache (Redis) could not be told; retry the revocation until it succeeds.",
+  },
   service_unavailable: { status: 503, when: "A dependency (database) is unreachable; retry with backoff." },
   provider_timeout: { status: 504, when: "The model provider did not answer in time. Not charged." },
 } as const satisfies Record<string, { status: ContentfulStatusCode; when: string }>;

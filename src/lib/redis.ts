@@ -1,6 +1,17 @@
 import { Redis } from "@upstash/redis/cloudflare";
 import type { AppConfig } from "../env";
 
-/** The Upstash Redis client (REST): stateless, cheap to make per request. */
-export const redisFor = (config: AppConfig, opts: { retry?: false } = {}) =>
-  new Redis({ url: config.UPSTASH_REDIS_REST_URL, token: config.UPSTASH_REDIS_REST_TOKEN, ...opts });
+/**
+ * The Upstash Redis client (REST): stateless, cheap to make per request. `timeoutMs` aborts each
+ * request after that long (the caller then takes its fallback); `retry: false` fails at once.
+ */
+export const redisFor = (
+  config: Pick<AppConfig, "UPSTASH_REDIS_REST_URL" | "UPSTASH_REDIS_REST_TOKEN">,
+  opts: { retry?: false; timeoutMs?: number } = {},
+) =>
+  new Redis({
+    url: config.UPSTASH_REDIS_REST_URL,
+    token: config.UPSTASH_REDIS_REST_TOKEN,
+    ...(opts.retry === false && { retry: false as const }),
+    ...(opts.timeoutMs && { signal: () => AbortSignal.timeout(opts.timeoutMs as number) }),
+  });

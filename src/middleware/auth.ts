@@ -1,13 +1,25 @@
 // Resolves the credential to its organization before any work (spec: Authentication 2).
 // Two paths: `Authorization: Bearer sk-live-…` (an organization API key, acting as admin),
 // or a dashboard session (cookie, or `Bearer sess_…`) with `x-organization-id`.
+import type { Context } from "hono";
 import { getCookie } from "hono/cookie";
 import { createMiddleware } from "hono/factory";
 import { type AppEnv, type AuthContext, type Permission, permissionsFor } from "../context";
 import { ApiError } from "../lib/errors";
 import { isUuid } from "../lib/ids";
-import { isApiKeyShaped, resolveApiKey, touchApiKey } from "../services/api-keys";
+import { redisFor } from "../lib/redis";
+import {
+  checkApiKey,
+  isApiKeyShaped,
+  type KeyCheck,
+  type ResolvedKey,
+  rememberKey,
+  resolveApiKey,
+  resolveApiKeyByHash,
+  touchApiKey,
+} from "../services/api-keys";
 import { isSessionShaped, type ResolvedSession, resolveSession, SESSION_COOKIE } from "../services/sessions";
+import { applyLimit, defaultPolicy, warnUnavailable } from "./ratelimit";
 
 const unauthorized = (message: string) => new ApiError("unauthorized", message);
 
@@ -20,13 +32,10 @@ export const authenticate = (opts: { orgOptional?: boolean; sessionOnly?: boolea
       if (!match?.[1]) throw unauthorized("The Authorization header must be `Bearer <API_KEY>`.");
       bearer = match[1];
     }
-    const db = c.var.db;
-
     if (bearer !== undefined && !isSessionShaped(bearer)) {
       if (opts.sessionOnly) throw unauthorized("This route is for the signed-in dashboard; API keys are not accepted here.");
       if (!isApiKeyShaped(bearer)) throw unauthorized("The API key is malformed. Keys look like `sk-live-…`.");
-      const key = await resolveApiKey(db, bearer);
-      if (!key) throw unauthorized("The API key is invalid or has been revoked.");
+      const key = await verifyApiKey(c, bearer);
       c.set("auth", {
         type: "api_key",
         organizationId: key.organizationId,
@@ -35,17 +44,13 @@ export const authenticate = (opts: { orgOptional?: boolean; sessionOnly?: boolea
         user: key.user,
         apiKeyId: key.keyId,
       });
-      await next();
-      // Last-used is written after the handler, so it never waits in front of the request's
-      // own queries on the request's single connection.
-      c.var.defer(touchApiKey(db, key.keyId));
-      return;
+      return next();
     }
 
     const token = bearer ?? getCookie(c, SESSION_COOKIE);
     if (!token) throw unauthorized("Missing credentials: send `Authorization: Bearer <API_KEY>`.");
     if (!isSessionShaped(token)) throw unauthorized("The session is invalid or has expired. Sign in again.");
-    const session = await resolveSession(db, token);
+    const session = await resolveSession(c.var.db, token);
     if (!session) throw unauthorized("The session is invalid or has expired. Sign in again.");
 
     const requested = c.req.header("x-organization-id");
@@ -61,6 +66,45 @@ export const authenticate = (opts: { orgOptional?: boolean; sessionOnly?: boolea
     c.set("auth", sessionAuth(session, membership));
     return next();
   });
+
+const KEY_CHECK_TIMEOUT_MS = 1000;
+
+/**
+ * An API key, verified in one Redis round trip in the steady state (the cached key, the rate
+ * limit and last-used together), from Postgres on a cache miss, and from Postgres alone when
+ * Redis cannot be reached: then the limiter fails open, authentication never does.
+ */
+async function verifyApiKey(c: Context<AppEnv>, secret: string): Promise<ResolvedKey> {
+  const { config, db } = c.var;
+  const policy = defaultPolicy(config);
+  const redis = redisFor(config, { retry: false, timeoutMs: KEY_CHECK_TIMEOUT_MS });
+  let check: KeyCheck | null = null;
+  try {
+    check = await checkApiKey(redis, secret, { limit: policy.limit, windowMs: policy.seconds * 1000 });
+  } catch (err) {
+    warnUnavailable(c, err);
+  }
+  if (!check) {
+    const key = await resolveApiKey(db, secret);
+    if (!key) throw unauthorized(INVALID_KEY);
+    applyLimit(c, policy, null);
+    c.var.defer(touchApiKey(db, key.keyId));
+    return key;
+  }
+  if (check.status === "invalid") throw unauthorized(INVALID_KEY);
+  let key: ResolvedKey | null;
+  if (check.status === "miss") {
+    key = await resolveApiKeyByHash(db, check.hash);
+    c.var.defer(rememberKey(redis, check.hash, key));
+  } else {
+    key = check.key;
+  }
+  if (!key) throw unauthorized(INVALID_KEY);
+  applyLimit(c, policy, check.limit);
+  return key;
+}
+
+const INVALID_KEY = "The API key is invalid or has been revoked.";
 
 /** The auth context of a dashboard session acting in one of its organizations. */
 export const sessionAuth = (session: ResolvedSession, membership: ResolvedSession["memberships"][number]): AuthContext => ({

@@ -9,7 +9,7 @@ import { parseEnv } from "../env";
 export const init = createMiddleware<AppEnv>(async (c, next) => {
   const config = parseEnv(c.env);
   c.set("config", config);
-  const scope = openScope(config.DATABASE_URL, config.DATABASE_WS_PROXY);
+  const scope = openScope(config);
   c.set("db", scope.db);
   c.set("defer", scope.defer);
   try {

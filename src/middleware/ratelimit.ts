@@ -34,22 +34,39 @@ export async function enforce(
     timeout: 1000,
     analytics: false,
   });
-  c.header("RateLimit-Policy", `"${policy.name}";q=${policy.limit};w=${seconds}`);
   let result: Awaited<ReturnType<Ratelimit["limit"]>> | undefined;
   try {
     result = await limiter.limit(identifier);
     c.executionCtx.waitUntil(result.pending);
   } catch (err) {
-    console.warn(
-      JSON.stringify({
-        level: "warn",
-        requestId: c.var.requestId,
-        msg: "rate limiter unavailable, failing open",
-        error: (err as Error).message,
-      }),
-    );
+    warnUnavailable(c, err);
   }
-  if (!result || result.reason === "timeout") {
+  applyLimit(c, { name: policy.name, limit: policy.limit, seconds }, result && result.reason !== "timeout" ? result : null);
+}
+
+/** Logs that the limiter could not be asked (the request goes on: fail open). */
+export function warnUnavailable(c: Context<AppEnv>, err: unknown): void {
+  console.warn(
+    JSON.stringify({
+      level: "warn",
+      requestId: c.var.requestId,
+      msg: "rate limiter unavailable, failing open",
+      error: (err as Error).message,
+    }),
+  );
+}
+
+/**
+ * Sets the RateLimit headers of one policy and throws 429 when over. `result` null: the limiter
+ * could not be asked, so the request goes on with `RateLimit-Status: unavailable` (fail open).
+ */
+export function applyLimit(
+  c: Context<AppEnv>,
+  policy: { name: string; limit: number; seconds: number },
+  result: { success: boolean; remaining: number; reset: number } | null,
+): void {
+  c.header("RateLimit-Policy", `"${policy.name}";q=${policy.limit};w=${policy.seconds}`);
+  if (!result) {
     c.header("RateLimit-Status", "unavailable");
     return;
   }
@@ -57,16 +74,31 @@ export async function enforce(
   c.header("RateLimit", `"${policy.name}";r=${Math.max(0, result.remaining)};t=${resetIn}`);
   if (!result.success) {
     const retryAfter = Math.max(1, resetIn);
-    throw new ApiError("rate_limited", `Rate limit of ${policy.limit} requests per ${seconds} s exceeded. Retry after ${retryAfter} s.`, {
-      headers: { "Retry-After": String(retryAfter) },
-    });
+    throw new ApiError(
+      "rate_limited",
+      `Rate limit of ${policy.limit} requests per ${policy.seconds} s exceeded. Retry after ${retryAfter} s.`,
+      {
+        headers: { "Retry-After": String(retryAfter) },
+      },
+    );
   }
 }
 
-/** After authentication: per API key, or per user and organization for a session. */
+/** The default policy (RATE_LIMIT_REQUESTS per RATE_LIMIT_WINDOW): API keys and dashboard sessions. */
+export const defaultPolicy = (config: AppEnv["Variables"]["config"]) => ({
+  name: "default",
+  limit: config.RATE_LIMIT_REQUESTS,
+  seconds: durationSeconds(config.RATE_LIMIT_WINDOW),
+});
+
+/**
+ * After authentication: per user and organization for a session. An API key's request was counted
+ * by `authenticate` already, in the same Redis round trip that verified the key.
+ */
 export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
   const { config, auth } = c.var;
-  const identifier = auth.apiKeyId ? `key:${auth.apiKeyId}` : `user:${auth.user?.id}:org:${auth.organizationId}`;
+  if (auth.type === "api_key") return next();
+  const identifier = `user:${auth.user?.id}:org:${auth.organizationId}`;
   await enforce(c, { name: "default", limit: config.RATE_LIMIT_REQUESTS, window: config.RATE_LIMIT_WINDOW, prefix: "rl" }, identifier);
   return next();
 });

@@ -1,6 +1,12 @@
 // API keys: `sk-live-` + 40 random base62 characters. Only the SHA-256 of the secret and its
 // visible prefix are stored; the full secret exists once, in the create response.
-import { and, desc, eq, isNull } from "drizzle-orm";
+//
+// The request path verifies a key from Redis, not Postgres (docs/authentication.md): one script
+// reads the cached key, checks and counts the rate limit, and records last-used, in one round
+// trip. A miss reads Postgres once and fills the cache; revocation writes a tombstone over the
+// cached entry before it returns, so every isolate and instance refuses the key on its next request.
+import type { Redis } from "@upstash/redis/cloudflare";
+import { and, desc, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { type ApiKey, apiKeys, memberships, users } from "../db/schema";
 import { randomBase62, sha256Hex } from "../lib/crypto";
@@ -26,15 +32,18 @@ export interface ApiKeyView {
   revokedAt: string | null;
 }
 
-export const toApiKeyView = (row: ApiKey): ApiKeyView => ({
-  id: row.id,
-  name: row.name,
-  prefix: `${row.prefix}…`,
-  active: row.revokedAt === null,
-  createdAt: row.createdAt.toISOString(),
-  lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
-  revokedAt: row.revokedAt?.toISOString() ?? null,
-});
+export const toApiKeyView = (row: ApiKey, recentUse?: Date | null): ApiKeyView => {
+  const lastUsed = recentUse && (!row.lastUsedAt || recentUse > row.lastUsedAt) ? recentUse : row.lastUsedAt;
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: `${row.prefix}…`,
+    active: row.revokedAt === null,
+    createdAt: row.createdAt.toISOString(),
+    lastUsedAt: lastUsed?.toISOString() ?? null,
+    revokedAt: row.revokedAt?.toISOString() ?? null,
+  };
+};
 
 export async function createApiKey(
   db: Db,
@@ -56,30 +65,51 @@ export async function createApiKey(
   return { key: toApiKeyView(row), secret };
 }
 
-export async function listApiKeys(db: Db, organizationId: string, page: PageQuery): Promise<Page<ApiKeyView>> {
+/**
+ * A page of the workspace's keys. With `redis`, last-used includes uses not yet flushed to Postgres
+ * (the freshest value); without it (an operator's CLI with no Redis configured), Postgres's.
+ */
+export async function listApiKeys(db: Db, organizationId: string, page: PageQuery, redis?: Redis): Promise<Page<ApiKeyView>> {
   const rows = await db
     .select()
     .from(apiKeys)
     .where(and(eq(apiKeys.organizationId, organizationId), ...page.where(apiKeys)))
     .orderBy(desc(apiKeys.id))
     .limit(page.limit + 1);
-  return pageOf(rows, page.limit, toApiKeyView);
+  const recent =
+    redis && rows.length > 0
+      ? await recentUses(
+          redis,
+          rows.map((r) => r.hash),
+        ).catch(() => new Map())
+      : new Map();
+  return pageOf(rows, page.limit, (row) => toApiKeyView(row, recent.get(row.hash)));
 }
 
-/** Soft and final. Revoking twice is a conflict, so a caller learns it was already done. */
-export async function revokeApiKey(db: Db, organizationId: string, id: string): Promise<ApiKeyView> {
+/**
+ * Soft and final. Revoking twice is a conflict, so a caller learns it was already done. The
+ * cache is told before this returns (a tombstone over the cached key, for every instance); if
+ * Redis cannot be reached the key is revoked in Postgres all the same and the call answers 503
+ * `cache_unavailable`, so the caller retries until every cache has it (docs/authentication.md).
+ */
+export async function revokeApiKey(db: Db, redis: Redis | null, organizationId: string, id: string): Promise<ApiKeyView> {
   const [row] = await db
     .update(apiKeys)
     .set({ revokedAt: new Date() })
     .where(and(eq(apiKeys.id, id), eq(apiKeys.organizationId, organizationId), isNull(apiKeys.revokedAt)))
     .returning();
+  const target =
+    row ??
+    (
+      await db
+        .select()
+        .from(apiKeys)
+        .where(and(eq(apiKeys.id, id), eq(apiKeys.organizationId, organizationId)))
+    )[0];
+  if (!target) throw new ApiError("not_found", "No API key with that id in this workspace.");
+  await forgetKey(redis, target.hash);
   if (row) return toApiKeyView(row);
-  const [existing] = await db
-    .select({ id: apiKeys.id })
-    .from(apiKeys)
-    .where(and(eq(apiKeys.id, id), eq(apiKeys.organizationId, organizationId)));
-  if (existing) throw new ApiError("conflict", "This API key is already revoked; revoked keys cannot be reactivated.");
-  throw new ApiError("not_found", "No API key with that id in this workspace.");
+  throw new ApiError("conflict", "This API key is already revoked; revoked keys cannot be reactivated.");
 }
 
 export interface ResolvedKey {
@@ -90,7 +120,10 @@ export interface ResolvedKey {
 
 /** Resolves an active key to its organization and the user it acts for (its creator, else an admin). */
 export async function resolveApiKey(db: Db, secret: string): Promise<ResolvedKey | null> {
-  const hash = await sha256Hex(secret);
+  return resolveHash(db, await sha256Hex(secret));
+}
+
+async function resolveHash(db: Db, hash: string): Promise<ResolvedKey | null> {
   const [row] = await db
     .select({ keyId: apiKeys.id, organizationId: apiKeys.organizationId, userId: users.id, email: users.email })
     .from(apiKeys)
@@ -112,6 +145,170 @@ export async function resolveApiKey(db: Db, secret: string): Promise<ResolvedKey
   return { keyId: row.keyId, organizationId: row.organizationId, user };
 }
 
+/** Last-used straight to Postgres: the path when Redis could not be reached. */
 export async function touchApiKey(db: Db, keyId: string): Promise<void> {
   await db.update(apiKeys).set({ lastUsedAt: new Date() }).where(eq(apiKeys.id, keyId));
+}
+
+// -- the cache in front of Postgres (Redis) ----------------------------------------------------
+
+/** How long a verified key is served from Redis before Postgres is read again (bounds a stale user). */
+export const KEY_CACHE_SECONDS = 300;
+/** Tombstones and unknown keys: long enough to outlive any cache fill that raced a revocation. */
+const TOMBSTONE_SECONDS = 86_400;
+const UNKNOWN_SECONDS = 300;
+const REVOKED = "!revoked";
+const UNKNOWN = "!unknown";
+/** The hash of every key used since the last flush, with the time of its last use (ms). */
+export const LAST_USED_KEY = "ak:last-used";
+const cacheKey = (hash: string) => `ak:${hash}`;
+
+/** The hot path's one round trip. KEYS: the cached key, this and the previous rate-limit window, last-used.
+ *  ARGV: limit, window ms, now ms, hash. The limit is @upstash/ratelimit's sliding window (the same
+ *  weighting of the previous window), counted only for keys not known to be bad. */
+const VERIFY_SCRIPT = `
+local cached = redis.call("GET", KEYS[1])
+if cached == "${REVOKED}" or cached == "${UNKNOWN}" then return {cached, 0, 0} end
+local limit = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local now = tonumber(ARGV[3])
+local current = tonumber(redis.call("GET", KEYS[2]) or "0")
+local previous = tonumber(redis.call("GET", KEYS[3]) or "0")
+previous = math.floor((1 - (now % window) / window) * previous)
+local allowed = 0
+local remaining = 0
+if previous + current < limit then
+  local count = redis.call("INCR", KEYS[2])
+  if count == 1 then redis.call("PEXPIRE", KEYS[2], window * 2 + 1000) end
+  allowed = 1
+  remaining = limit - (count + previous)
+end
+if cached then redis.call("HSET", KEYS[4], ARGV[4], ARGV[3]) end
+return {cached or false, allowed, remaining}
+`;
+
+interface CachedKey {
+  k: string;
+  o: string;
+  u: { id: string; email: string } | null;
+}
+
+export type KeyCheck =
+  | { status: "valid"; key: ResolvedKey; limit: LimitResult }
+  | { status: "invalid"; limit: null }
+  /** Not in the cache: read Postgres, then `rememberKey`. The request was counted already. */
+  | { status: "miss"; hash: string; limit: LimitResult };
+
+export interface LimitResult {
+  success: boolean;
+  remaining: number;
+  /** Epoch ms when the current window ends. */
+  reset: number;
+}
+
+/**
+ * The request path's key check: one Redis round trip reads the cached key, checks and counts the
+ * rate limit and records last-used. Throws when Redis fails; the caller then verifies from Postgres.
+ */
+export async function checkApiKey(redis: Redis, secret: string, policy: { limit: number; windowMs: number }): Promise<KeyCheck> {
+  const hash = await sha256Hex(secret);
+  const now = Date.now();
+  const windowIndex = Math.floor(now / policy.windowMs);
+  const keys = [cacheKey(hash), `rl:key:${hash}:${windowIndex}`, `rl:key:${hash}:${windowIndex - 1}`, LAST_USED_KEY];
+  // EVALSHA, and EVAL once per Redis when it does not know the script yet (NOSCRIPT).
+  const out = (await redis.createScript(VERIFY_SCRIPT).exec(keys, [String(policy.limit), String(policy.windowMs), String(now), hash])) as [
+    string | null,
+    number,
+    number,
+  ];
+  const [cached, allowed, remaining] = out;
+  if (cached === REVOKED || cached === UNKNOWN) return { status: "invalid", limit: null };
+  const limit = { success: allowed === 1, remaining: Math.max(0, remaining), reset: (windowIndex + 1) * policy.windowMs };
+  if (!cached) return { status: "miss", hash, limit };
+  // The client deserializes JSON replies by default; a client made without that hands back the text.
+  const parsed = typeof cached === "string" ? (JSON.parse(cached) as CachedKey) : cached;
+  return { status: "valid", key: { keyId: parsed.k, organizationId: parsed.o, user: parsed.u }, limit };
+}
+
+/**
+ * After a miss: caches what Postgres said (a key, or that it is unknown or revoked) and records
+ * the use. SET NX: a revocation's tombstone, written meanwhile, is never overwritten by a fill.
+ */
+export async function rememberKey(redis: Redis, hash: string, key: ResolvedKey | null): Promise<void> {
+  const p = redis.pipeline();
+  if (key) {
+    const value: CachedKey = { k: key.keyId, o: key.organizationId, u: key.user };
+    p.set(cacheKey(hash), JSON.stringify(value), { nx: true, ex: KEY_CACHE_SECONDS });
+    p.hset(LAST_USED_KEY, { [hash]: String(Date.now()) });
+  } else {
+    p.set(cacheKey(hash), UNKNOWN, { nx: true, ex: UNKNOWN_SECONDS });
+  }
+  await p.exec();
+}
+
+/** Reads the key from Postgres by its hash (active keys only). */
+export async function resolveApiKeyByHash(db: Db, hash: string): Promise<ResolvedKey | null> {
+  return resolveHash(db, hash);
+}
+
+/** A tombstone over the cached key: every instance refuses it from its next request on. */
+async function forgetKey(redis: Redis | null, hash: string): Promise<void> {
+  if (!redis) {
+    throw new ApiError(
+      "cache_unavailable",
+      "The key cache is not configured here: set UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN so the revocation reaches every cache.",
+    );
+  }
+  try {
+    await redis.set(cacheKey(hash), REVOKED, { ex: TOMBSTONE_SECONDS });
+  } catch {
+    throw new ApiError(
+      "cache_unavailable",
+      "The key is revoked in the database, but the key cache could not be reached to refuse it everywhere. Retry the revocation until it succeeds.",
+    );
+  }
+}
+
+/** Last uses recorded in Redis and not yet flushed, by key hash. */
+async function recentUses(redis: Redis, hashes: string[]): Promise<Map<string, Date>> {
+  const values = (await redis.hmget(LAST_USED_KEY, ...hashes)) as Record<string, unknown> | null;
+  const out = new Map<string, Date>();
+  for (const [hash, ms] of Object.entries(values ?? {})) {
+    if (ms !== null && ms !== undefined && Number.isFinite(Number(ms))) out.set(hash, new Date(Number(ms)));
+  }
+  return out;
+}
+
+/** Takes the recorded uses atomically (read and delete), so a use recorded meanwhile waits for the next flush. */
+const TAKE_SCRIPT = `local v = redis.call("HGETALL", KEYS[1]) redis.call("DEL", KEYS[1]) return v`;
+/** Puts uses back after a failed flush, keeping the newer of two times. */
+const RESTORE_SCRIPT = `
+for i = 1, #ARGV, 2 do
+  local old = tonumber(redis.call("HGET", KEYS[1], ARGV[i]) or "0")
+  if tonumber(ARGV[i + 1]) > old then redis.call("HSET", KEYS[1], ARGV[i], ARGV[i + 1]) end
+end
+return 1`;
+
+/**
+ * The scheduled handler's flush of last-used from Redis to Postgres (once a minute): one UPDATE
+ * for every key used since the last flush, never moving a time backwards. Returns how many keys.
+ */
+export async function flushLastUsed(db: Db, redis: Redis): Promise<number> {
+  const flat = (await redis.eval(TAKE_SCRIPT, [LAST_USED_KEY], [])) as string[];
+  if (!flat || flat.length === 0) return 0;
+  const entries: Array<[string, number]> = [];
+  for (let i = 0; i + 1 < flat.length; i += 2) entries.push([String(flat[i]), Number(flat[i + 1])]);
+  try {
+    const hashes = entries.map(([h]) => h);
+    const times = entries.map(([, ms]) => new Date(ms).toISOString());
+    await db
+      .update(apiKeys)
+      .set({ lastUsedAt: sql`greatest(${apiKeys.lastUsedAt}, u.at)` })
+      .from(sql`unnest(${sql.param(hashes)}::text[], ${sql.param(times)}::timestamptz[]) as u(hash, at)`)
+      .where(and(eq(apiKeys.hash, sql`u.hash`), inArray(apiKeys.hash, hashes)));
+  } catch (err) {
+    await redis.eval(RESTORE_SCRIPT, [LAST_USED_KEY], entries.flat().map(String));
+    throw err;
+  }
+  return entries.length;
 }

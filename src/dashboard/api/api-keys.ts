@@ -5,6 +5,7 @@ import type { AppEnv } from "../../context";
 import { text } from "../../lib/fields";
 import { errorResponses, idParam, jsonBody, jsonResponse } from "../../lib/openapi";
 import { pageQuery, pageQuerySchema, pageSchema } from "../../lib/pagination";
+import { redisFor } from "../../lib/redis";
 import { authenticate, requireSettingsAccess } from "../../middleware/auth";
 import { rateLimit } from "../../middleware/ratelimit";
 import { createApiKey, listApiKeys, revokeApiKey } from "../../services/api-keys";
@@ -71,7 +72,7 @@ export function registerDashboardApiKeys(app: OpenAPIHono<AppEnv>): void {
   for (const path of [BASE, `${BASE}/*`]) app.use(path, authenticate({ sessionOnly: true }), rateLimit, requireSettingsAccess);
 
   app.openapi(listRoute, async (c) => {
-    const page = await listApiKeys(c.var.db, c.var.auth.organizationId, pageQuery(c.req.valid("query")));
+    const page = await listApiKeys(c.var.db, c.var.auth.organizationId, pageQuery(c.req.valid("query")), redisFor(c.var.config));
     return c.json(page, 200);
   });
 
@@ -87,6 +88,6 @@ export function registerDashboardApiKeys(app: OpenAPIHono<AppEnv>): void {
 
   app.openapi(revokeRoute, async (c) => {
     const { id } = c.req.valid("param");
-    return c.json(await revokeApiKey(c.var.db, c.var.auth.organizationId, id), 200);
+    return c.json(await revokeApiKey(c.var.db, redisFor(c.var.config), c.var.auth.organizationId, id), 200);
   });
 }

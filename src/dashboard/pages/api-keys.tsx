@@ -7,6 +7,7 @@ import type { AppEnv } from "../../context";
 import { ApiError } from "../../lib/errors";
 import { isUuid } from "../../lib/ids";
 import { pageQuery } from "../../lib/pagination";
+import { redisFor } from "../../lib/redis";
 import { createApiKey, listApiKeys, revokeApiKey } from "../../services/api-keys";
 import { createApiKeySchema } from "../api/api-keys";
 import { apiErrorFields, one, validate } from "./forms";
@@ -19,7 +20,7 @@ async function render(
   status: 200 | 201 | 400 = 200,
 ) {
   const shell = await shellOf(c, "API Keys", "api-keys");
-  const keys = await listApiKeys(c.var.db, c.var.auth.organizationId, pageQuery({ limit: 100 }));
+  const keys = await listApiKeys(c.var.db, c.var.auth.organizationId, pageQuery({ limit: 100 }), redisFor(c.var.config));
   return c.html(
     <Layout shell={shell}>
       {extra.created ? (
@@ -129,7 +130,7 @@ export function registerApiKeyPages(app: OpenAPIHono<AppEnv>): void {
     const id = c.req.param("id");
     if (!isUuid(id)) throw new ApiError("not_found", "No API key with that id in this workspace.");
     try {
-      const key = await revokeApiKey(c.var.db, c.var.auth.organizationId, id);
+      const key = await revokeApiKey(c.var.db, redisFor(c.var.config), c.var.auth.organizationId, id);
       return render(c, { notice: `Key "${key.name}" revoked.` });
     } catch (err) {
       if (err instanceof ApiError && err.code === "conflict") return render(c, { errors: apiErrorFields(err) }, 400);

@@ -25,9 +25,9 @@ describe("watchdog sweep", () => {
         .update(calls)
         .set({ status: "in-progress", startedAt: sql`now() - interval '10 minutes'`, deadlineAt: sql`now() - interval '2 minutes'` })
         .where(eq(calls.id, call.id));
-      const { databaseUrl, wsProxy, vars } = stack();
+      const { vars } = stack();
       const sweep = async () => {
-        const scope = openScope(databaseUrl, wsProxy);
+        const scope = openScope(parseEnv({ ...vars }));
         try {
           return await sweepStaleCalls({ db: scope.db, config: parseEnv({ ...vars }), waitUntil: scope.defer });
         } finally {

@@ -86,8 +86,8 @@ describe("widget rate limits", () => {
 
 describe("idle sessions", () => {
   const sweep = async (timeoutSeconds: number) => {
-    const { databaseUrl, wsProxy, vars } = stack();
-    const scope = openScope(databaseUrl, wsProxy);
+    const { vars } = stack();
+    const scope = openScope(parseEnv({ ...vars }));
     try {
       return await sweepIdleWidgetSessions({ db: scope.db, config: parseEnv({ ...vars }), waitUntil: scope.defer }, timeoutSeconds);
     } finally {
