@@ -1,5 +1,6 @@
 // The whole platform on one machine: Postgres (embedded PGlite, or DATABASE_URL), the
-// WebSocket proxy the Neon driver needs, the Upstash-REST bridge (memory, or REDIS_URL),
+// stand-ins for Neon's two doors the Neon driver uses (the SQL-over-HTTP endpoint and the
+// WebSocket proxy), the Upstash-REST bridge (memory, or REDIS_URL),
 // migrations, the provider and telephony sandboxes (unless a real provider is given), and the real
 // worker under `wrangler dev` (workerd). Used by `npm run dev`,
 // the integration tests and the benchmarks, so all three run the same stack.
@@ -15,6 +16,7 @@ import { type EmbeddedPostgres, startEmbeddedPostgres } from "./postgres";
 import { type RedisBridge, startRedisBridge } from "./redis-bridge";
 import { startProviderSandbox } from "./sandbox/openai";
 import { startTelephonySandbox, type TelephonySandbox } from "./sandbox/telephony";
+import { type SqlHttp, startSqlHttp } from "./sql-http";
 import { startWsProxy, type WsProxy } from "./ws-proxy";
 import "./connect"; // sets the Node WebSocket constructor for the Neon driver
 
@@ -46,6 +48,10 @@ export interface Stack {
   baseUrl: string;
   databaseUrl: string;
   wsProxy: string;
+  /** The SQL-over-HTTP endpoint (`neonConfig.fetchEndpoint`), e.g. http://127.0.0.1:PORT/sql. */
+  sqlHttp: string;
+  /** Its counters: requests, queries, connections opened to Postgres (for the bench). */
+  sqlHttpStats(): ReturnType<SqlHttp["stats"]>;
   redis: { url: string; token: string; backend: "memory" | "redis" };
   provider: { baseUrl: string; apiKey: string; sandbox: boolean };
   /** The Twilio stand-in the worker's phone calls go to; started with the provider sandbox (docs/sandbox.md). */
@@ -92,6 +98,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     const proxy: WsProxy = await startWsProxy({ host: target.hostname, port: Number(target.port || 5432) });
     stops.push(() => proxy.stop());
     const wsProxy = `127.0.0.1:${proxy.port}`;
+    const sqlHttp: SqlHttp = await startSqlHttp({ host: target.hostname, port: Number(target.port || 5432) });
+    stops.push(() => sqlHttp.stop());
 
     log("Postgres: applying migrations…");
     await runMigrations(databaseUrl, wsProxy);
@@ -121,6 +129,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       OPENAI_API_KEY: provider.apiKey,
       DATABASE_URL: databaseUrl,
       DATABASE_WS_PROXY: wsProxy,
+      DATABASE_HTTP_ENDPOINT: sqlHttp.url,
       UPSTASH_REDIS_REST_URL: bridge.url,
       UPSTASH_REDIS_REST_TOKEN: bridge.token,
       ...(telephony && {
@@ -148,6 +157,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       baseUrl: `http://127.0.0.1:${port}`,
       databaseUrl,
       wsProxy,
+      sqlHttp: sqlHttp.url,
+      sqlHttpStats: () => sqlHttp.stats(),
       redis: { url: bridge.url, token: bridge.token, backend: bridge.backend },
       provider,
       telephony,
