@@ -274,10 +274,7 @@ const COMMANDS: Record<string, Command> = {
           throw new CliError(`API key ${input.id} is already revoked (revoked keys stay revoked). Nothing to do.`, "conflict");
         }
         if (err instanceof ApiError && err.code === "cache_unavailable") {
-          throw new CliError(
-            `${err.message} Outside \`npm run dev\`, set UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN to the deployment's Redis.`,
-            "cache_unavailable",
-          );
+          throw new CliError(err.message, "cache_unavailable");
         }
         throw err;
       }

@@ -93,6 +93,13 @@ export async function listApiKeys(db: Db, organizationId: string, page: PageQuer
  * `cache_unavailable`, so the caller retries until every cache has it (docs/authentication.md).
  */
 export async function revokeApiKey(db: Db, redis: Redis | null, organizationId: string, id: string): Promise<ApiKeyView> {
+  if (!redis) {
+    // Refused before anything changes: a revocation that cannot reach the cache is half a revocation.
+    throw new ApiError(
+      "cache_unavailable",
+      "The key cache is not configured here: set UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN so the revocation reaches every cache. Nothing was changed.",
+    );
+  }
   const [row] = await db
     .update(apiKeys)
     .set({ revokedAt: new Date() })
@@ -252,13 +259,7 @@ export async function resolveApiKeyByHash(db: Db, hash: string): Promise<Resolve
 }
 
 /** A tombstone over the cached key: every instance refuses it from its next request on. */
-async function forgetKey(redis: Redis | null, hash: string): Promise<void> {
-  if (!redis) {
-    throw new ApiError(
-      "cache_unavailable",
-      "The key cache is not configured here: set UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN so the revocation reaches every cache.",
-    );
-  }
+async function forgetKey(redis: Redis, hash: string): Promise<void> {
   try {
     await redis.set(cacheKey(hash), REVOKED, { ex: TOMBSTONE_SECONDS });
   } catch {

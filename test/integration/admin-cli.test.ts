@@ -21,7 +21,15 @@ interface Run {
 }
 
 function admin(args: string[], env: Record<string, string | undefined> = {}): Promise<Run> {
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: stack().databaseUrl, DATA_DIR: emptyDataDir, ...env };
+  // As an operator runs it against a deployment: the database and the key cache (Upstash Redis).
+  const childEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATABASE_URL: stack().databaseUrl,
+    UPSTASH_REDIS_REST_URL: stack().redisUrl,
+    UPSTASH_REDIS_REST_TOKEN: stack().redisToken,
+    DATA_DIR: emptyDataDir,
+    ...env,
+  };
   for (const [k, v] of Object.entries(childEnv)) if (v === undefined) delete childEnv[k];
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ["--import", "tsx", "dev/admin.ts", ...args], { cwd: ROOT, env: childEnv });
@@ -120,6 +128,19 @@ describe("admin CLI", () => {
     const again = await admin(["keys", "revoke", "--org", organization.id, "--id", created.key.id]);
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/already revoked/);
+  }, 120_000);
+
+  it("keys revoke without the key cache configured refuses, saying which variables to set", async () => {
+    const { organization } = await adminJson<OrgCreated>(["org", "create", "--name", "No cache", "--email", email("nocache")]);
+    const created = await adminJson<KeyCreated>(["keys", "create", "--org", organization.id, "--name", "ci"]);
+    expect((await me(created.secret)).status).toBe(200);
+    const run = await admin(["keys", "revoke", "--org", organization.id, "--id", created.key.id], {
+      UPSTASH_REDIS_REST_URL: undefined,
+      UPSTASH_REDIS_REST_TOKEN: undefined,
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN.*Nothing was changed/);
+    expect((await me(created.secret)).status).toBe(200);
   }, 120_000);
 
   it("human output of keys create shows the secret once, marked as such", async () => {
