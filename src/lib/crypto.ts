@@ -2,10 +2,15 @@
 const encoder = new TextEncoder();
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
-export async function sha256Hex(input: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", encoder.encode(input));
+const hexDigest = async (algorithm: "SHA-1" | "SHA-256", input: string): Promise<string> => {
+  const digest = await crypto.subtle.digest(algorithm, encoder.encode(input));
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
+};
+
+export const sha256Hex = (input: string): Promise<string> => hexDigest("SHA-256", input);
+
+/** SHA-1 hex: only for what a protocol names by it (a Redis script's EVALSHA), never for secrets. */
+export const sha1Hex = (input: string): Promise<string> => hexDigest("SHA-1", input);
 
 /** Uniformly random base62 string (rejection sampling, no modulo bias). */
 export function randomBase62(length: number): string {

@@ -77,7 +77,7 @@ const KEY_CHECK_TIMEOUT_MS = 1000;
 async function verifyApiKey(c: Context<AppEnv>, secret: string): Promise<ResolvedKey> {
   const { config, db } = c.var;
   const policy = defaultPolicy(config);
-  const redis = redisFor(config, { retry: false, timeoutMs: KEY_CHECK_TIMEOUT_MS });
+  const redis = redisFor(config, { retry: false, timeoutMs: KEY_CHECK_TIMEOUT_MS, autoPipelining: false });
   let check: KeyCheck | null = null;
   try {
     check = await checkApiKey(redis, secret, { limit: policy.limit, windowMs: policy.seconds * 1000 });

@@ -9,7 +9,7 @@ import type { Redis } from "@upstash/redis/cloudflare";
 import { and, desc, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { type ApiKey, apiKeys, memberships, users } from "../db/schema";
-import { randomBase62, sha256Hex } from "../lib/crypto";
+import { randomBase62, sha1Hex, sha256Hex } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
 import { newId } from "../lib/ids";
 import { type Page, type PageQuery, pageOf } from "../lib/pagination";
@@ -194,6 +194,8 @@ if cached then redis.call("HSET", KEYS[4], ARGV[4], ARGV[3]) end
 return {cached or false, allowed, remaining}
 `;
 
+let verifySha: Promise<string> | undefined;
+
 interface CachedKey {
   k: string;
   o: string;
@@ -222,12 +224,14 @@ export async function checkApiKey(redis: Redis, secret: string, policy: { limit:
   const now = Date.now();
   const windowIndex = Math.floor(now / policy.windowMs);
   const keys = [cacheKey(hash), `rl:key:${hash}:${windowIndex}`, `rl:key:${hash}:${windowIndex - 1}`, LAST_USED_KEY];
-  // EVALSHA, and EVAL once per Redis when it does not know the script yet (NOSCRIPT).
-  const out = (await redis.createScript(VERIFY_SCRIPT).exec(keys, [String(policy.limit), String(policy.windowMs), String(now), hash])) as [
-    string | null,
-    number,
-    number,
-  ];
+  const args = [String(policy.limit), String(policy.windowMs), String(now), hash];
+  // EVALSHA, and EVAL once per Redis when it does not know the script yet (NOSCRIPT). The SHA is
+  // computed once per isolate, not per request as `redis.createScript` would.
+  verifySha ??= sha1Hex(VERIFY_SCRIPT);
+  const out = (await redis.evalsha(await verifySha, keys, args).catch((err: Error) => {
+    if (!/NOSCRIPT/i.test(err.message)) throw err;
+    return redis.eval(VERIFY_SCRIPT, keys, args);
+  })) as [string | CachedKey | null, number, number];
   const [cached, allowed, remaining] = out;
   if (cached === REVOKED || cached === UNKNOWN) return { status: "invalid", limit: null };
   const limit = { success: allowed === 1, remaining: Math.max(0, remaining), reset: (windowIndex + 1) * policy.windowMs };
