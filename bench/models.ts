@@ -1,15 +1,33 @@
 // Models API overhead (issue 4): our /v1/llm/chat and /v1/tts next to calling the provider
-// sandbox directly, p50/p99 at 10 concurrent connections, in one run. What we add per call:
-// authentication, rate limiting, voice resolution, the credit hold and the settlement with its
-// request log row (three database statements), and the hop through the worker.
+// sandbox directly, p50/p99 at 1 and 10 concurrent connections, in one run, and the difference
+// in milliseconds. What we add per call: authentication, rate limiting, voice resolution, the
+// credit hold and the settlement with its request log row (database statements), and the hop
+// through the worker.
 import type { Stack } from "../dev/stack";
 import { type CaseResult, runCase, warmUp } from "./load";
 import { round, table } from "./report";
 
-export interface ModelsBenchResult {
-  cases: CaseResult[];
-  overhead: Array<{ route: string; p50Ms: number; p99Ms: number; rpsRatio: number; p50Ratio: number }>;
+export interface ModelsOverhead {
+  route: string;
+  connections: number;
+  /** p50 and p99 of ours and of the sandbox called directly, and ours − direct, in ms. */
+  oursP50: number;
+  directP50: number;
+  oursP99: number;
+  directP99: number;
+  p50Ms: number;
+  p99Ms: number;
+  rpsRatio: number;
+  p50Ratio: number;
 }
+
+export interface ModelsBenchResult {
+  cases: Array<CaseResult & { side: "direct" | "ours"; route: string }>;
+  overhead: ModelsOverhead[];
+}
+
+/** Concurrency levels of the Models cases. */
+export const MODELS_CONNECTIONS = [1, 10];
 
 const ALLOY = "00000000-0000-7000-8000-000000000001";
 
@@ -48,8 +66,8 @@ export async function runModelsBench(
   ];
   // Speech takes a few hundred ms per request at 10 connections: a window under 5 s measures nothing on 2 cores.
   const seconds = Math.max(5, opts.durationSeconds);
-  const cases: CaseResult[] = [];
-  const overhead: ModelsBenchResult["overhead"] = [];
+  const cases: ModelsBenchResult["cases"] = [];
+  const overhead: ModelsOverhead[] = [];
   // Requests autocannon sent before it stopped are still queued in the sandbox's single speech
   // thread; a case started then would wait behind that backlog. One probe through the same
   // FIFO queue returns once it is drained.
@@ -58,29 +76,75 @@ export async function runModelsBench(
       r.arrayBuffer(),
     );
   for (const pair of pairs) {
-    for (const side of [pair.direct, pair.ours]) {
-      opts.log(`models: ${side.label}, 10 connections, ${seconds} s…`);
-      await warmUp({ ...side, method: "POST" }, 2);
-      await drain(side);
-      cases.push(await runCase({ ...side, method: "POST", connections: 10, durationSeconds: seconds, timeoutSeconds: 30 }));
-      await drain(side);
+    for (const connections of MODELS_CONNECTIONS) {
+      // Direct, then ours, back to back: the pair shares the machine's load of the moment.
+      for (const [sideName, side] of [
+        ["direct", pair.direct],
+        ["ours", pair.ours],
+      ] as const) {
+        opts.log(`models: ${side.label}, ${connections} connection${connections === 1 ? "" : "s"}, ${seconds} s…`);
+        await warmUp({ ...side, method: "POST" }, 2);
+        await drain(side);
+        const result = await runCase({ ...side, method: "POST", connections, durationSeconds: seconds, timeoutSeconds: 30 });
+        cases.push({ ...result, side: sideName, route: pair.route });
+        await drain(side);
+      }
+      const [d, o] = cases.slice(-2) as [ModelsBenchResult["cases"][number], ModelsBenchResult["cases"][number]];
+      overhead.push({
+        route: pair.route,
+        connections,
+        oursP50: o.p50,
+        directP50: d.p50,
+        oursP99: o.p99,
+        directP99: d.p99,
+        p50Ms: o.p50 - d.p50,
+        p99Ms: o.p99 - d.p99,
+        rpsRatio: o.rps / d.rps,
+        p50Ratio: o.p50 / d.p50,
+      });
     }
-    const [d, o] = cases.slice(-2) as [CaseResult, CaseResult];
-    overhead.push({ route: pair.route, p50Ms: o.p50 - d.p50, p99Ms: o.p99 - d.p99, rpsRatio: o.rps / d.rps, p50Ratio: o.p50 / d.p50 });
   }
   opts.log("");
-  opts.log("Models API overhead at 10 connections (ours next to the provider sandbox called directly)");
-  opts.log(
-    table(
-      ["case", "req/s", "p50 ms", "p99 ms", "errors"],
-      cases.map((c) => [c.label, round(c.rps), round(c.p50, 2), round(c.p99, 2), c.non2xx + c.errors]),
-      new Set([1, 2, 3, 4]),
-    ),
-  );
-  for (const o of overhead) {
-    opts.log(
-      `  ${o.route}: +${round(o.p50Ms, 2)} ms at p50 (×${round(o.p50Ratio, 2)}), +${round(o.p99Ms, 2)} ms at p99, throughput ×${round(o.rpsRatio, 2)}`,
-    );
-  }
+  opts.log(modelsTable({ cases, overhead }));
   return { cases, overhead };
+}
+
+const signed = (n: number) => `${n >= 0 ? "+" : "−"}${Math.abs(n).toFixed(2)}`;
+
+/** Ours next to the sandbox called directly, per route and concurrency, with the difference in ms. */
+export function modelsTable(result: ModelsBenchResult): string {
+  return table(
+    [
+      "route",
+      "conns",
+      "req/s direct",
+      "req/s ours",
+      "p50 ms direct",
+      "p50 ms ours",
+      "p50 ours − direct ms",
+      "p99 ms direct",
+      "p99 ms ours",
+      "p99 ours − direct ms",
+      "errors",
+    ],
+    result.overhead.map((o) => {
+      const pair = result.cases.filter((c) => c.route === o.route && c.connections === o.connections);
+      const d = pair.find((c) => c.side === "direct");
+      const ours = pair.find((c) => c.side === "ours");
+      return [
+        o.route,
+        o.connections,
+        round(d?.rps ?? 0),
+        round(ours?.rps ?? 0),
+        round(o.directP50, 2),
+        round(o.oursP50, 2),
+        signed(o.p50Ms),
+        round(o.directP99, 2),
+        round(o.oursP99, 2),
+        signed(o.p99Ms),
+        pair.reduce((n, c) => n + c.non2xx + c.errors, 0),
+      ];
+    }),
+    new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]),
+  );
 }

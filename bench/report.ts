@@ -1,6 +1,7 @@
 // Plain-text tables for the terminal (and, pasted, for docs/benchmarks.md), plus the
 // machine description that every set of figures needs next to it.
 import { cpus, loadavg, release, totalmem } from "node:os";
+import type { CostsResult } from "./costs";
 import type { CaseResult } from "./load";
 import type { StrategyResult } from "./strategies/compare";
 
@@ -99,6 +100,8 @@ export function strategiesTable(rows: StrategyResult[]): string {
       "non-2xx",
       "errors",
       "peak db conns",
+      "WebSocket /1k",
+      "SQL over HTTP /1k",
       "deferred ok: defer · waitUntil",
     ],
     rows.map((r) => [
@@ -112,10 +115,50 @@ export function strategiesTable(rows: StrategyResult[]): string {
       r.non2xx,
       r.errors,
       r.peakConnections ?? "—",
+      r.websocketsPerThousand ?? "—",
+      r.sqlHttpPerThousand ?? "—",
       r.deferred
         ? `${r.deferred.defer.ok}/${r.deferred.defer.requests} · ${r.deferred.waitUntil.ok}/${r.deferred.waitUntil.requests}`
         : "—",
     ]),
-    new Set([2, 3, 4, 5, 6, 7, 8, 9, 10]),
+    new Set([2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]),
   );
 }
+
+/** Per route: what 1,000 requests cost at the wire, counted at the forwarders (bench/costs.ts). */
+export function costsTable(result: CostsResult): string {
+  return table(
+    [
+      "route",
+      "requests",
+      "failed",
+      "Postgres WebSocket /1k",
+      "SQL over HTTP /1k",
+      "statements /1k",
+      "Redis requests /1k",
+      "Redis commands /1k",
+      "p50 ms: SQL · Redis",
+    ],
+    result.rows.map((r) => [
+      r.label,
+      r.requests,
+      r.failed,
+      r.perThousand.websockets,
+      result.sqlHttpCounted ? r.perThousand.sqlHttp : "—",
+      result.sqlHttpCounted ? namesPerThousand(r.sqlByVerb, r.requests) || "0" : "—",
+      r.perThousand.redis,
+      namesPerThousand(r.redisByCommand, r.requests) || "0",
+      `${r.sqlHttpP50Ms === null ? "—" : msCell(r.sqlHttpP50Ms)} · ${r.redisP50Ms === null ? "—" : msCell(r.redisP50Ms)}`,
+    ]),
+    new Set([1, 2, 3, 4, 6, 8]),
+  );
+}
+
+/** "EVALSHA 1000, SET 12": counts by name, per 1,000 requests. */
+export const namesPerThousand = (byName: Record<string, number>, requests: number) =>
+  Object.entries(byName)
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, n]) => `${name} ${formatPer(requests > 0 ? (n * 1000) / requests : 0)}`)
+    .join(", ");
+
+const formatPer = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(1));

@@ -8,12 +8,15 @@
 // It starts the stack (dev/stack.ts, the real worker under wrangler dev), creates a workspace
 // and an API key, seeds agents through POST /v1/agents, warms up, then measures GET /health
 // (the baseline), GET /v1/me and GET /v1/agents at 1, 10 and 50 connections with autocannon,
-// then compares database connection strategies at 50 connections (bench/strategies/), webhook
-// fan-out (bench/webhooks.ts), Models API overhead (bench/models.ts) and live phone calls
-// (bench/calls.ts: voice-to-voice latency and how many simultaneous calls the stack holds).
-// Exit status 1 when any measured request of the main cases failed (non-2xx, socket error or
-// timeout), a webhook delivery failed or a conversation call did not end as it should, 2 when the
-// bench itself could not run.
+// then counts what each route costs at the wire (bench/costs.ts: Postgres WebSocket connections,
+// SQL-over-HTTP requests and Redis requests per 1,000 requests, at counting forwarders in front
+// of a second worker), compares database connection strategies at 50 connections
+// (bench/strategies/), webhook fan-out (bench/webhooks.ts), Models API overhead (bench/models.ts)
+// and live phone calls (bench/calls.ts: voice-to-voice latency and how many simultaneous calls the
+// stack holds). Last, a verdict per target of the issue (bench/targets.ts): met or not, with the
+// figures. Exit status 1 when any measured request of the main cases failed (non-2xx, socket error
+// or timeout), a webhook delivery failed or a conversation call did not end as it should (a missed
+// target alone does not), 2 when the bench itself could not run.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -21,12 +24,15 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { type Stack, startStack } from "../dev/stack";
 import { type CallsBenchResult, DEFAULTS, QUICK, runCallsBench } from "./calls";
+import { type CostsResult, measureCosts } from "./costs";
 import { type CaseResult, failures, runCase, warmUp } from "./load";
-import { type ModelsBenchResult, runModelsBench } from "./models";
-import { casesTable, describeMachine, round, strategiesTable, withRatios } from "./report";
+import { type ModelsBenchResult, modelsTable, runModelsBench } from "./models";
+import { casesTable, costsTable, describeMachine, round, strategiesTable, withRatios } from "./report";
 import { createBenchWorkspace, removeBenchWorkspace, routeStatus, seedAgents } from "./setup";
-import { compareStrategies, type StrategyResult } from "./strategies/compare";
-import { runWebhookBench, type WebhookBenchResult } from "./webhooks";
+import { compareStrategies, STRATEGY_ROUTE, type StrategyResult } from "./strategies/compare";
+import { startStrategyWorker } from "./strategies/launch";
+import { FLOOR_LABEL, floorLine, judge, verdictLines } from "./targets";
+import { runWebhookBench, type WebhookBenchResult, webhookLines } from "./webhooks";
 import { WorkerLog } from "./worker-log";
 
 const PARTS = ["routes", "strategies", "webhooks", "models", "calls"] as const;
@@ -37,6 +43,7 @@ const HELP = `Usage: npm run bench -- [options]
   --duration <s>        seconds per case (default 5)
   --connections <list>  comma-separated concurrency levels (default 1,10,50)
   --agents <n>          agents to seed before GET /v1/agents (default 50)
+  --cost-requests <n>   requests per route for the per-1,000 counts (default 1000, --quick 200)
   --no-strategies       skip the connection-strategy comparison
   --only <list>         comma-separated parts to run: ${PARTS.join(",")} (default all)
   --call-runs <n>       conversation calls one after another for voice-to-voice (default ${DEFAULTS.runs}, --quick ${QUICK.runs}; env BENCH_CALL_RUNS)
@@ -50,6 +57,7 @@ const parse = () =>
       duration: { type: "string" },
       connections: { type: "string", default: "1,10,50" },
       agents: { type: "string", default: "50" },
+      "cost-requests": { type: "string" },
       "no-strategies": { type: "boolean", default: false },
       only: { type: "string" },
       "call-runs": { type: "string" },
@@ -76,6 +84,8 @@ const connectionLevels = String(args.connections)
   .map((s) => Number(s.trim()))
   .filter((n) => Number.isInteger(n) && n > 0);
 const agentCount = Math.max(0, Math.min(500, Number(args.agents)));
+const costRequests = Number(args["cost-requests"] ?? (args.quick ? 200 : 1000));
+const COST_CONNECTIONS = 10;
 const STRATEGY_CONNECTIONS = 50;
 const only = args.only === undefined ? undefined : args.only.split(",").map((s) => s.trim());
 const parts = new Set<Part>(
@@ -89,6 +99,7 @@ if (
   !(durationSeconds > 0 && durationSeconds <= 60) ||
   connectionLevels.length === 0 ||
   !Number.isFinite(agentCount) ||
+  !(Number.isInteger(costRequests) && costRequests >= 0 && costRequests <= 100_000) ||
   only?.some((p) => !PARTS.includes(p as Part)) ||
   !(Number.isInteger(callRuns) && callRuns >= 0 && callRuns <= 100) ||
   callLevels.some((n) => !(Number.isInteger(n) && n > 0 && n <= 200)) ||
@@ -128,7 +139,9 @@ console.log(
 );
 const want = (part: Part) => parts.has(part);
 const plan = [
-  want("routes") && `routes: ${durationSeconds} s per case${args.quick ? " (--quick)" : ""}, connections ${connectionLevels.join("/")}`,
+  want("routes") &&
+    `routes: ${durationSeconds} s per case${args.quick ? " (--quick)" : ""}, connections ${connectionLevels.join("/")}` +
+      (costRequests > 0 ? `, then ${costRequests} requests per route counted at the forwarders` : ""),
   want("strategies") && `strategy comparison at ${STRATEGY_CONNECTIONS}`,
   want("webhooks") && "webhooks",
   want("models") && "models",
@@ -139,6 +152,7 @@ console.log(`Plan: ${plan.join("; ")}\n`);
 let stack: Stack | undefined;
 let exitCode = 0;
 let cleanup: (() => Promise<void>) | undefined;
+let stopFloor: (() => Promise<void>) | undefined;
 try {
   const workerLog = new WorkerLog();
   stack = await startStack({
@@ -159,8 +173,9 @@ try {
   const baseUrl = stack.baseUrl;
 
   let hasAgents = false;
-  const routes: Array<{ label: string; path: string; headers: Record<string, string> }> = [];
+  const routes: Array<{ label: string; path: string; headers: Record<string, string>; baseUrl?: string }> = [];
   const cases: Array<CaseResult & { causes: Array<{ kind: string; count: number }> }> = [];
+  let costs: CostsResult | undefined;
   if (want("routes")) {
     const agentsStatus = await routeStatus(stack.baseUrl, "/v1/agents", ws.apiKey);
     hasAgents = agentsStatus !== 404;
@@ -170,15 +185,21 @@ try {
       await seedAgents(stack.baseUrl, ws.apiKey, agentCount, (n) => log(`  ${n}/${agentCount} agents`));
     }
 
+    // The floor of a route with one round trip: a bench-only worker's route that makes one bare
+    // fetch() to the Upstash bridge (PING) and nothing else, under the same workerd.
+    log("Starting the floor worker (bench/strategies/worker.ts: GET /bench/subrequest, one bare subrequest)…");
+    const floor = await startStrategyWorker(stack.vars, workerLog.push);
+    stopFloor = floor.stop;
     routes.push(
       { label: "GET /health", path: "/health", headers: {} },
       { label: "GET /v1/me", path: "/v1/me", headers: auth },
       ...(hasAgents ? [{ label: "GET /v1/agents", path: "/v1/agents", headers: auth }] : []),
+      { label: FLOOR_LABEL, path: "/bench/subrequest", headers: {}, baseUrl: floor.baseUrl },
     );
 
     log(`Warming up (${warmupSeconds} s per route)…`);
     for (const r of routes) {
-      const w = await warmUp({ label: r.label, url: baseUrl + r.path, headers: r.headers }, warmupSeconds);
+      const w = await warmUp({ label: r.label, url: (r.baseUrl ?? baseUrl) + r.path, headers: r.headers }, warmupSeconds);
       if (failures(w) > 0) log(`  warm-up of ${r.label}: ${w.non2xx} non-2xx, ${w.errors} errors (${JSON.stringify(w.statusCodes)})`);
     }
     workerLog.take();
@@ -191,7 +212,7 @@ try {
       workerLog.take();
       const result = await runCase({
         label: c.label,
-        url: baseUrl + c.path,
+        url: (c.baseUrl ?? baseUrl) + c.path,
         headers: c.headers,
         connections: c.connections,
         durationSeconds,
@@ -206,6 +227,44 @@ try {
         `    ${result.rps.toFixed(1)} req/s, p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms, non-2xx ${result.non2xx}, errors ${result.errors}${bad}`,
       );
     }
+
+    await stopFloor?.();
+    stopFloor = undefined;
+    if (costRequests > 0) {
+      log(`Per-route costs at the wire: ${costRequests} requests per route at ${COST_CONNECTIONS} connections (bench/costs.ts)…`);
+      workerLog.take();
+      const chat = JSON.stringify({
+        model: "sandbox-chat",
+        messages: [{ role: "user", content: "What are your opening hours on Saturday?" }],
+        max_tokens: 64,
+      });
+      costs = await measureCosts({
+        stack,
+        ws,
+        routes: [
+          ...routes.filter((r) => r.baseUrl === undefined),
+          ...(stack.provider.sandbox
+            ? [
+                {
+                  label: "POST /v1/llm/chat",
+                  path: "/v1/llm/chat",
+                  method: "POST" as const,
+                  body: chat,
+                  headers: { ...auth, "content-type": "application/json" },
+                  maxRequests: 200,
+                },
+              ]
+            : []),
+        ],
+        requests: costRequests,
+        concurrency: COST_CONNECTIONS,
+        coldKeys: args.quick ? 10 : 50,
+        log,
+        workerLog: workerLog.push,
+      });
+      const causes = workerLog.take();
+      if (costs.rows.some((r) => r.failed > 0)) for (const c of causes.slice(0, 5)) log(`  ${String(c.count).padStart(6)} × ${c.kind}`);
+    }
   }
 
   let strategies: StrategyResult[] = [];
@@ -218,6 +277,8 @@ try {
       sliceSeconds: args.quick ? 1 : 2,
       warmupSeconds,
       deferredRequests: args.quick ? 10 : 30,
+      agents: Math.min(agentCount, 50),
+      countRequests: args.quick ? 100 : 200,
       log,
     });
   }
@@ -247,9 +308,19 @@ try {
     console.log(casesTable(rows));
     if (!hasAgents) console.log("\nGET /v1/agents: SKIPPED (404, the route is not there yet).");
   }
+  if (costs) {
+    console.log(
+      `\nWhat a request costs at the wire, per 1,000 requests (${costs.requestsPerRoute} per route at ${costs.concurrency} connections after a warm-up;\n` +
+        "counted at forwarders between a second worker and the stack's WebSocket proxy, SQL-over-HTTP endpoint and Upstash bridge):\n",
+    );
+    console.log(costsTable(costs));
+    if (!costs.sqlHttpCounted) console.log("  SQL over HTTP: not counted, the stack has no DATABASE_HTTP_ENDPOINT.");
+  }
   if (strategies.length) {
     const slices = `${strategies[0]?.roundRps.length ?? 0} interleaved rounds of ${args.quick ? 1 : 2} s`;
-    console.log(`\nConnection strategies, GET /v1/me at ${STRATEGY_CONNECTIONS} connections (${stack.postgres}, ${slices}):\n`);
+    console.log(
+      `\nConnection strategies, ${STRATEGY_ROUTE.label} at ${STRATEGY_CONNECTIONS} connections (${stack.postgres}, ${slices}):\n`,
+    );
     console.log(strategiesTable(strategies));
     for (const s of strategies) console.log(`  ${s.strategy.padEnd(10)} ${s.proxy.padEnd(8)} ${s.description}`);
     console.log(
@@ -271,6 +342,8 @@ try {
 
   const failed = [...cases, ...(models?.cases ?? []).map((c) => ({ ...c, causes: [] }))].filter((c) => failures(c) > 0);
   const webhooksFailed = webhooks?.failed ?? 0;
+  const costsFailed = costs?.rows.filter((r) => r.failed > 0) ?? [];
+  for (const r of costsFailed) console.log(`\nCosts, ${r.label}: ${r.failed} of ${r.requests} requests did not answer 2xx.`);
   if (webhooksFailed > 0) console.log(`\nWebhooks: ${webhooksFailed} deliveries failed.`);
   const callsFailed = calls?.sequentialFailures ?? 0;
   if (callsFailed > 0) console.log(`\nCalls: ${callsFailed} of the ${callRuns} conversation calls did not end as they should.`);
@@ -281,6 +354,15 @@ try {
   };
   for (const c of failed) explain(`${c.label} × ${c.connections}`, c);
   for (const s of failedStrategies) explain(`strategy ${s.strategy} via ${s.proxy} proxy`, s);
+  if (models)
+    console.log(
+      `\nModels API, ours next to the provider sandbox called directly (${models.cases[0]?.durationSeconds ?? "?"} s per case):\n\n${modelsTable(models)}`,
+    );
+  if (webhooks) console.log(`\n${webhookLines(webhooks).join("\n")}`);
+  const verdicts = judge({ rows: want("routes") ? rows : [], costs, models, webhooks });
+  console.log(`\nTargets (the issue's; figures from this run, ratios against GET /health in the same run):\n${verdictLines(verdicts)}`);
+  const floorNote = floorLine(rows);
+  if (floorNote) console.log(floorNote);
   console.log(`\nLoad average: ${machine.loadAverage.start} at the start, ${machine.loadAverage.end} at the end (${machine.cores} cores).`);
 
   const report = {
@@ -293,11 +375,13 @@ try {
     routes: routes.map((r) => r.label),
     agentsSeeded: hasAgents ? agentCount : 0,
     cases: rows,
+    costs,
     strategies,
     webhooks,
     models,
     calls,
-    failedCases: failed.length + (webhooksFailed > 0 ? 1 : 0) + (callsFailed > 0 ? 1 : 0),
+    verdicts,
+    failedCases: failed.length + costsFailed.length + (webhooksFailed > 0 ? 1 : 0) + (callsFailed > 0 ? 1 : 0),
     totalSeconds: round((Date.now() - started) / 1000, 0),
   };
   mkdirSync(new URL("./results/", import.meta.url), { recursive: true });
@@ -309,9 +393,10 @@ try {
   formatJson(files);
   console.log(`Results written to bench/results/latest.json (${report.totalSeconds} s in all).`);
 
-  if (failed.length > 0 || webhooksFailed > 0 || callsFailed > 0) {
+  if (failed.length > 0 || costsFailed.length > 0 || webhooksFailed > 0 || callsFailed > 0) {
     const what = [
       failed.length > 0 && `${failed.length} of ${cases.length + (models?.cases.length ?? 0)} cases had non-2xx responses or errors`,
+      costsFailed.length > 0 && `${costsFailed.length} of the per-route cost counts had failed requests`,
       webhooksFailed > 0 && `${webhooksFailed} webhook deliveries failed`,
       callsFailed > 0 && `${callsFailed} conversation calls did not end as they should`,
     ].filter(Boolean);
@@ -323,6 +408,7 @@ try {
   exitCode = 2;
 } finally {
   log("Removing the benchmark workspace and stopping the stack…");
+  await stopFloor?.().catch(() => undefined);
   await cleanup?.().catch((err) => console.error(`bench: could not remove the benchmark workspace: ${(err as Error).message}`));
   await stack?.stop().catch(() => undefined);
 }

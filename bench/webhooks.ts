@@ -3,11 +3,12 @@
 // bare fetch loop to the same receiver in the same run").
 //
 // emit() runs here in Node with the same code and the same Neon driver path the worker uses
-// (database through the local stack's WebSocket proxy), against a receiver on 127.0.0.1.
+// (statements over the stack's SQL-over-HTTP endpoint when it has one, as the worker's request
+// scope does; else a WebSocket Pool through its proxy), against a receiver on 127.0.0.1.
 import { createServer } from "node:http";
 import { fileURLToPath } from "node:url";
 import { type Stack, startStack } from "../dev/stack";
-import { createDb } from "../src/db/client";
+import { configureNeon, createDb, createHttpDb, type Db } from "../src/db/client";
 import { parseEnv } from "../src/env";
 import { mapLimit } from "../src/lib/concurrency";
 import { createOrganizationWithAdmin } from "../src/services/organizations";
@@ -15,6 +16,8 @@ import { attemptDelivery, emit, type WebhookDeps } from "../src/webhooks/deliver
 import { createEndpoint } from "../src/webhooks/endpoints";
 import { signPayload } from "../src/webhooks/signature";
 import { syntheticCallCompleted } from "../src/webhooks/test-event";
+import { type CountingHttp, sqlStatements, startCountingHttp } from "./counters";
+import { percentile } from "./report";
 
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -34,6 +37,10 @@ export interface WebhookBenchResult {
   signingLoggingP50Ms: number;
   signOnlyP50Ms: number;
   failed: number;
+  /** How emit() reached Postgres: SQL over HTTP (the worker's path) or a WebSocket Pool of 6. */
+  database: "sql-over-http" | "websocket-pool";
+  /** Over the emits, counted at a forwarder in front of the SQL-over-HTTP endpoint (null on the WebSocket path). */
+  sqlPerDelivery: { requests: number; statements: Record<string, number>; p50Ms: number } | null;
 }
 
 export async function runWebhookBench(
@@ -55,9 +62,28 @@ export async function runWebhookBench(
   const port = (receiver.address() as { port: number }).port;
   const url = `http://127.0.0.1:${port}/hook`;
 
-  const { db, pool } = createDb(stack.databaseUrl, stack.wsProxy, 6);
+  const endpoint = stack.vars.DATABASE_HTTP_ENDPOINT;
+  // The statements go through a counting forwarder, to say what one delivery costs in requests.
+  const counter: CountingHttp | null = endpoint ? await startCountingHttp(endpoint, sqlStatements) : null;
+  const config = parseEnv({
+    ...stack.vars,
+    WEBHOOKS_ALLOW_PRIVATE_URLS: "1",
+    ...(counter && { DATABASE_HTTP_ENDPOINT: counter.url }),
+  });
+  let db: Db;
+  let close = async () => {
+    await counter?.stop();
+    // neonConfig is global to this process: point it back at the stack's endpoint.
+    if (endpoint) configureNeon({ DATABASE_HTTP_ENDPOINT: endpoint });
+  };
+  const database = counter ? "sql-over-http" : "websocket-pool";
+  if (counter) db = createHttpDb(config);
+  else {
+    const opened = createDb(stack.databaseUrl, stack.wsProxy, 6);
+    db = opened.db;
+    close = () => opened.pool.end();
+  }
   try {
-    const config = parseEnv({ ...stack.vars, WEBHOOKS_ALLOW_PRIVATE_URLS: "1" });
     const pending: Promise<unknown>[] = [];
     const deps: WebhookDeps = { db, config, waitUntil: (p) => pending.push(p) };
     const { organization } = await createOrganizationWithAdmin(db, {
@@ -108,6 +134,7 @@ export async function runWebhookBench(
     log(`webhooks: ${emits} emits × ${endpointsCount} endpoints…`);
     hits = 0;
     let deliveries = 0;
+    counter?.reset();
     const emitStart = performance.now();
     for (let i = 0; i < emits; i++) {
       const r = await emit(deps, { organizationId: organization.id, event: "call.completed", data });
@@ -115,6 +142,7 @@ export async function runWebhookBench(
       await Promise.all(pending.splice(0));
     }
     const emitSeconds = (performance.now() - emitStart) / 1000;
+    const sql = counter?.counts();
 
     // Per attempt: the whole attempt (load, sign, POST, record) against the bare fetch.
     log("webhooks: per-attempt cost…");
@@ -153,25 +181,43 @@ export async function runWebhookBench(
       signingLoggingP50Ms: pct(attemptTimes, 50) - pct(sequentialBare, 50),
       signOnlyP50Ms: pct(signTimes, 50),
       failed,
+      database,
+      sqlPerDelivery:
+        sql && deliveries > 0
+          ? {
+              requests: sql.requests / deliveries,
+              statements: Object.fromEntries(Object.entries(sql.byName).map(([verb, n]) => [verb, n / deliveries])),
+              p50Ms: percentile(sql.upstreamMs, 50),
+            }
+          : null,
     };
     log("");
-    log("Webhooks (direct mode, one emit fanned out to endpoints on 127.0.0.1)");
-    log(
-      `  emit → ${endpointsCount} endpoints, ${emits} times: ${deliveries} deliveries, ${result.emitDeliveriesPerSecond.toFixed(0)} deliveries/s`,
-    );
-    log(
-      `  bare fetch loop, same receiver, same concurrency: ${result.bareFetchPerSecond.toFixed(0)} requests/s (emit is ${(result.ratio * 100).toFixed(0)}% of it)`,
-    );
-    log(
-      `  per attempt p50: ${ms(result.attemptP50Ms)} (bare fetch p50 ${ms(result.bareFetchP50Ms)}); signing + logging ≈ ${ms(result.signingLoggingP50Ms)}`,
-    );
-    log(`  HMAC signing alone p50: ${ms(result.signOnlyP50Ms)}`);
-    log(`  failed deliveries: ${failed}`);
+    for (const line of webhookLines(result)) log(line);
     return result;
   } finally {
-    await pool.end();
+    await close();
     await new Promise<void>((r) => receiver.close(() => r()));
   }
+}
+
+/** The fan-out, its ratio to the bare fetch loop, and the per-attempt cost, as printed. */
+export function webhookLines(r: WebhookBenchResult): string[] {
+  return [
+    `Webhooks (direct mode, one emit fanned out to endpoints on 127.0.0.1; database: ${r.database.replaceAll("-", " ")})`,
+    `  emit → ${r.endpoints} endpoints, ${r.emits} times: ${r.deliveries} deliveries, ${r.emitDeliveriesPerSecond.toFixed(0)} deliveries/s`,
+    `  bare fetch loop, same receiver, same concurrency: ${r.bareFetchPerSecond.toFixed(0)} requests/s`,
+    `  ratio, emit deliveries/s ÷ bare fetch requests/s: ${r.ratio.toFixed(2)}×`,
+    `  per attempt p50: ${ms(r.attemptP50Ms)} (bare fetch p50 ${ms(r.bareFetchP50Ms)}); signing + logging ≈ ${ms(r.signingLoggingP50Ms)}`,
+    `  HMAC signing alone p50: ${ms(r.signOnlyP50Ms)}`,
+    ...(r.sqlPerDelivery
+      ? [
+          `  SQL over HTTP per delivery: ${r.sqlPerDelivery.requests.toFixed(2)} requests (${Object.entries(r.sqlPerDelivery.statements)
+            .map(([verb, n]) => `${verb} ${n.toFixed(2)}`)
+            .join(", ")}), p50 ${ms(r.sqlPerDelivery.p50Ms)} each (emit's own statements included)`,
+        ]
+      : []),
+    `  failed deliveries: ${r.failed}`,
+  ];
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

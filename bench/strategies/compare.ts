@@ -1,18 +1,23 @@
-// The connection-strategy comparison: the same authenticated route (GET /v1/me: the API-key
-// lookup, the rate limiter, and the last-used update in waitUntil) at the same concurrency,
-// per strategy in interleaved rounds, in bench/strategies/worker.ts. It runs on its own database (a fresh
-// in-memory PGlite on the embedded backend; the same PostgreSQL on the real one) so what
-// the main cases did to the database cannot change the outcome, and each request's
-// connection goes through a proxy that counts connections (bench/strategies/proxy.ts), except
-// on the control row, which uses dev/ws-proxy.ts itself to show the counting proxy changes
-// nothing.
+// The connection-strategy comparison: the same authenticated route at the same concurrency, per
+// strategy in interleaved rounds, in bench/strategies/worker.ts. The route is GET /v1/agents (the
+// key check from Redis, then one list query): since API keys are verified from Redis, GET /v1/me
+// reads no database in the steady state, whatever the strategy. It runs on its own database (a
+// fresh in-memory PGlite on the embedded backend; the same PostgreSQL on the real one) with its
+// own SQL-over-HTTP endpoint (dev/sql-http.ts), so what the main cases did to the database cannot
+// change the outcome. Each request's database traffic goes through counters: WebSocket
+// connections at a counting proxy (bench/strategies/proxy.ts), SQL-over-HTTP requests at a
+// counting forwarder (bench/counters.ts), except on the control row, which uses dev/ws-proxy.ts
+// and dev/sql-http.ts directly to show what the counters cost.
 
 import { runMigrations } from "../../dev/migrate";
 import { type EmbeddedPostgres, startEmbeddedPostgres } from "../../dev/postgres";
+import { type SqlHttp, startSqlHttp } from "../../dev/sql-http";
 import type { Stack } from "../../dev/stack";
 import { startWsProxy, type WsProxy } from "../../dev/ws-proxy";
+import { send } from "../costs";
+import { type CountingHttp, sqlStatements, startCountingHttp } from "../counters";
 import { type CaseResult, measure, type RawRun, summarize, warmUp } from "../load";
-import { createBenchWorkspace, removeBenchWorkspace } from "../setup";
+import { createBenchWorkspace, removeBenchWorkspace, seedAgents } from "../setup";
 import { WorkerLog } from "../worker-log";
 import { startStrategyWorker } from "./launch";
 import { type CountingWsProxy, startCountingWsProxy } from "./proxy";
@@ -20,27 +25,42 @@ import type { Strategy } from "./worker";
 
 export interface StrategyRow {
   strategy: Strategy;
-  /** counting: bench/strategies/proxy.ts; dev: dev/ws-proxy.ts, as the app worker uses it. */
+  /** counting: bench/strategies/proxy.ts and a counting SQL-over-HTTP forwarder; dev: dev/ws-proxy.ts and dev/sql-http.ts, as the app worker uses them. */
   proxy: "counting" | "dev";
   description: string;
 }
 
+/** The route every strategy is measured on. */
+export const STRATEGY_ROUTE = { label: "GET /v1/agents", path: "/v1/agents" };
+
 export const STRATEGY_ROWS: StrategyRow[] = [
+  {
+    strategy: "http",
+    proxy: "counting",
+    description: "src/middleware/init.ts as it is: statements over SQL over HTTP, nothing opened per request",
+  },
   {
     strategy: "pool",
     proxy: "counting",
-    description: "src/middleware/init.ts as it is: Pool(max 1) per request, closed after the response and the deferred work",
+    description: "the previous init.ts: Pool(max 1) per request, closed after the response and the deferred work",
   },
   { strategy: "client", proxy: "counting", description: "Client per request, closed after the response and all waitUntil work" },
   { strategy: "pool-early", proxy: "counting", description: "the first init.ts: Pool(max 1) per request, end() right after the response" },
-  { strategy: "pool", proxy: "dev", description: "control: src/middleware/init.ts through dev/ws-proxy.ts (no counters)" },
+  {
+    strategy: "http",
+    proxy: "dev",
+    description: "control: src/middleware/init.ts straight to dev/sql-http.ts and dev/ws-proxy.ts (no counters)",
+  },
 ];
 
 export interface StrategyResult extends CaseResult, StrategyRow {
   /** req/s of each round, to show the spread. */
   roundRps: number[];
-  /** Most database connections open at once in any round (counted at the proxy). */
+  /** Most database connections open at once in any round (WebSockets, counted at the proxy). */
   peakConnections: number | null;
+  /** Per 1,000 responses: WebSocket connections opened and SQL-over-HTTP requests (null on the control row). */
+  websocketsPerThousand: number | null;
+  sqlHttpPerThousand: number | null;
   causes: Array<{ kind: string; count: number }>;
   /** POST /bench/deferred: did database work after the response complete, handed to c.var.defer or to waitUntil? */
   deferred: { defer: DeferredCheck; waitUntil: DeferredCheck } | null;
@@ -93,6 +113,10 @@ export async function compareStrategies(opts: {
   warmupSeconds: number;
   /** Requests for the deferred-work check, per strategy. */
   deferredRequests: number;
+  /** Agents in the workspace, so the list query returns a page. */
+  agents: number;
+  /** Requests per strategy for the per-1,000 counts (10 at once). */
+  countRequests: number;
   log: (line: string) => void;
 }): Promise<StrategyResult[]> {
   const { stack, log } = opts;
@@ -111,6 +135,10 @@ export async function compareStrategies(opts: {
     stops.push(() => counting.stop());
     const dev: WsProxy = await startWsProxy(hostPort);
     stops.push(() => dev.stop());
+    const sqlHttp: SqlHttp = await startSqlHttp(hostPort);
+    stops.push(() => sqlHttp.stop());
+    const countingHttp: CountingHttp = await startCountingHttp(sqlHttp.url, sqlStatements);
+    stops.push(() => countingHttp.stop());
     const countingAddr = `127.0.0.1:${counting.port}`;
     if (stack.postgres === "pglite") await runMigrations(databaseUrl, countingAddr);
     const ws = await createBenchWorkspace(databaseUrl, countingAddr);
@@ -119,18 +147,28 @@ export async function compareStrategies(opts: {
     log("Strategies: starting bench/strategies/worker.ts under wrangler dev…");
     const workerLog = new WorkerLog();
     const worker = await startStrategyWorker(
-      { ...stack.vars, DATABASE_URL: databaseUrl, DATABASE_WS_PROXY: countingAddr, BENCH_DEV_WS_PROXY: `127.0.0.1:${dev.port}` },
+      {
+        ...stack.vars,
+        DATABASE_URL: databaseUrl,
+        DATABASE_WS_PROXY: countingAddr,
+        DATABASE_HTTP_ENDPOINT: countingHttp.url,
+        BENCH_DEV_WS_PROXY: `127.0.0.1:${dev.port}`,
+        BENCH_DEV_HTTP_ENDPOINT: sqlHttp.url,
+      },
       workerLog.push,
     );
     stops.push(() => worker.stop());
+    log(`Strategies: seeding ${opts.agents} agents…`);
+    await seedAgents(worker.baseUrl, ws.apiKey, opts.agents, () => undefined, { "x-bench-db": "http" });
 
     // Background load on a shared machine drifts over seconds, so the strategies run in
     // interleaved rounds (A B C D, A B C D, …) and each row merges its rounds.
-    const runs = new Map<StrategyRow, { raw: RawRun[]; peak: number | null; causes: Map<string, number> }>();
-    for (const row of STRATEGY_ROWS) runs.set(row, { raw: [], peak: null, causes: new Map() });
+    type Run = { raw: RawRun[]; peak: number | null; websockets: number; sqlHttp: number; causes: Map<string, number> };
+    const runs = new Map<StrategyRow, Run>();
+    for (const row of STRATEGY_ROWS) runs.set(row, { raw: [], peak: null, websockets: 0, sqlHttp: 0, causes: new Map() });
     const spec = (row: StrategyRow) => ({
-      label: "GET /v1/me",
-      url: `${worker.baseUrl}/v1/me`,
+      label: STRATEGY_ROUTE.label,
+      url: worker.baseUrl + STRATEGY_ROUTE.path,
       headers: { authorization: `Bearer ${ws.apiKey}`, "x-bench-db": row.strategy, "x-bench-proxy": row.proxy },
     });
     if (opts.warmupSeconds > 0) {
@@ -144,6 +182,7 @@ export async function compareStrategies(opts: {
         await settle(500); // the previous slice's waitUntil work
         const proxy = row.proxy === "counting" ? counting : null;
         proxy?.resetStats();
+        countingHttp.reset();
         workerLog.take();
         const raw = await measure({ ...spec(row), connections: opts.connections, durationSeconds: opts.sliceSeconds });
         run.raw.push(raw);
@@ -153,10 +192,29 @@ export async function compareStrategies(opts: {
         const rps = raw.seconds > 0 ? raw.latencies.length / raw.seconds : 0;
         log(
           `[round ${round}/${opts.rounds}] ${row.strategy} via ${row.proxy} proxy: ${rps.toFixed(1)} req/s, ` +
-            `non-2xx ${raw.non2xx}, errors ${raw.errors}${stats ? `, peak ${stats.peak} db connections` : ""}`,
+            `non-2xx ${raw.non2xx}, errors ${raw.errors}` +
+            (stats ? `, peak ${stats.peak} db connections` : ""),
         );
       }
     }
+    // What each strategy opens, counted over an exact number of requests (a timed slice stops with
+    // requests in flight, which the counters would see and the response count would not).
+    for (const row of STRATEGY_ROWS) {
+      const run = runs.get(row);
+      if (!run || row.proxy !== "counting") continue;
+      await settle(500);
+      counting.resetStats();
+      countingHttp.reset();
+      const { headers } = spec(row);
+      await send(worker.baseUrl, STRATEGY_ROUTE.path, () => headers, opts.countRequests, 10);
+      await settle(500); // deferred work and connections still closing
+      run.websockets = counting.stats().opened;
+      run.sqlHttp = countingHttp.counts().requests;
+      log(
+        `Strategies: ${row.strategy}: ${run.websockets} WebSocket connections, ${run.sqlHttp} SQL-over-HTTP requests for ${opts.countRequests} requests`,
+      );
+    }
+
     // Correctness, not speed: database work after the response, as webhook fan-out does.
     const deferredChecks = new Map<Strategy, { defer: DeferredCheck; waitUntil: DeferredCheck }>();
     for (const strategy of new Set(STRATEGY_ROWS.map((r) => r.strategy))) {
@@ -175,12 +233,17 @@ export async function compareStrategies(opts: {
     }
 
     return STRATEGY_ROWS.map((row) => {
-      const run = runs.get(row) ?? { raw: [], peak: null, causes: new Map<string, number>() };
+      const run = runs.get(row) ?? { raw: [], peak: null, websockets: 0, sqlHttp: 0, causes: new Map<string, number>() };
+      const summary = summarize(STRATEGY_ROUTE.label, opts.connections, run.raw);
+      const per = (n: number) =>
+        row.proxy === "counting" && opts.countRequests > 0 ? Math.round((n * 1000 * 10) / opts.countRequests) / 10 : null;
       return {
-        ...summarize("GET /v1/me", opts.connections, run.raw),
+        ...summary,
         ...row,
         roundRps: run.raw.map((r) => Math.round((r.seconds > 0 ? r.latencies.length / r.seconds : 0) * 10) / 10),
         peakConnections: run.peak,
+        websocketsPerThousand: per(run.websockets),
+        sqlHttpPerThousand: per(run.sqlHttp),
         deferred: deferredChecks.get(row.strategy) ?? null,
         causes: [...run.causes].map(([kind, count]) => ({ kind, count })).sort((a, b) => b.count - a.count),
       };

@@ -14,7 +14,8 @@
 // `x-bench-proxy: dev` sends the request's database traffic through BENCH_DEV_WS_PROXY
 // (dev/ws-proxy.ts itself) and BENCH_DEV_HTTP_ENDPOINT (dev/sql-http.ts itself) instead of
 // DATABASE_WS_PROXY and DATABASE_HTTP_ENDPOINT (the bench's counting proxy and forwarder).
-// POST /bench/deferred checks database work done after the response. Errors are logged with
+// POST /bench/deferred checks database work done after the response; GET /bench/subrequest is
+// one bare round trip to the Upstash endpoint, the routes part's floor for a route with one. Errors are logged with
 // their cause chain, so the bench can say why a strategy fails. Never deployed; started by
 // bench/strategies/launch.ts.
 import { Client, Pool } from "@neondatabase/serverless";
@@ -178,6 +179,14 @@ app.use("*", requestId({ generator: newId, headerName: "X-Request-Id" }));
 app.use("*", secureHeaders({ crossOriginResourcePolicy: false }));
 app.use("*", (c, next) => middlewares[strategyOf(c)](c, next));
 app.get("/health", (c) => c.json({ status: "ok" }));
+// The floor of a route that makes one round trip: one bare fetch() to the Upstash REST endpoint
+// (PING), no client library, no key, no database. The routes part measures it next to /health.
+app.get("/bench/subrequest", async (c) => {
+  const { UPSTASH_REDIS_REST_URL: url, UPSTASH_REDIS_REST_TOKEN: token } = c.var.config;
+  const res = await fetch(url, { method: "POST", headers: { authorization: `Bearer ${token}` }, body: '["PING"]' });
+  await res.arrayBuffer();
+  return c.json({ status: res.ok ? "ok" : "failed" }, res.ok ? 200 : 502);
+});
 
 // Work after the response, the shape of a direct-mode webhook fan-out (src/webhooks/deliver.ts,
 // trigger "emit"): the request queries and answers; the work it hands on sleeps (there: waits

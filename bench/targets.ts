@@ -1,0 +1,153 @@
+// The issue's targets, judged on one run's figures: met, not met, or not measured (a part or a
+// concurrency level that did not run). They are for the report: a missed target does not change
+// the exit status, a failed request does.
+import type { CostsResult } from "./costs";
+import type { ModelsBenchResult } from "./models";
+import type { Row } from "./report";
+import type { WebhookBenchResult } from "./webhooks";
+
+export type Status = "met" | "not met" | "not measured";
+
+export interface Verdict {
+  target: string;
+  status: Status;
+  /** The figures the verdict rests on. */
+  figures: string;
+}
+
+export const TARGETS = {
+  /** req/s of the route ÷ /health's, at each of these connections. */
+  rpsRatio: { "GET /v1/me": 0.5, "GET /v1/agents": 0.35 } as Record<string, number>,
+  connections: [1, 10, 50],
+  /** p99 of the route ÷ /health's at this concurrency. */
+  p99Ratio: 3,
+  p99Connections: 50,
+  /** /v1/llm/chat p50 − the sandbox's p50, in ms, at each of these connections. */
+  chatP50Ms: 10,
+  chatConnections: [1, 10],
+  /** Webhook fan-out deliveries/s ÷ a bare fetch loop's requests/s. */
+  webhookRatio: 0.6,
+};
+
+const x = (n: number) => `${n.toFixed(2)}×`;
+const num = (n: number) => (n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.toFixed(2));
+
+export function judge(input: { rows: Row[]; costs?: CostsResult; models?: ModelsBenchResult; webhooks?: WebhookBenchResult }): Verdict[] {
+  const out: Verdict[] = [];
+  const { rows } = input;
+  const find = (label: string, connections: number) => rows.find((r) => r.label === label && r.connections === connections);
+
+  for (const [label, min] of Object.entries(TARGETS.rpsRatio)) {
+    for (const connections of TARGETS.connections) {
+      const target = `${label} req/s ≥ ${min}× GET /health's at ${connections} connection${connections === 1 ? "" : "s"}`;
+      const r = find(label, connections);
+      const base = find("GET /health", connections);
+      if (!r || !base || r.rpsRatio === null) {
+        out.push({ target, status: "not measured", figures: "—" });
+        continue;
+      }
+      out.push({
+        target,
+        status: r.rpsRatio >= min ? "met" : "not met",
+        figures: `${x(r.rpsRatio)} (${num(r.rps)} vs ${num(base.rps)} req/s)`,
+      });
+    }
+  }
+  for (const label of Object.keys(TARGETS.rpsRatio)) {
+    const c = TARGETS.p99Connections;
+    const target = `${label} p99 ≤ ${TARGETS.p99Ratio}× GET /health's at ${c} connections`;
+    const r = find(label, c);
+    const base = find("GET /health", c);
+    if (!r || !base || base.p99 <= 0) {
+      out.push({ target, status: "not measured", figures: "—" });
+      continue;
+    }
+    const ratio = r.p99 / base.p99;
+    out.push({
+      target,
+      status: ratio <= TARGETS.p99Ratio ? "met" : "not met",
+      figures: `${x(ratio)} (${num(r.p99)} vs ${num(base.p99)} ms)`,
+    });
+  }
+  if (rows.length > 0) {
+    const non2xx = rows.reduce((n, r) => n + r.non2xx, 0);
+    const errors = rows.reduce((n, r) => n + r.errors, 0);
+    const total = rows.reduce((n, r) => n + r.total, 0);
+    out.push({
+      target: "0 non-2xx and 0 errors in the route cases",
+      status: non2xx === 0 && errors === 0 && rows.every((r) => r.total > 0) ? "met" : "not met",
+      figures: `${non2xx} non-2xx, ${errors} errors in ${total} responses`,
+    });
+  } else out.push({ target: "0 non-2xx and 0 errors in the route cases", status: "not measured", figures: "—" });
+
+  for (const connections of TARGETS.chatConnections) {
+    const target = `POST /v1/llm/chat p50 within ${TARGETS.chatP50Ms} ms of the provider sandbox called directly, ${connections} connection${connections === 1 ? "" : "s"}`;
+    const o = input.models?.overhead.find((m) => m.route === "POST /v1/llm/chat" && m.connections === connections);
+    if (!o) {
+      out.push({ target, status: "not measured", figures: "—" });
+      continue;
+    }
+    out.push({
+      target,
+      status: o.p50Ms <= TARGETS.chatP50Ms ? "met" : "not met",
+      figures: `${o.p50Ms >= 0 ? "+" : "−"}${Math.abs(o.p50Ms).toFixed(2)} ms (${num(o.oursP50)} vs ${num(o.directP50)} ms)`,
+    });
+  }
+
+  const wh = input.webhooks;
+  out.push(
+    wh
+      ? {
+          target: `webhook fan-out (1 emit → ${wh.endpoints} endpoints, direct mode) ≥ ${TARGETS.webhookRatio}× a bare fetch loop`,
+          status: wh.ratio >= TARGETS.webhookRatio && wh.failed === 0 ? "met" : "not met",
+          figures: `${x(wh.ratio)} (${wh.emitDeliveriesPerSecond.toFixed(0)} deliveries/s vs ${wh.bareFetchPerSecond.toFixed(0)} requests/s${wh.failed ? `, ${wh.failed} failed` : ""})`,
+        }
+      : { target: `webhook fan-out ≥ ${TARGETS.webhookRatio}× a bare fetch loop`, status: "not measured", figures: "—" },
+  );
+
+  const cost = (label: string) => input.costs?.rows.find((r) => r.label === label);
+  const health = cost("GET /health");
+  out.push(
+    health
+      ? {
+          target: "GET /health: 0 Postgres connections, 0 SQL-over-HTTP requests, 0 Redis requests per 1,000",
+          status: health.websockets === 0 && health.sqlHttpRequests === 0 && health.redisRequests === 0 ? "met" : "not met",
+          figures: perThousand(health),
+        }
+      : { target: "GET /health: nothing per 1,000 requests", status: "not measured", figures: "—" },
+  );
+  const me = cost("GET /v1/me");
+  const counted = input.costs?.sqlHttpCounted ?? false;
+  out.push(
+    me
+      ? {
+          target: "GET /v1/me, steady state: 0 Postgres (WebSocket or HTTP), 1,000 Redis requests per 1,000",
+          status:
+            me.websockets === 0 && me.sqlHttpRequests === 0 && me.perThousand.redis === 1000 && counted && me.failed === 0
+              ? "met"
+              : "not met",
+          figures: perThousand(me) + (counted ? "" : " (SQL over HTTP not counted: no endpoint)"),
+        }
+      : { target: "GET /v1/me, steady state: 0 Postgres, 1,000 Redis per 1,000", status: "not measured", figures: "—" },
+  );
+  return out;
+}
+
+const perThousand = (r: CostsResult["rows"][number]) =>
+  `${r.perThousand.websockets} WebSocket, ${r.perThousand.sqlHttp} SQL over HTTP, ${r.perThousand.redis} Redis per 1,000 (${r.requests} requests)`;
+
+/** The bench-only route that makes one bare subrequest: the floor of any route with one round trip. */
+export const FLOOR_LABEL = "floor: 1 subrequest";
+
+/** For reference next to the verdicts: what the floor reaches against /health, at each concurrency. */
+export function floorLine(rows: Row[]): string | null {
+  const floor = rows.filter((r) => r.label === FLOOR_LABEL && r.rpsRatio !== null);
+  if (floor.length === 0) return null;
+  const at = floor.map((r) => `${x(r.rpsRatio as number)} at ${r.connections}`).join(", ");
+  return `  reference: one bare subrequest (${FLOOR_LABEL}) reaches ${at} of GET /health's req/s (a route with one round trip can hardly do better on this machine)`;
+}
+
+export function verdictLines(verdicts: Verdict[]): string {
+  const width = Math.max(...verdicts.map((v) => v.target.length));
+  return verdicts.map((v) => `  ${v.status.padEnd(12)} ${v.target.padEnd(width)}  ${v.figures}`).join("\n");
+}
