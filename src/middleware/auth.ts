@@ -5,6 +5,7 @@ import type { Context } from "hono";
 import { getCookie } from "hono/cookie";
 import { createMiddleware } from "hono/factory";
 import { type AppEnv, type AuthContext, type Permission, permissionsFor } from "../context";
+import { sha256Hex } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
 import { isUuid } from "../lib/ids";
 import { redisFor } from "../lib/redis";
@@ -14,7 +15,6 @@ import {
   type KeyCheck,
   type ResolvedKey,
   rememberKey,
-  resolveApiKey,
   resolveApiKeyByHash,
   touchApiKey,
 } from "../services/api-keys";
@@ -78,14 +78,15 @@ async function verifyApiKey(c: Context<AppEnv>, secret: string): Promise<Resolve
   const { config, db } = c.var;
   const policy = defaultPolicy(config);
   const redis = redisFor(config, { retry: false, timeoutMs: KEY_CHECK_TIMEOUT_MS, autoPipelining: false });
+  const hash = await sha256Hex(secret);
   let check: KeyCheck | null = null;
   try {
-    check = await checkApiKey(redis, secret, { limit: policy.limit, windowMs: policy.seconds * 1000 });
+    check = await checkApiKey(redis, hash, { limit: policy.limit, windowMs: policy.seconds * 1000 });
   } catch (err) {
     warnUnavailable(c, err);
   }
   if (!check) {
-    const key = await resolveApiKey(db, secret);
+    const key = await resolveApiKeyByHash(db, hash);
     if (!key) throw unauthorized(INVALID_KEY);
     applyLimit(c, policy, null);
     c.var.defer(touchApiKey(db, key.keyId));
@@ -94,8 +95,8 @@ async function verifyApiKey(c: Context<AppEnv>, secret: string): Promise<Resolve
   if (check.status === "invalid") throw unauthorized(INVALID_KEY);
   let key: ResolvedKey | null;
   if (check.status === "miss") {
-    key = await resolveApiKeyByHash(db, check.hash);
-    c.var.defer(rememberKey(redis, check.hash, key));
+    key = await resolveApiKeyByHash(db, hash);
+    c.var.defer(rememberKey(redis, hash, key));
   } else {
     key = check.key;
   }

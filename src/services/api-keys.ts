@@ -125,12 +125,11 @@ export interface ResolvedKey {
   user: { id: string; email: string } | null;
 }
 
-/** Resolves an active key to its organization and the user it acts for (its creator, else an admin). */
-export async function resolveApiKey(db: Db, secret: string): Promise<ResolvedKey | null> {
-  return resolveHash(db, await sha256Hex(secret));
-}
-
-async function resolveHash(db: Db, hash: string): Promise<ResolvedKey | null> {
+/**
+ * Resolves an active key, by the SHA-256 of its secret, to its organization and the user it acts for
+ * (its creator, else an admin).
+ */
+export async function resolveApiKeyByHash(db: Db, hash: string): Promise<ResolvedKey | null> {
   const [row] = await db
     .select({ keyId: apiKeys.id, organizationId: apiKeys.organizationId, userId: users.id, email: users.email })
     .from(apiKeys)
@@ -206,7 +205,7 @@ export type KeyCheck =
   | { status: "valid"; key: ResolvedKey; limit: LimitResult }
   | { status: "invalid"; limit: null }
   /** Not in the cache: read Postgres, then `rememberKey`. The request was counted already. */
-  | { status: "miss"; hash: string; limit: LimitResult };
+  | { status: "miss"; limit: LimitResult };
 
 export interface LimitResult {
   success: boolean;
@@ -219,8 +218,7 @@ export interface LimitResult {
  * The request path's key check: one Redis round trip reads the cached key, checks and counts the
  * rate limit and records last-used. Throws when Redis fails; the caller then verifies from Postgres.
  */
-export async function checkApiKey(redis: Redis, secret: string, policy: { limit: number; windowMs: number }): Promise<KeyCheck> {
-  const hash = await sha256Hex(secret);
+export async function checkApiKey(redis: Redis, hash: string, policy: { limit: number; windowMs: number }): Promise<KeyCheck> {
   const now = Date.now();
   const windowIndex = Math.floor(now / policy.windowMs);
   const keys = [cacheKey(hash), `rl:key:${hash}:${windowIndex}`, `rl:key:${hash}:${windowIndex - 1}`, LAST_USED_KEY];
@@ -235,7 +233,7 @@ export async function checkApiKey(redis: Redis, secret: string, policy: { limit:
   const [cached, allowed, remaining] = out;
   if (cached === REVOKED || cached === UNKNOWN) return { status: "invalid", limit: null };
   const limit = { success: allowed === 1, remaining: Math.max(0, remaining), reset: (windowIndex + 1) * policy.windowMs };
-  if (!cached) return { status: "miss", hash, limit };
+  if (!cached) return { status: "miss", limit };
   // The client deserializes JSON replies by default; a client made without that hands back the text.
   const parsed = typeof cached === "string" ? (JSON.parse(cached) as CachedKey) : cached;
   return { status: "valid", key: { keyId: parsed.k, organizationId: parsed.o, user: parsed.u }, limit };
@@ -255,11 +253,6 @@ export async function rememberKey(redis: Redis, hash: string, key: ResolvedKey |
     p.set(cacheKey(hash), UNKNOWN, { nx: true, ex: UNKNOWN_SECONDS });
   }
   await p.exec();
-}
-
-/** Reads the key from Postgres by its hash (active keys only). */
-export async function resolveApiKeyByHash(db: Db, hash: string): Promise<ResolvedKey | null> {
-  return resolveHash(db, hash);
 }
 
 /** A tombstone over the cached key: every instance refuses it from its next request on. */
