@@ -1,12 +1,13 @@
 // The gate of every public widget route (/widget/v1/*), in this order:
-// 1. the widget token (`?token=`, from the script tag's data-service-token): unknown, malformed
+// 1. the per-address rate limit, before anything else: a burst of made-up (well-formed) tokens
+//    from one address is answered 429 from Redis without reaching the database (per visitor
+//    and per widget are checked by the routes, after the body names the visitor);
+// 2. the widget token (`?token=`, from the script tag's data-service-token): unknown, malformed
 //    or revoked is 401;
-// 2. the page's `Origin` must be one of the widget's allowed origins: otherwise 403
+// 3. the page's `Origin` must be one of the widget's allowed origins: otherwise 403
 //    origin_not_allowed (no Origin at all is refused too: the widget always runs in a page);
-// 3. CORS: the allowed origin is echoed (never `*` for an answer with data); a preflight is
-//    answered 204 only for an allowed origin, and refused with our error body otherwise;
-// 4. the per-address rate limit (per visitor and per widget are checked by the routes, after
-//    the body names the visitor).
+// 4. CORS: the allowed origin is echoed (never `*` for an answer with data); a preflight is
+//    answered 204 only for an allowed origin, and refused with our error body otherwise.
 // The token sits in the URL, not a header, so that a preflight (which carries no custom header)
 // can be checked too. It is public by design: what it guards is one widget's chat and voice
 // starts, from its allowed origins, within its limits.
@@ -49,6 +50,23 @@ export const widgetGate = createMiddleware<AppEnv>(async (c, next) => {
   const preflight = c.req.method === "OPTIONS";
   const origin = c.req.header("origin");
   const token = c.req.query("token") ?? "";
+  // Keyed by the address alone: the widget is not known yet, and must not be looked up first.
+  const { config } = c.var;
+  try {
+    await enforce(
+      c,
+      {
+        name: "widget-address",
+        limit: config.WIDGET_RATE_LIMIT_ADDRESS,
+        window: config.WIDGET_RATE_LIMIT_WINDOW,
+        prefix: "rl:widget:addr",
+      },
+      clientAddress(c),
+    );
+  } catch (err) {
+    readableRefusal(c, preflight);
+    throw err;
+  }
   const widget = token ? await findActiveWidget(c.var.db, token) : null;
   if (!widget) {
     readableRefusal(c, preflight);
@@ -78,12 +96,6 @@ export const widgetGate = createMiddleware<AppEnv>(async (c, next) => {
   }
   c.header("Access-Control-Expose-Headers", EXPOSED);
   widgets.set(c, widget);
-  const { config } = c.var;
-  await enforce(
-    c,
-    { name: "widget-address", limit: config.WIDGET_RATE_LIMIT_ADDRESS, window: config.WIDGET_RATE_LIMIT_WINDOW, prefix: "rl:widget:addr" },
-    `${widget.id}:${clientAddress(c)}`,
-  );
   await next();
 });
 

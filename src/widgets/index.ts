@@ -1,5 +1,5 @@
 // The embeddable widget's public routes (/widget/v1/*), registered before the /v1 auth: each
-// passes the widget gate (token, allowed origin, CORS, per-address limit; gate.ts). The
+// passes the widget gate (per-address limit, token, allowed origin, CORS; gate.ts). The
 // authenticated /v1/widgets operations are registered with the rest of /v1 (src/routes/v1).
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../context";

@@ -30,10 +30,12 @@ export default async function setup(project: TestProject) {
   // The suite signs in hundreds of times from one address; test/integration/ratelimit.test.ts
   // proves the sign-in limits on a worker of its own with small ones.
   // Short web-call tokens and watchdog slack, so the watchdog tests take seconds, not minutes.
+  // The widget tests all call from one address; widgets/limits.test.ts proves that limit on its own worker.
   const vars = {
     WEBHOOKS_ALLOW_PRIVATE_URLS: "1",
     SIGN_IN_LIMIT_PER_EMAIL: "100000",
     SIGN_IN_LIMIT_PER_ADDRESS: "100000",
+    WIDGET_RATE_LIMIT_ADDRESS: "100000",
     WEB_CALL_TOKEN_TTL_SECONDS: "10",
     CALL_WATCHDOG_GRACE_SECONDS: "5",
   };

@@ -1,5 +1,6 @@
 // The widget's rate limits on a worker of its own with small ones (per visitor, per client
-// address, per widget), and the end of idle sessions by the cron sweep (widget.completed).
+// address, per widget), the address limit applied before any database lookup (counted at a
+// forwarder in front of Postgres), and the end of idle sessions by the cron sweep (widget.completed).
 import { randomUUID } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -9,15 +10,20 @@ import { openScope } from "../../../src/db/scope";
 import { parseEnv } from "../../../src/env";
 import { sweepIdleWidgetSessions } from "../../../src/widgets/sessions";
 import { createWorkspace, expectError, stack, testDb } from "../../harness";
+import { PostgresCounter } from "../../postgres-counter";
 import { startReceiver } from "../../receiver";
 import { createEndpoint } from "../../webhooks";
 import { chat, createWidget, SITE, visitor, widgetRequest } from "../../widgets";
 
 let limited: Awaited<ReturnType<typeof startWorker>>;
+const postgres = new PostgresCounter();
 
 beforeAll(async () => {
+  const { vars } = stack();
+  await postgres.start({ httpEndpoint: vars.DATABASE_HTTP_ENDPOINT as string, wsProxy: vars.DATABASE_WS_PROXY as string });
   limited = await startWorker({
-    ...stack().vars,
+    ...vars,
+    ...postgres.vars,
     WIDGET_RATE_LIMIT_VISITOR: "2",
     WIDGET_RATE_LIMIT_ADDRESS: "6",
     WIDGET_RATE_LIMIT_WIDGET: "4",
@@ -27,6 +33,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await limited?.stop();
+  await postgres.stop();
 });
 
 /** A client address no earlier run has used (a real Redis keeps counters between runs). */
@@ -81,6 +88,42 @@ describe("widget rate limits", () => {
     const res = await send(widget.token, visitor(), ip);
     await expectError(res, 429, "rate_limited");
     expect(res.headers.get("ratelimit-policy")).toBe('"widget-address";q=6;w=60');
+  });
+
+  it("per client address, before the token is looked up: a burst of made-up tokens never reaches the database", async () => {
+    const widget = await createWidget(await createWorkspace());
+    const ip = address();
+    // Well-formed (the shape passes), unknown: each would be one lookup in Postgres.
+    const madeUp = () => `${widget.token.slice(0, -8)}${randomUUID().replace(/-/g, "").slice(0, 8)}`;
+    expect(madeUp()).not.toBe(widget.token);
+    const config = (token: string, from: string, init: { method?: string } = {}) =>
+      widgetRequest("/widget/v1/config", { base: limited.baseUrl, token, headers: { "cf-connecting-ip": from }, ...init });
+    for (let i = 0; i < 6; i++) await expectError(await config(madeUp(), ip), 401, "unauthorized");
+    postgres.reset();
+    for (let i = 0; i < 20; i++) {
+      const res = await config(madeUp(), ip);
+      const body = await expectError(res, 429, "rate_limited");
+      expect(body.message).toContain("6 requests per 60 s");
+      expect(res.headers.get("ratelimit-policy")).toBe('"widget-address";q=6;w=60');
+      expect(Number(res.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+      // Readable by the page (the widget is not known yet, so no origin to echo): the script says why in the console.
+      expect(res.headers.get("access-control-allow-origin")).toBe("*");
+    }
+    // Preflights count too, and are refused without a CORS header (the browser then sends nothing).
+    const preflight = await config(madeUp(), ip, { method: "OPTIONS" });
+    expect(preflight.status).toBe(429);
+    expect(preflight.headers.get("access-control-allow-origin")).toBeNull();
+    // The valid token is limited at this address as well (the limit is the address's, whatever the token) ...
+    await expectError(await config(widget.token, ip), 429, "rate_limited");
+    expect(postgres.sqlRequests).toBe(0);
+    expect(postgres.connections).toBe(0);
+    // ... and works from another address: looked up, answered, and its chat still goes through.
+    const other = address();
+    const res = await config(widget.token, other);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("access-control-allow-origin")).toBe(SITE);
+    expect(postgres.sqlRequests).toBeGreaterThanOrEqual(1);
+    expect((await send(widget.token, visitor(), other)).status).toBe(200);
   });
 });
 
