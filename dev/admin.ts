@@ -10,7 +10,7 @@ import { apiKeys, memberships, organizations, users } from "../src/db/schema";
 import { randomBase62 } from "../src/lib/crypto";
 import { ApiError } from "../src/lib/errors";
 import { pageQuery } from "../src/lib/pagination";
-import { adjustCredits } from "../src/metering/meter";
+import { adjustCredits, reconcileCredits } from "../src/metering/meter";
 import { type ApiKeyView, createApiKey, listApiKeys, revokeApiKey } from "../src/services/api-keys";
 import { addMember, createOrganizationWithAdmin } from "../src/services/organizations";
 import { connectNode, connectRedis, readStackInfo, type StackInfo, stackFile } from "./connect";
@@ -58,6 +58,8 @@ interface Result {
   json: Record<string, unknown>;
   /** What a person reads. */
   human: string[];
+  /** Non-zero when the command found a problem (e.g. books that do not balance). */
+  exitCode?: number;
 }
 
 function table(headers: string[], rows: string[][]): string[] {
@@ -136,6 +138,31 @@ const creditsCommand = (mode: "add" | "set"): Command => ({
 const COMMANDS: Record<string, Command> = {
   "credits add": creditsCommand("add"),
   "credits set": creditsCommand("set"),
+  "credits reconcile": {
+    usage: "credits reconcile [--org <orgId>]",
+    summary: "Check the books: credits + open holds + charged usage = credits granted, for every organization (or one).",
+    flags: z.strictObject({ org: orgId.optional() }),
+    async run(db, f) {
+      const input = f as { org?: string };
+      if (input.org) await organizationExists(db, input.org);
+      const books = await reconcileCredits(db, input.org);
+      const off = books.filter((b) => b.differenceMicro !== 0);
+      const c = (micro: number) => `${micro / 1_000_000}`;
+      return {
+        json: { organizations: books.length, unbalanced: off },
+        human: [
+          off.length === 0
+            ? `The books close for ${books.length} organization(s): credits + open holds + charged usage = granted.`
+            : `${off.length} of ${books.length} organization(s) do not balance:`,
+          ...off.map(
+            (b) =>
+              `  ${b.organizationId}: credits ${c(b.creditsMicro)} + held ${c(b.heldMicro)} + charged ${c(b.chargedMicro)} ≠ granted ${c(b.grantedMicro)} (difference ${c(b.differenceMicro)})`,
+          ),
+        ],
+        ...(off.length > 0 && { exitCode: 1 }),
+      };
+    },
+  },
   "org create": {
     usage: "org create --name <org> --email <email> [--password <pw>]",
     summary: "Create an organization and its admin user (a password is generated when not given).",
@@ -486,8 +513,9 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     const flags = validate(key, command, values);
-    print(await withDatabase((db) => command.run(db, flags)));
-    return 0;
+    const result = await withDatabase((db) => command.run(db, flags));
+    print(result);
+    return result.exitCode ?? 0;
   } catch (err) {
     const known = err instanceof CliError;
     // Not drizzle's "Failed query: …" text: its params could hold a password or key hash.

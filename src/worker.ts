@@ -4,6 +4,7 @@ import { sweepStaleCalls } from "./calls/watchdog";
 import { openScope } from "./db/scope";
 import { type Bindings, parseEnv } from "./env";
 import { redisFor } from "./lib/redis";
+import { holdLifetimeMs, sweepExpiredHolds } from "./metering/meter";
 import { flushLastUsed } from "./services/api-keys";
 import { sweepIdleWidgetSessions } from "./widgets/sessions";
 
@@ -13,18 +14,20 @@ export default {
   fetch: (request, env, ctx) => app.fetch(request, env, ctx),
   /**
    * Cron trigger (wrangler.toml), every minute: the call watchdog's backstop sweep, idle widget chats
-   * ended (widget.completed), and API keys' last-used moved from Redis to Postgres.
+   * ended (widget.completed), API keys' last-used moved from Redis to Postgres, and credit holds
+   * whose worker died released (older than the longest a provider call may take).
    */
   async scheduled(_controller, env, ctx) {
     const config = parseEnv(env);
     const scope = openScope(config);
     const deps = { db: scope.db, config, waitUntil: (p: Promise<unknown>) => scope.defer(p), origin: config.PUBLIC_BASE_URL };
     try {
-      // Both run even when one fails; a failure is logged and the next minute tries again.
+      // All run even when one fails; a failure is logged and the next minute tries again.
       const results = await Promise.allSettled([
         sweepStaleCalls(deps),
         sweepIdleWidgetSessions(deps, config.WIDGET_SESSION_TIMEOUT_SECONDS),
         flushLastUsed(scope.db, redisFor(config)),
+        sweepExpiredHolds(scope.db, holdLifetimeMs(config)),
       ]);
       for (const r of results) {
         if (r.status === "rejected") console.error(JSON.stringify({ level: "error", msg: "cron sweep failed", error: String(r.reason) }));

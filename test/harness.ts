@@ -5,7 +5,9 @@ import { randomUUID } from "node:crypto";
 import { inject } from "vitest";
 import "../dev/connect";
 import { Redis } from "@upstash/redis/cloudflare";
+import { count, eq } from "drizzle-orm";
 import { createDb, type Db } from "../src/db/client";
+import { creditHolds } from "../src/db/schema";
 import { createApiKey, revokeApiKey } from "../src/services/api-keys";
 import { addMember, createOrganizationWithAdmin } from "../src/services/organizations";
 
@@ -20,6 +22,20 @@ export function testDb(): Db {
     shared = { db, close: () => pool.end() };
   }
   return shared.db;
+}
+
+/**
+ * Waits until a workspace has no open credit hold: the Models API answers before its
+ * settlement is written (docs/models.md), so balances and the request log are read after it.
+ */
+export async function settled(organizationId: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const [row] = await testDb().select({ n: count() }).from(creditHolds).where(eq(creditHolds.organizationId, organizationId));
+    if (Number(row?.n ?? 0) === 0) return;
+    if (Date.now() > deadline) throw new Error(`workspace ${organizationId} still has ${row?.n} open credit hold(s) after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }
 
 export interface Workspace {

@@ -6,7 +6,7 @@ import type { AppEnv } from "../context";
 import type { Db } from "../db/client";
 import { ApiError } from "../lib/errors";
 import { toApiError } from "../providers/http";
-import { hold, release, settle } from "./meter";
+import { type Hold, hold, type RequestLog, release, settle } from "./meter";
 import { costOf, type Modality } from "./prices";
 
 export interface MeteredCall {
@@ -35,8 +35,10 @@ export interface Payer {
 }
 
 /**
- * Holds, runs, settles. `settleInBackground` lets a live call go on speaking while the
- * settlement is written (its failure is logged by the caller's scope, the charge is still exact).
+ * Holds, runs, settles. With `settleInBackground` the answer goes out while the settlement is
+ * written (live calls keep speaking; the Models API answers without waiting for it). Either
+ * way a settlement that fails releases the hold, and a hold that nothing closes (the worker
+ * died) is released by the scheduled handler (`sweepExpiredHolds`): no hold outlives its call.
  */
 export async function meter<T>(
   db: Db,
@@ -44,9 +46,10 @@ export async function meter<T>(
   call: MeteredCall,
   run: () => Promise<Consumed<T>>,
   settleInBackground?: (work: Promise<unknown>) => void,
+  log: (line: string) => void = console.error,
 ): Promise<T> {
   const started = Date.now();
-  const log = () => ({
+  const requestLog = () => ({
     apiKeyId: payer.apiKeyId,
     method: payer.method,
     endpoint: payer.endpoint,
@@ -56,27 +59,68 @@ export async function meter<T>(
     model: call.model,
     latencyMs: Date.now() - started,
   });
-  let held: Awaited<ReturnType<typeof hold>> | null = null;
+  let held: Hold | null = null;
   try {
-    held = await hold(db, payer.organizationId, costOf(call.modality, call.model, call.maxQuantity));
-    const consumed = await run();
-    const settling = settle(db, held, {
-      ...log(),
-      status: 200,
-      quantity: consumed.quantity,
-      costMicro: costOf(call.modality, call.model, consumed.quantity),
-      promptTokens: consumed.promptTokens,
-      completionTokens: consumed.completionTokens,
-    });
-    if (settleInBackground) settleInBackground(settling);
-    else await settling;
-    return consumed.result;
+    held = await hold(db, payer.organizationId, costOf(call.modality, call.model, call.maxQuantity), purposeOf(call));
   } catch (err) {
-    const mapped = toApiError(err);
-    const status = mapped instanceof ApiError ? mapped.status : 500;
-    const errorCode = mapped instanceof ApiError ? mapped.code : "internal_error";
-    await release(db, held, payer.organizationId, { ...log(), status, errorCode }).catch(() => undefined);
+    await logFailure(db, null, payer, requestLog(), err, log);
     throw err;
+  }
+  let consumed: Consumed<T>;
+  try {
+    consumed = await run();
+  } catch (err) {
+    await logFailure(db, held, payer, requestLog(), err, log);
+    throw err;
+  }
+  const taken = held;
+  const settling = settle(db, taken, {
+    ...requestLog(),
+    status: 200,
+    quantity: consumed.quantity,
+    costMicro: costOf(call.modality, call.model, consumed.quantity),
+    promptTokens: consumed.promptTokens,
+    completionTokens: consumed.completionTokens,
+  }).catch(async (err: unknown) => {
+    // The provider answered and the charge could not be written: the caller keeps the answer,
+    // the workspace keeps its money, and the operator gets the reason.
+    log(JSON.stringify({ level: "error", msg: "settlement failed; hold released", holdId: taken.id, ...errorFields(err) }));
+    await release(db, taken, payer.organizationId, { ...requestLog(), status: 200, errorCode: "settlement_failed" }).catch(() => undefined);
+  });
+  if (settleInBackground) settleInBackground(settling);
+  else await settling;
+  return consumed.result;
+}
+
+/** For the operator who reads a swept hold; never what makes a hold fail (NUL, lone surrogates dropped). */
+const purposeOf = (call: MeteredCall) =>
+  `${call.modality} ${call.provider} ${call.model}`
+    .replaceAll("\u0000", "")
+    .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "")
+    .slice(0, 200);
+
+const errorFields = (err: unknown) => {
+  const root = err instanceof Error && err.cause instanceof Error ? err.cause : (err as Error);
+  return { error: root?.name, message: root?.message, code: (root as { code?: string })?.code };
+};
+
+/** A refused or failed call: release what was held and log it with its status (cost 0). */
+async function logFailure(db: Db, held: Hold | null, payer: Payer, requestLog: RequestLog, err: unknown, log: (line: string) => void) {
+  const mapped = toApiError(err);
+  const status = mapped instanceof ApiError ? mapped.status : 500;
+  const errorCode = mapped instanceof ApiError ? mapped.code : "internal_error";
+  try {
+    await release(db, held, payer.organizationId, { ...requestLog, status, errorCode });
+  } catch (releaseErr) {
+    // `release` gave the money back before throwing when it could; what is left is the sweeper's.
+    log(
+      JSON.stringify({
+        level: "error",
+        msg: "request log of a failed call not written",
+        holdId: held?.id ?? null,
+        ...errorFields(releaseErr),
+      }),
+    );
   }
 }
 
@@ -89,7 +133,8 @@ export async function metered<T>(c: Context<AppEnv>, call: MeteredCall, run: () 
     endpoint: new URL(c.req.url).pathname,
   };
   try {
-    return await meter(c.var.db, payer, call, run);
+    // The answer does not wait for its settlement (the request scope finishes it after the response).
+    return await meter(c.var.db, payer, call, run, c.var.defer);
   } catch (err) {
     throw toApiError(err);
   }

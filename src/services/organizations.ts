@@ -1,7 +1,7 @@
 // Organizations and their people. Used by the admin CLI, first-run seeding and the dashboard.
 import { eq } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { memberships, organizations, type Role, users } from "../db/schema";
+import { creditGrants, INITIAL_CREDITS_MICRO, memberships, organizations, type Role, users } from "../db/schema";
 import { hashPassword } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
 import { newId } from "../lib/ids";
@@ -14,7 +14,8 @@ export async function createOrganizationWithAdmin(
   const passwordHash = await hashPassword(input.password);
   return db.transaction(async (tx) => {
     const orgId = newId();
-    await tx.insert(organizations).values({ id: orgId, name: input.organizationName });
+    await tx.insert(organizations).values({ id: orgId, name: input.organizationName, creditsMicro: INITIAL_CREDITS_MICRO });
+    await tx.insert(creditGrants).values({ organizationId: orgId, amountMicro: INITIAL_CREDITS_MICRO, reason: "initial" });
     const [existing] = await tx.select().from(users).where(eq(users.email, email)).limit(1);
     const userId = existing?.id ?? newId();
     if (!existing) await tx.insert(users).values({ id: userId, email, name: input.userName ?? null, passwordHash });

@@ -7,8 +7,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { sql } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
-import { baseUrl, request, signIn, stack } from "../harness";
+import { baseUrl, request, signIn, stack, testDb } from "../harness";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const emptyDataDir = mkdtempSync(join(tmpdir(), "admin-cli-"));
@@ -176,6 +177,15 @@ describe("admin CLI", () => {
     const bad = await admin(["credits", "add", "--org", organization.id, "--credits", "lots"]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/--credits must be a number/);
+
+    // The books close: the set (a difference of -10) and the add are grants, the chat is charged usage.
+    expect(await adminJson(["credits", "reconcile", "--org", organization.id])).toEqual({ organizations: 1, unbalanced: [] });
+    // Money that appears from nowhere is reported, with exit code 1.
+    await testDb().execute(sql`update organizations set credits_micro = credits_micro + 7 where id = ${organization.id}::uuid`);
+    const off = await admin(["credits", "reconcile", "--org", organization.id]);
+    expect(off.code).toBe(1);
+    expect(off.stdout).toContain(`1 of 1 organization(s) do not balance`);
+    expect(off.stdout).toContain("difference 0.000007");
   }, 90_000);
 
   it("members add with role member: the user signs in and is a member", async () => {

@@ -3,7 +3,7 @@
 import OpenAI, { toFile } from "openai";
 import { describe, expect, it } from "vitest";
 import { parseWav, pcmToWav } from "../../../src/lib/audio";
-import { baseUrl, createWorkspace, expectError, json, type Workspace } from "../../harness";
+import { baseUrl, createWorkspace, expectError, json, settled, type Workspace } from "../../harness";
 
 const ALLOY = "00000000-0000-7000-8000-000000000001";
 type Transcript = { text: string; language: string | null; durationSeconds: number };
@@ -31,6 +31,7 @@ describe("text to speech", () => {
     expect(wav).not.toBeNull();
     expect(wav?.bitsPerSample).toBe(16);
     expect(wav?.durationSeconds).toBeGreaterThan(0.5);
+    await settled(ws.organizationId); // the answer does not wait for its settlement
     const usage = await json<{
       requests: { data: Array<{ modality: string; unit: string; quantity: number; cost: number; status: number }> };
     }>(await ws.api("/v1/usage"));
@@ -85,6 +86,7 @@ describe("speech to text", () => {
     const t = await json<Transcript>(res);
     expect(t.text).toBe(text);
     expect(t.durationSeconds).toBeCloseTo(seconds, 2);
+    await settled(ws.organizationId); // the answer does not wait for its settlement
     const usage = await json<{ requests: { data: Array<{ modality: string; unit: string; quantity: number }> } }>(
       await ws.api("/v1/usage"),
     );

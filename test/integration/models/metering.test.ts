@@ -7,7 +7,7 @@ import { startWorker } from "../../../dev/stack";
 import { organizations, usageEvents } from "../../../src/db/schema";
 import { costOf } from "../../../src/metering/prices";
 import { maxTokensOf } from "../../../src/routes/v1/models/chat";
-import { createWorkspace, expectError, json, stack, testDb, type Workspace } from "../../harness";
+import { createWorkspace, expectError, json, settled, stack, testDb, type Workspace } from "../../harness";
 
 type Completion = { usage: { total_tokens: number } };
 const body = (content: string, model = "sandbox-chat") => ({ model, messages: [{ role: "user" as const, content }], max_tokens: 50 });
@@ -38,6 +38,7 @@ describe("metering", () => {
     const tokens = (await json<Completion>(results[0] as Response)).usage.total_tokens;
     const each = costOf("chat", "sandbox-chat", tokens);
     expect(each).toBeGreaterThan(0);
+    await settled(ws.organizationId); // the answer does not wait for its settlement
     expect(await balance(ws)).toBe(start - n * each);
     const rows = await events(ws);
     expect(rows).toHaveLength(n);
@@ -65,6 +66,7 @@ describe("metering", () => {
     expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(2);
     expect(statuses.filter((s) => s === 402).length).toBeGreaterThanOrEqual(1);
     expect(statuses.every((s) => s === 200 || s === 402)).toBe(true);
+    await settled(ws.organizationId); // the answer does not wait for its settlement
     const final = await balance(ws);
     expect(final).toBeGreaterThanOrEqual(0);
     const charged = (await events(ws)).reduce((sum, r) => sum + r.costMicro, 0);
@@ -104,6 +106,7 @@ describe("metering", () => {
     const res = await ws.api("/v1/llm/chat", { method: "POST", json: body(`flaky ${ws.organizationId}`, "fault-flaky-1") });
     expect(res.status).toBe(200);
     const tokens = (await json<Completion>(res)).usage.total_tokens;
+    await settled(ws.organizationId); // the answer does not wait for its settlement
     expect(await balance(ws)).toBe(start - costOf("chat", "fault-flaky-1", tokens));
     expect(await events(ws)).toHaveLength(1);
   });
@@ -116,6 +119,7 @@ describe("metering", () => {
       totals: Array<{ day: string; modality: string; requests: number; succeeded: number; quantity: number; cost: number }>;
       requests: { data: Array<{ endpoint: string; modality: string }>; hasMore: boolean; nextCursor: string | null };
     };
+    await settled(ws.organizationId); // the answer does not wait for its settlement
     const usage = await json<Usage>(await ws.api("/v1/usage?limit=1"));
     expect(usage.credits.remainingMicro).toBe(await balance(ws));
     expect(usage.totals).toEqual([
