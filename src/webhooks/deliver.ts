@@ -71,6 +71,10 @@ export async function emit(deps: WebhookDeps, input: EmitInput): Promise<{ event
         );
   if (endpoints.length === 0) return { eventId, deliveryIds: [] };
 
+  const trigger: Trigger = input.onlyEndpointId ? "test" : "emit";
+  // A direct emit attempts what it just loaded: each delivery is written as attempt 1 and goes
+  // straight to the HTTP call, with no second read of the endpoint (prepareDispatch's work).
+  const direct = trigger === "emit" && !qstashMode(deps.config);
   const timestamp = new Date();
   const rows = endpoints.map((endpoint) => {
     const id = newId();
@@ -84,11 +88,25 @@ export async function emit(deps: WebhookDeps, input: EmitInput): Promise<{ event
       event: input.event,
       subjectId: input.subjectId ?? null,
       payload,
+      attemptCount: direct ? 1 : 0,
+      endpoint,
     };
   });
-  await deps.db.insert(webhookDeliveries).values(rows);
+  await deps.db.insert(webhookDeliveries).values(rows.map(({ endpoint: _, ...row }) => row));
   const ids = rows.map((r) => r.id);
-  await dispatch(deps, ids, input.onlyEndpointId ? "test" : "emit");
+  if (direct) {
+    const prepared = rows.map(({ id, organizationId, event, payload, endpoint }) => ({
+      deliveryId: id,
+      attempt: 1,
+      organizationId,
+      event,
+      payload,
+      endpoint,
+    }));
+    deps.waitUntil(deliverPrepared(deps, prepared, "emit"));
+  } else {
+    await dispatch(deps, ids, trigger);
+  }
   return { eventId, deliveryIds: ids };
 }
 
@@ -116,12 +134,14 @@ export async function dispatch(deps: WebhookDeps, deliveryIds: string[], trigger
     );
     return;
   }
-  // Six at a time: a Worker keeps at most six outgoing connections open at once anyway.
-  const run = () =>
-    mapLimit(deliveryIds, 6, async (id) => {
-      const result = await attemptDelivery(deps, id, trigger);
-      if (!result.ok) await recordFinalFailure(deps, id);
-    });
+  const run = async () => {
+    const prepared: Prepared[] = [];
+    for (const id of deliveryIds) {
+      const ready = await prepareDispatch(deps, id, trigger);
+      if ("endpoint" in ready) prepared.push(ready);
+    }
+    await deliverPrepared(deps, prepared, trigger);
+  };
   if (trigger === "emit") deps.waitUntil(run());
   else await run();
 }
@@ -182,10 +202,50 @@ async function readCapped(res: Response, cap: number): Promise<string> {
   return new TextDecoder().decode(all);
 }
 
-/** One attempt of one delivery: resolve the target, check it, sign, POST, record. */
-export async function attemptDelivery(deps: WebhookDeps, deliveryId: string, trigger: Trigger): Promise<AttemptResult> {
-  const { db, config } = deps;
-  // One round trip: number the attempt and load what it needs, only if the endpoint may receive.
+// ---------------------------------------------------------------------------------------------
+// A delivery attempt in named stages, as svix's worker runs it: prepareDispatch (number the
+// attempt and load what it needs), makeHttpCall (resolve, check, sign, POST; no database),
+// recordAttempts (attempt rows and delivery states, many in one statement), and
+// processEndpointOutcomes (reset, count and turn off endpoints). A single attempt (QStash,
+// resend, test) runs them for one delivery; a direct emit runs them for all of its deliveries,
+// recording in batches while later calls are still in flight.
+
+type EndpointFields = Pick<
+  WebhookEndpoint,
+  "id" | "url" | "useTestReceiver" | "testMode" | "testUrl" | "captureToken" | "secret" | "consecutiveFailures"
+>;
+
+/** What an attempt needs: the delivery, its attempt number and its endpoint as they are now. */
+interface Prepared {
+  deliveryId: string;
+  attempt: number;
+  organizationId: string;
+  event: string;
+  payload: unknown;
+  endpoint: EndpointFields;
+}
+
+/** What one HTTP attempt did, before it is recorded. */
+interface Outcome {
+  prepared: Prepared;
+  target: Target | null;
+  statusCode: number | null;
+  error: string | null;
+  responseBody: string | null;
+  durationMs: number;
+  signedAt: number;
+  ok: boolean;
+  retryable: boolean;
+}
+
+/** Outcomes recorded per statement while a direct fan-out goes on. */
+const RECORD_BATCH = 25;
+/** A Worker keeps at most six outgoing connections open at once anyway. */
+const CALLS_IN_FLIGHT = 6;
+
+/** One round trip: number the attempt and load what it needs, only if the endpoint may receive. */
+async function prepareDispatch(deps: WebhookDeps, deliveryId: string, trigger: Trigger): Promise<Prepared | AttemptResult> {
+  const { db } = deps;
   const [row] = await db
     .update(webhookDeliveries)
     .set({ attemptCount: sql`${webhookDeliveries.attemptCount} + 1` })
@@ -213,22 +273,24 @@ export async function attemptDelivery(deps: WebhookDeps, deliveryId: string, tri
         consecutiveFailures: webhookEndpoints.consecutiveFailures,
       },
     });
-  if (!row) {
-    const [exists] = await db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId));
-    const error = exists ? "endpoint is inactive" : "delivery or endpoint no longer exists";
-    return { ok: false, retryable: false, statusCode: null, error, attempt: null };
-  }
-  const { endpoint, attempt } = row;
-  const delivery = { id: deliveryId, organizationId: row.organizationId, event: row.event, payload: row.payload };
-  const target = targetOf(endpoint, config, deps.origin);
+  if (row) return { deliveryId, ...row };
+  const [exists] = await db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId));
+  const error = exists ? "endpoint is inactive" : "delivery or endpoint no longer exists";
+  return { ok: false, retryable: false, statusCode: null, error, attempt: null };
+}
 
-  const raw = JSON.stringify(delivery.payload);
+/** Resolve the target, check it, sign with the endpoint's current secret, POST. No database. */
+async function makeHttpCall(deps: WebhookDeps, prepared: Prepared): Promise<Outcome> {
+  const { config } = deps;
+  const { endpoint } = prepared;
+  const target = targetOf(endpoint, config, deps.origin);
+  const raw = JSON.stringify(prepared.payload);
   const signedAt = Math.floor(Date.now() / 1000);
   const headers = new Headers({
     "content-type": "application/json",
     "user-agent": USER_AGENT,
-    "x-service-event": delivery.event,
-    "x-service-delivery-id": delivery.id,
+    "x-service-event": prepared.event,
+    "x-service-delivery-id": prepared.deliveryId,
     "x-service-signature": await signPayload(endpoint.secret, raw, signedAt),
   });
 
@@ -271,51 +333,123 @@ export async function attemptDelivery(deps: WebhookDeps, deliveryId: string, tri
     }
   }
   const ok = statusCode !== null && statusCode >= 200 && statusCode < 300;
-  const durationMs = Date.now() - started;
+  // The receiver says it is gone for good: no retry (processEndpointOutcomes turns it off).
+  if (statusCode === 410 && target?.kind === "production") retryable = false;
+  return { prepared, target, statusCode, error, responseBody, durationMs: Date.now() - started, signedAt, ok, retryable: !ok && retryable };
+}
 
-  // One round trip: the attempt row and the delivery's new state, in one statement (a
-  // data-modifying CTE), so the log never shows a state without its attempt.
+/**
+ * One statement for any number of attempts: their rows and their deliveries' new states (a
+ * data-modifying CTE), so the log never shows a state without its attempt.
+ */
+async function recordAttempts(db: Db, outcomes: Outcome[], trigger: Trigger): Promise<void> {
+  if (outcomes.length === 0) return;
   const recorded = db.$with("recorded").as(
     db
       .insert(webhookAttempts)
-      .values({
-        id: newId(),
-        deliveryId,
-        organizationId: delivery.organizationId,
-        endpointId: endpoint.id,
-        attempt,
-        target: target?.kind ?? "production",
-        url: target?.url ?? "",
-        statusCode,
-        error,
-        durationMs,
-        responseBody,
-        signedAt,
-        trigger,
-      })
+      .values(
+        outcomes.map((o) => ({
+          id: newId(),
+          deliveryId: o.prepared.deliveryId,
+          organizationId: o.prepared.organizationId,
+          endpointId: o.prepared.endpoint.id,
+          attempt: o.prepared.attempt,
+          target: o.target?.kind ?? "production",
+          url: o.target?.url ?? "",
+          statusCode: o.statusCode,
+          error: o.error,
+          durationMs: o.durationMs,
+          responseBody: o.responseBody,
+          signedAt: o.signedAt,
+          trigger,
+        })),
+      )
       .returning({ id: webhookAttempts.id }),
   );
+  const ids = outcomes.map((o) => o.prepared.deliveryId);
+  const states = outcomes.map((o) => (o.ok ? "succeeded" : "failed"));
+  const codes = outcomes.map((o) => o.statusCode);
   await db
     .with(recorded)
     .update(webhookDeliveries)
-    .set({ status: ok ? "succeeded" : "failed", lastStatusCode: statusCode })
-    .where(eq(webhookDeliveries.id, deliveryId));
-
-  if (ok && endpoint.consecutiveFailures > 0) {
-    await db.update(webhookEndpoints).set({ consecutiveFailures: 0 }).where(eq(webhookEndpoints.id, endpoint.id));
-  }
-  if (statusCode === 410 && target?.kind === "production") {
-    // The receiver says it is gone for good: stop sending (Stripe and Svix do the same).
-    await db
-      .update(webhookEndpoints)
-      .set({ active: false, disabledReason: "The receiver answered 410 Gone." })
-      .where(eq(webhookEndpoints.id, endpoint.id));
-    retryable = false;
-  }
-  return { ok, retryable: !ok && retryable, statusCode, error, attempt };
+    .set({ status: sql`v.status`, lastStatusCode: sql`v.code` })
+    .from(sql`unnest(${sql.param(ids)}::uuid[], ${sql.param(states)}::text[], ${sql.param(codes)}::int[]) as v(id, status, code)`)
+    .where(eq(webhookDeliveries.id, sql`v.id`));
 }
 
-/** A delivery that will not be retried any more failed: count it against the endpoint. */
+/**
+ * The endpoints' side of a set of outcomes, in one statement (none when nothing changes): a
+ * success resets the count of failures in a row; a final failure adds one and turns the
+ * endpoint off at DISABLE_AFTER_FAILURES; a 410 from the Production URL turns it off at once.
+ * `final` says whether a failure here will not be retried (direct mode).
+ */
+async function processEndpointOutcomes(db: Db, outcomes: Outcome[], final: boolean): Promise<void> {
+  const changes = new Map<string, { ok: boolean; failed: number; gone: boolean }>();
+  for (const o of outcomes) {
+    const gone = o.statusCode === 410 && o.target?.kind === "production";
+    const failed = !o.ok && final ? 1 : 0;
+    const resets = o.ok && o.prepared.endpoint.consecutiveFailures > 0;
+    if (!gone && !failed && !resets) continue;
+    const c = changes.get(o.prepared.endpoint.id) ?? { ok: false, failed: 0, gone: false };
+    changes.set(o.prepared.endpoint.id, { ok: c.ok || (o.ok && !failed), failed: c.failed + failed, gone: c.gone || gone });
+  }
+  if (changes.size === 0) return;
+  const ids = [...changes.keys()];
+  const v = [...changes.values()];
+  const after = sql`(case when v.ok and v.failed = 0 then 0 else ${webhookEndpoints.consecutiveFailures} + v.failed end)`;
+  const tooMany = sql`(${after} >= ${DISABLE_AFTER_FAILURES} and ${webhookEndpoints.disabledReason} is null)`;
+  await db
+    .update(webhookEndpoints)
+    .set({
+      consecutiveFailures: after,
+      active: sql`case when v.gone or ${tooMany} then false else ${webhookEndpoints.active} end`,
+      disabledReason: sql`case when ${webhookEndpoints.disabledReason} is not null then ${webhookEndpoints.disabledReason}
+        when v.gone then ${"The receiver answered 410 Gone."}
+        when ${tooMany} then ${`Turned off after ${DISABLE_AFTER_FAILURES} failed deliveries in a row.`}
+        else null end`,
+    })
+    .from(
+      sql`unnest(${sql.param(ids)}::uuid[], ${sql.param(v.map((c) => c.ok))}::boolean[], ${sql.param(v.map((c) => c.failed))}::int[], ${sql.param(v.map((c) => c.gone))}::boolean[]) as v(id, ok, failed, gone)`,
+    )
+    .where(eq(webhookEndpoints.id, sql`v.id`));
+}
+
+/** Direct mode: every prepared delivery attempted once, six calls in flight, recorded in batches. */
+async function deliverPrepared(deps: WebhookDeps, prepared: Prepared[], trigger: Trigger): Promise<void> {
+  const pending: Outcome[] = [];
+  const writes: Promise<void>[] = [];
+  const flush = () => {
+    const batch = pending.splice(0);
+    if (batch.length === 0) return;
+    writes.push(
+      (async () => {
+        await recordAttempts(deps.db, batch, trigger);
+        await processEndpointOutcomes(deps.db, batch, true);
+      })(),
+    );
+  };
+  await mapLimit(prepared, CALLS_IN_FLIGHT, async (p) => {
+    pending.push(await makeHttpCall(deps, p));
+    if (pending.length >= RECORD_BATCH) flush();
+  });
+  flush();
+  // Every batch is written (or fails on its own) before the work counts as done.
+  const results = await Promise.allSettled(writes);
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+  if (failed) throw failed.reason;
+}
+
+/** One attempt of one delivery (QStash, resend, test): all four stages. A failure is not final here. */
+export async function attemptDelivery(deps: WebhookDeps, deliveryId: string, trigger: Trigger): Promise<AttemptResult> {
+  const prepared = await prepareDispatch(deps, deliveryId, trigger);
+  if (!("endpoint" in prepared)) return prepared;
+  const outcome = await makeHttpCall(deps, prepared);
+  await recordAttempts(deps.db, [outcome], trigger);
+  await processEndpointOutcomes(deps.db, [outcome], false);
+  return { ok: outcome.ok, retryable: outcome.retryable, statusCode: outcome.statusCode, error: outcome.error, attempt: prepared.attempt };
+}
+
+/** A delivery that will not be retried any more failed (QStash gave up): count it against the endpoint. */
 export async function recordFinalFailure(deps: WebhookDeps, deliveryId: string): Promise<void> {
   const { db } = deps;
   const [delivery] = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId));

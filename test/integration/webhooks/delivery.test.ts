@@ -1,9 +1,11 @@
 // Direct mode (the default of npm run dev): one signed attempt per delivery, recorded.
 import { Redis } from "@upstash/redis";
+import { eq, inArray } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
+import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "../../../src/db/schema";
 import type { Page } from "../../../src/lib/pagination";
 import type { DeliveryView } from "../../../src/webhooks/log";
-import { createWorkspace, expectError, json, stack, type Workspace } from "../../harness";
+import { createWorkspace, expectError, json, stack, testDb, type Workspace } from "../../harness";
 import { type Receiver, startReceiver } from "../../receiver";
 import { stripeAccepts } from "../../stripe";
 import { createEndpoint, emitNow } from "../../webhooks";
@@ -229,6 +231,46 @@ describe("webhook delivery (direct mode)", () => {
     expect(again.deliveryIds).toEqual([]);
     const reenabled = await ws.api(`/v1/webhook-endpoints/${endpoint.id}`, { method: "PATCH", json: { active: true } });
     expect(await json<{ active: boolean; disabledReason: string | null }>(reenabled)).toMatchObject({ active: true, disabledReason: null });
+  });
+
+  it("a fan-out to more endpoints than a record batch logs every attempt and keeps each endpoint's count, in one emit", async () => {
+    const ws = await createWorkspace();
+    const ok = await receiver(() => ({ status: 200, body: "ok" }));
+    const failing = await receiver(() => ({ status: 500, body: "no" }));
+    const gone = await receiver(() => ({ status: 410 }));
+    // 28 healthy endpoints (more than one batch of recorded outcomes), one that fails, one gone,
+    // and one healthy endpoint that had failed before (its count must go back to 0).
+    const healthy = await Promise.all(Array.from({ length: 28 }, () => createEndpoint(ws, { url: ok.url, events: "all" })));
+    const bad = await createEndpoint(ws, { url: failing.url, events: "all" });
+    const gon = await createEndpoint(ws, { url: gone.url, events: "all" });
+    const recovering = await createEndpoint(ws, { url: ok.url, events: "all" });
+    await testDb().update(webhookEndpoints).set({ consecutiveFailures: 19 }).where(eq(webhookEndpoints.id, bad.id));
+    await testDb().update(webhookEndpoints).set({ consecutiveFailures: 5 }).where(eq(webhookEndpoints.id, recovering.id));
+
+    const { deliveryIds } = await emitNow({ organizationId: ws.organizationId, event: "call.completed", data: { call: { id: "fan" } } });
+    expect(deliveryIds).toHaveLength(31);
+    expect(ok.received).toHaveLength(29);
+    const rows = await testDb().select().from(webhookDeliveries).where(inArray(webhookDeliveries.id, deliveryIds));
+    const attempts = await testDb().select().from(webhookAttempts).where(inArray(webhookAttempts.deliveryId, deliveryIds));
+    expect(attempts).toHaveLength(31);
+    expect(attempts.every((a) => a.attempt === 1 && a.trigger === "emit")).toBe(true);
+    const byEndpoint = new Map(rows.map((r) => [r.endpointId, r]));
+    for (const e of [...healthy, recovering])
+      expect(byEndpoint.get(e.id)).toMatchObject({ status: "succeeded", attemptCount: 1, lastStatusCode: 200 });
+    expect(byEndpoint.get(bad.id)).toMatchObject({ status: "failed", attemptCount: 1, lastStatusCode: 500 });
+    expect(byEndpoint.get(gon.id)).toMatchObject({ status: "failed", lastStatusCode: 410 });
+
+    const endpoints = new Map(
+      (await testDb().select().from(webhookEndpoints).where(eq(webhookEndpoints.organizationId, ws.organizationId))).map((e) => [e.id, e]),
+    );
+    expect(endpoints.get(recovering.id)).toMatchObject({ consecutiveFailures: 0, active: true, disabledReason: null });
+    expect(endpoints.get(bad.id)).toMatchObject({
+      consecutiveFailures: 20,
+      active: false,
+      disabledReason: expect.stringContaining("20 failed deliveries"),
+    });
+    expect(endpoints.get(gon.id)).toMatchObject({ active: false, disabledReason: expect.stringContaining("410") });
+    expect(endpoints.get(healthy[0]?.id ?? "")).toMatchObject({ consecutiveFailures: 0, active: true });
   });
 
   it("the built-in test receiver keeps the most recent 20 requests", async () => {
