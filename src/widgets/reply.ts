@@ -37,6 +37,7 @@ export async function widgetReply(
   payer: { organizationId: string },
   agent: Pick<Agent, "llmModel" | "temperature">,
   messages: ChatMessage[],
+  settleInBackground?: (work: Promise<unknown>) => void,
 ): Promise<string> {
   try {
     return await agentReply(
@@ -46,6 +47,7 @@ export async function widgetReply(
       agent,
       messages,
       REPLY_MAX_TOKENS,
+      settleInBackground,
     );
   } catch (err) {
     throw toApiError(err);

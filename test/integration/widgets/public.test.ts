@@ -6,7 +6,7 @@ import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { organizations, usageEvents, widgetSessions } from "../../../src/db/schema";
 import { joinWebCall, waitForCall } from "../../calls";
-import { baseUrl, createWorkspace, expectError, json, testDb } from "../../harness";
+import { baseUrl, createWorkspace, expectError, json, settled, testDb } from "../../harness";
 import { startReceiver } from "../../receiver";
 import { ROUTES } from "../../routes";
 import { stripeAccepts } from "../../stripe";
@@ -253,6 +253,7 @@ describe("a chat session", () => {
     const ws = await createWorkspace();
     const widget = await createWidget(ws);
     await chat(widget.token, { visitorId: visitor(), message: "Count me" });
+    await settled(ws.organizationId); // the reply does not wait for its settlement
     const rows = await testDb()
       .select()
       .from(usageEvents)
