@@ -1,8 +1,8 @@
 // The whole platform on one machine: Postgres (embedded PGlite, or DATABASE_URL), the
 // stand-ins for Neon's two doors the Neon driver uses (the SQL-over-HTTP endpoint and the
 // WebSocket proxy), the Upstash-REST bridge (memory, or REDIS_URL),
-// migrations, the provider and telephony sandboxes (unless a real provider is given), and the real
-// worker under `wrangler dev` (workerd). Used by `npm run dev`,
+// migrations, the provider sandbox (OpenAI-compatible and ElevenLabs) and the telephony sandbox
+// (unless real ones are given), and the real worker under `wrangler dev` (workerd). Used by `npm run dev`,
 // the integration tests and the benchmarks, so all three run the same stack.
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -36,7 +36,12 @@ export interface StackOptions {
    * (dev/sandbox). Given: a real one (OpenAI, Groq, Ollama at http://localhost:11434/v1 …).
    */
   provider?: { baseUrl: string; apiKey: string };
-  /** Extra worker variables (e.g. a small RATE_LIMIT_REQUESTS in a test). */
+  /**
+   * Extra worker variables (e.g. a small RATE_LIMIT_REQUESTS in a test); they override the stack's.
+   * With ELEVENLABS_API_KEY among them, ElevenLabs is that one (at ELEVENLABS_BASE_URL, or its
+   * default), not the sandbox's; with TWILIO_ACCOUNT_SID or TWILIO_AUTH_TOKEN, likewise Twilio and
+   * the telephony sandbox is not started.
+   */
   vars?: Record<string, string>;
   /** Progress lines ("Starting Postgres…"); silent when omitted. */
   log?: (line: string) => void;
@@ -54,6 +59,8 @@ export interface Stack {
   sqlHttpStats(): ReturnType<SqlHttp["stats"]>;
   redis: { url: string; token: string; backend: "memory" | "redis" };
   provider: { baseUrl: string; apiKey: string; sandbox: boolean };
+  /** Where the worker's ElevenLabs voices are spoken: the provider sandbox, or the ElevenLabs the vars name; undefined: nowhere. */
+  elevenLabs?: { baseUrl: string; sandbox: boolean };
   /** The Twilio stand-in the worker's phone calls go to; started with the provider sandbox (docs/sandbox.md). */
   telephony?: TelephonySandbox;
   postgres: "pglite" | "postgresql";
@@ -109,16 +116,21 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     stops.push(() => bridge.stop());
 
     let provider = opts.provider ? { ...opts.provider, sandbox: false } : undefined;
+    const given = (name: string) => Boolean(opts.vars?.[name]);
+    let elevenLabs: { baseUrl: string; apiKey: string } | undefined;
     let telephony: TelephonySandbox | undefined;
     if (!provider) {
-      log("Models: starting the local provider sandbox (OpenAI-compatible)…");
+      log("Models: starting the local provider sandbox (OpenAI-compatible, and ElevenLabs' text to speech)…");
       const sandbox = await startProviderSandbox();
       stops.push(() => sandbox.stop());
       provider = { baseUrl: sandbox.url, apiKey: sandbox.apiKey, sandbox: true };
-      log("Phones: starting the local telephony sandbox (Twilio stand-in, scripted callee)…");
-      const phones = await startTelephonySandbox({ provider: { url: sandbox.url, apiKey: sandbox.apiKey } });
-      stops.push(() => phones.stop());
-      telephony = phones;
+      if (!given("ELEVENLABS_API_KEY")) elevenLabs = { baseUrl: sandbox.elevenLabs.url, apiKey: sandbox.elevenLabs.apiKey };
+      if (!given("TWILIO_ACCOUNT_SID") && !given("TWILIO_AUTH_TOKEN")) {
+        log("Phones: starting the local telephony sandbox (Twilio stand-in, scripted callee)…");
+        const phones = await startTelephonySandbox({ provider: { url: sandbox.url, apiKey: sandbox.apiKey } });
+        stops.push(() => phones.stop());
+        telephony = phones;
+      }
     } else {
       log(`Models: provider at ${new URL(provider.baseUrl).host}`);
     }
@@ -132,6 +144,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       DATABASE_HTTP_ENDPOINT: sqlHttp.url,
       UPSTASH_REDIS_REST_URL: bridge.url,
       UPSTASH_REDIS_REST_TOKEN: bridge.token,
+      ...(elevenLabs && { ELEVENLABS_BASE_URL: elevenLabs.baseUrl, ELEVENLABS_API_KEY: elevenLabs.apiKey }),
       ...(telephony && {
         TWILIO_ACCOUNT_SID: telephony.accountSid,
         TWILIO_AUTH_TOKEN: telephony.authToken,
@@ -161,6 +174,11 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       sqlHttpStats: () => sqlHttp.stats(),
       redis: { url: bridge.url, token: bridge.token, backend: bridge.backend },
       provider,
+      elevenLabs: elevenLabs
+        ? { baseUrl: elevenLabs.baseUrl, sandbox: true }
+        : vars.ELEVENLABS_API_KEY
+          ? { baseUrl: vars.ELEVENLABS_BASE_URL ?? "https://api.elevenlabs.io", sandbox: false }
+          : undefined,
       telephony,
       postgres: pg ? "pglite" : "postgresql",
       vars,

@@ -14,7 +14,7 @@ import { buildWav, infoChunk, parseWav, resample16, SANDBOX_SOFTWARE, WavError, 
 // ---------------------------------------------------------------------------------------------
 // Voices: each OpenAI voice name is an eSpeak voice + variant + pitch, so they sound different.
 
-interface VoiceProfile {
+export interface VoiceProfile {
   voice: "en/en-us" | "en/en" | "en/en-rp" | "en/en-sc";
   variant: string;
   pitch: number;

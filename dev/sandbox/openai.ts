@@ -1,13 +1,14 @@
 // The provider sandbox: a local HTTP server that speaks the subset of the OpenAI API the Models
 // API uses (chat completions, speech, transcriptions, models), so the platform's
-// OpenAI-compatible provider adapter runs unchanged on a laptop and in CI. It is a stand-in,
+// OpenAI-compatible provider adapter runs unchanged on a laptop and in CI; and, on the same port,
+// ElevenLabs' text-to-speech API (elevenlabs.ts) for the ElevenLabs adapter. It is a stand-in,
 // not a model: chat replies follow fixed rules derived from the input, speech is real eSpeak
 // audio, and transcription returns the text the sandbox embedded in its own WAVs, or the text of
 // a speech it synthesized recently whose loudness envelope the audio matches. Failures are
 // chosen per request through the model name (fault-500, fault-429, fault-timeout,
 // fault-garbage, fault-flaky-N, fault-slow-MS). See docs/sandbox.md.
 //
-//   npx tsx dev/sandbox/openai.ts          # PORT (default 8790), SANDBOX_API_KEY (default random)
+//   npx tsx dev/sandbox/openai.ts          # PORT (default 8790), SANDBOX_API_KEY, SANDBOX_ELEVENLABS_API_KEY (default random)
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { realpathSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -15,6 +16,7 @@ import { fileURLToPath } from "node:url";
 import { listenLocal } from "../listen";
 import { parseSpeechRequest, parseTranscriptionForm, Synthesizer, synthesize, TRANSCRIPTION_MAX_BYTES, transcribe } from "./audio";
 import { checkModel, complete, parseChatRequest, streamEvents } from "./chat";
+import { ElevenLabsError, parseElevenLabsRequest, speakElevenLabs, ttsPath } from "./elevenlabs";
 import { ApiError, invalid } from "./errors";
 import { SpeechMemory } from "./recognize";
 
@@ -34,6 +36,8 @@ export interface ProviderSandbox {
   /** Base URL ending in /v1, e.g. http://127.0.0.1:8790/v1 (the `baseURL` of the openai SDK). */
   url: string;
   apiKey: string;
+  /** ElevenLabs' text-to-speech API on the same port: `url` is what https://api.elevenlabs.io is (no /v1); `apiKey` goes in `xi-api-key`. */
+  elevenLabs: { url: string; apiKey: string };
   /** Every request received, in arrival order, including refused ones. */
   requests: SandboxRequest[];
   stop(): Promise<void>;
@@ -49,6 +53,8 @@ const JSON_BODY_LIMIT = 8 * 1024 * 1024;
 const MULTIPART_BODY_LIMIT = TRANSCRIPTION_MAX_BYTES + 1024 * 1024;
 const FLAKY_MEMORY = 10_000;
 const SLOW_MAX_MS = 60_000;
+/** Bytes per write of ElevenLabs' streaming variant. */
+const STREAM_CHUNK = 4096;
 
 type Fault = { kind: "error"; error: ApiError } | { kind: "hold" } | { kind: "garbage" } | { kind: "delay"; ms: number } | { kind: "none" };
 
@@ -79,9 +85,13 @@ const sha256 = (...parts: Array<string | Buffer>) => {
   return h.digest("hex");
 };
 
-export async function startProviderSandbox(opts: { port?: number; apiKey?: string } = {}): Promise<ProviderSandbox> {
+export async function startProviderSandbox(
+  opts: { port?: number; apiKey?: string; elevenLabsApiKey?: string } = {},
+): Promise<ProviderSandbox> {
   const apiKey = opts.apiKey ?? `sk-sandbox-${randomBytes(16).toString("hex")}`;
   const expected = Buffer.from(`Bearer ${apiKey}`);
+  const elevenLabsApiKey = opts.elevenLabsApiKey ?? `sk_sandbox_${randomBytes(24).toString("hex")}`;
+  const expectedXi = Buffer.from(elevenLabsApiKey);
   const requests: SandboxRequest[] = [];
   const synth = new Synthesizer();
   const memory = new SpeechMemory(); // what this sandbox said, so a phone call's audio of it can be transcribed
@@ -138,19 +148,16 @@ export async function startProviderSandbox(opts: { port?: number; apiKey?: strin
     const entry: SandboxRequest = { method, path, at: started };
     requests.push(entry);
     const requestId = `req_${randomBytes(16).toString("hex")}`;
+    /** ElevenLabs' paths answer with its headers and error shape; every other path is OpenAI's. */
+    const tts = ttsPath(path);
+    const ownHeaders = (): Record<string, string> =>
+      tts ? { "request-id": requestId.slice(4) } : { "x-request-id": requestId, "openai-processing-ms": String(Date.now() - started) };
 
     const send = (status: number, body: string | Buffer, headers: Record<string, string>) => {
       entry.status = status;
       if (res.headersSent || res.destroyed) return;
       const buf = typeof body === "string" ? Buffer.from(body) : body;
-      res
-        .writeHead(status, {
-          "x-request-id": requestId,
-          "openai-processing-ms": String(Date.now() - started),
-          "content-length": String(buf.length),
-          ...headers,
-        })
-        .end(buf);
+      res.writeHead(status, { ...ownHeaders(), "content-length": String(buf.length), ...headers }).end(buf);
     };
     const sendJson = (status: number, body: unknown, headers: Record<string, string> = {}) =>
       send(status, JSON.stringify(body), { "content-type": "application/json", ...headers });
@@ -187,6 +194,40 @@ export async function startProviderSandbox(opts: { port?: number; apiKey?: strin
     const jsonGarbage = { body: "<html><body>502 upstream hiccup — this body is not JSON", type: "application/json" };
 
     try {
+      if (tts) {
+        const key = Buffer.from(String(req.headers["xi-api-key"] ?? ""));
+        if (key.length !== expectedXi.length || !timingSafeEqual(key, expectedXi)) {
+          throw new ElevenLabsError(401, {
+            status: req.headers["xi-api-key"] ? "invalid_api_key" : "missing_api_key",
+            message: req.headers["xi-api-key"]
+              ? "Invalid API key. The provider sandbox accepts only the ElevenLabs key it was started with."
+              : "No API key: send it in the xi-api-key header.",
+          });
+        }
+        if (method !== "POST") throw new ElevenLabsError(405, { status: "method_not_allowed", message: "Method Not Allowed" });
+        const raw = await readBody(req, JSON_BODY_LIMIT);
+        let body: unknown;
+        try {
+          body = JSON.parse(raw.toString("utf8"));
+        } catch {
+          throw new ElevenLabsError(422, [{ type: "json_invalid", loc: ["body"], msg: "JSON decode error" }]);
+        }
+        const query = new URL(req.url ?? "/", "http://sandbox").searchParams;
+        const speech = parseElevenLabsRequest(tts.voiceId, tts.stream, query, body);
+        // The fault models work here too, through model_id.
+        const fingerprint = () => sha256(path, query.toString(), raw);
+        if (await applyFault(speech.model, fingerprint, { body: "this body is not audio", type: "audio/pcm" })) return;
+        const audio = await speakElevenLabs(synth, speech, memory);
+        const headers = { "content-type": audio.contentType, "x-character-count": String([...speech.text].length) };
+        if (!speech.stream) return send(200, audio.body, headers);
+        // The streaming variant: the same bytes, chunked as they would arrive.
+        entry.status = 200;
+        res.writeHead(200, { ...ownHeaders(), ...headers });
+        for (let at = 0; at < audio.body.length; at += STREAM_CHUNK) res.write(audio.body.subarray(at, at + STREAM_CHUNK));
+        res.end();
+        return;
+      }
+
       const auth = Buffer.from(req.headers.authorization ?? "");
       if (auth.length !== expected.length || !timingSafeEqual(auth, expected)) {
         throw new ApiError(
@@ -314,6 +355,20 @@ export async function startProviderSandbox(opts: { port?: number; apiKey?: strin
         );
       throw new ApiError(404, `Invalid URL (${method} ${path})`, "invalid_request_error", "unknown_url");
     } catch (err) {
+      if (tts) {
+        const e =
+          err instanceof ElevenLabsError
+            ? err
+            : err instanceof BodyTooLarge
+              ? new ElevenLabsError(413, { status: "request_too_large", message: "Request body too large for the provider sandbox." })
+              : err instanceof ApiError // a fault model, or a missing-* model
+                ? new ElevenLabsError(err.status, { status: err.code ?? err.type, message: err.message }, err.headers)
+                : new ElevenLabsError(500, {
+                    status: "internal_error",
+                    message: `The provider sandbox failed: ${err instanceof Error ? err.message : String(err)}`,
+                  });
+        return sendJson(e.status, e.body(), e.headers);
+      }
       if (err instanceof BodyTooLarge)
         return sendJson(
           413,
@@ -334,6 +389,7 @@ export async function startProviderSandbox(opts: { port?: number; apiKey?: strin
   return {
     url: `http://127.0.0.1:${port}/v1`,
     apiKey,
+    elevenLabs: { url: `http://127.0.0.1:${port}`, apiKey: elevenLabsApiKey },
     requests,
     async stop() {
       for (const t of timers) clearTimeout(t);
@@ -360,7 +416,11 @@ const isMain = (() => {
 
 if (isMain) {
   const port = Number(process.env.PORT ?? DEFAULT_SANDBOX_PORT);
-  const sandbox = await startProviderSandbox({ port, apiKey: process.env.SANDBOX_API_KEY || undefined });
+  const sandbox = await startProviderSandbox({
+    port,
+    apiKey: process.env.SANDBOX_API_KEY || undefined,
+    elevenLabsApiKey: process.env.SANDBOX_ELEVENLABS_API_KEY || undefined,
+  });
   process.stdout.write(
     [
       "Provider sandbox (OpenAI-compatible stand-in, not a model) listening.",
@@ -368,6 +428,8 @@ if (isMain) {
       `  API key:  ${sandbox.apiKey}`,
       "  For the openai SDK or curl:",
       `    export OPENAI_BASE_URL=${sandbox.url} OPENAI_API_KEY=${sandbox.apiKey}`,
+      "  ElevenLabs' text-to-speech API (xi-api-key):",
+      `    export ELEVENLABS_BASE_URL=${sandbox.elevenLabs.url} ELEVENLABS_API_KEY=${sandbox.elevenLabs.apiKey}`,
       "",
     ].join("\n"),
   );

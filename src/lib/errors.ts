@@ -46,6 +46,10 @@ export const ERRORS = {
   misconfigured: { status: 500, when: "The deployment's configuration is invalid (names the variables, never their values)." },
   provider_error: { status: 502, when: "The model provider failed or answered something we cannot read. Not charged." },
   receiver_failed: { status: 502, when: "The receiver answered non-2xx or could not be reached; QStash retries." },
+  provider_not_configured: {
+    status: 503,
+    when: "The voice's (or model's) provider is not configured on this deployment; `GET /v1/voices` marks such voices `available: false`. Not charged.",
+  },
   telephony_unavailable: {
     status: 503,
     when: "Phone calls are not configured on this deployment (TWILIO_ACCOUNT_SID / TWILIO_AUTH_TOKEN); web calls still work.",

@@ -2,10 +2,12 @@
 // layer's failure handling (no provider key may leak into an error).
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AppConfig } from "../../src/env";
 import { parseWav } from "../../src/lib/audio";
 import { ApiError } from "../../src/lib/errors";
 import { ElevenLabs } from "../../src/providers/elevenlabs";
 import { ProviderError, providerFetch, toApiError } from "../../src/providers/http";
+import { chatProvider, synthesizableProviders, ttsProvider } from "../../src/providers/registry";
 
 let server: Server;
 let base: string;
@@ -101,5 +103,49 @@ describe("provider HTTP layer", () => {
     slow.close();
     expect((timedOut as ProviderError).failure).toBe("timeout");
     expect((toApiError(timedOut) as ApiError).code).toBe("provider_timeout");
+  });
+});
+
+describe("provider registry", () => {
+  const config = (keys: { OPENAI_API_KEY?: string; ELEVENLABS_API_KEY?: string }) =>
+    ({
+      OPENAI_BASE_URL: "https://api.openai.com/v1",
+      ELEVENLABS_BASE_URL: "https://api.elevenlabs.io",
+      PROVIDER_TIMEOUT_MS: 1000,
+      PROVIDER_RETRIES: 0,
+      ...keys,
+    }) as AppConfig;
+  const refusal = (f: () => unknown) => {
+    try {
+      f();
+    } catch (err) {
+      return err as ApiError;
+    }
+    throw new Error("no refusal");
+  };
+
+  it("a provider this deployment has no key for is 503 provider_not_configured, not 502", () => {
+    const none = config({});
+    for (const err of [
+      refusal(() => ttsProvider(none, "elevenlabs")),
+      refusal(() => ttsProvider(none, "openai")),
+      refusal(() => chatProvider(none)),
+    ]) {
+      expect(err).toBeInstanceOf(ApiError);
+      expect(err.code).toBe("provider_not_configured");
+      expect(err.status).toBe(503);
+    }
+    expect(refusal(() => ttsProvider(none, "cartesia")).code).toBe("validation_failed");
+  });
+
+  it("lists the voice providers it can synthesize now", () => {
+    expect(synthesizableProviders(config({}))).toEqual([]);
+    expect(synthesizableProviders(config({ OPENAI_API_KEY: "sk-x" }))).toEqual(["openai", "sandbox"]);
+    expect(synthesizableProviders(config({ OPENAI_API_KEY: "sk-x", ELEVENLABS_API_KEY: "xi" }))).toEqual([
+      "openai",
+      "sandbox",
+      "elevenlabs",
+    ]);
+    expect(ttsProvider(config({ ELEVENLABS_API_KEY: "xi" }), "elevenlabs").name).toBe("elevenlabs");
   });
 });

@@ -12,6 +12,7 @@ interface Voice {
   gender: string | null;
   previewUrl: string | null;
   description: string | null;
+  available: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -95,6 +96,7 @@ describe("POST /v1/voices", () => {
       gender: null,
       previewUrl: null,
       description: null,
+      available: true, // the local stack's provider sandbox speaks ElevenLabs' API
       createdAt: voice.createdAt,
       updatedAt: voice.createdAt,
     });

@@ -31,7 +31,10 @@ const route = (path: string, operationId: string, summary: string) =>
     description: "Non-streaming. `stream: true` is refused with 400 stream_not_supported. Metered by tokens (priced per 1,000).",
     security: bearerSecurity,
     request: jsonBody(chatRequestSchema),
-    responses: { 200: jsonResponse(chatCompletionSchema, "The completion, with usage."), ...errorResponses(400, 402, 413, 415, 502, 504) },
+    responses: {
+      200: jsonResponse(chatCompletionSchema, "The completion, with usage."),
+      ...errorResponses(400, 402, 413, 415, 502, 503, 504),
+    },
   });
 
 async function complete(c: Context<AppEnv>, body: z.infer<typeof chatRequestSchema>) {

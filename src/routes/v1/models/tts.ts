@@ -62,7 +62,7 @@ export function registerTts(app: OpenAPIHono<AppEnv>): void {
       summary: "Text to speech: the full audio buffer, metered by characters",
       security: bearerSecurity,
       request: jsonBody(ttsRequestSchema),
-      responses: { 200: audioResponse, ...errorResponses(400, 402, 413, 415, 502, 504) },
+      responses: { 200: audioResponse, ...errorResponses(400, 402, 413, 415, 502, 503, 504) },
     }),
     async (c) => {
       const body = c.req.valid("json");
@@ -78,7 +78,7 @@ export function registerTts(app: OpenAPIHono<AppEnv>): void {
       summary: "Text to speech at the OpenAI SDK's path (voice: an id, or a name such as alloy; default format wav)",
       security: bearerSecurity,
       request: jsonBody(speechAliasSchema),
-      responses: { 200: audioResponse, ...errorResponses(400, 402, 413, 415, 502, 504) },
+      responses: { 200: audioResponse, ...errorResponses(400, 402, 413, 415, 502, 503, 504) },
     }),
     async (c) => {
       const body = c.req.valid("json");

@@ -2,6 +2,7 @@ import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../context";
 import { voices } from "../../../db/schema";
 import { bearerSecurity, errorResponses, jsonBody, jsonResponse } from "../../../lib/openapi";
+import { synthesizableProviders } from "../../../providers/registry";
 import { toNewVoiceRow, toVoice } from "./mapper";
 import { createVoiceSchema, voiceSchema } from "./schema";
 
@@ -25,5 +26,5 @@ export const registerCreateVoice = (app: OpenAPIHono<AppEnv>) =>
       .returning();
     if (!row) throw new Error("insert returned no row");
     c.header("Location", `/v1/voices/${row.id}`);
-    return c.json(toVoice(row), 201);
+    return c.json(toVoice(row, synthesizableProviders(c.var.config)), 201);
   });

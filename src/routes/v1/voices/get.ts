@@ -1,6 +1,7 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../context";
 import { bearerSecurity, errorResponses, idParam, jsonResponse } from "../../../lib/openapi";
+import { synthesizableProviders } from "../../../providers/registry";
 import { toVoice } from "./mapper";
 import { voiceSchema } from "./schema";
 import { findVisibleVoice, voiceNotFound } from "./scope";
@@ -20,5 +21,5 @@ export const registerGetVoice = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(getVoiceRoute, async (c) => {
     const row = await findVisibleVoice(c.var.db, c.var.auth.organizationId, c.req.valid("param").id);
     if (!row) throw voiceNotFound();
-    return c.json(toVoice(row), 200);
+    return c.json(toVoice(row, synthesizableProviders(c.var.config)), 200);
   });

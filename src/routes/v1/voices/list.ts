@@ -1,9 +1,10 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
-import { and, desc, eq, isNull, or, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, isNull, not, or, type SQL, sql } from "drizzle-orm";
 import type { AppEnv } from "../../../context";
 import { voices } from "../../../db/schema";
 import { bearerSecurity, errorResponses, jsonResponse } from "../../../lib/openapi";
 import { pageOf, pageQuery } from "../../../lib/pagination";
+import { synthesizableProviders } from "../../../providers/registry";
 import { toVoice } from "./mapper";
 import { listVoicesQuerySchema, voicePageSchema } from "./schema";
 import { ownedBy, visibleTo } from "./scope";
@@ -14,7 +15,8 @@ export const listVoicesRoute = createRoute({
   tags: ["Voices"],
   operationId: "listVoices",
   summary: "List voices: the system catalog plus this workspace's own",
-  description: "Newest first; owned voices come before system voices. See docs/pagination.md for the cursor contract.",
+  description:
+    "Newest first; owned voices come before system voices. Each says whether this deployment can synthesize it (`available`). See docs/pagination.md for the cursor contract.",
   security: bearerSecurity,
   request: { query: listVoicesQuerySchema },
   responses: { 200: jsonResponse(voicePageSchema, "A page of voices."), ...errorResponses(400) },
@@ -30,6 +32,11 @@ export const registerListVoices = (app: OpenAPIHono<AppEnv>) =>
       ...page.where(voices),
     ];
     if (query.provider) conditions.push(eq(voices.provider, query.provider));
+    const synthesizable = synthesizableProviders(c.var.config);
+    if (query.available !== undefined) {
+      const speakable = synthesizable.length ? inArray(voices.provider, synthesizable) : sql`false`;
+      conditions.push(query.available ? speakable : not(speakable));
+    }
     if (query.language) {
       // Tags hold only letters, digits and hyphens (validated), so they are safe in LIKE.
       const tag = query.language;
@@ -43,5 +50,8 @@ export const registerListVoices = (app: OpenAPIHono<AppEnv>) =>
       .where(and(...conditions))
       .orderBy(desc(voices.id))
       .limit(page.limit + 1);
-    return c.json(pageOf(rows, page.limit, toVoice), 200);
+    return c.json(
+      pageOf(rows, page.limit, (row) => toVoice(row, synthesizable)),
+      200,
+    );
   });

@@ -6,7 +6,8 @@ type NewVoiceRow = typeof voices.$inferInsert;
 
 const isGender = (g: string | null): g is VoiceGender => (VOICE_GENDERS as readonly (string | null)[]).includes(g);
 
-export const toVoice = (row: Voice): VoiceView => ({
+/** `synthesizable`: the providers this deployment can speak now (providers/registry.ts). */
+export const toVoice = (row: Voice, synthesizable: readonly string[]): VoiceView => ({
   id: row.id,
   type: row.organizationId === null ? "system" : "owned",
   name: row.name,
@@ -16,6 +17,7 @@ export const toVoice = (row: Voice): VoiceView => ({
   gender: isGender(row.gender) ? row.gender : null,
   previewUrl: row.previewUrl,
   description: row.description,
+  available: synthesizable.includes(row.provider),
   createdAt: row.createdAt.toISOString(),
   updatedAt: row.updatedAt.toISOString(),
 });

@@ -43,6 +43,12 @@ export const voiceSchema = z
     gender: z.enum(VOICE_GENDERS).nullable().openapi({ example: "female" }),
     previewUrl: z.string().nullable().openapi({ example: "https://cdn.example.com/voices/clara.mp3" }),
     description: z.string().nullable().openapi({ example: "Warm, unhurried; for support lines." }),
+    available: z.boolean().openapi({
+      description:
+        "Whether this deployment can synthesize the voice now: its provider has an adapter and is configured here. " +
+        "Speaking an unavailable voice answers `503 provider_not_configured` (`400` for providers without an adapter).",
+      example: true,
+    }),
     createdAt: z.iso.datetime().openapi({ example: "2025-01-15T09:30:00.000Z" }),
     updatedAt: z.iso.datetime().openapi({ example: "2025-01-15T09:30:00.000Z" }),
   })
@@ -93,6 +99,11 @@ export const listVoicesQuerySchema = z.strictObject({
   ...pageQuerySchema.shape,
   type: z.enum(VOICE_TYPES).optional().openapi({ description: "Only system voices, or only this workspace's own.", example: "owned" }),
   provider: z.enum(VOICE_PROVIDERS).optional().openapi({ example: "openai" }),
+  available: z
+    .enum(["true", "false"])
+    .transform((v) => v === "true")
+    .optional()
+    .openapi({ description: "Only voices this deployment can (`true`) or cannot (`false`) synthesize now.", example: "true" }),
   language: languageTag().optional().openapi({
     description: "Voices for this language: `en` matches en, en-US, en-GB; `en-US` matches en-US and the generic en.",
     example: "en",

@@ -3,6 +3,7 @@ import { and, eq } from "drizzle-orm";
 import type { AppEnv } from "../../../context";
 import { voices } from "../../../db/schema";
 import { bearerSecurity, errorResponses, idParam, jsonBody, jsonResponse } from "../../../lib/openapi";
+import { synthesizableProviders } from "../../../providers/registry";
 import { toVoice, toVoicePatch } from "./mapper";
 import { updateVoiceSchema, voiceSchema } from "./schema";
 import { ownedBy, refuseUnowned } from "./scope";
@@ -30,5 +31,5 @@ export const registerUpdateVoice = (app: OpenAPIHono<AppEnv>) =>
       .where(and(eq(voices.id, id), ownedBy(org)))
       .returning();
     if (!row) return refuseUnowned(c.var.db, id, "updated");
-    return c.json(toVoice(row), 200);
+    return c.json(toVoice(row, synthesizableProviders(c.var.config)), 200);
   });
