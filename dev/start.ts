@@ -1,7 +1,8 @@
 // `npm run dev`: the whole platform on this machine, offline, with no account anywhere.
 // Postgres is embedded PGlite persisted under DATA_DIR (default .data/), or DATABASE_URL;
 // Redis is the in-memory Upstash bridge, or REDIS_URL; the real worker runs under wrangler dev
-// on PORT (default 8787). While it runs, <DATA_DIR>/stack.json tells the admin CLI how to reach
+// on PORT (default 8787), with every variable of its configuration (README's table) that is set
+// here (dev/worker-env.ts). While it runs, <DATA_DIR>/stack.json tells the admin CLI how to reach
 // the database through this process (PGlite allows one opener: only this process opens it).
 import { existsSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
@@ -9,6 +10,7 @@ import { join, relative } from "node:path";
 import { dataDir, readStackInfo, type StackInfo, stackFile } from "./connect";
 import { ensureFirstRun, type FirstRun, writePrivate } from "./first-run";
 import { type Stack, startStack } from "./stack";
+import { shownValue, type WorkerEnvironment, workerEnvironment } from "./worker-env";
 
 const DEFAULT_PORT = 8787;
 const STOP_TIMEOUT_MS = 30_000;
@@ -47,6 +49,14 @@ const redact = (url: string) => {
   }
 };
 
+const hostOf = (url: string) => {
+  try {
+    return new URL(url).host;
+  } catch {
+    return "(unparsable URL)";
+  }
+};
+
 const parses = (url: string) => {
   try {
     new URL(url);
@@ -63,16 +73,8 @@ interface Config {
   redisUrl: string | undefined;
   allowPrivateWebhooks: boolean;
   provider: { baseUrl: string; apiKey: string } | undefined;
-}
-
-/** A 0/1/true/false variable, as the worker's config accepts it; anything else is refused here, not per request. */
-function flag(name: string): boolean {
-  const value = process.env[name]?.trim().toLowerCase();
-  if (!value) return false;
-  if (!["0", "1", "true", "false"].includes(value)) {
-    throw new StartError(`${name}=${process.env[name]} is not 0, 1, true or false.`, `Set ${name}=1 to turn it on, or unset it.`);
-  }
-  return value === "1" || value === "true";
+  /** The worker's variables set in this environment: each reaches the worker as it is. */
+  worker: WorkerEnvironment;
 }
 
 function readConfig(): Config {
@@ -91,12 +93,22 @@ function readConfig(): Config {
     }
     return value;
   };
+  // DATABASE_URL is the stack's database (checked above); it reaches the worker through the stack.
+  const worker = workerEnvironment(process.env, ["DATABASE_URL"]);
+  if (worker.invalid.length) {
+    throw new StartError(
+      `the worker would refuse ${worker.invalid.map((v) => `${v.name} (${v.rule})`).join(", ")}.`,
+      "Fix or unset it: README's configuration table says what each variable takes.",
+    );
+  }
+  const privateWebhooks = worker.vars.WEBHOOKS_ALLOW_PRIVATE_URLS;
   return {
     dataDir: dataDir(),
     port,
     databaseUrl: url("DATABASE_URL"),
     redisUrl: url("REDIS_URL"),
-    allowPrivateWebhooks: flag("WEBHOOKS_ALLOW_PRIVATE_URLS"),
+    allowPrivateWebhooks: privateWebhooks === "1" || privateWebhooks === "true",
+    worker,
     // A real OpenAI-compatible provider (OpenAI, Groq, Ollama…) instead of the sandbox.
     provider: process.env.OPENAI_API_KEY
       ? { baseUrl: url("OPENAI_BASE_URL") ?? "https://api.openai.com/v1", apiKey: process.env.OPENAI_API_KEY }
@@ -122,7 +134,23 @@ function printEnvironment(cfg: Config) {
       ? `  Models    ${new URL(cfg.provider.baseUrl).host}  (OPENAI_BASE_URL, OPENAI_API_KEY)`
       : "  Models    local provider sandbox: deterministic replies, eSpeak audio  (set OPENAI_API_KEY, OPENAI_BASE_URL for a real provider)",
   );
+  const elevenLabsKey = cfg.worker.vars.ELEVENLABS_API_KEY;
+  out(
+    elevenLabsKey
+      ? `  Voices    ElevenLabs at ${hostOf(cfg.worker.vars.ELEVENLABS_BASE_URL ?? "https://api.elevenlabs.io")}  (ELEVENLABS_BASE_URL, ELEVENLABS_API_KEY)`
+      : cfg.provider
+        ? "  Voices    ElevenLabs not configured: its voices list as available: false  (set ELEVENLABS_API_KEY)"
+        : "  Voices    ElevenLabs voices spoken by the provider sandbox (its text-to-speech API)  (set ELEVENLABS_API_KEY for the real one)",
+  );
   out(`  Port      ${cfg.port}  (PORT)`);
+  Object.entries(cfg.worker.vars).forEach(([name, value], i) => {
+    out(`  ${i === 0 ? "Worker   " : "         "} ${name} = ${shownValue(name, value)}${i === 0 ? "  (from this environment)" : ""}`);
+  });
+  if (cfg.worker.ignored.length) {
+    out(
+      `  Ignored   ${cfg.worker.ignored.join(", ")}: the local stack sets its own (use DATABASE_URL and REDIS_URL for real servers behind it)`,
+    );
+  }
   if (cfg.allowPrivateWebhooks) {
     out("  Webhooks  private/loopback receiver URLs ALLOWED (WEBHOOKS_ALLOW_PRIVATE_URLS=1); never set this in production");
   }
@@ -355,8 +383,7 @@ async function main() {
     await checkPortFree(cfg.port);
 
     out("Starting");
-    const vars: Record<string, string> = {};
-    if (cfg.allowPrivateWebhooks) vars.WEBHOOKS_ALLOW_PRIVATE_URLS = "1";
+    const vars: Record<string, string> = { ...cfg.worker.vars };
     starting = startStack({
       dataDir: cfg.databaseUrl ? undefined : join(cfg.dataDir, "pglite"),
       databaseUrl: cfg.databaseUrl,

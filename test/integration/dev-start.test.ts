@@ -3,7 +3,8 @@
 // start on the same data that reuses it. Runs on the embedded defaults only (on a shared real
 // PostgreSQL there would be no "first run").
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { createServer as createHttpServer } from "node:http";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,6 +12,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import "../../dev/connect";
 import { freePort } from "../../dev/stack";
+import { WORKER_VARIABLES } from "../../dev/worker-env";
 import { stack } from "../harness";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -19,9 +21,9 @@ const STOP_TIMEOUT = 45_000;
 
 /** The environment of a user with nothing set up: no DATABASE_URL, no REDIS_URL. */
 function userEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, ...extra, FORCE_COLOR: "0" };
-  for (const name of ["DATABASE_URL", "REDIS_URL", "WEBHOOKS_ALLOW_PRIVATE_URLS"]) delete env[name];
-  return env;
+  const env: NodeJS.ProcessEnv = { ...process.env, FORCE_COLOR: "0" };
+  for (const name of ["DATABASE_URL", "REDIS_URL", ...WORKER_VARIABLES]) delete env[name];
+  return { ...env, ...extra };
 }
 
 interface Dev {
@@ -134,6 +136,7 @@ describe.runIf(stack().backend === "embedded")("npm run dev", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "dev-start-"));
   let port = 0;
   let firstKey = "";
+  let endpoint = { id: "", secret: "" };
   const running: Dev[] = [];
 
   beforeAll(async () => {
@@ -183,6 +186,19 @@ describe.runIf(stack().backend === "embedded")("npm run dev", () => {
     });
     expect(signin.status).toBe(200);
 
+    // Webhook signing secrets are sealed with a local key kept (owner-only) in the data folder.
+    const created = await fetch(`${baseUrl}/v1/webhook-endpoints`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${firstKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: "local", useTestReceiver: true, channels: ["voice"] }),
+    });
+    expect(created.status).toBe(201);
+    endpoint = (await created.json()) as typeof endpoint;
+    const kek = join(dataDir, "secrets-kek.txt");
+    expect(statSync(kek).mode & 0o777).toBe(0o600);
+    expect(readFileSync(kek, "utf8")).toMatch(/^local:[A-Za-z0-9+/]{43}=$/m);
+    expect(out).not.toContain(readFileSync(kek, "utf8").match(/^local:.*$/m)?.[0]);
+
     // The CLI, with the same DATA_DIR and no DATABASE_URL, goes through the running stack.
     const orgs = await admin(["orgs", "list", "--json"], env);
     expect(orgs.code, orgs.stderr).toBe(0);
@@ -210,11 +226,92 @@ describe.runIf(stack().backend === "embedded")("npm run dev", () => {
 
     const res = await fetch(`${baseUrl}/v1/me`, { headers: { authorization: `Bearer ${firstKey}` } });
     expect(res.status).toBe(200);
+    // The kept key still opens the secret sealed on the first start.
+    const kept = await fetch(`${baseUrl}/v1/webhook-endpoints/${endpoint.id}`, { headers: { authorization: `Bearer ${firstKey}` } });
+    expect(kept.status).toBe(200);
+    expect(((await kept.json()) as { secret: string }).secret).toBe(`whs_...${endpoint.secret.slice(-6)}`);
 
     expect(await stopped(dev)).toEqual({ code: 0, signal: null });
     expect(await portIsFree(port)).toBe(true);
     expect(leftovers(port)).toEqual([]);
   }, 240_000);
+
+  it("passes the worker every configuration variable set in the environment, and never prints a secret", async () => {
+    // A stand-in for ElevenLabs that records the key it is called with.
+    const keys: string[] = [];
+    const elevenLabs = createHttpServer((req, res) => {
+      keys.push(String(req.headers["xi-api-key"]));
+      req.resume();
+      req.on("end", () => res.writeHead(200, { "content-type": "audio/pcm" }).end(Buffer.alloc(4800)));
+    });
+    await new Promise<void>((resolve) => elevenLabs.listen(0, "127.0.0.1", resolve));
+    const secret = "sk_env_secret_0123456789abcdef0123456789abcdef";
+    const empty = mkdtempSync(join(tmpdir(), "dev-start-vars-"));
+    try {
+      const dev = startDev(
+        userEnv({
+          PORT: String(await freePort()),
+          DATA_DIR: empty,
+          RATE_LIMIT_REQUESTS: "20",
+          RATE_LIMIT_WINDOW: "10 s",
+          SESSION_TTL_HOURS: "2",
+          ELEVENLABS_BASE_URL: `http://127.0.0.1:${(elevenLabs.address() as { port: number }).port}`,
+          ELEVENLABS_API_KEY: secret,
+        }),
+      );
+      running.push(dev);
+      const [, apiKey] = await dev.waitFor(API_KEY_LINE);
+      const [, baseUrl] = await dev.waitFor(READY_LINE);
+      const auth = { authorization: `Bearer ${apiKey}` };
+
+      const me = await fetch(`${baseUrl}/v1/me`, { headers: auth });
+      expect(me.status).toBe(200);
+      expect(me.headers.get("ratelimit-policy")).toBe('"default";q=20;w=10');
+
+      const password = /Password\s+([0-9A-Za-z]+)/.exec(dev.output())?.[1] as string;
+      const signin = await fetch(`${baseUrl}/dashboard/api/sign-in`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email: "admin@localhost", password }),
+      });
+      const { expiresAt } = (await signin.json()) as { expiresAt: string };
+      expect(Date.parse(expiresAt) - Date.now()).toBeGreaterThan(2 * 3600_000 - 60_000);
+      expect(Date.parse(expiresAt) - Date.now()).toBeLessThanOrEqual(2 * 3600_000);
+
+      // The ElevenLabs variables replace the sandbox's: the worker calls this stand-in with the secret.
+      const speech = await fetch(`${baseUrl}/v1/tts`, {
+        method: "POST",
+        headers: { ...auth, "content-type": "application/json" },
+        body: JSON.stringify({ voiceId: "00000000-0000-7000-8000-000000000011", text: "Hello.", format: "pcm" }),
+      });
+      expect(speech.status, await speech.clone().text()).toBe(200);
+      expect(keys).toEqual([secret]);
+
+      const out = dev.output();
+      expect(out).toMatch(/RATE_LIMIT_REQUESTS\s*=\s*20/);
+      expect(out).toMatch(/RATE_LIMIT_WINDOW\s*=\s*10 s/);
+      expect(out).toMatch(/ELEVENLABS_API_KEY\s*=\s*\(set, hidden\)/);
+      expect(out).not.toContain(secret);
+      expect(out).not.toContain(secret.slice(-12));
+      expect(await stopped(dev)).toEqual({ code: 0, signal: null });
+    } finally {
+      elevenLabs.close();
+      rmSync(empty, { recursive: true, force: true });
+    }
+  }, 240_000);
+
+  it("refuses a configuration variable the worker would refuse, naming it without its value", async () => {
+    const empty = mkdtempSync(join(tmpdir(), "dev-start-bad-"));
+    try {
+      const dev = startDev(userEnv({ PORT: String(await freePort()), DATA_DIR: empty, RATE_LIMIT_WINDOW: "soon-ish" }));
+      running.push(dev);
+      expect(await dev.exited).toEqual({ code: 1, signal: null });
+      expect(dev.output()).toMatch(/RATE_LIMIT_WINDOW/);
+      expect(dev.output()).not.toContain("soon-ish");
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+  }, 60_000);
 
   it("refuses a port in use, with what to do", async () => {
     const blocker = createServer();
