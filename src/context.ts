@@ -4,6 +4,7 @@ import type { Db } from "./db/client";
 import type { Role } from "./db/schema";
 import type { AppConfig, Bindings } from "./env";
 import { ApiError } from "./lib/errors";
+import "./lib/zod-messages";
 
 export type Permission = "settings:read" | "settings:write";
 

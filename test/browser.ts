@@ -2,8 +2,9 @@
 // Chromium is missing (a laptop without it) `hasBrowser` is false and the suites that use it
 // are skipped with a one-line notice; CI installs it (.ci/run).
 import { existsSync, mkdirSync } from "node:fs";
-import { resolve } from "node:path";
-import { type Browser, chromium, type Page } from "playwright-core";
+import { createRequire } from "node:module";
+import { dirname, resolve } from "node:path";
+import { type Browser, type BrowserContextOptions, chromium, type Page } from "playwright-core";
 import { baseUrl } from "./harness";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -22,19 +23,71 @@ export function launchBrowser(): Promise<Browser> {
 export const SCREENSHOTS = resolve(import.meta.dirname, "../test-results/screenshots");
 
 export async function screenshot(page: Page, name: string): Promise<string> {
-  mkdirSync(SCREENSHOTS, { recursive: true });
   const path = resolve(SCREENSHOTS, `${name}.png`);
+  mkdirSync(dirname(path), { recursive: true });
   await page.screenshot({ path, fullPage: true });
   return path;
 }
 
-/** A new page signed in to the dashboard (it lands on the agents list). */
-export async function signInPage(browser: Browser, email: string, password: string, width = 1280): Promise<Page> {
-  const page = await browser.newPage({ viewport: { width, height: 860 } });
+/**
+ * Content-Security-Policy violations Chromium reported on watched pages ("Refused to execute
+ * inline script because it violates ..."), with the page's URL. Every page from `signInPage`
+ * is watched; suites assert `takeCspViolations()` is empty after each test.
+ */
+const cspViolations: string[] = [];
+
+export function watchCsp(page: Page): Page {
+  page.on("console", (msg) => {
+    if (/Content Security Policy/i.test(msg.text())) cspViolations.push(`${page.url()}: ${msg.text()}`);
+  });
+  return page;
+}
+
+/** The violations seen since the last call (and forgets them). */
+export const takeCspViolations = (): string[] => cspViolations.splice(0);
+
+/**
+ * A new page signed in to the dashboard (it lands on the agents list), watched for CSP
+ * violations. `bypassCSP` is for axe only: its script is injected without the page's nonce.
+ */
+export async function signInPage(
+  browser: Browser,
+  email: string,
+  password: string,
+  width = 1280,
+  options: BrowserContextOptions = {},
+): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width, height: 860 }, ...options });
+  const page = watchCsp(await context.newPage());
+  page.on("close", () => void context.close());
   await page.goto(`${baseUrl()}/dashboard`);
   await page.getByLabel("Email").fill(email);
   await page.getByLabel("Password").fill(password);
   await page.getByRole("button", { name: "Sign in" }).click();
   await page.waitForURL(/\/dashboard\/agents/);
   return page;
+}
+
+const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
+
+export interface AxeFinding {
+  id: string;
+  impact: string;
+  help: string;
+  targets: string[];
+}
+
+/**
+ * axe-core (from node_modules, nothing downloaded) over the page as it is now: the critical and
+ * serious violations, one line per rule with the elements it found. The page's context needs
+ * `bypassCSP: true`, as the injected script carries no nonce.
+ */
+export async function axeViolations(page: Page): Promise<AxeFinding[]> {
+  if (!(await page.evaluate("typeof window.axe !== 'undefined'"))) await page.addScriptTag({ path: AXE });
+  const results = await page.evaluate<Array<{ id: string; impact: string; help: string; nodes: Array<{ target: string[] }> }>>(
+    "window.axe.run(document, { resultTypes: ['violations'] }).then(r => r.violations)",
+  );
+  return results
+    .filter((v) => v.impact === "critical" || v.impact === "serious")
+    .map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(" ")) }));
 }

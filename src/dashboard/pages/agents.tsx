@@ -12,7 +12,7 @@ import { toAgent, toAgentPatch, toNewAgentRow } from "../../routes/v1/agents/map
 import { AGENT_DEFAULTS, type AgentView, createAgentSchema, updateAgentSchema } from "../../routes/v1/agents/schema";
 import { requireUsableVoice, whileVoiceExists } from "../../routes/v1/agents/voice-check";
 import { apiErrorFields, type Form, jsonField, lines, num, one, validate } from "./forms";
-import { Checkbox, Csrf, ErrorSummary, type FieldErrors, Flash, Layout, Select, shellOf, TextArea, TextField, when } from "./ui";
+import { Checkbox, Csrf, ErrorSummary, type FieldErrors, Flash, Layout, Select, shellOf, TextArea, TextField, When } from "./ui";
 
 /** What the form shows: an agent's values, or what the user typed. */
 type Values = Record<string, string | boolean>;
@@ -185,7 +185,7 @@ async function renderForm(
       {agent ? (
         <form method="post" action={`/dashboard/agents/${agent.id}/delete`} data-confirm={`Delete the agent "${agent.name}"?`} class="card">
           <Csrf token={shell.csrf} />
-          <p style="margin-top:0">Deleting an agent keeps its calls (they show its name).</p>
+          <p class="mt0">Deleting an agent keeps its calls (they show its name).</p>
           <button type="submit" class="danger">
             Delete agent
           </button>
@@ -227,7 +227,7 @@ export function registerAgentPages(app: OpenAPIHono<AppEnv>): void {
         }
       >
         {notice ? <Flash>{notice}</Flash> : null}
-        <div class="card table-wrap">
+        <div class="card table-wrap" tabindex={0}>
           {rows.length === 0 ? (
             <p>
               No agents yet. <a href="/dashboard/agents/new">Create the first one</a>.
@@ -250,7 +250,9 @@ export function registerAgentPages(app: OpenAPIHono<AppEnv>): void {
                     </td>
                     <td class="mono">{a.llmModel}</td>
                     <td class="small">{a.firstMessage ?? <span class="muted">waits for the caller</span>}</td>
-                    <td>{when(a.updatedAt)}</td>
+                    <td>
+                      <When at={a.updatedAt} />
+                    </td>
                   </tr>
                 ))}
               </tbody>

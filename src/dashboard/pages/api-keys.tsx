@@ -12,7 +12,7 @@ import { createApiKey, listApiKeys, revokeApiKey } from "../../services/api-keys
 import { createApiKeySchema } from "../api/api-keys";
 import { apiErrorFields, one, validate } from "./forms";
 import { requireAdminPage } from "./session";
-import { Csrf, ErrorSummary, type FieldErrors, Flash, Layout, Secret, shellOf, TextField, when } from "./ui";
+import { Csrf, ErrorSummary, type FieldErrors, Flash, Layout, Secret, shellOf, TextField, When } from "./ui";
 
 async function render(
   c: Context<AppEnv>,
@@ -32,11 +32,11 @@ async function render(
       ) : null}
       {extra.notice ? <Flash>{extra.notice}</Flash> : null}
       <div class="card">
-        <h2 style="margin-top:0">Create a key</h2>
+        <h2 class="mt0">Create a key</h2>
         <ErrorSummary errors={extra.errors} />
         <form method="post" action="/dashboard/api-keys" class="row" novalidate>
           <Csrf token={shell.csrf} />
-          <div style="flex:1;min-width:220px">
+          <div class="grow">
             <TextField
               name="name"
               label="Key Name"
@@ -46,7 +46,7 @@ async function render(
               required
             />
           </div>
-          <button type="submit" style="align-self:flex-end;margin-bottom:2px">
+          <button class="end" type="submit">
             Create key
           </button>
         </form>
@@ -55,9 +55,9 @@ async function render(
           Keys act as workspace admins on the whole /v1 API.
         </p>
       </div>
-      <div class="card table-wrap">
+      <div class="card table-wrap" tabindex={0}>
         <table>
-          <caption class="muted small" style="text-align:left">
+          <caption class="muted small left">
             {keys.data.length} key{keys.data.length === 1 ? "" : "s"}
           </caption>
           <thead>
@@ -77,9 +77,19 @@ async function render(
               <tr>
                 <td>{k.name}</td>
                 <td class="mono">{k.prefix}</td>
-                <td>{when(k.createdAt)}</td>
-                <td>{k.lastUsedAt ? when(k.lastUsedAt) : "never"}</td>
-                <td>{k.active ? <span class="badge good">active</span> : <span class="badge off">revoked {when(k.revokedAt)}</span>}</td>
+                <td>
+                  <When at={k.createdAt} />
+                </td>
+                <td>{k.lastUsedAt ? <When at={k.lastUsedAt} /> : "never"}</td>
+                <td>
+                  {k.active ? (
+                    <span class="badge good">active</span>
+                  ) : (
+                    <span class="badge off">
+                      revoked <When at={k.revokedAt} />
+                    </span>
+                  )}
+                </td>
                 <td>
                   {k.active ? (
                     <form

@@ -8,7 +8,7 @@ import { limitSignIn } from "../../middleware/ratelimit";
 import { SESSION_COOKIE, signIn, signOut } from "../../services/sessions";
 import { one, validate } from "./forms";
 import { chooseOrganization, ORG_COOKIE, readForm, SIGN_IN_PATH } from "./session";
-import { Document, ErrorSummary, type FieldErrors, TextField } from "./ui";
+import { Document, ErrorSummary, type FieldErrors, nonceOf, TextField } from "./ui";
 
 const signInForm = z.object({
   email: z.email({ pattern: z.regexes.html5Email, message: "enter the email address you were invited with" }).max(320),
@@ -18,9 +18,9 @@ const signInForm = z.object({
 /** Only paths inside the dashboard, so `next` cannot send anyone elsewhere. */
 const safeNext = (next: string | undefined) => (next && /^\/dashboard(\/[\w\-/]*)?$/.test(next) ? next : "/dashboard/agents");
 
-const SignIn = (p: { email?: string; next?: string; errors?: FieldErrors; message?: string }) => (
-  <Document title="Sign in">
-    <main id="main" style="max-width:420px;margin:8vh auto;padding:0 16px">
+const SignIn = (p: { nonce: string; email?: string; next?: string; errors?: FieldErrors; message?: string }) => (
+  <Document title="Sign in" nonce={p.nonce}>
+    <main class="narrow" id="main">
       <div class="card">
         <h1>Sign in</h1>
         <ErrorSummary errors={p.errors} message={p.message} />
@@ -38,17 +38,20 @@ const SignIn = (p: { email?: string; next?: string; errors?: FieldErrors; messag
 );
 
 export function registerAuthPages(app: OpenAPIHono<AppEnv>): void {
-  app.get(SIGN_IN_PATH, (c) => c.html(<SignIn next={c.req.query("next")} />));
+  app.get(SIGN_IN_PATH, (c) => c.html(<SignIn nonce={nonceOf(c)} next={c.req.query("next")} />));
 
   app.post(SIGN_IN_PATH, async (c) => {
     const form = await readForm(c.req.raw);
     const next = one(form, "next");
     const checked = validate(signInForm, { email: one(form, "email"), password: one(form, "password") });
-    if (!checked.ok) return c.html(<SignIn email={one(form, "email")} next={next} errors={checked.errors} />, 400);
+    if (!checked.ok) return c.html(<SignIn nonce={nonceOf(c)} email={one(form, "email")} next={next} errors={checked.errors} />, 400);
     await limitSignIn(c, checked.data.email);
     const result = await signIn(c.var.db, { ...checked.data, ttlHours: c.var.config.SESSION_TTL_HOURS });
     if (!result)
-      return c.html(<SignIn email={checked.data.email} next={next} message="That email and password do not match an account." />, 401);
+      return c.html(
+        <SignIn nonce={nonceOf(c)} email={checked.data.email} next={next} message="That email and password do not match an account." />,
+        401,
+      );
     setCookie(c, SESSION_COOKIE, result.token, {
       httpOnly: true,
       sameSite: "Lax",

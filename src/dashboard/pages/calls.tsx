@@ -15,7 +15,7 @@ import { toCallView, usageOf } from "../../routes/v1/calls/mapper";
 import { callCtx } from "../../routes/v1/calls/place";
 import { phoneNumber } from "../../routes/v1/calls/schema";
 import { one, validate } from "./forms";
-import { Csrf, ErrorSummary, type FieldErrors, Flash, Layout, Select, shellOf, TextField, when } from "./ui";
+import { Csrf, ErrorSummary, type FieldErrors, Flash, Layout, Select, shellOf, TextField, When, when } from "./ui";
 
 /** The telephony sandbox's scripted callees (docs/sandbox.md): offered in the test-call form. */
 const SANDBOX_NUMBERS = [
@@ -75,10 +75,15 @@ async function listPage(
   return c.html(
     <Layout shell={shell}>
       <div class="card">
-        <h2 style="margin-top:0">Place a test call</h2>
+        <h2 class="mt0">Place a test call</h2>
         <p class="hint">Calls go out through the configured telephony provider; locally the sandbox plays a scripted callee.</p>
         <ErrorSummary errors={extra.errors} />
-        <form method="post" action="/dashboard/calls/test" novalidate>
+        {agentList.length === 0 ? (
+          <p>
+            A test call needs an agent to answer it. <a href="/dashboard/agents/new">Create an agent</a> first.
+          </p>
+        ) : null}
+        <form method="post" action="/dashboard/calls/test" novalidate hidden={agentList.length === 0}>
           <Csrf token={shell.csrf} />
           <div class="grid2">
             <Select
@@ -104,10 +109,10 @@ async function listPage(
         </form>
       </div>
       <form method="get" action="/dashboard/calls" class="card row" aria-label="Filter calls">
-        <div style="min-width:180px;flex:1">
+        <div class="grow">
           <Select name="agentId" label="Agent" value={q.agentId} options={agentChoices} />
         </div>
-        <div style="min-width:140px">
+        <div class="w140">
           <Select
             name="status"
             label="Status"
@@ -115,7 +120,7 @@ async function listPage(
             options={[{ value: "", label: "Any" }, ...CALL_STATUSES.map((s) => ({ value: s, label: s }))]}
           />
         </div>
-        <div style="min-width:120px">
+        <div class="w120">
           <Select
             name="type"
             label="Type"
@@ -127,7 +132,7 @@ async function listPage(
             ]}
           />
         </div>
-        <div style="min-width:140px">
+        <div class="w140">
           <Select
             name="direction"
             label="Direction"
@@ -139,13 +144,23 @@ async function listPage(
             ]}
           />
         </div>
-        <button type="submit" class="secondary" style="align-self:flex-end">
+        <button type="submit" class="secondary end">
           Filter
         </button>
       </form>
-      <div class="card table-wrap">
+      <div class="card table-wrap" tabindex={0}>
         {rows.length === 0 ? (
-          <p>No calls match.</p>
+          <p>
+            {Object.values(q).some(Boolean) ? (
+              <>
+                No calls match these filters. <a href="/dashboard/calls">Show all calls</a>.
+              </>
+            ) : (
+              <>
+                No calls yet. Place a test call above, or start one with <code>POST /v1/agents/{"{id}"}/calls</code>.
+              </>
+            )}
+          </p>
         ) : (
           <table>
             <thead>
@@ -165,7 +180,9 @@ async function listPage(
                 return (
                   <tr>
                     <td>
-                      <a href={`/dashboard/calls/${r.id}`}>{when(r.createdAt)}</a>
+                      <a href={`/dashboard/calls/${r.id}`}>
+                        <When at={r.createdAt} />
+                      </a>
                     </td>
                     <td>{r.agentName}</td>
                     <td>{r.type}</td>
@@ -265,7 +282,7 @@ export function registerCallPages(app: OpenAPIHono<AppEnv>): void {
               <span class="mono">{call.toNumber ?? "agent"}</span>
             </p>
             <p>
-              <strong>Started</strong> {when(call.startedAt)} · <strong>Ended</strong> {when(call.endedAt)}
+              <strong>Started</strong> <When at={call.startedAt} /> · <strong>Ended</strong> <When at={call.endedAt} />
             </p>
             <p>
               <strong>Duration</strong> {v.durationSeconds !== null ? `${v.durationSeconds} s` : "—"}
@@ -349,12 +366,12 @@ export function registerCallPages(app: OpenAPIHono<AppEnv>): void {
                   </li>
                 ))}
               </ul>
-              <pre>{JSON.stringify(call.report.extractedData, null, 2)}</pre>
+              <pre tabindex={0}>{JSON.stringify(call.report.extractedData, null, 2)}</pre>
             </>
           ) : null}
         </div>
         <h2>Webhook deliveries of this call</h2>
-        <div class="card table-wrap">
+        <div class="card table-wrap" tabindex={0}>
           {deliveries.length === 0 ? (
             <p class="muted">None (no endpoint subscribes to voice events, or none fired yet).</p>
           ) : (
@@ -377,7 +394,9 @@ export function registerCallPages(app: OpenAPIHono<AppEnv>): void {
                     </td>
                     <td>{d.status}</td>
                     <td>{d.attempts}</td>
-                    <td>{when(d.createdAt)}</td>
+                    <td>
+                      <When at={d.createdAt} />
+                    </td>
                   </tr>
                 ))}
               </tbody>

@@ -3,6 +3,7 @@
 // schema the API uses; problems come back keyed by field name for inline errors.
 import type { z } from "zod";
 import { ApiError } from "../../lib/errors";
+import "../../lib/zod-messages";
 import type { FieldErrors } from "./ui";
 
 export type Form = Record<string, string[]>;

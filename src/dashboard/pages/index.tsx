@@ -2,8 +2,10 @@
 // The dashboard's server-rendered pages under /dashboard (Hono JSX). Signed-in pages go
 // through `pageSession` (redirect to sign-in, organization, CSRF on every POST); admin screens
 // answer members with the "admin access required" page; errors render as pages, not JSON.
+// Every page has a nonce-based Content-Security-Policy and is never cached.
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler, Next } from "hono";
+import { NONCE, secureHeaders } from "hono/secure-headers";
 import type { AppEnv } from "../../context";
 import { ApiError } from "../../lib/errors";
 import { JSON_BODY_LIMIT, limitBody, sameOriginForCookies } from "../../middleware/guards";
@@ -14,7 +16,7 @@ import { registerAuthPages, registerSessionActions } from "./auth";
 import { registerCallPages } from "./calls";
 import { registerMemberPages } from "./members";
 import { pageSession, SIGN_IN_PATH } from "./session";
-import { AdminRequired, Document, Layout, shellOf } from "./ui";
+import { AdminRequired, Document, Layout, nonceOf, shellOf } from "./ui";
 import { registerUsagePage } from "./usage";
 import { registerVoicePages } from "./voices";
 import { registerWebhookPages } from "./webhooks";
@@ -41,8 +43,8 @@ async function htmlErrors(c: Context<AppEnv>, next: Next) {
     return;
   }
   c.res = await c.html(
-    <Document title={`${status}`}>
-      <main id="main" style="padding:32px;max-width:640px">
+    <Document title={`${status}`} nonce={nonceOf(c)}>
+      <main class="error-page" id="main">
         <h1>{status === 404 ? "Not found" : "Something is not right"}</h1>
         <p role="alert">{err.message}</p>
         <p>
@@ -57,13 +59,57 @@ async function htmlErrors(c: Context<AppEnv>, next: Next) {
 const TITLES: Record<string, string> = { "api-keys": "API Keys", webhooks: "Webhooks", members: "Members" };
 const titleOf = (path: string) => TITLES[path.split("/")[2] ?? ""] ?? "Dashboard";
 
+/**
+ * The pages' policy: scripts and styles only inline with this response's nonce (a fresh one per
+ * response, `c.get("secureHeadersNonce")`), everything else from this origin, no plugins, no
+ * framing, forms post only here. The other security headers come from the app-wide
+ * secureHeaders (app.ts), so they are all off here.
+ */
+const pagePolicy = secureHeaders({
+  contentSecurityPolicy: {
+    defaultSrc: ["'self'"],
+    scriptSrc: [NONCE],
+    styleSrc: [NONCE],
+    imgSrc: ["'self'", "data:"],
+    objectSrc: ["'none'"],
+    baseUri: ["'none'"],
+    formAction: ["'self'"],
+    frameAncestors: ["'none'"],
+  },
+  crossOriginResourcePolicy: false,
+  crossOriginOpenerPolicy: false,
+  originAgentCluster: false,
+  referrerPolicy: false,
+  strictTransportSecurity: false,
+  xContentTypeOptions: false,
+  xDnsPrefetchControl: false,
+  xDownloadOptions: false,
+  xFrameOptions: false,
+  xPermittedCrossDomainPolicies: false,
+  xXssProtection: false,
+  removePoweredBy: false,
+});
+
+/** Pages show workspace data (and secrets once): no browser or proxy keeps a copy. */
+async function noStore(c: Context<AppEnv>, next: Next) {
+  await next();
+  c.res.headers.set("Cache-Control", "no-store");
+}
+
 const onlyPages =
   (mw: MiddlewareHandler<AppEnv>): MiddlewareHandler<AppEnv> =>
   (c, next) =>
     isPage(c.req.path) ? mw(c, next) : next();
 
 export function registerDashboardPages(app: OpenAPIHono<AppEnv>): void {
-  app.use("/dashboard/*", onlyPages(htmlErrors), onlyPages(sameOriginForCookies), onlyPages(limitBody(JSON_BODY_LIMIT)));
+  app.use(
+    "/dashboard/*",
+    onlyPages(pagePolicy),
+    onlyPages(noStore),
+    onlyPages(htmlErrors),
+    onlyPages(sameOriginForCookies),
+    onlyPages(limitBody(JSON_BODY_LIMIT)),
+  );
   registerAuthPages(app);
   app.use(
     "/dashboard/*",

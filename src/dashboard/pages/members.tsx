@@ -14,7 +14,7 @@ import { isUuid } from "../../lib/ids";
 import { addMember } from "../../services/organizations";
 import { one, validate } from "./forms";
 import { requireAdminPage } from "./session";
-import { Csrf, ErrorSummary, type FieldErrors, Flash, Layout, Secret, Select, shellOf, TextField, when } from "./ui";
+import { Csrf, ErrorSummary, type FieldErrors, Flash, Layout, Secret, Select, shellOf, TextField, When } from "./ui";
 
 const ROLES = [
   { value: "member", label: "Member: agents, voices, calls, usage" },
@@ -56,7 +56,7 @@ async function render(
       {extra.notice ? <Flash>{extra.notice}</Flash> : null}
       {admin ? (
         <div class="card">
-          <h2 style="margin-top:0">Invite a member</h2>
+          <h2 class="mt0">Invite a member</h2>
           <ErrorSummary errors={extra.errors} />
           <form method="post" action="/dashboard/members" novalidate>
             <Csrf token={shell.csrf} />
@@ -72,7 +72,7 @@ async function render(
       ) : (
         <p class="muted">Only admins can invite members or change roles.</p>
       )}
-      <div class="card table-wrap">
+      <div class="card table-wrap" tabindex={0}>
         <table>
           <thead>
             <tr>
@@ -92,7 +92,7 @@ async function render(
                       <label class="sr" for={`role-${m.id}`}>
                         Role of {m.email}
                       </label>
-                      <select id={`role-${m.id}`} name="role" style="width:auto">
+                      <select class="w-auto" id={`role-${m.id}`} name="role">
                         <option value="member" selected={m.role === "member"}>
                           member
                         </option>
@@ -108,7 +108,9 @@ async function render(
                     <span class="badge">{m.role}</span>
                   )}
                 </td>
-                <td>{when(m.since)}</td>
+                <td>
+                  <When at={m.since} />
+                </td>
               </tr>
             ))}
           </tbody>

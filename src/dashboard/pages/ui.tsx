@@ -9,7 +9,7 @@ import { organizations } from "../../db/schema";
 import { CSRF_FIELD } from "./session";
 
 const CSS = `
-:root{--fg:#1c2230;--muted:#5b6475;--line:#d9dee7;--bg:#f6f7fb;--card:#fff;--accent:#3b5bdb;--accent-fg:#fff;--danger:#c92a2a;--ok:#2b8a3e;--warn:#e67700;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
+:root{--fg:#1c2230;--muted:#5b6475;--line:#d9dee7;--bg:#f6f7fb;--card:#fff;--accent:#3b5bdb;--accent-fg:#fff;--danger:#c92a2a;--ok:#237032;--warn:#e67700;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
 *{box-sizing:border-box}body{margin:0}a{color:var(--accent)}
 .shell{display:grid;grid-template-columns:220px 1fr;min-height:100vh}
 nav.side{background:#111827;color:#e5e7eb;padding:16px 12px;display:flex;flex-direction:column;gap:4px}
@@ -19,6 +19,7 @@ nav.side a[aria-current=page]{background:#374151;color:#fff}
 nav.side a:hover,nav.side a:focus-visible{background:#1f2937;color:#fff}
 nav.side .section{font-size:11px;text-transform:uppercase;letter-spacing:.06em;color:#9ca3af;margin:12px 10px 2px}
 main{padding:24px 32px;max-width:1100px;width:100%;min-width:0}
+nav.side .links{display:flex;flex-direction:column;gap:4px}
 [hidden]{display:none!important}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 header.top{display:flex;flex-wrap:wrap;gap:12px;align-items:center;justify-content:space-between;margin-bottom:20px}
@@ -26,12 +27,13 @@ h1{font-size:22px;margin:0}h2{font-size:17px;margin:24px 0 10px}
 .card{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:18px;margin-bottom:16px}
 table{width:100%;border-collapse:collapse;font-size:14px}th,td{text-align:left;padding:8px 10px;border-bottom:1px solid var(--line);vertical-align:top}
 th{font-size:12px;color:var(--muted);font-weight:600;text-transform:uppercase;letter-spacing:.03em}
-.table-wrap{overflow-x:auto}
+.table-wrap{overflow-x:auto;background:linear-gradient(90deg,#fff 30%,#fff0) left/40px 100% no-repeat local,linear-gradient(270deg,#fff 30%,#fff0) right/40px 100% no-repeat local,radial-gradient(farthest-side at 0 50%,#0003,#0000) left/14px 100% no-repeat scroll,radial-gradient(farthest-side at 100% 50%,#0003,#0000) right/14px 100% no-repeat scroll,#fff}
+time{white-space:nowrap}
 label{display:block;font-weight:600;font-size:14px;margin:12px 0 4px}
-.hint{font-size:12px;color:var(--muted);margin:2px 0 0}
+.hint{font-size:12px;color:var(--muted);margin:2px 0 0;overflow-wrap:anywhere}
 input[type=text],input[type=email],input[type=password],input[type=number],input[type=url],input[type=tel],select,textarea{width:100%;padding:8px 10px;border:1px solid var(--line);border-radius:6px;font:inherit;background:#fff}
 textarea{min-height:90px;font-family:ui-monospace,Menlo,monospace;font-size:13px}
-input:focus,select:focus,textarea:focus,button:focus-visible,a:focus-visible{outline:3px solid #91a7ff;outline-offset:1px}
+input:focus,select:focus,textarea:focus,button:focus-visible,a:focus-visible,[tabindex]:focus-visible{outline:3px solid #91a7ff;outline-offset:1px}
 .field-error{color:var(--danger);font-size:13px;margin:4px 0 0}
 [aria-invalid=true]{border-color:var(--danger)!important}
 .check{display:flex;gap:8px;align-items:center;font-weight:400;margin:6px 0}
@@ -48,10 +50,12 @@ code,.mono{font-family:ui-monospace,Menlo,monospace;font-size:13px}
 .secret{display:flex;gap:8px;align-items:center;background:#f8f9fa;border:1px dashed var(--line);padding:10px;border-radius:6px;word-break:break-all}
 .secret button{flex-shrink:0;white-space:nowrap}
 .muted{color:var(--muted)}.small{font-size:13px}
+.mt0{margin-top:0}.m0{margin:0}.mt4{margin-top:4px}.mt6{margin-top:6px}.mt18{margin-top:18px}.w-auto{width:auto}.grow{flex:1;min-width:220px}.w140{min-width:140px}.w120{min-width:120px}.end{align-self:flex-end}.left{text-align:left}.plain-list{list-style:none;padding:0;margin:0}
+.narrow{max-width:420px;margin:8vh auto;padding:0 16px}.error-page{padding:32px;max-width:640px}
 .turns{list-style:none;padding:0;margin:0}.turns li{padding:8px 0;border-bottom:1px solid var(--line)}.turns .role{font-weight:700;margin-right:6px}
 pre{background:#f8f9fa;border:1px solid var(--line);border-radius:6px;padding:10px;overflow:auto;font-size:12px;max-height:420px}
 .skip{position:absolute;left:-999px}.skip:focus{left:8px;top:8px;background:#fff;padding:8px;z-index:9}
-@media (max-width:760px){.shell{grid-template-columns:1fr;grid-template-rows:auto 1fr}nav.side{flex-direction:row;align-items:center;overflow-x:auto;padding:8px;gap:2px}nav.side .brand,nav.side .section{display:none}nav.side a{white-space:nowrap}main{padding:16px}.grid2{grid-template-columns:1fr}}
+@media (max-width:760px){.shell{grid-template-columns:1fr;grid-template-rows:auto 1fr}nav.side{padding:8px}nav.side .brand{margin:4px 8px 6px}nav.side .section{display:none}nav.side .links{flex-direction:row;flex-wrap:wrap;gap:2px}nav.side a{white-space:nowrap;padding:6px 8px}main{padding:16px}.grid2{grid-template-columns:1fr}}
 `;
 
 /** Small progressive enhancement: copy buttons and confirmations. Everything works without it. */
@@ -62,6 +66,8 @@ document.addEventListener('submit',function(e){var m=e.target.getAttribute('data
 
 export interface Shell {
   title: string;
+  /** This response's CSP nonce: every inline script and style carries it. */
+  nonce: string;
   active: string;
   user: { email: string };
   role: "admin" | "member";
@@ -69,6 +75,9 @@ export interface Shell {
   organizationId: string;
   organizations: Array<{ id: string; name: string; role: string }>;
 }
+
+/** This response's Content-Security-Policy nonce (the page policy in index.tsx makes one per response). */
+export const nonceOf = (c: Context<AppEnv>): string => c.get("secureHeadersNonce") ?? "";
 
 /** What every signed-in page needs for its shell. */
 export async function shellOf(c: Context<AppEnv>, title: string, active: string): Promise<Shell> {
@@ -80,6 +89,7 @@ export async function shellOf(c: Context<AppEnv>, title: string, active: string)
   const names = new Map(rows.map((r) => [r.id, r.name]));
   return {
     title,
+    nonce: nonceOf(c),
     active,
     user: { email: auth.user?.email ?? "" },
     role: auth.role,
@@ -106,38 +116,52 @@ const NAV: Array<{ href: string; label: string; key: string; admin?: boolean; se
 
 export const Csrf: FC<{ token: string }> = ({ token }) => <input type="hidden" name={CSRF_FIELD} value={token} />;
 
-export const Document: FC<{ title: string; children?: Child }> = ({ title, children }) => (
+/** An inline <style> allowed by the page's policy (its nonce). */
+export const InlineStyle: FC<{ nonce: string; css: string }> = ({ nonce, css }) => (
+  <style nonce={nonce} dangerouslySetInnerHTML={{ __html: css }} />
+);
+
+/** An inline <script> allowed by the page's policy (its nonce); `type="application/json"` for data. */
+export const InlineScript: FC<{ nonce: string; js: string; id?: string; type?: string }> = ({ nonce, js, id, type }) => (
+  <script nonce={nonce} id={id} type={type} dangerouslySetInnerHTML={{ __html: js }} />
+);
+
+/** `css`: the page's own styles, after the shell's. */
+export const Document: FC<{ title: string; nonce: string; css?: string; children?: Child }> = ({ title, nonce, css, children }) => (
   <html lang="en">
     <head>
       <meta charset="utf-8" />
       <meta name="viewport" content="width=device-width, initial-scale=1" />
       <title>{title} · Dashboard</title>
-      <style dangerouslySetInnerHTML={{ __html: CSS }} />
+      <InlineStyle nonce={nonce} css={CSS} />
+      {css ? <InlineStyle nonce={nonce} css={css} /> : null}
     </head>
     <body>
       {children}
-      <script dangerouslySetInnerHTML={{ __html: SCRIPT }} />
+      <InlineScript nonce={nonce} js={SCRIPT} />
     </body>
   </html>
 );
 
-export const Layout: FC<{ shell: Shell; children?: Child; actions?: Child }> = ({ shell, children, actions }) => (
-  <Document title={shell.title}>
+export const Layout: FC<{ shell: Shell; css?: string; children?: Child; actions?: Child }> = ({ shell, css, children, actions }) => (
+  <Document title={shell.title} nonce={shell.nonce} css={css}>
     <a class="skip" href="#main">
       Skip to content
     </a>
     <div class="shell">
       <nav class="side" aria-label="Dashboard">
         <div class="brand">Voice Agents</div>
-        {NAV.map((item) => (
-          <>
-            {item.section ? <div class="section">{item.section}</div> : null}
-            <a href={item.href} aria-current={shell.active === item.key ? "page" : undefined}>
-              {item.label}
-              {item.admin && shell.role !== "admin" ? " 🔒" : ""}
-            </a>
-          </>
-        ))}
+        <div class="links">
+          {NAV.map((item) => (
+            <>
+              {item.section ? <div class="section">{item.section}</div> : null}
+              <a href={item.href} aria-current={shell.active === item.key ? "page" : undefined}>
+                {item.label}
+                {item.admin && shell.role !== "admin" ? " 🔒" : ""}
+              </a>
+            </>
+          ))}
+        </div>
       </nav>
       <main id="main">
         <header class="top">
@@ -146,10 +170,10 @@ export const Layout: FC<{ shell: Shell; children?: Child; actions?: Child }> = (
             {shell.organizations.length > 1 ? (
               <form method="post" action="/dashboard/switch-org" class="row">
                 <Csrf token={shell.csrf} />
-                <label for="org-switch" style="margin:0">
+                <label for="org-switch" class="m0">
                   Organization
                 </label>
-                <select id="org-switch" name="organizationId" style="width:auto">
+                <select id="org-switch" name="organizationId" class="w-auto">
                   {shell.organizations.map((o) => (
                     <option value={o.id} selected={o.id === shell.organizationId}>
                       {o.name} ({o.role})
@@ -187,7 +211,7 @@ export const Flash: FC<{ kind?: "ok" | "error" | "warn"; children?: Child }> = (
 
 export const AdminRequired: FC<{ permission: string }> = ({ permission }) => (
   <div class="card" role="alert">
-    <h2 style="margin-top:0">Admin access required</h2>
+    <h2 class="mt0">Admin access required</h2>
     <p>
       This screen needs the <code>{permission}</code> permission, which workspace admins have. Ask an admin of this organization to change
       your role, or switch to an organization where you are an admin.
@@ -330,7 +354,7 @@ export const ErrorSummary: FC<{ errors?: FieldErrors; message?: string }> = ({ e
 
 export const Secret: FC<{ id: string; value: string; warning: string }> = ({ id, value, warning }) => (
   <div class="flash warn" role="status">
-    <p style="margin-top:0">
+    <p class="mt0">
       <strong>{warning}</strong>
     </p>
     <div class="secret">
@@ -342,4 +366,9 @@ export const Secret: FC<{ id: string; value: string; warning: string }> = ({ id,
   </div>
 );
 
-export const when = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString().replace("T", " ").slice(0, 19) : "—");
+/** A moment as text, in UTC and saying so: "2025-01-31 09:05:12 UTC" ("—" when absent). */
+export const when = (d: Date | string | null | undefined) => (d ? `${new Date(d).toISOString().replace("T", " ").slice(0, 19)} UTC` : "—");
+
+/** A moment on the page: `when`'s text in a <time> whose `datetime` is the instant (ISO 8601, UTC). */
+export const When: FC<{ at: Date | string | null | undefined }> = ({ at }) =>
+  at ? <time datetime={new Date(at).toISOString()}>{when(at)}</time> : <>—</>;

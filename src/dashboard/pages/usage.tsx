@@ -1,16 +1,29 @@
 /** @jsxImportSource hono/jsx */
 // Usage: credits left, a per-day chart per modality (an SVG drawn on the server), and the
-// request log, from the same report as GET /v1/usage.
+// request log, from the same report as GET /v1/usage. A workspace with no usage yet is told
+// how to make some instead of being shown empty charts.
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context";
 import { usageReport } from "../../routes/v1/models/usage";
-import { Layout, shellOf, when } from "./ui";
+import { Layout, shellOf, When } from "./ui";
 
 const MODALITIES = [
   { key: "chat", label: "LLM chat", color: "#3b5bdb" },
   { key: "tts", label: "Text to speech", color: "#0ca678" },
   { key: "stt", label: "Speech to text", color: "#f08c00" },
 ] as const;
+
+/**
+ * The page's styles: the charts keep a legible size and scroll sideways on a phone, starting
+ * at the right (the latest days: a right-to-left scroll box opens at its right edge).
+ */
+const CSS = `
+.big-number{margin:0;font-size:28px;font-weight:700}
+.chart-wrap{padding:0;direction:rtl}.chart-wrap svg{direction:ltr;display:block;width:100%;min-width:560px;height:auto}
+.swatch{display:inline-block;width:10px;height:10px;margin-right:4px}
+${MODALITIES.map((m) => `.swatch.${m.key}{background:${m.color}}`).join("")}
+.steps{margin:8px 0 0;padding-left:20px}.steps li{margin:4px 0}
+`;
 
 interface DayTotal {
   day: string;
@@ -37,14 +50,13 @@ function Chart({ days, totals, metric }: { days: string[]; totals: DayTotal[]; m
       width="100%"
       role="img"
       aria-label={`${metric === "cost" ? "Credits" : "Requests"} per day over the last ${days.length} days, by modality; total ${fmt(total)}.`}
-      style="max-width:100%;height:auto"
     >
       <line x1={pad.l} y1={y(0)} x2={W - pad.r} y2={y(0)} stroke="#adb5bd" />
       <line x1={pad.l} y1={y(max)} x2={W - pad.r} y2={y(max)} stroke="#e9ecef" />
-      <text x={pad.l - 6} y={y(max) + 4} text-anchor="end" font-size="11" fill="#5b6475">
+      <text x={pad.l - 6} y={y(max) + 4} text-anchor="end" font-size="12" fill="#5b6475">
         {fmt(max)}
       </text>
-      <text x={pad.l - 6} y={y(0) + 4} text-anchor="end" font-size="11" fill="#5b6475">
+      <text x={pad.l - 6} y={y(0) + 4} text-anchor="end" font-size="12" fill="#5b6475">
         0
       </text>
       {days.map((d, i) => {
@@ -64,7 +76,7 @@ function Chart({ days, totals, metric }: { days: string[]; totals: DayTotal[]; m
               );
             })}
             {i % Math.ceil(days.length / 8) === 0 ? (
-              <text x={pad.l + i * bw + bw / 2} y={H - 8} text-anchor="middle" font-size="10" fill="#5b6475">
+              <text x={pad.l + i * bw + bw / 2} y={H - 8} text-anchor="middle" font-size="12" fill="#5b6475">
                 {d.slice(5)}
               </text>
             ) : null}
@@ -83,64 +95,88 @@ export function registerUsagePage(app: OpenAPIHono<AppEnv>): void {
     const days = Array.from({ length: daysBack }, (_, i) =>
       new Date(Date.now() - (daysBack - 1 - i) * 86_400_000).toISOString().slice(0, 10),
     );
+    const empty = report.totals.length === 0 && report.requests.data.length === 0;
     return c.html(
-      <Layout shell={shell}>
+      <Layout shell={shell} css={CSS}>
         <div class="card">
-          <p style="margin:0;font-size:28px;font-weight:700">
-            {report.credits.remaining.toLocaleString("en-US", { maximumFractionDigits: 4 })}
-          </p>
-          <p class="muted" style="margin:0">
-            credits remaining
-          </p>
+          <p class="big-number">{report.credits.remaining.toLocaleString("en-US", { maximumFractionDigits: 4 })}</p>
+          <p class="muted m0">credits remaining</p>
         </div>
-        <div class="card">
-          <h2 style="margin-top:0">Credits per day</h2>
-          <Chart days={days} totals={report.totals} metric="cost" />
-          <h2>Requests per day</h2>
-          <Chart days={days} totals={report.totals} metric="requests" />
-          <p class="row small" aria-hidden="true">
-            {MODALITIES.map((m) => (
-              <span>
-                <span style={`display:inline-block;width:10px;height:10px;background:${m.color};margin-right:4px`} />
-                {m.label}
-              </span>
-            ))}
-          </p>
-        </div>
-        <h2>Request log</h2>
-        <div class="card table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Time</th>
-                <th scope="col">Request</th>
-                <th scope="col">Model</th>
-                <th scope="col">Status</th>
-                <th scope="col">Latency</th>
-                <th scope="col">Used</th>
-                <th scope="col">Credits</th>
-              </tr>
-            </thead>
-            <tbody>
-              {report.requests.data.map((r) => (
-                <tr>
-                  <td>{when(r.createdAt)}</td>
-                  <td class="mono small">
-                    {r.method} {r.endpoint}
-                  </td>
-                  <td class="mono small">{r.model}</td>
-                  <td>
-                    {r.status}
-                    {r.errorCode ? ` ${r.errorCode}` : ""}
-                  </td>
-                  <td>{r.latencyMs} ms</td>
-                  <td>{r.unit === "audio_ms" ? `${(r.quantity / 1000).toFixed(1)} s` : `${r.quantity} ${r.unit}`}</td>
-                  <td>{r.cost}</td>
-                </tr>
+        {empty ? (
+          <div class="card">
+            <h2 class="mt0">No usage yet</h2>
+            <p class="m0">
+              Every metered request (LLM chat, text to speech, speech to text, calls) shows up here with what it cost, per day and one by
+              one. To make the first:
+            </p>
+            <ul class="steps">
+              <li>
+                <a href="/dashboard/api-keys">Create an API key</a> and call the API with it, for example <code>POST /v1/llm/chat</code>.
+              </li>
+              <li>
+                Or <a href="/dashboard/calls">place a test call</a> to one of your agents.
+              </li>
+            </ul>
+          </div>
+        ) : (
+          <div class="card">
+            <h2 class="mt0">Credits per day</h2>
+            {report.totals.length === 0 ? <p class="muted">No metered requests in the last {daysBack} days.</p> : null}
+            <div class="table-wrap chart-wrap" tabindex={0}>
+              <Chart days={days} totals={report.totals} metric="cost" />
+            </div>
+            <h2>Requests per day</h2>
+            <div class="table-wrap chart-wrap" tabindex={0}>
+              <Chart days={days} totals={report.totals} metric="requests" />
+            </div>
+            <p class="row small" aria-hidden="true">
+              {MODALITIES.map((m) => (
+                <span>
+                  <span class={`swatch ${m.key}`} />
+                  {m.label}
+                </span>
               ))}
-            </tbody>
-          </table>
-        </div>
+            </p>
+          </div>
+        )}
+        {empty ? null : <h2>Request log</h2>}
+        {empty ? null : (
+          <div class="card table-wrap" tabindex={0}>
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Time</th>
+                  <th scope="col">Request</th>
+                  <th scope="col">Model</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Latency</th>
+                  <th scope="col">Used</th>
+                  <th scope="col">Credits</th>
+                </tr>
+              </thead>
+              <tbody>
+                {report.requests.data.map((r) => (
+                  <tr>
+                    <td>
+                      <When at={r.createdAt} />
+                    </td>
+                    <td class="mono small">
+                      {r.method} {r.endpoint}
+                    </td>
+                    <td class="mono small">{r.model}</td>
+                    <td>
+                      {r.status}
+                      {r.errorCode ? ` ${r.errorCode}` : ""}
+                    </td>
+                    <td>{r.latencyMs} ms</td>
+                    <td>{r.unit === "audio_ms" ? `${(r.quantity / 1000).toFixed(1)} s` : `${r.quantity} ${r.unit}`}</td>
+                    <td>{r.cost}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
       </Layout>,
     );
   });

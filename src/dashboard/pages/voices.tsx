@@ -115,7 +115,7 @@ export function registerVoicePages(app: OpenAPIHono<AppEnv>): void {
     const owned = rows.filter((v) => v.organizationId !== null);
     const system = rows.filter((v) => v.organizationId === null);
     const table = (list: Voice[], editable: boolean) => (
-      <div class="card table-wrap">
+      <div class="card table-wrap" tabindex={0}>
         <table>
           <thead>
             <tr>

@@ -12,7 +12,7 @@ import { CHANNELS, type Channel, EVENTS_BY_CHANNEL, eventsFor, NEVER_DISPATCHED,
 import { buildPayload, ENVELOPE_PATHS, LEAF_PATHS, type Payload, shapePayload } from "../../webhooks/payload";
 import { syntheticCallCompleted, TEST_EVENT } from "../../webhooks/test-event";
 import { type Form, many, one } from "./forms";
-import { Checkbox, Csrf, ErrorSummary, type FieldErrors, TextArea, TextField } from "./ui";
+import { Checkbox, Csrf, ErrorSummary, type FieldErrors, InlineScript, TextArea, TextField } from "./ui";
 
 /** What the form shows: an endpoint's values, or what the user typed. */
 export interface Values {
@@ -150,6 +150,7 @@ fieldset.group legend{font-size:12px;color:var(--muted);text-transform:uppercase
 .builder.custom{grid-template-columns:minmax(0,1fr) minmax(0,1fr)}
 .builder pre{margin:0;max-height:560px;white-space:pre-wrap;overflow-wrap:anywhere}
 .field-error.group-error{margin:6px 0 0}
+.events-actions{margin:8px 0 2px}.preview-title{font-size:14px;margin:12px 0 4px}.mb6{margin:0 0 6px}
 @media (max-width:900px){.builder.custom{grid-template-columns:minmax(0,1fr)}}
 `;
 
@@ -195,8 +196,9 @@ const GroupError: FC<{ name: string; errors: FieldErrors }> = ({ name, errors })
     </p>
   ) : null;
 
-export const EndpointForm: FC<{ csrf: string; action: string; submit: string; values: Values; errors: FieldErrors }> = ({
+export const EndpointForm: FC<{ csrf: string; nonce: string; action: string; submit: string; values: Values; errors: FieldErrors }> = ({
   csrf,
+  nonce,
   action,
   submit,
   values: v,
@@ -209,7 +211,7 @@ export const EndpointForm: FC<{ csrf: string; action: string; submit: string; va
       <ErrorSummary errors={errors} />
       <form method="post" action={action} class="card" id="endpoint-form" novalidate>
         <Csrf token={csrf} />
-        <h2 style="margin-top:0">Endpoint</h2>
+        <h2 class="mt0">Endpoint</h2>
         <div class="grid2">
           <TextField name="name" label="Name" value={v.name} errors={errors} required />
           <TextField
@@ -241,7 +243,7 @@ export const EndpointForm: FC<{ csrf: string; action: string; submit: string; va
               errors={errors}
               hint="Receives deliveries instead of the production URL while Test Mode is on."
             />
-            <div style="align-self:end">
+            <div class="end">
               <Checkbox name="testMode" label="Test Mode: send live deliveries to the Test URL" checked={v.testMode} />
             </div>
           </div>
@@ -259,10 +261,10 @@ export const EndpointForm: FC<{ csrf: string; action: string; submit: string; va
 
         <fieldset id="f-events" aria-describedby={describedBy("events")}>
           <legend>Events</legend>
-          <p class="hint" style="margin-top:0">
+          <p class="hint mt0">
             Only events of the chosen channels can be selected. With none selected, the endpoint receives only Send Test.
           </p>
-          <div class="row" style="margin:8px 0 2px">
+          <div class="row events-actions">
             <button type="button" class="secondary" data-events="all" hidden>
               Select all
             </button>
@@ -302,7 +304,7 @@ export const EndpointForm: FC<{ csrf: string; action: string; submit: string; va
           <div class="builder custom" id="payload-builder">
             <fieldset id="f-customFields" class="group" aria-describedby={describedBy("customFields")}>
               <legend>Leaf paths (custom fields)</legend>
-              <p class="hint" style="margin-top:4px">
+              <p class="hint mt4">
                 <code>deliveryId</code>, <code>event</code> and <code>timestamp</code> are always sent.
               </p>
               <div class="leaf-groups">
@@ -317,10 +319,10 @@ export const EndpointForm: FC<{ csrf: string; action: string; submit: string; va
               <GroupError name="customFields" errors={errors} />
             </fieldset>
             <section aria-labelledby="payload-preview-label">
-              <h3 id="payload-preview-label" style="font-size:14px;margin:12px 0 4px">
+              <h3 class="preview-title" id="payload-preview-label">
                 Preview
               </h3>
-              <p class="hint" id="payload-preview-hint" style="margin:0 0 6px">
+              <p class="hint mb6" id="payload-preview-hint">
                 Send Test's <code>{TEST_EVENT}</code> payload as this endpoint would receive it. Paths this event does not carry (
                 <code>chat.*</code>; <code>analysis</code> and <code>report</code> before <code>call.analyzed</code>) are left out.
               </p>
@@ -330,15 +332,15 @@ export const EndpointForm: FC<{ csrf: string; action: string; submit: string; va
             </section>
           </div>
         </fieldset>
-        <script type="application/json" id="payload-sample" dangerouslySetInnerHTML={{ __html: scriptJson(sample) }} />
-        <p class="row" style="margin-top:18px">
+        <InlineScript nonce={nonce} type="application/json" id="payload-sample" js={scriptJson(sample)} />
+        <p class="row mt18">
           <button type="submit">{submit}</button>
           <a class="button secondary" href="/dashboard/webhooks">
             Cancel
           </a>
         </p>
       </form>
-      <script dangerouslySetInnerHTML={{ __html: FORM_SCRIPT }} />
+      <InlineScript nonce={nonce} js={FORM_SCRIPT} />
     </>
   );
 };

@@ -33,7 +33,7 @@ import { type AttemptView, type DeliveryView, getDelivery, listDeliveries, resen
 import { sendTestEvent } from "../../webhooks/test-event";
 import { apiErrorFields, one, validate } from "./forms";
 import { requireAdminPage } from "./session";
-import { Csrf, type FieldErrors, Flash, Layout, Secret, shellOf, when } from "./ui";
+import { Csrf, type FieldErrors, Flash, Layout, Secret, shellOf, When } from "./ui";
 import { EndpointForm, FORM_CSS, inputOf, onFields, typedValues, type Values, valuesOf } from "./webhooks-form";
 
 const BASE = "/dashboard/webhooks";
@@ -120,21 +120,21 @@ async function renderList(c: Context<AppEnv>) {
   return c.html(
     <Layout
       shell={shell}
+      css={PAGE_CSS}
       actions={
         <a class="button" href={`${BASE}/new`}>
           New endpoint
         </a>
       }
     >
-      <style dangerouslySetInnerHTML={{ __html: PAGE_CSS }} />
       {notice ? <Flash>{notice}</Flash> : null}
-      <p class="muted small" style="margin-top:0">
+      <p class="muted small mt0">
         Signed HTTP POSTs to your receivers when calls, widget chats and messaging sessions start, end, fail or are analyzed. See{" "}
         <a href="/docs">the API reference</a> for verifying signatures.
       </p>
-      <div class="card table-wrap">
+      <div class="card table-wrap" tabindex={0}>
         {page.data.length === 0 ? (
-          <p style="margin:0">
+          <p class="m0">
             No webhook endpoints yet. <a href={`${BASE}/new`}>Create the first one</a>.
           </p>
         ) : (
@@ -192,12 +192,11 @@ async function renderList(c: Context<AppEnv>) {
 async function renderNew(c: Context<AppEnv>, values: Values, errors: FieldErrors = {}, status: 200 | 400 = 200) {
   const shell = await shellOf(c, "New webhook endpoint", "webhooks");
   return c.html(
-    <Layout shell={shell}>
-      <style dangerouslySetInnerHTML={{ __html: PAGE_CSS }} />
-      <p class="muted small" style="margin-top:0">
+    <Layout shell={shell} css={PAGE_CSS}>
+      <p class="muted small mt0">
         <a href={BASE}>← Webhooks</a>
       </p>
-      <EndpointForm csrf={shell.csrf} action={BASE} submit="Create endpoint" values={values} errors={errors} />
+      <EndpointForm csrf={shell.csrf} nonce={shell.nonce} action={BASE} submit="Create endpoint" values={values} errors={errors} />
     </Layout>,
     status,
   );
@@ -213,16 +212,16 @@ const Attempt: FC<{ a: AttemptView }> = ({ a }) => (
       <strong>Attempt {a.attempt}</strong>
       <span class={`badge ${a.statusCode !== null && a.statusCode >= 200 && a.statusCode < 300 ? "good" : "bad"}`}>{outcome(a)}</span>
       <span class="muted">
-        {a.trigger} · {a.target.replace("_", " ")} · {a.durationMs} ms · {when(a.createdAt)}
+        {a.trigger} · {a.target.replace("_", " ")} · {a.durationMs} ms · <When at={a.createdAt} />
       </span>
     </div>
     <div class="small muted wrap">{a.url}</div>
     {a.responseBody ? (
       <>
-        <div class="small muted" style="margin-top:4px">
-          Response (first 2 KiB):
-        </div>
-        <pre class="excerpt">{a.responseBody}</pre>
+        <div class="small muted mt4">Response (first 2 KiB):</div>
+        <pre class="excerpt" tabindex={0}>
+          {a.responseBody}
+        </pre>
       </>
     ) : (
       <div class="small muted">No response body.</div>
@@ -237,10 +236,10 @@ const DeliveryLog: FC<{ csrf: string; endpoint: EndpointView; deliveries: Delive
   next,
 }) => (
   <section class="card" id="deliveries" aria-labelledby="deliveries-h">
-    <h2 style="margin-top:0" id="deliveries-h">
+    <h2 class="mt0" id="deliveries-h">
       Delivery log
     </h2>
-    <p class="hint" style="margin-top:0">
+    <p class="hint mt0">
       Newest first. Each delivery keeps its id (<code>X-Service-Delivery-Id</code>) across attempts; its status is that of the latest
       attempt.
       {endpoint.active ? "" : " Resend needs the endpoint turned on."}
@@ -254,7 +253,7 @@ const DeliveryLog: FC<{ csrf: string; endpoint: EndpointView; deliveries: Delive
             <DeliveryBadge status={d.status} />
             <span class="small">{d.lastStatusCode !== null ? `HTTP ${d.lastStatusCode}` : "no HTTP status"}</span>
             <span class="muted small">
-              {d.attemptCount} attempt{d.attemptCount === 1 ? "" : "s"} · {when(d.createdAt)}
+              {d.attemptCount} attempt{d.attemptCount === 1 ? "" : "s"} · <When at={d.createdAt} />
             </span>
           </div>
           <form method="post" action={`${BASE}/${endpoint.id}/deliveries/${d.id}/resend`}>
@@ -295,13 +294,15 @@ const Capture: FC<{ r: CapturedRequest }> = ({ r }) => (
     <header>
       <div class="row">
         <strong>{r.headers["x-service-event"] ?? r.method}</strong>
-        <span class="muted small">{when(r.receivedAt)}</span>
+        <span class="muted small">
+          <When at={r.receivedAt} />
+        </span>
       </div>
       {r.headers["x-service-delivery-id"] ? <code class="small wrap">{r.headers["x-service-delivery-id"]}</code> : null}
     </header>
     <details>
       <summary class="small">Headers</summary>
-      <dl class="facts" style="margin-top:6px">
+      <dl class="facts mt6">
         {Object.entries(r.headers).map(([k, v]) => (
           <>
             <dt class="mono">{k}</dt>
@@ -310,14 +311,16 @@ const Capture: FC<{ r: CapturedRequest }> = ({ r }) => (
         ))}
       </dl>
     </details>
-    <pre class="excerpt">{prettyBody(r.body)}</pre>
+    <pre class="excerpt" tabindex={0}>
+      {prettyBody(r.body)}
+    </pre>
     {r.truncated ? <p class="hint">Body truncated.</p> : null}
   </li>
 );
 
 const TestReceiver: FC<{ endpoint: EndpointView; captures: Captures }> = ({ endpoint, captures }) => (
   <section class="card" id="test-receiver" aria-labelledby="test-receiver-h">
-    <h2 style="margin-top:0" id="test-receiver-h">
+    <h2 class="mt0" id="test-receiver-h">
       Built-in test receiver
     </h2>
     <p class="small">
@@ -337,7 +340,7 @@ const TestReceiver: FC<{ endpoint: EndpointView; captures: Captures }> = ({ endp
     {captures.requests.length === 0 ? (
       <p class="muted">Nothing captured yet.</p>
     ) : (
-      <ol style="list-style:none;padding:0;margin:0" aria-label="Captured requests, newest first">
+      <ol class="plain-list" aria-label="Captured requests, newest first">
         {captures.requests.map((r) => (
           <Capture r={r} />
         ))}
@@ -365,8 +368,7 @@ async function renderEndpoint(c: Context<AppEnv>, row: WebhookEndpoint, extra: D
   ]);
   const target = targetOf(endpoint);
   return c.html(
-    <Layout shell={shell}>
-      <style dangerouslySetInnerHTML={{ __html: PAGE_CSS }} />
+    <Layout shell={shell} css={PAGE_CSS}>
       <nav class="subnav" aria-label="On this page">
         <a href={BASE}>← Webhooks</a>
         <a href="#settings">Settings</a>
@@ -376,7 +378,7 @@ async function renderEndpoint(c: Context<AppEnv>, row: WebhookEndpoint, extra: D
       {extra.secret ? <Secret id="endpoint-secret" value={extra.secret.value} warning={extra.secret.warning} /> : null}
       {extra.notice ? <Flash kind={extra.notice.kind}>{extra.notice.text}</Flash> : null}
       <section class="card" aria-labelledby="status-h">
-        <h2 style="margin-top:0" id="status-h">
+        <h2 class="mt0" id="status-h">
           Status
         </h2>
         <dl class="facts">
@@ -397,10 +399,17 @@ async function renderEndpoint(c: Context<AppEnv>, row: WebhookEndpoint, extra: D
           <dt>Signing secret</dt>
           <dd>
             <code id="masked-secret">{maskSecret(row.secret)}</code>
-            {row.secretRotatedAt ? <span class="muted small"> · rotated {when(row.secretRotatedAt)}</span> : null}
+            {row.secretRotatedAt ? (
+              <span class="muted small">
+                {" "}
+                · rotated <When at={row.secretRotatedAt} />
+              </span>
+            ) : null}
           </dd>
           <dt>Created</dt>
-          <dd>{when(row.createdAt)}</dd>
+          <dd>
+            <When at={row.createdAt} />
+          </dd>
         </dl>
         <div class="row">
           <form method="post" action={`${BASE}/${row.id}/test`}>
@@ -432,6 +441,7 @@ async function renderEndpoint(c: Context<AppEnv>, row: WebhookEndpoint, extra: D
       <div id="settings">
         <EndpointForm
           csrf={shell.csrf}
+          nonce={shell.nonce}
           action={`${BASE}/${row.id}`}
           submit="Save endpoint"
           values={extra.values ?? valuesOf(row)}

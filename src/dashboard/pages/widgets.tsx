@@ -14,7 +14,7 @@ import { embedCode } from "../../widgets/mapper";
 import { createWidgetSchema, DEFAULT_COLORS, updateWidgetSchema, WIDGET_MODES, WIDGET_POSITIONS } from "../../widgets/schema";
 import { createWidget, deleteWidget, getWidget, listWidgets, revokeWidget, rotateWidgetToken, updateWidget } from "../../widgets/service";
 import { apiErrorFields, type Form, lines, one, validate } from "./forms";
-import { Csrf, ErrorSummary, type FieldErrors, Flash, Layout, Select, shellOf, TextArea, TextField, when } from "./ui";
+import { Csrf, ErrorSummary, type FieldErrors, Flash, Layout, Select, shellOf, TextArea, TextField, When } from "./ui";
 
 const FIELDS = [
   "agentId",
@@ -101,7 +101,7 @@ async function renderForm(
       {notice ? <Flash>{notice}</Flash> : null}
       {widget ? (
         <div class="card">
-          <h2 style="margin-top:0">Embed code</h2>
+          <h2 class="mt0">Embed code</h2>
           <p class="hint">
             Paste this tag into each page on the allowed origins. The token is not an API key: it is safe in HTML and only reaches this
             widget.
@@ -114,8 +114,19 @@ async function renderForm(
           </div>
           <p>
             Status:{" "}
-            {widget.revokedAt ? <span class="badge bad">revoked {when(widget.revokedAt)}</span> : <span class="badge good">active</span>}
-            {widget.tokenRotatedAt ? <span class="muted small"> · token rotated {when(widget.tokenRotatedAt)}</span> : null}
+            {widget.revokedAt ? (
+              <span class="badge bad">
+                revoked <When at={widget.revokedAt} />
+              </span>
+            ) : (
+              <span class="badge good">active</span>
+            )}
+            {widget.tokenRotatedAt ? (
+              <span class="muted small">
+                {" "}
+                · token rotated <When at={widget.tokenRotatedAt} />
+              </span>
+            ) : null}
           </p>
           <div class="row">
             <form
@@ -229,7 +240,7 @@ export function registerWidgetPages(app: OpenAPIHono<AppEnv>): void {
         }
       >
         {c.req.query("deleted") ? <Flash>Widget deleted.</Flash> : null}
-        <div class="card table-wrap">
+        <div class="card table-wrap" tabindex={0}>
           {page.data.length === 0 ? (
             <p>
               No widgets yet. <a href="/dashboard/widgets/new">Put an agent on a website</a>.

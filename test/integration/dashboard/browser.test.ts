@@ -1,8 +1,8 @@
 // The dashboard in a real browser (Debian's Chromium via playwright-core): sign-in, API keys,
 // members, agents, voices, calls, usage. Skipped with a notice where Chromium is missing.
 import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hasBrowser, launchBrowser, screenshot, signInPage as signInAs } from "../../browser";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { hasBrowser, launchBrowser, screenshot, signInPage as signInAs, takeCspViolations } from "../../browser";
 import { addMemberTo, baseUrl, createWorkspace, request, testDb, type Workspace } from "../../harness";
 
 let browser: Browser;
@@ -12,6 +12,10 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await browser?.close();
+});
+// Every flow runs under the pages' Content-Security-Policy: nothing the pages do is refused.
+afterEach(() => {
+  expect(takeCspViolations()).toEqual([]);
 });
 
 const signInPage = (email: string, password: string) => signInAs(browser, email, password);

@@ -3,9 +3,9 @@
 // delivery log with its attempts, resend, the built-in test receiver, the payload builder's live
 // preview, and inline errors that keep what was typed. Skipped where Chromium is missing.
 import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { LEAF_PATHS, type Payload, shapePayload } from "../../../src/webhooks/payload";
-import { hasBrowser, launchBrowser, screenshot, signInPage as signInAs } from "../../browser";
+import { hasBrowser, launchBrowser, screenshot, signInPage as signInAs, takeCspViolations } from "../../browser";
 import { baseUrl, createWorkspace, type Workspace } from "../../harness";
 import { type Receiver, startReceiver } from "../../receiver";
 import { stripeAccepts } from "../../stripe";
@@ -34,6 +34,10 @@ describe.runIf(hasBrowser)("dashboard: webhooks", () => {
   afterAll(async () => {
     await receiver?.stop();
     await browser?.close();
+  });
+  // The payload builder, confirmations and copy buttons run under the pages' CSP: nothing refused.
+  afterEach(() => {
+    expect(takeCspViolations()).toEqual([]);
   });
 
   it("creates an endpoint, shows its secret once, signs Send Test with it, rotates, logs every attempt and resends", async () => {
