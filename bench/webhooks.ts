@@ -112,7 +112,7 @@ export async function runWebhookBench(
             payloadMode: "all",
             customFields: [],
           },
-          true,
+          config,
         ),
     );
     const data = syntheticCallCompleted();

@@ -10,10 +10,13 @@ import { apiKeys, memberships, organizations, users } from "../src/db/schema";
 import { randomBase62 } from "../src/lib/crypto";
 import { ApiError } from "../src/lib/errors";
 import { pageQuery } from "../src/lib/pagination";
+import { Keyring } from "../src/lib/secrets";
 import { adjustCredits, reconcileCredits } from "../src/metering/meter";
 import { type ApiKeyView, createApiKey, listApiKeys, revokeApiKey } from "../src/services/api-keys";
 import { addMember, createOrganizationWithAdmin } from "../src/services/organizations";
-import { connectNode, connectRedis, readStackInfo, type StackInfo, stackFile } from "./connect";
+import { type ResealReport, resealEndpointSecrets, secretKeyUsage } from "../src/webhooks/secret-store";
+import { connectNode, connectRedis, dataDir, readStackInfo, type StackInfo, stackFile } from "./connect";
+import { readLocalSecretsKek } from "./secrets-key";
 
 /** A failure the operator can act on: the message says what to do next. */
 class CliError extends Error {
@@ -100,6 +103,25 @@ async function firstAdmin(db: Db, organizationId: string): Promise<string | null
 }
 
 const generatedPassword = () => randomBase62(20);
+
+/**
+ * The deployment's key-encryption keys: SECRETS_KEK from the environment, else the running
+ * `npm run dev`'s local key (<DATA_DIR>/secrets-kek.txt). Never printed.
+ */
+function secretsKeyring(): Keyring {
+  const spec = process.env.SECRETS_KEK?.trim() || readLocalSecretsKek(dataDir());
+  if (!spec) {
+    throw new CliError(
+      "SECRETS_KEK is not set: set it to the worker's value (docs/secrets.md), or run this while `npm run dev` runs.",
+      "misconfigured",
+    );
+  }
+  try {
+    return new Keyring(spec);
+  } catch (err) {
+    throw new CliError((err as Error).message, "misconfigured");
+  }
+}
 
 // ---------------------------------------------------------------------------------------------
 // Commands
@@ -340,6 +362,59 @@ const COMMANDS: Record<string, Command> = {
       };
     },
   },
+
+  "secrets status": {
+    usage: "secrets status [--org <orgId>]",
+    summary: "Which SECRETS_KEK key seals the stored webhook signing secrets (plaintext: rows not sealed yet).",
+    flags: z.strictObject({ org: orgId.optional() }),
+    async run(db, f) {
+      const input = f as { org?: string };
+      if (input.org) await organizationExists(db, input.org);
+      const keyring = secretsKeyring();
+      const usage = await secretKeyUsage(db, input.org);
+      const stale = Object.entries(usage).filter(([kid]) => kid !== keyring.current);
+      return {
+        json: { current: keyring.current, configured: keyring.kids, usage },
+        human: [
+          `SECRETS_KEK seals with "${keyring.current}" and opens ${keyring.kids.map((k) => `"${k}"`).join(", ")}.`,
+          ...(Object.keys(usage).length
+            ? table(
+                ["KEY", "SECRETS", "OPENS"],
+                Object.entries(usage).map(([kid, n]) => [kid, String(n), kid === "plaintext" || keyring.has(kid) ? "yes" : "NO"]),
+              )
+            : ["No webhook endpoints."]),
+          ...(stale.length ? ["", `Seal them all with "${keyring.current}": ${ADMIN} secrets reseal`] : []),
+        ],
+      };
+    },
+  },
+
+  "secrets reseal": {
+    usage: "secrets reseal [--org <orgId>]",
+    summary:
+      "Seal every webhook signing secret with the first SECRETS_KEK key (plaintext rows, rows under an older key); fails if one does not open.",
+    flags: z.strictObject({ org: orgId.optional() }),
+    async run(db, f) {
+      const input = f as { org?: string };
+      if (input.org) await organizationExists(db, input.org);
+      const keyring = secretsKeyring();
+      let report: ResealReport;
+      try {
+        report = await resealEndpointSecrets(db, keyring, { organizationId: input.org });
+      } catch (err) {
+        if (err instanceof ApiError && err.code === "misconfigured") throw new CliError(err.message, "misconfigured");
+        throw err;
+      }
+      return {
+        json: { ...report },
+        human: [
+          `Sealed with "${report.kid}": ${report.sealed} plaintext, ${report.resealed} from older keys; ${report.current} already current` +
+            (report.skipped ? `; ${report.skipped} rotated meanwhile (sealed by that rotation).` : "."),
+          "An older key can leave SECRETS_KEK once `secrets status` shows no secret under it.",
+        ],
+      };
+    },
+  },
 };
 
 const GROUPS: Record<string, string> = {
@@ -353,6 +428,8 @@ const GROUPS: Record<string, string> = {
   members: "members",
   credit: "credits",
   credits: "credits",
+  secret: "secrets",
+  secrets: "secrets",
 };
 // `org list` and `orgs create` read naturally too.
 const ALIASES: Record<string, string> = { "org list": "orgs list", "orgs create": "org create" };

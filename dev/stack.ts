@@ -16,6 +16,7 @@ import { type EmbeddedPostgres, startEmbeddedPostgres } from "./postgres";
 import { type RedisBridge, startRedisBridge } from "./redis-bridge";
 import { startProviderSandbox } from "./sandbox/openai";
 import { startTelephonySandbox, type TelephonySandbox } from "./sandbox/telephony";
+import { newSecretsKek } from "./secrets-key";
 import { type SqlHttp, startSqlHttp } from "./sql-http";
 import { startWsProxy, type WsProxy } from "./ws-proxy";
 import "./connect"; // sets the Node WebSocket constructor for the Neon driver
@@ -151,6 +152,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
         TWILIO_API_BASE_URL: telephony.url,
         TWILIO_FROM_NUMBERS: "+15005550006",
       }),
+      // A key-encryption key for this run only; `npm run dev` passes its persisted one (dev/secrets-key.ts).
+      SECRETS_KEK: newSecretsKek("run"),
       ...opts.vars,
     };
     log(`Worker: starting wrangler dev on port ${port}…`);

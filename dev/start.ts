@@ -9,6 +9,7 @@ import { createServer } from "node:net";
 import { join, relative } from "node:path";
 import { dataDir, readStackInfo, type StackInfo, stackFile } from "./connect";
 import { ensureFirstRun, type FirstRun, writePrivate } from "./first-run";
+import { localSecretsKek } from "./secrets-key";
 import { type Stack, startStack } from "./stack";
 import { shownValue, type WorkerEnvironment, workerEnvironment } from "./worker-env";
 
@@ -384,6 +385,7 @@ async function main() {
 
     out("Starting");
     const vars: Record<string, string> = { ...cfg.worker.vars };
+    vars.SECRETS_KEK = cfg.worker.vars.SECRETS_KEK ?? localSecretsKek(cfg.dataDir);
     starting = startStack({
       dataDir: cfg.databaseUrl ? undefined : join(cfg.dataDir, "pglite"),
       databaseUrl: cfg.databaseUrl,

@@ -2,6 +2,7 @@
 // A bad configuration is a clear error naming the variables, never echoing their values.
 import { z } from "zod";
 import { ApiError } from "./lib/errors";
+import { Keyring } from "./lib/secrets";
 
 const DURATION = /^(\d+)\s?(ms|s|m|h|d)$/;
 const UNIT_SECONDS = { ms: 0.001, s: 1, m: 60, h: 3600, d: 86400 } as const;
@@ -47,7 +48,19 @@ export const envSchema = z
       .enum(["0", "1", "true", "false"])
       .default("0")
       .transform((v) => v === "1" || v === "true"),
-    /** DNS-over-HTTPS JSON endpoint used to check receiver addresses before each delivery. */
+    /**
+     * Key-encryption keys for the secrets we store readable (webhook signing secrets), a worker
+     * secret: `<kid>:<base64 of 32 bytes>[,<kid>:<key>…]`; the first seals, all open (docs/secrets.md).
+     */
+    SECRETS_KEK: z.string().transform((spec, ctx) => {
+      try {
+        return new Keyring(spec);
+      } catch (err) {
+        ctx.addIssue({ code: "custom", message: (err as Error).message });
+        return z.NEVER;
+      }
+    }),
+    /** DNS-over-HTTPS JSON endpoint used to check receiver addresses when they are saved and before each delivery. */
     DNS_RESOLVER_URL: z.string().url().default("https://cloudflare-dns.com/dns-query"),
     /** Receiver timeout per attempt. */
     WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1000).max(30000).default(10000),

@@ -16,6 +16,7 @@ import { captureRequest } from "./capture";
 import { captureUrl, publicOrigin } from "./endpoints";
 import { NEVER_DISPATCHED, payloadChannel } from "./events";
 import { buildPayload, type EventData, shapePayload } from "./payload";
+import { openEndpointSecret } from "./secret-store";
 import { signPayload } from "./signature";
 import { checkUrlResolved, dohResolver } from "./ssrf";
 
@@ -291,7 +292,7 @@ async function makeHttpCall(deps: WebhookDeps, prepared: Prepared): Promise<Outc
     "user-agent": USER_AGENT,
     "x-service-event": prepared.event,
     "x-service-delivery-id": prepared.deliveryId,
-    "x-service-signature": await signPayload(endpoint.secret, raw, signedAt),
+    "x-service-signature": await signPayload(await openEndpointSecret(config, endpoint), raw, signedAt),
   });
 
   const started = Date.now();

@@ -7,8 +7,10 @@ import { randomBase62 } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
 import { newId } from "../lib/ids";
 import { type Page, type PageQuery, pageOf } from "../lib/pagination";
+import { isSealed } from "../lib/secrets";
 import { type Channel, eventsFor } from "./events";
-import { checkUrl } from "./ssrf";
+import { openEndpoint, sealEndpointSecret } from "./secret-store";
+import { checkUrl, checkUrlAtSave, dohResolver, SAVE_DNS_TIMEOUT_MS } from "./ssrf";
 
 export const SECRET_PREFIX = "whs_";
 export const newSigningSecret = () => SECRET_PREFIX + randomBase62(40);
@@ -29,6 +31,25 @@ export interface EndpointInput {
   customFields: string[];
 }
 
+/** What the endpoint service needs of the configuration: the URL guard's settings and the keys. */
+export type EndpointConfig = Pick<AppConfig, "WEBHOOKS_ALLOW_PRIVATE_URLS" | "DNS_RESOLVER_URL" | "SECRETS_KEK">;
+
+const URL_FIELDS = ["url", "testUrl"] as const;
+type UrlField = (typeof URL_FIELDS)[number];
+
+/**
+ * A URL saved without the full check: the resolver could not be reached (`dns_unavailable`) or
+ * the name has no address yet (`dns_no_address`). Deliveries check it again before each attempt.
+ */
+export interface SaveWarning {
+  path: UrlField;
+  code: "dns_unavailable" | "dns_no_address";
+  message: string;
+}
+
+/** A created or updated endpoint, its secret opened, with what the save could not check. */
+export type SavedEndpoint = WebhookEndpoint & { warnings: SaveWarning[] };
+
 export interface EndpointView extends Omit<EndpointInput, "events"> {
   id: string;
   events: string[];
@@ -48,7 +69,9 @@ export const publicOrigin = (config: Pick<AppConfig, "PUBLIC_BASE_URL">, request
 
 export const captureUrl = (origin: string, token: string) => `${origin.replace(/\/$/, "")}/webhooks/test-receiver/${token}`;
 
+/** The API's view of a row whose secret is opened (openEndpoint, or a service's result). */
 export function toEndpointView(row: WebhookEndpoint, origin: string, revealSecret = false): EndpointView {
+  if (isSealed(row.secret)) throw new Error("toEndpointView needs the row with its secret opened (openEndpoint)");
   return {
     id: row.id,
     name: row.name,
@@ -71,10 +94,15 @@ export function toEndpointView(row: WebhookEndpoint, origin: string, revealSecre
 }
 
 /**
- * Rules across fields, and the receiver URL guard (again at every delivery, after DNS).
- * Channels, events and custom fields are stored without duplicates, in the order given.
+ * Rules across fields, and the receiver URL guard's checks that need no DNS on the URL fields
+ * named in `check` (again at every delivery, after DNS). Channels, events and custom fields are
+ * stored without duplicates, in the order given.
  */
-function normalize(input: EndpointInput, allowPrivate: boolean): Omit<EndpointInput, "events"> & { events: string[] } {
+function normalize(
+  input: EndpointInput,
+  allowPrivate: boolean,
+  check: readonly UrlField[],
+): Omit<EndpointInput, "events"> & { events: string[] } {
   const issues: Array<{ path: string; message: string }> = [];
   const channels = [...new Set(input.channels)];
   const selectable = [...new Set(eventsFor(channels))];
@@ -85,7 +113,7 @@ function normalize(input: EndpointInput, allowPrivate: boolean): Omit<EndpointIn
   if (!input.url && !input.useTestReceiver)
     issues.push({ path: "url", message: "a production URL is required unless the built-in test receiver is used" });
   if (input.testMode && !input.testUrl) issues.push({ path: "testUrl", message: "test mode needs a test URL" });
-  for (const field of ["url", "testUrl"] as const) {
+  for (const field of check) {
     const value = input[field];
     if (!value) continue;
     const verdict = checkUrl(value, allowPrivate);
@@ -94,24 +122,63 @@ function normalize(input: EndpointInput, allowPrivate: boolean): Omit<EndpointIn
   if (input.payloadMode === "custom" && input.customFields.length === 0) {
     issues.push({ path: "customFields", message: "custom payload mode needs at least one leaf path" });
   }
-  const first = issues[0];
-  if (first) throw new ApiError("validation_failed", `Invalid body: ${first.path}: ${first.message}`, { issues });
+  throwIssues(issues);
   return { ...input, channels, events, customFields: input.payloadMode === "custom" ? [...new Set(input.customFields)] : [] };
 }
 
-export async function createEndpoint(
-  db: Db,
-  organizationId: string,
-  input: EndpointInput,
-  allowPrivate: boolean,
-): Promise<WebhookEndpoint> {
-  const values = normalize(input, allowPrivate);
+function throwIssues(issues: Array<{ path: string; message: string }>): void {
+  const first = issues[0];
+  if (first) throw new ApiError("validation_failed", `Invalid body: ${first.path}: ${first.message}`, { issues });
+}
+
+/**
+ * The guard's check after DNS, on the URLs a request names (they are checked again before
+ * every delivery). A name resolving to any non-public address is refused; a resolver that
+ * cannot be reached, or a name without addresses, is a warning, and the URL is saved.
+ */
+async function checkUrlsAtSave(values: Partial<Record<UrlField, string | null>>, config: EndpointConfig): Promise<SaveWarning[]> {
+  const resolve = dohResolver(config.DNS_RESOLVER_URL, SAVE_DNS_TIMEOUT_MS);
+  const checked = await Promise.all(
+    URL_FIELDS.map(async (path) => {
+      const value = values[path];
+      return { path, verdict: value ? await checkUrlAtSave(value, config.WEBHOOKS_ALLOW_PRIVATE_URLS, resolve) : null };
+    }),
+  );
+  const issues: Array<{ path: string; message: string }> = [];
+  const warnings: SaveWarning[] = [];
+  for (const { path, verdict } of checked) {
+    if (!verdict) continue;
+    if (!verdict.ok) issues.push({ path, message: `the URL ${verdict.reason}` });
+    else if (verdict.warning?.code === "dns_unavailable") {
+      warnings.push({
+        path,
+        code: "dns_unavailable",
+        message: `Saved without the address check: the URL ${verdict.warning.reason}. It is checked again before every delivery.`,
+      });
+    } else if (verdict.warning) {
+      warnings.push({
+        path,
+        code: "dns_no_address",
+        message: `The URL ${verdict.warning.reason} yet: deliveries fail until it resolves to a public address.`,
+      });
+    }
+  }
+  throwIssues(issues);
+  return warnings;
+}
+
+/** Creates an endpoint; its secret is sealed at rest and returned opened, this once. */
+export async function createEndpoint(db: Db, organizationId: string, input: EndpointInput, config: EndpointConfig): Promise<SavedEndpoint> {
+  const values = normalize(input, config.WEBHOOKS_ALLOW_PRIVATE_URLS, URL_FIELDS);
+  const warnings = await checkUrlsAtSave(values, config);
+  const id = newId();
+  const secret = newSigningSecret();
   const [row] = await db
     .insert(webhookEndpoints)
-    .values({ id: newId(), organizationId, ...values, secret: newSigningSecret(), captureToken: randomBase62(32) })
+    .values({ id, organizationId, ...values, secret: await sealEndpointSecret(config, id, secret), captureToken: randomBase62(32) })
     .returning();
   if (!row) throw new Error("insert returned no row");
-  return row;
+  return { ...row, secret, warnings };
 }
 
 export async function getEndpoint(db: Db, organizationId: string, id: string): Promise<WebhookEndpoint> {
@@ -126,15 +193,20 @@ export async function getEndpoint(db: Db, organizationId: string, id: string): P
 /**
  * PATCH: read the row FOR UPDATE, merge, check, write, in one transaction, so a concurrent
  * PATCH or a service-side change (410 auto-disable, failure count) waits instead of being lost.
+ * The URL guard checks the URLs the patch names (resolved before the transaction, so no lock
+ * waits on DNS); a URL already stored is checked at every delivery, so an endpoint whose URL
+ * a newer rule refuses can still be turned off or renamed.
  */
 export async function updateEndpoint(
   db: Db,
   organizationId: string,
   id: string,
   patch: Partial<EndpointInput>,
-  allowPrivate: boolean,
-): Promise<WebhookEndpoint> {
-  return db.transaction(async (tx) => {
+  config: EndpointConfig,
+): Promise<SavedEndpoint> {
+  const named = URL_FIELDS.filter((f) => patch[f] !== undefined);
+  const warnings = await checkUrlsAtSave({ url: patch.url, testUrl: patch.testUrl }, config);
+  const row = await db.transaction(async (tx) => {
     const [current] = await tx
       .select()
       .from(webhookEndpoints)
@@ -155,7 +227,7 @@ export async function updateEndpoint(
       payloadMode: patch.payloadMode ?? current.payloadMode,
       customFields: patch.customFields ?? current.customFields,
     };
-    const values = normalize(merged, allowPrivate);
+    const values = normalize(merged, config.WEBHOOKS_ALLOW_PRIVATE_URLS, named);
     // Turning an endpoint back on clears what turned it off.
     const reenable = patch.active === true ? { disabledReason: null, consecutiveFailures: 0 } : {};
     const [row] = await tx
@@ -166,16 +238,24 @@ export async function updateEndpoint(
     if (!row) throw endpointNotFound();
     return row;
   });
+  return { ...(await openEndpoint(config, row)), warnings };
 }
 
-export async function rotateSecret(db: Db, organizationId: string, id: string): Promise<WebhookEndpoint> {
+/** A new secret, sealed at rest and returned opened, this once; the old one never signs again. */
+export async function rotateSecret(
+  db: Db,
+  organizationId: string,
+  id: string,
+  config: Pick<AppConfig, "SECRETS_KEK">,
+): Promise<WebhookEndpoint> {
+  const secret = newSigningSecret();
   const [row] = await db
     .update(webhookEndpoints)
-    .set({ secret: newSigningSecret(), secretRotatedAt: new Date() })
+    .set({ secret: await sealEndpointSecret(config, id, secret), secretRotatedAt: new Date() })
     .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.organizationId, organizationId)))
     .returning();
   if (!row) throw endpointNotFound();
-  return row;
+  return { ...row, secret };
 }
 
 export async function deleteEndpoint(db: Db, organizationId: string, id: string): Promise<void> {
@@ -186,12 +266,19 @@ export async function deleteEndpoint(db: Db, organizationId: string, id: string)
   if (deleted.length === 0) throw endpointNotFound();
 }
 
-export async function listEndpoints(db: Db, organizationId: string, page: PageQuery, origin: string): Promise<Page<EndpointView>> {
+export async function listEndpoints(
+  db: Db,
+  organizationId: string,
+  page: PageQuery,
+  origin: string,
+  config: Pick<AppConfig, "SECRETS_KEK">,
+): Promise<Page<EndpointView>> {
   const rows = await db
     .select()
     .from(webhookEndpoints)
     .where(and(eq(webhookEndpoints.organizationId, organizationId), ...page.where(webhookEndpoints)))
     .orderBy(desc(webhookEndpoints.id))
     .limit(page.limit + 1);
-  return pageOf(rows, page.limit, (r) => toEndpointView(r, origin));
+  const opened = await Promise.all(rows.map((r) => openEndpoint(config, r)));
+  return pageOf(opened, page.limit, (r) => toEndpointView(r, origin));
 }

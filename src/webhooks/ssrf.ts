@@ -3,15 +3,20 @@
 // private, link-local, CGNAT, multicast, broadcast, unspecified, documentation and other
 // reserved ranges, NAT64/6to4/Teredo (they embed other addresses), IPv4-mapped IPv6 (judged as
 // the IPv4 inside), any other IPv6 address outside global unicast 2000::/3 (IPv4-compatible
-// ::/96 included), internal host names, credentials in the URL, and any scheme but https.
-// WEBHOOKS_ALLOW_PRIVATE_URLS=1 (local development only) lifts the address and scheme rules.
+// ::/96 included), internal host names, credentials in the URL, any scheme but https, and any
+// port but 443 and 8443. At save a name that resolves to a non-public address is refused too;
+// a lookup that fails, or finds no address, is a warning (the check is repeated at delivery).
+// WEBHOOKS_ALLOW_PRIVATE_URLS=1 (local development only) lifts the address, port and scheme rules.
 import ipaddr from "ipaddr.js";
 
 /**
  * `transient` marks a refusal that may pass later (the resolver failed): the attempt is
  * retried. Every other refusal is permanent.
  */
-export type UrlVerdict = { ok: true; url: URL } | { ok: false; reason: string; transient?: boolean };
+export type UrlVerdict = { ok: true; url: URL } | { ok: false; reason: string; transient?: boolean; noAddress?: boolean };
+
+/** The ports a receiver may listen on: HTTPS's own, and 8443, its common alternative. */
+export const RECEIVER_PORTS = ["443", "8443"];
 
 /** Global unicast: the only IPv6 block that holds public addresses. */
 const GLOBAL_UNICAST = ipaddr.parseCIDR("2000::/3");
@@ -52,6 +57,8 @@ export function checkUrl(raw: string, allowPrivate: boolean): UrlVerdict {
     return { ok: true, url };
   }
   if (url.protocol !== "https:") return { ok: false, reason: "must use https" };
+  // The parser drops the scheme's default port: "" is 443.
+  if (url.port && !RECEIVER_PORTS.includes(url.port)) return { ok: false, reason: `must use port ${RECEIVER_PORTS.join(" or ")}` };
   const host = url.hostname.toLowerCase().replace(/\.$/, "");
   if (ipaddr.isValid(host.replace(/^\[|\]$/g, ""))) {
     return isPublicAddress(host) ? { ok: true, url } : { ok: false, reason: `points at a non-public address (${addressRange(host)})` };
@@ -117,7 +124,27 @@ export async function checkUrlResolved(raw: string, allowPrivate: boolean, resol
     // The lookup failed, not the name: try again later rather than refuse for good.
     return { ok: false, reason: `could not be resolved (${(err as Error).message})`, transient: true };
   }
-  if (addresses.length === 0) return { ok: false, reason: "does not resolve to any address" };
+  if (addresses.length === 0) return { ok: false, reason: "does not resolve to any address", noAddress: true };
   const bad = addresses.find((a) => !isPublicAddress(a));
   return bad ? { ok: false, reason: `resolves to a non-public address (${addressRange(bad)})` } : verdict;
+}
+
+/** How long a save waits for the resolver: a slow one becomes a warning, not a slow request. */
+export const SAVE_DNS_TIMEOUT_MS = 2000;
+
+/**
+ * The check when a URL is saved: everything checkUrlResolved refuses for good is refused,
+ * except a name with no address (it may be created later). A failed lookup, or no address, is
+ * a warning: the URL is saved and the full check runs again before every delivery.
+ */
+export async function checkUrlAtSave(
+  raw: string,
+  allowPrivate: boolean,
+  resolve: Resolver,
+): Promise<{ ok: true; warning?: { code: "dns_unavailable" | "dns_no_address"; reason: string } } | { ok: false; reason: string }> {
+  const verdict = await checkUrlResolved(raw, allowPrivate, resolve);
+  if (verdict.ok) return { ok: true };
+  if (verdict.transient) return { ok: true, warning: { code: "dns_unavailable", reason: verdict.reason } };
+  if (verdict.noAddress) return { ok: true, warning: { code: "dns_no_address", reason: verdict.reason } };
+  return { ok: false, reason: verdict.reason };
 }

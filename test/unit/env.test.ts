@@ -7,6 +7,7 @@ const good: Bindings = {
   DATABASE_WS_PROXY: undefined,
   UPSTASH_REDIS_REST_URL: "https://redis.example",
   UPSTASH_REDIS_REST_TOKEN: "tok",
+  SECRETS_KEK: `k1:${btoa("0123456789abcdef0123456789abcdef")}`,
   RATE_LIMIT_REQUESTS: undefined,
   RATE_LIMIT_WINDOW: undefined,
   SESSION_TTL_HOURS: undefined,
@@ -35,6 +36,19 @@ describe("worker configuration", () => {
       expect(e.message).toContain("RATE_LIMIT_WINDOW");
       expect(e.message).not.toContain(secret);
     }
+  });
+
+  it("requires SECRETS_KEK and refuses a malformed one without echoing it", () => {
+    const { SECRETS_KEK: _kek, ...without } = good;
+    expect(() => parseEnv(without)).toThrow(/SECRETS_KEK/);
+    const short = `k1:${btoa("too short")}`;
+    try {
+      parseEnv({ ...good, SECRETS_KEK: short });
+      expect.unreachable("parseEnv accepted a short key");
+    } catch (err) {
+      expect((err as ApiError).message).toBe("The deployment's configuration is invalid: check SECRETS_KEK.");
+    }
+    expect(parseEnv({ ...good }).SECRETS_KEK.current).toBe("k1");
   });
 
   it("refuses a non-numeric rate limit", () => {

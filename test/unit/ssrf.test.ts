@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { addressRange, checkUrl, checkUrlResolved, dohResolver, isPublicAddress } from "../../src/webhooks/ssrf";
+import { addressRange, checkUrl, checkUrlAtSave, checkUrlResolved, dohResolver, isPublicAddress } from "../../src/webhooks/ssrf";
 
 describe("receiver URL guard: shapes refused without DNS", () => {
   it.each([
@@ -52,6 +52,12 @@ describe("receiver URL guard: shapes refused without DNS", () => {
     ["https://[4000::1]/x", "outside 2000::/3"],
     ["https://[100:0:0:1::1]/x", "outside 2000::/3"],
     ["not a url", "not a valid absolute URL"],
+    // Receivers listen on 443 or 8443 only: no reaching other services on a public host.
+    ["https://hooks.example.com:80/x", "must use port 443 or 8443"],
+    ["https://hooks.example.com:8080/x", "must use port 443 or 8443"],
+    ["https://hooks.example.com:22/x", "must use port 443 or 8443"],
+    ["https://8.8.8.8:6379/x", "must use port 443 or 8443"],
+    ["https://[2606:4700:4700::1111]:5432/x", "must use port 443 or 8443"],
   ])("refuses %s (%s)", (url, why) => {
     const verdict = checkUrl(url, false);
     expect(verdict.ok).toBe(false);
@@ -63,6 +69,7 @@ describe("receiver URL guard: shapes refused without DNS", () => {
     "https://8.8.8.8/x",
     "https://[2606:4700:4700::1111]/x",
     "https://hooks.example.com:8443/x?a=1",
+    "https://hooks.example.com:443/x",
   ])("accepts %s", (url) => {
     expect(checkUrl(url, false).ok).toBe(true);
   });
@@ -75,6 +82,7 @@ describe("receiver URL guard: shapes refused without DNS", () => {
 
   it("the local-development switch allows http and private addresses, never credentials or other schemes", () => {
     expect(checkUrl("http://127.0.0.1:9999/hook", true).ok).toBe(true);
+    expect(checkUrl("https://hooks.example.com:8080/hook", true).ok).toBe(true);
     expect(checkUrl("http://localhost/hook", true).ok).toBe(true);
     expect(checkUrl("http://u:p@localhost/hook", true).ok).toBe(false);
     expect(checkUrl("file:///etc/passwd", true).ok).toBe(false);
@@ -124,6 +132,41 @@ describe("receiver URL guard: after DNS", () => {
   });
 });
 
+describe("receiver URL guard: at save", () => {
+  const resolver = (table: Record<string, string[]>) => async (host: string) => table[host] ?? [];
+
+  it("refuses a public name for a private address, and everything the shape check refuses", async () => {
+    const table = { "localtest.me": ["127.0.0.1", "::1"], "127.0.0.1.nip.io": ["127.0.0.1"], "meta.example": ["169.254.169.254"] };
+    expect(await checkUrlAtSave("https://localtest.me/x", false, resolver(table))).toEqual({
+      ok: false,
+      reason: "resolves to a non-public address (loopback)",
+    });
+    expect(await checkUrlAtSave("https://127.0.0.1.nip.io/x", false, resolver(table))).toMatchObject({ ok: false });
+    expect(await checkUrlAtSave("https://meta.example/x", false, resolver(table))).toMatchObject({ ok: false });
+    expect(await checkUrlAtSave("https://10.0.0.1/x", false, resolver(table))).toMatchObject({ ok: false });
+    expect(await checkUrlAtSave("https://ok.example:8080/x", false, resolver({ "ok.example": ["8.8.8.8"] }))).toEqual({
+      ok: false,
+      reason: "must use port 443 or 8443",
+    });
+  });
+
+  it("saves with a warning when the resolver fails or the name has no address, and without DNS under the local switch", async () => {
+    const failing = async () => {
+      throw new Error("resolver unreachable: fetch failed");
+    };
+    expect(await checkUrlAtSave("https://ok.example/x", false, failing)).toEqual({
+      ok: true,
+      warning: { code: "dns_unavailable", reason: "could not be resolved (resolver unreachable: fetch failed)" },
+    });
+    expect(await checkUrlAtSave("https://nx.example/x", false, resolver({}))).toEqual({
+      ok: true,
+      warning: { code: "dns_no_address", reason: "does not resolve to any address" },
+    });
+    expect(await checkUrlAtSave("https://ok.example/x", false, resolver({ "ok.example": ["8.8.8.8"] }))).toEqual({ ok: true });
+    expect(await checkUrlAtSave("http://localtest.me:3000/x", true, failing)).toEqual({ ok: true });
+  });
+});
+
 describe("the DNS-over-HTTPS resolver", () => {
   // A DoH server speaking the JSON API, answering per name: a Status, an HTTP status, or a hang.
   const script: Record<string, { status?: number; Status?: number; answers?: string[]; hang?: boolean }> = {
@@ -166,6 +209,7 @@ describe("the DNS-over-HTTPS resolver", () => {
     expect(await checkUrlResolved("https://nx.example/x", false, resolve)).toEqual({
       ok: false,
       reason: "does not resolve to any address",
+      noAddress: true,
     });
   });
 

@@ -26,10 +26,13 @@ import {
   listEndpoints,
   maskSecret,
   rotateSecret,
+  type SavedEndpoint,
+  type SaveWarning,
   toEndpointView,
   updateEndpoint,
 } from "../../webhooks/endpoints";
 import { type AttemptView, type DeliveryView, getDelivery, listDeliveries, resendDelivery } from "../../webhooks/log";
+import { openEndpoint } from "../../webhooks/secret-store";
 import { sendTestEvent } from "../../webhooks/test-event";
 import { apiErrorFields, one, validate } from "./forms";
 import { requireAdminPage } from "./session";
@@ -115,7 +118,13 @@ const LIST_NOTICES: Record<string, string> = { deleted: "Endpoint deleted.", on:
 async function renderList(c: Context<AppEnv>) {
   const shell = await shellOf(c, "Webhooks", "webhooks");
   const cursor = c.req.query("cursor");
-  const page = await listEndpoints(c.var.db, c.var.auth.organizationId, pageQuery({ limit: LIST_LIMIT, cursor }), originOf(c));
+  const page = await listEndpoints(
+    c.var.db,
+    c.var.auth.organizationId,
+    pageQuery({ limit: LIST_LIMIT, cursor }),
+    originOf(c),
+    c.var.config,
+  );
   const notice = LIST_NOTICES[c.req.query("notice") ?? ""];
   return c.html(
     <Layout
@@ -357,8 +366,9 @@ interface DetailExtra {
   notice?: Notice;
 }
 
-async function renderEndpoint(c: Context<AppEnv>, row: WebhookEndpoint, extra: DetailExtra = {}, status: 200 | 201 | 400 | 409 = 200) {
+async function renderEndpoint(c: Context<AppEnv>, stored: WebhookEndpoint, extra: DetailExtra = {}, status: 200 | 201 | 400 | 409 = 200) {
   const { db, auth } = c.var;
+  const row = await openEndpoint(c.var.config, stored);
   const origin = originOf(c);
   const endpoint = toEndpointView(row, origin);
   const shell = await shellOf(c, `Webhook: ${row.name}`, "webhooks");
@@ -484,6 +494,12 @@ async function noticeOf(c: Context<AppEnv>, endpointId: string): Promise<Notice 
   return DETAIL_NOTICES[code];
 }
 
+/** A save whose URL could not be fully checked (SaveWarning): saved, and said so. */
+const saveWarningNotice = (warnings: SaveWarning[]): Notice => ({
+  kind: "warn",
+  text: warnings.map((w) => `${w.path === "url" ? "Production URL" : "Test URL"}: ${w.message}`).join(" "),
+});
+
 const CREATED_WARNING =
   "Endpoint created. Copy the signing secret now: this is the only time it is shown in full. Your receiver verifies X-Service-Signature with it.";
 const ROTATED_WARNING =
@@ -505,9 +521,9 @@ export function registerWebhookPages(app: OpenAPIHono<AppEnv>): void {
     const values = typedValues(c.var.form);
     const checked = validate(createEndpointSchema, inputOf(values));
     if (!checked.ok) return renderNew(c, values, onFields(checked.errors, values), 400);
-    let row: WebhookEndpoint;
+    let row: SavedEndpoint;
     try {
-      row = await createEndpoint(c.var.db, c.var.auth.organizationId, checked.data, c.var.config.WEBHOOKS_ALLOW_PRIVATE_URLS);
+      row = await createEndpoint(c.var.db, c.var.auth.organizationId, checked.data, c.var.config);
     } catch (err) {
       if (err instanceof ApiError && err.code === "validation_failed")
         return renderNew(c, values, onFields(apiErrorFields(err), values), 400);
@@ -515,7 +531,8 @@ export function registerWebhookPages(app: OpenAPIHono<AppEnv>): void {
     }
     // The secret is in this response only: never in a URL, a cookie or a cache.
     c.header("Cache-Control", "no-store");
-    return renderEndpoint(c, row, { secret: { value: row.secret, warning: CREATED_WARNING } }, 201);
+    const notice = row.warnings.length ? saveWarningNotice(row.warnings) : undefined;
+    return renderEndpoint(c, row, { secret: { value: row.secret, warning: CREATED_WARNING }, notice }, 201);
   });
 
   app.get(`${BASE}/:id`, async (c) => {
@@ -533,13 +550,15 @@ export function registerWebhookPages(app: OpenAPIHono<AppEnv>): void {
     // `active` only when it changes: turning on again also clears the service's failure count.
     const checked = validate(updateEndpointSchema, active === row.active ? rest : { ...rest, active });
     if (!checked.ok) return renderEndpoint(c, row, { values, errors: onFields(checked.errors, values) }, 400);
+    let saved: SavedEndpoint;
     try {
-      await updateEndpoint(c.var.db, c.var.auth.organizationId, row.id, checked.data, c.var.config.WEBHOOKS_ALLOW_PRIVATE_URLS);
+      saved = await updateEndpoint(c.var.db, c.var.auth.organizationId, row.id, checked.data, c.var.config);
     } catch (err) {
       if (err instanceof ApiError && err.code === "validation_failed")
         return renderEndpoint(c, row, { values, errors: onFields(apiErrorFields(err), values) }, 400);
       throw err;
     }
+    if (saved.warnings.length) return renderEndpoint(c, saved, { notice: saveWarningNotice(saved.warnings) });
     return c.redirect(`${BASE}/${row.id}?notice=saved`, 303);
   });
 
@@ -549,7 +568,7 @@ export function registerWebhookPages(app: OpenAPIHono<AppEnv>): void {
     const wanted = one(c.var.form, "active");
     const checked = validate(updateEndpointSchema, { active: wanted === "true" ? true : wanted === "false" ? false : wanted });
     if (!checked.ok) throw new ApiError("bad_request", "The toggle form must send active=true or active=false.");
-    const row = await updateEndpoint(c.var.db, c.var.auth.organizationId, id, checked.data, c.var.config.WEBHOOKS_ALLOW_PRIVATE_URLS);
+    const row = await updateEndpoint(c.var.db, c.var.auth.organizationId, id, checked.data, c.var.config);
     const notice = row.active ? "on" : "off";
     return c.redirect(one(c.var.form, "from") === "list" ? `${BASE}?notice=${notice}` : `${BASE}/${row.id}?notice=${notice}`, 303);
   });
@@ -562,7 +581,7 @@ export function registerWebhookPages(app: OpenAPIHono<AppEnv>): void {
 
   app.post(`${BASE}/:id/rotate-secret`, async (c) => {
     requireAdminPage(c, true);
-    const row = await rotateSecret(c.var.db, c.var.auth.organizationId, endpointId(c));
+    const row = await rotateSecret(c.var.db, c.var.auth.organizationId, endpointId(c), c.var.config);
     c.header("Cache-Control", "no-store");
     return renderEndpoint(c, row, { secret: { value: row.secret, warning: ROTATED_WARNING } });
   });

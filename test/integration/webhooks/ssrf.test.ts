@@ -1,18 +1,38 @@
 // The receiver URL guard on a worker configured as in production (WEBHOOKS_ALLOW_PRIVATE_URLS
-// off), at save time and again at delivery time after DNS.
+// off), at save time (shape, port, and the name's addresses, over the test resolver) and again
+// at delivery time after DNS. No test here reaches real DNS: DNS_RESOLVER_URL is test/dns.ts.
 import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type QstashStandIn, startQstash } from "../../../dev/qstash";
 import { freePort, startWorker } from "../../../dev/stack";
+import { csrfToken } from "../../../src/dashboard/pages/session";
 import type { DeliveryView } from "../../../src/webhooks/log";
 import { startDoh } from "../../dns";
-import { createWorkspace, expectError, json, stack, type Workspace } from "../../harness";
+import { createWorkspace, expectError, json, signIn, stack, type Workspace } from "../../harness";
 
 let worker: Awaited<ReturnType<typeof startWorker>>;
 let doh: Awaited<ReturnType<typeof startDoh>>;
 
+/** What the test resolver answers; tests change entries to turn a saved name private. */
+const PUBLIC = "93.184.216.34";
+const dns: Record<string, string[]> = {
+  "hooks.example.com": [PUBLIC],
+  "v6.example.com": ["2606:4700::1111"],
+  // Public names of private addresses, as wildcard DNS services answer them.
+  "localtest.me": ["127.0.0.1", "::1"],
+  "app.localtest.me": ["127.0.0.1"],
+  "127.0.0.1.nip.io": ["127.0.0.1"],
+  "10.0.0.8.sslip.io": ["10.0.0.8"],
+  "metadata.example.com": ["169.254.169.254"],
+  "mapped.example.com": ["::ffff:127.0.0.1"],
+  "ula.example.com": ["fd00::5"],
+  "mixed.example.com": [PUBLIC, "192.168.1.20"],
+  "rebind.example.com": [PUBLIC],
+  "rebind-mapped.example.com": [PUBLIC],
+};
+
 beforeAll(async () => {
-  doh = await startDoh({ "hooks.example.com": ["10.0.0.8"], "mapped.example.com": ["::ffff:127.0.0.1"] });
+  doh = await startDoh(dns);
   worker = await startWorker({ ...stack().vars, WEBHOOKS_ALLOW_PRIVATE_URLS: "0", DNS_RESOLVER_URL: doh.url, WEBHOOK_TIMEOUT_MS: "1000" });
 }, 120_000);
 
@@ -21,12 +41,33 @@ afterAll(async () => {
   await doh?.stop();
 });
 
-const post = (ws: Workspace, path: string, body?: unknown) =>
+const send = (ws: Workspace, method: string, path: string, body?: unknown) =>
   fetch(worker.baseUrl + path, {
-    method: "POST",
+    method,
     headers: { authorization: `Bearer ${ws.apiKey}`, "content-type": "application/json" },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
+const post = (ws: Workspace, path: string, body?: unknown) => send(ws, "POST", path, body);
+
+type Saved = { id: string; url: string | null; warnings: Array<{ path: string; code: string; message: string }> };
+
+/** Refused on create as `url` and as `testUrl`, and on PATCH; returns the first refusal's message. */
+async function refusedEverywhere(ws: Workspace, url: string): Promise<string> {
+  const err = await expectError(await post(ws, "/v1/webhook-endpoints", { name: "x", url, channels: ["voice"] }), 400, "validation_failed");
+  expect(err.issues?.[0]?.path).toBe("url");
+  const test = await expectError(
+    await post(ws, "/v1/webhook-endpoints", { name: "x", url: "https://hooks.example.com/x", testUrl: url, channels: ["voice"] }),
+    400,
+    "validation_failed",
+  );
+  expect(test.issues?.[0]?.path).toBe("testUrl");
+  const created = await post(ws, "/v1/webhook-endpoints", { name: "x", url: "https://hooks.example.com/x", channels: ["voice"] });
+  expect(created.status).toBe(201);
+  const { id } = await json<Saved>(created);
+  const patched = await expectError(await send(ws, "PATCH", `/v1/webhook-endpoints/${id}`, { url }), 400, "validation_failed");
+  expect(patched.issues?.[0]?.path).toBe("url");
+  return err.issues?.[0]?.message ?? "";
+}
 
 describe("SSRF guard (production settings)", () => {
   it.each([
@@ -40,40 +81,167 @@ describe("SSRF guard (production settings)", () => {
     "https://10.1.2.3/x",
     "https://user:pw@hooks.example.com/x",
   ])("refuses to save %s", async (url) => {
-    const ws = await createWorkspace();
-    const err = await expectError(
-      await post(ws, "/v1/webhook-endpoints", { name: "x", url, channels: ["voice"] }),
-      400,
-      "validation_failed",
-    );
-    expect(err.issues?.[0]?.path).toBe("url");
-    const test = await expectError(
-      await post(ws, "/v1/webhook-endpoints", { name: "x", url: "https://hooks.example.com/x", testUrl: url, channels: ["voice"] }),
-      400,
-      "validation_failed",
-    );
-    expect(test.issues?.[0]?.path).toBe("testUrl");
+    await refusedEverywhere(await createWorkspace(), url);
   });
 
-  it("refuses at delivery a name that resolves to a private address (checked after DNS, IPv4-mapped too)", async () => {
+  // Every way of writing a private IPv4 or IPv6 literal that URL parsers accept.
+  it.each([
+    ["https://2130706433/x", "loopback"], // 127.0.0.1 as one decimal number
+    ["https://0x7f000001/x", "loopback"], // … as one hex number
+    ["https://0177.0.0.1/x", "loopback"], // octal first part
+    ["https://0x7f.1/x", "loopback"], // hex, two parts
+    ["https://127.1/x", "loopback"], // short form
+    ["https://127.0.0.1./x", "loopback"], // trailing dot
+    ["https://0.0.0.0/x", "unspecified"],
+    ["https://0/x", "unspecified"],
+    ["https://[::1]/x", "loopback"],
+    ["https://[0:0:0:0:0:0:0:1]/x", "loopback"],
+    ["https://[::ffff:7f00:1]/x", "loopback"],
+    ["https://[0:0:0:0:0:ffff:10.0.0.1]/x", "private"],
+    ["https://[fe80::1]/x", "linkLocal"],
+    ["https://[fd00::1]/x", "uniqueLocal"],
+    ["https://[64:ff9b::7f00:1]/x", "rfc6052"],
+    ["https://100.64.0.1/x", "carrierGradeNat"],
+    ["https://0xa9.0xfe.0xa9.0xfe/latest", "linkLocal"], // 169.254.169.254 in hex
+  ])("refuses the IP literal %s (%s)", async (url, why) => {
+    const message = await refusedEverywhere(await createWorkspace(), url);
+    expect(message).toContain(why);
+  });
+
+  it.each([
+    ["https://localtest.me/hook", "loopback"],
+    ["https://app.localtest.me/hook", "loopback"],
+    ["https://127.0.0.1.nip.io/hook", "loopback"],
+    ["https://10.0.0.8.sslip.io/hook", "private"],
+    ["https://metadata.example.com/latest", "linkLocal"],
+    ["https://mapped.example.com/hook", "loopback"],
+    ["https://ula.example.com/hook", "uniqueLocal"],
+    ["https://mixed.example.com/hook", "private"],
+  ])("refuses to save the public name %s of a private address (%s), after asking the resolver", async (url, why) => {
+    const host = new URL(url).hostname;
+    const message = await refusedEverywhere(await createWorkspace(), url);
+    expect(message).toBe(`the URL resolves to a non-public address (${why})`);
+    expect(doh.queries).toEqual(expect.arrayContaining([`${host}/A`, `${host}/AAAA`]));
+  });
+
+  it.each([
+    "https://hooks.example.com:8080/hook",
+    "https://hooks.example.com:80/hook",
+    "https://hooks.example.com:22/x",
+    "https://8.8.8.8:6379/",
+  ])("refuses the port of %s", async (url) => {
+    expect(await refusedEverywhere(await createWorkspace(), url)).toBe("the URL must use port 443 or 8443");
+  });
+
+  it("saves a public name on 443 or 8443 with no warning", async () => {
     const ws = await createWorkspace();
-    for (const host of ["hooks.example.com", "mapped.example.com"]) {
+    for (const url of ["https://hooks.example.com/hook", "https://hooks.example.com:443/hook", "https://v6.example.com:8443/hook"]) {
+      const res = await post(ws, "/v1/webhook-endpoints", { name: "x", url, channels: ["voice"] });
+      expect(res.status).toBe(201);
+      expect((await json<Saved>(res)).warnings).toEqual([]);
+    }
+  });
+
+  it("the dashboard refuses the same names and ports, on its JSON API and its form", async () => {
+    const ws = await createWorkspace();
+    const { cookie, token } = await signIn(ws.admin.email, ws.admin.password);
+    const headers = { cookie, "x-organization-id": ws.organizationId, "content-type": "application/json" };
+    for (const url of ["https://localtest.me/hook", "https://hooks.example.com:8080/hook"]) {
+      const res = await fetch(`${worker.baseUrl}/dashboard/api/webhook-endpoints`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ name: "d", url, channels: ["voice"] }),
+      });
+      expect((await expectError(res, 400, "validation_failed")).issues?.[0]?.path).toBe("url");
+    }
+    const form = new URLSearchParams({ _csrf: await csrfToken(token), name: "d", url: "https://127.0.0.1.nip.io/hook", channels: "voice" });
+    const page = await fetch(`${worker.baseUrl}/dashboard/webhooks`, {
+      method: "POST",
+      headers: { cookie, "content-type": "application/x-www-form-urlencoded", origin: worker.baseUrl },
+      body: form,
+      redirect: "manual",
+    });
+    expect(page.status).toBe(400);
+    expect(await page.text()).toContain("the URL resolves to a non-public address (loopback)");
+  });
+
+  it("saves with a dns_unavailable warning when the resolver cannot be reached, and the attempt still refuses a private answer", async () => {
+    const ws = await createWorkspace();
+    dns["later-private.example.com"] = ["10.0.0.8"];
+    doh.unreachable = true;
+    let id: string;
+    try {
+      const res = await post(ws, "/v1/webhook-endpoints", {
+        name: "x",
+        url: "https://later-private.example.com/hook",
+        channels: ["voice"],
+      });
+      expect(res.status).toBe(201);
+      const saved = await json<Saved>(res);
+      id = saved.id;
+      expect(saved.warnings).toEqual([
+        {
+          path: "url",
+          code: "dns_unavailable",
+          message: expect.stringMatching(
+            /^Saved without the address check: the URL could not be resolved \(.+\)\. It is checked again before every delivery\.$/,
+          ),
+        },
+      ]);
+      // PATCH says the same; a PATCH that names no URL resolves nothing and warns of nothing.
+      const patched = await json<Saved>(await send(ws, "PATCH", `/v1/webhook-endpoints/${id}`, { testUrl: "https://hooks.example.com/t" }));
+      expect(patched.warnings.map((w) => [w.path, w.code])).toEqual([["testUrl", "dns_unavailable"]]);
+      const renamed = await json<Saved>(await send(ws, "PATCH", `/v1/webhook-endpoints/${id}`, { name: "renamed" }));
+      expect(renamed.warnings).toEqual([]);
+      // While the resolver is down, the attempt fails as a DNS failure (retried in QStash mode), never sent.
+      const down = await json<DeliveryView>(await post(ws, `/v1/webhook-endpoints/${id}/test`));
+      expect(down.attempts[0]?.error).toMatch(/^DNS lookup failed: the URL could not be resolved/);
+    } finally {
+      doh.unreachable = false;
+    }
+    const delivery = await json<DeliveryView>(await post(ws, `/v1/webhook-endpoints/${id}/test`));
+    expect(delivery.status).toBe("failed");
+    expect(delivery.attempts.at(-1)?.error).toBe("refused: the URL resolves to a non-public address (private)");
+  });
+
+  it("saves a name without addresses with a dns_no_address warning", async () => {
+    const ws = await createWorkspace();
+    const res = await post(ws, "/v1/webhook-endpoints", { name: "x", url: "https://not-yet.example.com/hook", channels: ["voice"] });
+    expect(res.status).toBe(201);
+    expect((await json<Saved>(res)).warnings).toEqual([
+      {
+        path: "url",
+        code: "dns_no_address",
+        message: "The URL does not resolve to any address yet: deliveries fail until it resolves to a public address.",
+      },
+    ]);
+  });
+
+  it("refuses at delivery a saved name that now resolves to a private address (checked after DNS, IPv4-mapped too)", async () => {
+    const ws = await createWorkspace();
+    for (const [host, turnsInto] of [
+      ["rebind.example.com", "10.0.0.8"],
+      ["rebind-mapped.example.com", "::ffff:127.0.0.1"],
+    ] as const) {
       const created = await post(ws, "/v1/webhook-endpoints", { name: "x", url: `https://${host}/hook`, channels: ["voice"] });
       expect(created.status).toBe(201);
       const { id } = await json<{ id: string }>(created);
+      dns[host] = [turnsInto];
       const res = await post(ws, `/v1/webhook-endpoints/${id}/test`);
       const delivery = await json<DeliveryView>(res);
       expect(delivery.status).toBe("failed");
       expect(delivery.attempts[0]?.statusCode).toBeNull();
       expect(delivery.attempts[0]?.error).toMatch(/^refused: the URL resolves to a non-public address \((private|loopback)\)$/);
     }
-    expect(doh.queries).toEqual(expect.arrayContaining(["hooks.example.com/A", "mapped.example.com/AAAA"]));
+    expect(doh.queries).toEqual(expect.arrayContaining(["rebind.example.com/A", "rebind-mapped.example.com/AAAA"]));
   });
 });
 
 describe("SSRF guard after DNS, in QStash mode", () => {
-  // A DoH server that fails (SERVFAIL) for one name and answers a private address for another.
+  // A DoH server that fails (SERVFAIL) for one name, and answers a public address for another
+  // until the test turns it private (after the endpoint was saved).
   let doh: Server;
+  let privateAnswer = PUBLIC;
   let qstash: QstashStandIn;
   let q: Awaited<ReturnType<typeof startWorker>>;
 
@@ -86,7 +254,7 @@ describe("SSRF guard after DNS, in QStash mode", () => {
         name === "flaky.example.com"
           ? { Status: 2 }
           : name === "private.example.com" && type === 1
-            ? { Status: 0, Answer: [{ name, type, TTL: 60, data: "10.0.0.8" }] }
+            ? { Status: 0, Answer: [{ name, type, TTL: 60, data: privateAnswer }] }
             : { Status: 0 };
       res.writeHead(200, { "content-type": "application/dns-json" }).end(JSON.stringify(body));
     });
@@ -125,10 +293,11 @@ describe("SSRF guard after DNS, in QStash mode", () => {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
 
-  const sendTest = async (ws: Workspace, host: string) => {
+  const sendTest = async (ws: Workspace, host: string, afterSave = () => {}) => {
     const created = await qpost(ws, "/v1/webhook-endpoints", { name: "x", url: `https://${host}/hook`, channels: ["voice"] });
     expect(created.status).toBe(201);
     const { id } = await json<{ id: string }>(created);
+    afterSave();
     const before = qstash.deliveries.length;
     expect((await qpost(ws, `/v1/webhook-endpoints/${id}/test`)).status).toBe(200);
     await qstash.idle();
@@ -157,7 +326,9 @@ describe("SSRF guard after DNS, in QStash mode", () => {
 
   it("a name resolving to a private address is refused for good: one attempt, no retry", async () => {
     const ws = await createWorkspace();
-    const { delivery, calls } = await sendTest(ws, "private.example.com");
+    const { delivery, calls } = await sendTest(ws, "private.example.com", () => {
+      privateAnswer = "10.0.0.8";
+    });
     expect(calls).toEqual([["/internal/qstash/deliver", 200]]);
     expect(delivery).toMatchObject({ status: "failed", attemptCount: 1 });
     expect(delivery?.attempts[0]?.error).toBe("refused: the URL resolves to a non-public address (private)");

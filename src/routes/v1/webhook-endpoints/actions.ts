@@ -46,7 +46,7 @@ export function registerEndpointActions(app: OpenAPIHono<AppEnv>, m: Mount): voi
       responses: { 200: jsonResponse(endpointSchema, "Rotated; `secret` is the new secret, in full."), ...errorResponses(400, 403, 404) },
     }),
     async (c) => {
-      const row = await rotateSecret(c.var.db, c.var.auth.organizationId, c.req.valid("param").id);
+      const row = await rotateSecret(c.var.db, c.var.auth.organizationId, c.req.valid("param").id, c.var.config);
       return c.json(toEndpointView(row, originOf(c), true), 200);
     },
   );

@@ -4,8 +4,9 @@ import type { AppEnv } from "../../../context";
 import { errorResponses, idParam, jsonBody, jsonResponse } from "../../../lib/openapi";
 import { pageQuery, pageQuerySchema, pageSchema } from "../../../lib/pagination";
 import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, toEndpointView, updateEndpoint } from "../../../webhooks/endpoints";
+import { openEndpoint } from "../../../webhooks/secret-store";
 import { type Mount, opId, originOf } from "./deps";
-import { createEndpointSchema, endpointSchema, updateEndpointSchema } from "./schema";
+import { createEndpointSchema, endpointSchema, savedEndpointSchema, updateEndpointSchema } from "./schema";
 
 export function registerEndpointCrud(app: OpenAPIHono<AppEnv>, m: Mount): void {
   const common = { tags: [m.tag], security: m.security };
@@ -18,11 +19,11 @@ export function registerEndpointCrud(app: OpenAPIHono<AppEnv>, m: Mount): void {
       operationId: opId(m, "createWebhookEndpoint"),
       summary: "Create a webhook endpoint; the signing secret is shown in full in this response only",
       request: jsonBody(createEndpointSchema),
-      responses: { 201: jsonResponse(endpointSchema, "Created."), ...errorResponses(400, 403, 413, 415) },
+      responses: { 201: jsonResponse(savedEndpointSchema, "Created."), ...errorResponses(400, 403, 413, 415) },
     }),
     async (c) => {
-      const row = await createEndpoint(c.var.db, c.var.auth.organizationId, c.req.valid("json"), c.var.config.WEBHOOKS_ALLOW_PRIVATE_URLS);
-      return c.json(toEndpointView(row, originOf(c), true), 201);
+      const row = await createEndpoint(c.var.db, c.var.auth.organizationId, c.req.valid("json"), c.var.config);
+      return c.json({ ...toEndpointView(row, originOf(c), true), warnings: row.warnings }, 201);
     },
   );
 
@@ -39,7 +40,8 @@ export function registerEndpointCrud(app: OpenAPIHono<AppEnv>, m: Mount): void {
         ...errorResponses(400, 403),
       },
     }),
-    async (c) => c.json(await listEndpoints(c.var.db, c.var.auth.organizationId, pageQuery(c.req.valid("query")), originOf(c)), 200),
+    async (c) =>
+      c.json(await listEndpoints(c.var.db, c.var.auth.organizationId, pageQuery(c.req.valid("query")), originOf(c), c.var.config), 200),
   );
 
   app.openapi(
@@ -52,7 +54,10 @@ export function registerEndpointCrud(app: OpenAPIHono<AppEnv>, m: Mount): void {
       request: { params: idParam("Webhook endpoint") },
       responses: { 200: jsonResponse(endpointSchema, "The endpoint."), ...errorResponses(400, 403, 404) },
     }),
-    async (c) => c.json(toEndpointView(await getEndpoint(c.var.db, c.var.auth.organizationId, c.req.valid("param").id), originOf(c)), 200),
+    async (c) => {
+      const row = await getEndpoint(c.var.db, c.var.auth.organizationId, c.req.valid("param").id);
+      return c.json(toEndpointView(await openEndpoint(c.var.config, row), originOf(c)), 200);
+    },
   );
 
   app.openapi(
@@ -63,17 +68,11 @@ export function registerEndpointCrud(app: OpenAPIHono<AppEnv>, m: Mount): void {
       operationId: opId(m, "updateWebhookEndpoint"),
       summary: "Update a webhook endpoint (toggle active, test mode, channels, events, payload mode…)",
       request: { params: idParam("Webhook endpoint"), ...jsonBody(updateEndpointSchema) },
-      responses: { 200: jsonResponse(endpointSchema, "Updated."), ...errorResponses(400, 403, 404, 413, 415) },
+      responses: { 200: jsonResponse(savedEndpointSchema, "Updated."), ...errorResponses(400, 403, 404, 413, 415) },
     }),
     async (c) => {
-      const row = await updateEndpoint(
-        c.var.db,
-        c.var.auth.organizationId,
-        c.req.valid("param").id,
-        c.req.valid("json"),
-        c.var.config.WEBHOOKS_ALLOW_PRIVATE_URLS,
-      );
-      return c.json(toEndpointView(row, originOf(c)), 200);
+      const row = await updateEndpoint(c.var.db, c.var.auth.organizationId, c.req.valid("param").id, c.req.valid("json"), c.var.config);
+      return c.json({ ...toEndpointView(row, originOf(c)), warnings: row.warnings }, 200);
     },
   );
 

@@ -89,6 +89,24 @@ export const endpointSchema = z
   })
   .openapi("WebhookEndpoint");
 
+/** Create and update responses: the endpoint, and what its save could not check. */
+export const savedEndpointSchema = endpointSchema
+  .extend({
+    warnings: z
+      .array(
+        z.object({
+          path: z.enum(["url", "testUrl"]),
+          code: z.enum(["dns_unavailable", "dns_no_address"]),
+          message: z.string(),
+        }),
+      )
+      .openapi({
+        description:
+          "URLs saved without the full address check: the DNS resolver could not be reached (`dns_unavailable`), or the name has no address yet (`dns_no_address`). Empty when every URL passed. The check runs again before every delivery (docs/webhooks.md).",
+      }),
+  })
+  .openapi("SavedWebhookEndpoint");
+
 export const attemptSchema = z
   .object({
     attempt: z.number().int(),
