@@ -224,6 +224,50 @@ export async function redeliverCallback(sid: string): Promise<{ httpStatus?: num
   return (await res.json()) as { httpStatus?: number };
 }
 
+// -- the sandbox account's numbers, configured through Twilio's own REST resources ------------
+
+const accountPath = (resource: string) => `/2010-04-01/Accounts/${stack().vars.TWILIO_ACCOUNT_SID}/${resource}`;
+
+/** A North American number no earlier test or run has used (a real Postgres keeps numbers between runs). */
+export const freshNumber = () => `+1${2 + Math.floor(Math.random() * 8)}${String(Math.floor(Math.random() * 1e9)).padStart(9, "0")}`;
+
+/** Makes `number` one of the sandbox account's numbers: bought (IncomingPhoneNumbers) or a verified caller id. */
+export async function twilioHas(number: string, kind: "incoming" | "verified" = "incoming"): Promise<string> {
+  const res = await sandboxFetch(accountPath(kind === "incoming" ? "IncomingPhoneNumbers.json" : "OutgoingCallerIds.json"), {
+    method: "POST",
+    body: new URLSearchParams({ PhoneNumber: number }),
+  });
+  if (res.status !== 201) throw new Error(`sandbox ${kind} number: ${res.status} ${await res.text()}`);
+  return number;
+}
+
+/** Releases `number` from the sandbox account (both kinds). */
+export async function twilioReleases(number: string): Promise<void> {
+  for (const resource of ["IncomingPhoneNumbers", "OutgoingCallerIds"]) {
+    const list = await sandboxFetch(`${accountPath(`${resource}.json`)}?${new URLSearchParams({ PhoneNumber: number })}`);
+    const body = (await list.json()) as Record<string, Array<{ sid: string; phone_number: string }>>;
+    const items = body[resource === "IncomingPhoneNumbers" ? "incoming_phone_numbers" : "outgoing_caller_ids"] ?? [];
+    for (const item of items.filter((i) => i.phone_number === number)) {
+      const res = await sandboxFetch(accountPath(`${resource}/${item.sid}.json`), { method: "DELETE" });
+      if (res.status !== 204) throw new Error(`sandbox release: ${res.status} ${await res.text()}`);
+    }
+  }
+}
+
+/** The calls the sandbox was asked to place from `number` (it refuses a From the account does not have). */
+export async function sandboxCallsFrom(number: string): Promise<SandboxCall[]> {
+  const res = await sandboxFetch("/__sandbox/calls");
+  return ((await res.json()) as Array<SandboxCall & { from: string }>).filter((c) => c.from === number);
+}
+
+/** A number of the sandbox account, added to the workspace as a caller id; its id. */
+export async function addCallerId(ws: Workspace, kind: "incoming" | "verified" = "incoming"): Promise<{ id: string; number: string }> {
+  const number = await twilioHas(freshNumber(), kind);
+  const res = await ws.api("/v1/phone-numbers", { method: "POST", json: { number } });
+  if (res.status !== 201) throw new Error(`add phone number: ${res.status} ${await res.text()}`);
+  return json<{ id: string; number: string }>(res);
+}
+
 /** The provider call id (Twilio CallSid) of a call, read from the database. */
 export async function providerCallId(callId: string): Promise<string> {
   const { testDb } = await import("./harness");

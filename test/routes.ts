@@ -3,6 +3,7 @@
 // member vs admin. test/unit/routes-complete.test.ts fails when the app has a route that is
 // missing here or from the OpenAPI document, so a new route cannot skip these checks.
 import { pcmToWav } from "../src/lib/audio";
+import { addCallerId } from "./calls";
 import { addMemberTo, type Workspace } from "./harness";
 
 /** Path parameters of a resource made in a workspace: `{ id }`, or more for nested paths. */
@@ -64,7 +65,8 @@ const webCall = async (ws: Workspace) => {
   if (res.status !== 201) throw new Error(`web call failed: ${res.status} ${await res.text()}`);
   return { id: ((await res.json()) as { call: { id: string } }).call.id };
 };
-const phoneNumber = async (ws: Workspace) => ({ id: await createdId(ws, "/v1/phone-numbers", { number: "+15005550006" }) });
+/** A number of the Twilio sandbox's account, added as the workspace's caller id. */
+const phoneNumber = async (ws: Workspace) => ({ id: (await addCallerId(ws)).id });
 /** A widget of one of the workspace's agents. */
 const widget = async (ws: Workspace) => ({
   id: await createdId(ws, "/v1/widgets", {

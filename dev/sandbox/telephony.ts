@@ -4,7 +4,8 @@
 // it creates the call (POST .../Calls.json with inline <Connect><Stream> TwiML), receives signed
 // status callbacks, accepts the Media Streams WebSocket the sandbox opens to it, and hangs up
 // (POST .../Calls/{sid}.json Status=completed). The dialled number picks the callee's behaviour
-// (callee.ts); the media stream and its measurements are in media-stream.ts. See docs/sandbox.md.
+// (callee.ts); the media stream and its measurements are in media-stream.ts; the account's
+// numbers (bought and verified, the only allowed `From`s) in phone-numbers.ts. See docs/sandbox.md.
 //
 //   npx tsx dev/sandbox/telephony.ts   # PORT (default 8791), TWILIO_ACCOUNT_SID / TWILIO_AUTH_TOKEN
 //                                      # (default random), PROVIDER_URL + PROVIDER_API_KEY (default:
@@ -16,8 +17,10 @@ import { fileURLToPath } from "node:url";
 import { listenLocal } from "../listen";
 import { Callee, CalleeVoice, type Scenario, scenarioFor } from "./callee";
 import { clock, MediaStream, twilioSignature } from "./media-stream";
+import { AccountNumbers, API_VERSION, rfc2822, TwilioError } from "./phone-numbers";
 
 export { twilioSignature } from "./media-stream";
+export { type AccountNumber, AccountNumbers, API_VERSION, type NumberKind } from "./phone-numbers";
 
 export type CallStatus = "queued" | "initiated" | "ringing" | "in-progress" | "completed" | "busy" | "no-answer" | "canceled" | "failed";
 
@@ -103,6 +106,8 @@ export interface TelephonySandbox {
   authToken: string;
   /** Every call created, in order. */
   calls: SandboxCall[];
+  /** The account's numbers: bought (IncomingPhoneNumbers) and verified caller ids (OutgoingCallerIds). */
+  numbers: AccountNumbers;
   /** Sends the call's last status callback again, verbatim (same signature and idempotency token). */
   redeliver(callSid: string): Promise<CallbackAttempt>;
   /**
@@ -114,7 +119,8 @@ export interface TelephonySandbox {
 }
 
 export const DEFAULT_TELEPHONY_PORT = 8791;
-export const API_VERSION = "2010-04-01";
+/** The number the account has unless told otherwise (Twilio's test "From" number; the stack's TWILIO_FROM_NUMBERS). */
+export const DEFAULT_FROM_NUMBER = "+15005550006";
 /** Time from `initiated` to `ringing`, and from `ringing` to answer (or busy). */
 export const RING_AFTER_MS = 100;
 export const ANSWER_AFTER_MS = 300;
@@ -126,28 +132,6 @@ const E164 = /^\+[1-9]\d{1,14}$/;
 const EVENTS = ["initiated", "ringing", "answered", "completed"];
 
 const hex = (bytes: number) => randomBytes(bytes).toString("hex");
-/** RFC 2822 in UTC, as Twilio writes dates: "Tue, 31 Aug 2010 20:36:28 +0000". */
-const rfc2822 = (ms: number) => new Date(ms).toUTCString().replace(/GMT$/, "+0000");
-
-class TwilioError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: number,
-    message: string,
-    readonly extra: Record<string, unknown> = {},
-  ) {
-    super(message);
-  }
-  body() {
-    return {
-      code: this.code,
-      message: this.message,
-      more_info: `https://www.twilio.com/docs/errors/${this.code}`,
-      status: this.status,
-      ...this.extra,
-    };
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // TwiML: the sandbox plays <Response><Connect><Stream url="…"><Parameter name value/>…
@@ -218,7 +202,8 @@ interface Live {
 
 /** `GET /__sandbox/calls[/{sid}[/settled]]`, `POST /__sandbox/calls/{sid}/redeliver`. */
 const INSPECT_PATH = /^\/__sandbox\/calls(?:\/(CA[0-9a-f]{32})(?:\/(redeliver|settled))?)?\/?$/;
-const CALL_PATH = /^\/2010-04-01\/Accounts\/([^/]+)\/Calls(?:\/([^/]+))?\.json$/;
+const ACCOUNT_PATH = /^\/2010-04-01\/Accounts\/([^/]+)(\/.*)$/;
+const CALL_PATH = /^\/Calls(?:\/([^/]+))?\.json$/;
 
 export async function startTelephonySandbox(opts: {
   port?: number;
@@ -227,8 +212,15 @@ export async function startTelephonySandbox(opts: {
   provider: { url: string; apiKey: string };
   /** The callee's voice at the provider (default "nova"). */
   voice?: string;
+  /** The account's bought numbers (default: DEFAULT_FROM_NUMBER) and verified caller ids (default none). */
+  incomingNumbers?: string[];
+  verifiedCallerIds?: string[];
 }): Promise<TelephonySandbox> {
   const accountSid = opts.accountSid ?? `AC${hex(16)}`;
+  const numbers = new AccountNumbers(accountSid, {
+    incoming: opts.incomingNumbers ?? [DEFAULT_FROM_NUMBER],
+    verified: opts.verifiedCallerIds ?? [],
+  });
   const authToken = opts.authToken ?? hex(16);
   const expectedAuth = Buffer.from(`Basic ${Buffer.from(`${accountSid}:${authToken}`).toString("base64")}`);
   const voice = new CalleeVoice(opts.provider, opts.voice ?? "nova");
@@ -429,6 +421,12 @@ export async function startTelephonySandbox(opts: {
     if (!from) throw new TwilioError(400, 21603, "A 'From' phone number is required.");
     if (!E164.test(from))
       throw new TwilioError(400, 21212, `The 'From' number ${from} is not a valid phone number, shortcode, or alphanumeric sender ID.`);
+    if (!numbers.canCallFrom(from))
+      throw new TwilioError(
+        400,
+        21210,
+        `The source phone number provided, ${from}, is not yet verified for your account. You may only make calls from phone numbers that you've verified or purchased from Twilio.`,
+      );
     const twiml = form.get("Twiml");
     if (!twiml) {
       throw new TwilioError(
@@ -542,6 +540,7 @@ export async function startTelephonySandbox(opts: {
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
       if (res.headersSent || res.destroyed) return;
+      if (status === 204) return res.writeHead(204, { "twilio-request-id": `RQ${hex(16)}`, ...headers }).end();
       const buf = Buffer.from(JSON.stringify(body));
       res
         .writeHead(status, {
@@ -576,9 +575,14 @@ export async function startTelephonySandbox(opts: {
         if (action === "settled") return send(200, { settled: settled(live), call: live.call });
         return send(200, live.call);
       }
-      const match = CALL_PATH.exec(path);
-      if (!match || match[1] !== accountSid) throw new TwilioError(404, 20404, `The requested resource ${path} was not found`);
-      const sid = match[2];
+      const account = ACCOUNT_PATH.exec(path);
+      if (!account || account[1] !== accountSid) throw new TwilioError(404, 20404, `The requested resource ${path} was not found`);
+      const query = new URLSearchParams((req.url ?? "").split("?")[1] ?? "");
+      const handled = await numbers.handle({ method, path: account[2] as string, query, form: () => readForm(req) });
+      if (handled) return send(handled.status, handled.body);
+      const match = CALL_PATH.exec(account[2] as string);
+      if (!match) throw new TwilioError(404, 20404, `The requested resource ${path} was not found`);
+      const sid = match[1];
       if (!sid) {
         if (method !== "POST") throw new TwilioError(405, 20004, "Method not allowed");
         const call = createCall(await readForm(req));
@@ -608,6 +612,7 @@ export async function startTelephonySandbox(opts: {
     accountSid,
     authToken,
     calls,
+    numbers,
     async redeliver(callSid) {
       const live = lives.get(callSid);
       if (!live?.last) throw new Error(`call ${callSid} has sent no status callback to redeliver`);
@@ -661,12 +666,17 @@ if (isMain) {
     authToken: process.env.TWILIO_AUTH_TOKEN || undefined,
     provider,
   });
+  const fromNumbers = sandbox.numbers
+    .list("incoming")
+    .map((n) => n.phoneNumber)
+    .join(", ");
   process.stdout.write(
     [
       "Telephony sandbox (Twilio Programmable Voice stand-in, scripted callee) listening.",
       `  API base:    ${sandbox.url}`,
       `  Account SID: ${sandbox.accountSid}`,
       `  Auth token:  ${sandbox.authToken}`,
+      `  Numbers:     ${fromNumbers} (POST …/IncomingPhoneNumbers.json or OutgoingCallerIds.json for more)`,
       `  Voice from:  ${own ? `a provider sandbox started here (${own.url})` : provider.url}`,
       "  For the worker:",
       `    TWILIO_API_BASE_URL=${sandbox.url} TWILIO_ACCOUNT_SID=${sandbox.accountSid} TWILIO_AUTH_TOKEN=${sandbox.authToken}`,

@@ -1,8 +1,8 @@
-// Creating calls: the phone call (caller id, idempotency, the carrier's dial) and the web call
-// (a one-time session token). Shared by the API and, later, the dashboard.
-import { and, asc, eq, gt, sql } from "drizzle-orm";
+// Creating calls: the phone call (caller id: phone-numbers.ts; idempotency, the carrier's dial)
+// and the web call (a one-time session token). Shared by the API and the dashboard.
+import { and, eq, gt, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { type Agent, type Call, calls, organizations, phoneNumbers } from "../db/schema";
+import { type Agent, type Call, calls, organizations } from "../db/schema";
 import type { AppConfig, Bindings } from "../env";
 import { randomBase62, sha256Hex } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
@@ -11,6 +11,7 @@ import { telephonyProvider } from "../telephony/registry";
 import { DialError } from "../telephony/types";
 import type { WebhookDeps } from "../webhooks/deliver";
 import { finishCall } from "./lifecycle";
+import { callerIdFor } from "./phone-numbers";
 import { armWatchdog } from "./stub";
 
 export const TWILIO_MEDIA_PATH = (callId: string) => `/telephony/twilio/media/${callId}`;
@@ -51,36 +52,6 @@ async function requireCredits(db: Db, organizationId: string): Promise<void> {
     throw new ApiError("insufficient_credits", "The workspace has no usage credits left for the call's speech and LLM; add credits first.");
 }
 
-/** The caller id: one the request names (if the workspace or the platform has it), else the first available. */
-async function callerId(ctx: Ctx, input: PlaceInput): Promise<string> {
-  const own = await ctx.db
-    .select({ id: phoneNumbers.id, number: phoneNumbers.number })
-    .from(phoneNumbers)
-    .where(eq(phoneNumbers.organizationId, ctx.organizationId))
-    .orderBy(asc(phoneNumbers.id));
-  const platform = ctx.config.TWILIO_FROM_NUMBERS;
-  if (input.phoneNumberId) {
-    const found = own.find((p) => p.id === input.phoneNumberId);
-    if (!found)
-      throw new ApiError("validation_failed", "No phone number with that id in this workspace.", {
-        issues: [{ path: "phoneNumberId", message: "unknown phone number" }],
-      });
-    return found.number;
-  }
-  if (input.fromNumber) {
-    if (own.some((p) => p.number === input.fromNumber) || platform.includes(input.fromNumber)) return input.fromNumber;
-    throw new ApiError("validation_failed", "fromNumber is not one of this workspace's phone numbers (GET /v1/phone-numbers).", {
-      issues: [{ path: "fromNumber", message: "not a number this workspace may call from" }],
-    });
-  }
-  const first = own[0]?.number ?? platform[0];
-  if (!first)
-    throw new ApiError("validation_failed", "This workspace has no phone number to call from: add one with POST /v1/phone-numbers.", {
-      issues: [{ path: "fromNumber", message: "no caller id available" }],
-    });
-  return first;
-}
-
 /** What every new call row starts with: queued, the agent's name kept, phone calls outbound, web calls inbound. */
 const newCall = (ctx: Ctx, agent: Agent, id: string, type: "phone" | "web") => ({
   id,
@@ -115,7 +86,7 @@ export async function placePhoneCall(ctx: Ctx, agent: Agent, input: PlaceInput, 
 
   const telephony = telephonyProvider(ctx.config);
   await requireCredits(ctx.db, ctx.organizationId);
-  const from = await callerId(ctx, input);
+  const from = await callerIdFor(ctx, input);
   const streamToken = randomBase62(40);
   const id = newId();
   const deadline = new Date(Date.now() + (ctx.config.CALL_RING_TIMEOUT_SECONDS + ctx.config.CALL_WATCHDOG_GRACE_SECONDS) * 1000);

@@ -9,6 +9,10 @@ export const ERRORS = {
   bad_request: { status: 400, when: "The request is malformed (bad cursor, bad query, bad header)." },
   invalid_json: { status: 400, when: "The body is not valid JSON." },
   validation_failed: { status: 400, when: "A field is missing, of the wrong type, out of range, or unknown." },
+  caller_id_not_verified: {
+    status: 400,
+    when: "The caller id is neither a number of the platform's Twilio account nor a verified caller id there; have it bought or verified, then add it again.",
+  },
   stream_not_supported: { status: 400, when: "`stream: true` was sent to chat: the API is request/response only." },
   invalid_audio: { status: 400, when: "The uploaded file is not audio we can read (or the multipart body is malformed)." },
   unauthorized: { status: 401, when: "Missing, malformed, unknown or revoked API key, or no valid session." },
@@ -29,6 +33,10 @@ export const ERRORS = {
     status: 409,
     when: "The Idempotency-Key was already used for a different request (another agent, number or body).",
   },
+  phone_number_taken: {
+    status: 409,
+    when: "Another workspace has added this phone number, or it is one of the platform's shared caller ids; a number belongs to one workspace.",
+  },
   read_only: { status: 409, when: "The resource cannot be changed (system voices are read-only)." },
   session_ended: {
     status: 409,
@@ -46,6 +54,7 @@ export const ERRORS = {
   misconfigured: { status: 500, when: "The deployment's configuration is invalid (names the variables, never their values)." },
   provider_error: { status: 502, when: "The model provider failed or answered something we cannot read. Not charged." },
   receiver_failed: { status: 502, when: "The receiver answered non-2xx or could not be reached; QStash retries." },
+  telephony_error: { status: 502, when: "Twilio failed or could not be reached while checking a caller id; nothing was dialled, retry." },
   provider_not_configured: {
     status: 503,
     when: "The voice's (or model's) provider is not configured on this deployment; `GET /v1/voices` marks such voices `available: false`. Not charged.",

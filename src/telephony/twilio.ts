@@ -1,11 +1,16 @@
 // Twilio: REST call creation with TwiML that connects a bidirectional Media Stream to our media
-// route, hang-up, and X-Twilio-Signature checks on status callbacks. Wire formats from Twilio's
-// docs (Calls resource, "Webhooks security", Media Streams); docs/calls.md lists what we use.
+// route, hang-up, X-Twilio-Signature checks on status callbacks, and whether a number is the
+// account's (IncomingPhoneNumbers, OutgoingCallerIds). Wire formats from Twilio's docs (Calls,
+// IncomingPhoneNumber and OutgoingCallerId resources, paging, "Webhooks security", Media
+// Streams); docs/calls.md lists what we use.
 import { timingSafeEqual } from "../lib/crypto";
 import { type CallOptions, ProviderError, providerFetch } from "../providers/http";
-import { DialError, type PlaceCallRequest, type TelephonyProvider } from "./types";
+import { type CallerIdSource, DialError, type PlaceCallRequest, type TelephonyProvider } from "./types";
 
 export const TWILIO_API_VERSION = "2010-04-01";
+
+/** Pages of one list followed when looking a number up (the PhoneNumber filter also matches partially). */
+const MAX_LIST_PAGES = 10;
 
 const xml = (s: string) => s.replace(/[<>&"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 
@@ -101,6 +106,32 @@ export class Twilio implements TelephonyProvider {
       if (err instanceof ProviderError && err.failure === "rejected" && (err.status === 400 || err.status === 404)) return;
       throw err;
     }
+  }
+
+  async callerIdSource(phoneNumber: string): Promise<CallerIdSource | null> {
+    // Both lists at once: one round trip of latency next to the call's own POST.
+    const [incoming, verified] = await Promise.all([
+      this.lists("IncomingPhoneNumbers", "incoming_phone_numbers", phoneNumber),
+      this.lists("OutgoingCallerIds", "outgoing_caller_ids", phoneNumber),
+    ]);
+    return incoming ? "incoming" : verified ? "verified" : null;
+  }
+
+  /** Whether a list resource has exactly this number: filtered by PhoneNumber, following next_page_uri. */
+  private async lists(resource: string, key: string, phoneNumber: string): Promise<boolean> {
+    const root = this.baseUrl.replace(/\/$/, "");
+    let url: string | null = this.url(`/${resource}.json?${new URLSearchParams({ PhoneNumber: phoneNumber, PageSize: "50" })}`);
+    for (let page = 0; url && page < MAX_LIST_PAGES; page++) {
+      const res = await providerFetch("twilio", url, { method: "GET", headers: this.headers() }, this.call);
+      const body = (await res.json().catch(() => null)) as Record<string, unknown> | null;
+      const items = body?.[key];
+      if (!Array.isArray(items)) throw new ProviderError("bad_response", `Twilio's ${resource} list could not be read`);
+      if (items.some((item) => (item as { phone_number?: unknown } | null)?.phone_number === phoneNumber)) return true;
+      const next = body?.next_page_uri;
+      // A path on the same API only: the credentials are never sent to another host.
+      url = typeof next === "string" && next.startsWith("/") && !next.startsWith("//") ? `${root}${next}` : null;
+    }
+    return false;
   }
 
   async verifyCallback(url: string, params: URLSearchParams, signature: string | undefined): Promise<boolean> {

@@ -27,12 +27,20 @@ export class DialError extends Error {
   }
 }
 
+/** Why the account may call from a number: it is one of its numbers, or a verified caller id. */
+export type CallerIdSource = "incoming" | "verified";
+
 export interface TelephonyProvider {
   readonly name: string;
   /** Dials; returns the carrier's call id. Throws DialError. */
   placeCall(request: PlaceCallRequest): Promise<{ providerCallId: string }>;
   /** Ends a call (answered or still ringing). Ending an ended call is not an error. */
   hangUp(providerCallId: string): Promise<void>;
+  /**
+   * Whether the account may call from this number (Twilio: IncomingPhoneNumbers, then
+   * OutgoingCallerIds); null when it is neither. Throws ProviderError when the carrier cannot say.
+   */
+  callerIdSource(phoneNumber: string): Promise<CallerIdSource | null>;
   /** Checks a status callback's signature; `url` is the URL the carrier requested. */
   verifyCallback(url: string, params: URLSearchParams, signature: string | undefined): Promise<boolean>;
 }

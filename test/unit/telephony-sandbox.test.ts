@@ -11,6 +11,7 @@ import { type ProviderSandbox, startProviderSandbox } from "../../dev/sandbox/op
 import { type SandboxCall, startTelephonySandbox, type TelephonySandbox } from "../../dev/sandbox/telephony";
 import { buildWav } from "../../dev/sandbox/wav";
 import { mulawDecode, mulawEncode, pcm16ToBytes, rms } from "../../src/calls/codec";
+import { Twilio } from "../../src/telephony/twilio";
 
 const FROM = "+15005550006";
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -572,5 +573,91 @@ describe.concurrent("telephony sandbox: calls", () => {
     expect(media.some((m) => loud(m.msg.media?.payload ?? ""))).toBe(false);
     await hangUp(sid);
     expect(await sandbox.waitFor(sid)).toMatchObject({ said: [], endedBy: "worker" });
+  });
+});
+
+describe("telephony sandbox: the account's numbers (IncomingPhoneNumbers, OutgoingCallerIds)", () => {
+  const accountUrl = (path: string) => `${sandbox.url}/2010-04-01/Accounts/${sandbox.accountSid}/${path}`;
+  const twilio = async (path: string, init: { method?: string; form?: Record<string, string> } = {}) => {
+    const res = await fetch(accountUrl(path), {
+      method: init.method ?? (init.form ? "POST" : "GET"),
+      headers: { authorization: basic(sandbox.accountSid, sandbox.authToken) },
+      body: init.form ? new URLSearchParams(init.form) : undefined,
+    });
+    return { status: res.status, body: res.status === 204 ? null : ((await res.json()) as Record<string, unknown>) };
+  };
+  const adapter = () => new Twilio(sandbox.url, sandbox.accountSid, sandbox.authToken, { timeoutMs: 5000, retries: 0 });
+
+  it("has the default From number, buys and verifies numbers, and releases them (Twilio's JSON and error codes)", async () => {
+    const list = await twilio("IncomingPhoneNumbers.json");
+    expect(list.status).toBe(200);
+    expect(list.body).toMatchObject({
+      incoming_phone_numbers: [{ phone_number: FROM, account_sid: sandbox.accountSid, capabilities: { voice: true }, status: "in-use" }],
+      page: 0,
+      page_size: 50,
+      start: 0,
+      next_page_uri: null,
+      previous_page_uri: null,
+      uri: `/2010-04-01/Accounts/${sandbox.accountSid}/IncomingPhoneNumbers.json?PageSize=50&Page=0`,
+    });
+    const bought = await twilio("IncomingPhoneNumbers.json", { form: { PhoneNumber: "+14155550142" } });
+    expect(bought).toMatchObject({ status: 201, body: { phone_number: "+14155550142", friendly_name: "(415) 555-0142" } });
+    expect(String(bought.body?.sid)).toMatch(/^PN[0-9a-f]{32}$/);
+    expect((await twilio("IncomingPhoneNumbers.json", { form: { PhoneNumber: "+14155550142" } })).body).toMatchObject({ code: 21422 });
+    expect((await twilio("IncomingPhoneNumbers.json", { form: { PhoneNumber: "555" } })).body).toMatchObject({ code: 21421 });
+    // A validation request verifies at once in the sandbox.
+    const verified = await twilio("OutgoingCallerIds.json", { form: { PhoneNumber: "+442071838750", FriendlyName: "London" } });
+    expect(verified).toMatchObject({ status: 201, body: { phone_number: "+442071838750", friendly_name: "London" } });
+    expect(String(verified.body?.validation_code)).toMatch(/^\d{6}$/);
+    const ids = await twilio(`OutgoingCallerIds.json?PhoneNumber=${encodeURIComponent("+442071838750")}`);
+    expect(ids.body).toMatchObject({ outgoing_caller_ids: [{ phone_number: "+442071838750", friendly_name: "London" }] });
+    const sid = (ids.body?.outgoing_caller_ids as Array<{ sid: string }>)[0]?.sid;
+    expect((await twilio(`OutgoingCallerIds/${sid}.json`)).body).toMatchObject({ sid, phone_number: "+442071838750" });
+    expect(await adapter().callerIdSource("+442071838750")).toBe("verified");
+    expect(await adapter().callerIdSource("+14155550142")).toBe("incoming");
+    expect(await adapter().callerIdSource("+14155550143")).toBeNull();
+    expect((await twilio(`OutgoingCallerIds/${sid}.json`, { method: "DELETE" })).status).toBe(204);
+    expect((await twilio(`OutgoingCallerIds/${sid}.json`)).status).toBe(404);
+    expect(await adapter().callerIdSource("+442071838750")).toBeNull();
+    sandbox.numbers.remove("+14155550142");
+  });
+
+  it("pages lists as Twilio does, and the adapter follows next_page_uri to an exact match", async () => {
+    // Numbers the PhoneNumber filter also matches (it matches anywhere), before the one looked up.
+    const target = "+13125550100";
+    const others = Array.from({ length: 60 }, (_, i) => `+13125550100${String(i).padStart(2, "0")}`);
+    for (const n of others) sandbox.numbers.add("incoming", n);
+    sandbox.numbers.add("incoming", target);
+    try {
+      const first = await twilio(`IncomingPhoneNumbers.json?PhoneNumber=${encodeURIComponent(target)}&PageSize=50`);
+      expect(first.body).toMatchObject({ page: 0, page_size: 50, start: 0, end: 49, previous_page_uri: null });
+      expect((first.body?.incoming_phone_numbers as unknown[]).length).toBe(50);
+      const next = String(first.body?.next_page_uri);
+      expect(next).toMatch(
+        /^\/2010-04-01\/Accounts\/AC[0-9a-f]{32}\/IncomingPhoneNumbers\.json\?PhoneNumber=%2B13125550100&PageSize=50&Page=1&PageToken=PA/,
+      );
+      const second = await fetch(`${sandbox.url}${next}`, { headers: { authorization: basic(sandbox.accountSid, sandbox.authToken) } });
+      const page = (await second.json()) as Record<string, unknown>;
+      expect(page).toMatchObject({ page: 1, start: 50, end: 60, next_page_uri: null });
+      expect(String(page.previous_page_uri)).toContain("Page=0");
+      expect((page.incoming_phone_numbers as Array<{ phone_number: string }>).at(-1)?.phone_number).toBe(target);
+      expect(await adapter().callerIdSource(target)).toBe("incoming");
+      expect((await twilio("IncomingPhoneNumbers.json?PageSize=0")).body).toMatchObject({ code: 20001, status: 400 });
+    } finally {
+      for (const n of [...others, target]) sandbox.numbers.remove(n);
+    }
+  });
+
+  it("places calls only from the account's numbers (21210 otherwise)", async () => {
+    const before = sandbox.calls.length;
+    const refused = await createCall("from", "+14155550100", { From: "+14155550199" });
+    expect(refused).toMatchObject({ status: 400, body: { code: 21210 } });
+    expect(String(refused.body.message)).toContain("+14155550199");
+    expect(sandbox.calls.length).toBe(before);
+  });
+
+  it("answers the adapter's lookups only with the account's credentials", async () => {
+    const wrong = new Twilio(sandbox.url, sandbox.accountSid, "0".repeat(32), { timeoutMs: 5000, retries: 0 });
+    await expect(wrong.callerIdSource(FROM)).rejects.toMatchObject({ name: "ProviderError", status: 401 });
   });
 });

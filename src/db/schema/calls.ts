@@ -90,7 +90,11 @@ export const calls = pgTable(
 
 export type Call = typeof calls.$inferSelect;
 
-/** Caller ids a workspace may place calls from (configured data; docs/calls.md). */
+/**
+ * Caller ids a workspace may place calls from (docs/calls.md). A number belongs to one workspace
+ * on the platform (the unique index), and must also be a number or verified caller id of the
+ * platform's Twilio account (checked when added and at each call: src/calls/phone-numbers.ts).
+ */
 export const phoneNumbers = pgTable(
   "phone_numbers",
   {
@@ -103,7 +107,7 @@ export const phoneNumbers = pgTable(
     label: text("label"),
     ...timestamps,
   },
-  (t) => [uniqueIndex("phone_numbers_org_number_idx").on(t.organizationId, t.number)],
+  (t) => [uniqueIndex("phone_numbers_number_idx").on(t.number), index("phone_numbers_org_idx").on(t.organizationId, t.id)],
 );
 
 export type PhoneNumber = typeof phoneNumbers.$inferSelect;

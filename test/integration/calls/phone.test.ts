@@ -6,7 +6,16 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { calls, organizations, usageEvents } from "../../../src/db/schema";
-import { type CallView, createAgent, providerCallId, redeliverCallback, settledSandboxCall, waitForCall } from "../../calls";
+import {
+  type CallView,
+  createAgent,
+  freshNumber,
+  providerCallId,
+  redeliverCallback,
+  settledSandboxCall,
+  twilioHas,
+  waitForCall,
+} from "../../calls";
 import { createWorkspace, expectError, json, request, stack, testDb, type Workspace } from "../../harness";
 import { startReceiver } from "../../receiver";
 import { stripeAccepts } from "../../stripe";
@@ -320,18 +329,17 @@ describe("Idempotency-Key", () => {
     for (const phoneNumber of ["2025550100", "+0123456789", "+1 202 555 0100", 12025550100, "", "+1202555010012345"]) {
       await expectError(await ws.api(`/v1/agents/${agent.id}/calls`, { method: "POST", json: { phoneNumber } }), 400, "validation_failed");
     }
+    const number = await twilioHas(freshNumber());
     const notOurs = await ws.api(`/v1/agents/${agent.id}/calls`, {
       method: "POST",
-      json: { phoneNumber: SILENT, fromNumber: "+14155550199" },
+      json: { phoneNumber: SILENT, fromNumber: number },
     });
     const err = await expectError(notOurs, 400, "validation_failed");
     expect(err.issues?.[0]?.path).toBe("fromNumber");
-    const added = await json<{ id: string }>(
-      await ws.api("/v1/phone-numbers", { method: "POST", json: { number: "+14155550199", label: "Sales" } }),
-    );
-    await expectError(await ws.api("/v1/phone-numbers", { method: "POST", json: { number: "+14155550199" } }), 409, "conflict");
+    const added = await json<{ id: string }>(await ws.api("/v1/phone-numbers", { method: "POST", json: { number, label: "Sales" } }));
+    await expectError(await ws.api("/v1/phone-numbers", { method: "POST", json: { number } }), 409, "conflict");
     const placed = await place(ws, agent.id, { phoneNumber: SILENT, phoneNumberId: added.id });
-    expect(placed.fromNumber).toBe("+14155550199");
+    expect(placed.fromNumber).toBe(number);
     expect((await waitForCall(ws, placed.id, ended, 30_000)).endedReason).toBe("silence-timeout");
   }, 60_000);
 });

@@ -1,5 +1,6 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { and, desc, eq } from "drizzle-orm";
+import { addPhoneNumber, removePhoneNumber } from "../../../calls/phone-numbers";
 import type { AppEnv } from "../../../context";
 import { type PhoneNumber, phoneNumbers } from "../../../db/schema";
 import { ApiError } from "../../../lib/errors";
@@ -31,10 +32,13 @@ export const createPhoneNumberRoute = createRoute({
   path: "/v1/phone-numbers",
   tags: ["Calls"],
   operationId: "createPhoneNumber",
-  summary: "Add a caller id (a number of the deployment's Twilio account) the workspace may call from",
+  summary: "Add a caller id the workspace may call from",
+  description:
+    "The number must be a phone number of the platform's Twilio account or a caller id verified there (else 400 `caller_id_not_verified`), " +
+    "and not another workspace's or one of the platform's shared numbers (409 `phone_number_taken`). A number belongs to one workspace.",
   security: bearerSecurity,
   request: jsonBody(createPhoneNumberSchema),
-  responses: { 201: jsonResponse(phoneNumberSchema, "The phone number."), ...errorResponses(400, 409, 413, 415) },
+  responses: { 201: jsonResponse(phoneNumberSchema, "The phone number."), ...errorResponses(400, 409, 413, 415, 502, 503) },
 });
 
 export const deletePhoneNumberRoute = createRoute({
@@ -62,22 +66,14 @@ export function registerPhoneNumbers(app: OpenAPIHono<AppEnv>): void {
 
   app.openapi(createPhoneNumberRoute, async (c) => {
     const input = c.req.valid("json");
-    const [row] = await c.var.db
-      .insert(phoneNumbers)
-      .values({ organizationId: c.var.auth.organizationId, number: input.number, label: input.label })
-      .onConflictDoNothing()
-      .returning();
-    if (!row) throw new ApiError("conflict", `${input.number} is already one of this workspace's phone numbers.`);
+    const row = await addPhoneNumber({ db: c.var.db, config: c.var.config, organizationId: c.var.auth.organizationId }, input);
     c.header("Location", `/v1/phone-numbers/${row.id}`);
     return c.json(toView(row), 201);
   });
 
   app.openapi(deletePhoneNumberRoute, async (c) => {
-    const [row] = await c.var.db
-      .delete(phoneNumbers)
-      .where(and(eq(phoneNumbers.id, c.req.valid("param").id), eq(phoneNumbers.organizationId, c.var.auth.organizationId)))
-      .returning({ id: phoneNumbers.id });
-    if (!row) throw new ApiError("not_found", "No phone number with that id in this workspace.");
+    const removed = await removePhoneNumber({ db: c.var.db, organizationId: c.var.auth.organizationId }, c.req.valid("param").id);
+    if (!removed) throw new ApiError("not_found", "No phone number with that id in this workspace.");
     return c.body(null, 204);
   });
 }

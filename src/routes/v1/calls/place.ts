@@ -53,7 +53,7 @@ export const createCallRoute = createRoute({
     }),
     ...jsonBody(createCallSchema),
   },
-  responses: { 201: jsonResponse(callSchema, "The call."), ...errorResponses(400, 402, 404, 409, 413, 415, 503) },
+  responses: { 201: jsonResponse(callSchema, "The call."), ...errorResponses(400, 402, 404, 409, 413, 415, 502, 503) },
 });
 
 export const createWebCallRoute = createRoute({

@@ -1,0 +1,128 @@
+// Caller ids: which numbers a workspace may place calls from, checked in one place for the API
+// and the dashboard (docs/calls.md, "Caller ids"). A workspace may call from
+// - one of the platform's shared numbers (TWILIO_FROM_NUMBERS: configuration, every workspace), or
+// - a number it added (POST /v1/phone-numbers) that is still a number of the platform's Twilio
+//   account or a caller id verified there (IncomingPhoneNumbers / OutgoingCallerIds).
+// A number belongs to one workspace (a unique index): adding one another workspace has is refused.
+// Twilio is asked when a number is added and again at every call, not cached: a call already
+// costs a request to Twilio, and a number released from the account stops working at once.
+import { and, asc, eq } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { type PhoneNumber, phoneNumbers } from "../db/schema";
+import type { AppConfig } from "../env";
+import { ApiError } from "../lib/errors";
+import { ProviderError } from "../providers/http";
+import { telephonyProvider } from "../telephony/registry";
+import type { CallerIdSource } from "../telephony/types";
+
+export interface CallerIdCtx {
+  db: Db;
+  config: AppConfig;
+  organizationId: string;
+}
+
+/** Asks Twilio whether its account may call from `number`; refuses when it may not. */
+async function requireTwilioCallerId(config: AppConfig, number: string, refusal: string): Promise<CallerIdSource> {
+  const telephony = telephonyProvider(config);
+  let source: CallerIdSource | null;
+  try {
+    source = await telephony.callerIdSource(number);
+  } catch (err) {
+    if (!(err instanceof ProviderError)) throw err;
+    throw new ApiError("telephony_error", `Twilio could not say whether ${number} is a number of the account (${err.message}); retry.`);
+  }
+  if (!source) throw new ApiError("caller_id_not_verified", refusal);
+  return source;
+}
+
+const NOT_IN_TWILIO = (number: string) =>
+  `${number} is neither a phone number of this platform's Twilio account nor a caller id verified there. ` +
+  "Ask the platform's operator to buy or verify it in that account, then add it again.";
+
+/** Adds a caller id to the workspace: not shared, not another workspace's, and known to Twilio. */
+export async function addPhoneNumber(ctx: CallerIdCtx, input: { number: string; label?: string | null }): Promise<PhoneNumber> {
+  const { number } = input;
+  if (ctx.config.TWILIO_FROM_NUMBERS.includes(number))
+    throw new ApiError(
+      "phone_number_taken",
+      `${number} is one of the platform's shared caller ids: every workspace may already call from it (fromNumber), without adding it.`,
+    );
+  const holder = async () =>
+    (await ctx.db.select({ organizationId: phoneNumbers.organizationId }).from(phoneNumbers).where(eq(phoneNumbers.number, number)))[0];
+  const taken = (owner: { organizationId: string }) =>
+    owner.organizationId === ctx.organizationId
+      ? new ApiError("conflict", `${number} is already one of this workspace's phone numbers.`)
+      : new ApiError(
+          "phone_number_taken",
+          `${number} has been added by another workspace: a number belongs to one workspace. If it is yours, ask the platform's operator to release it.`,
+        );
+  const existing = await holder();
+  if (existing) throw taken(existing);
+  await requireTwilioCallerId(ctx.config, number, NOT_IN_TWILIO(number));
+  const [row] = await ctx.db
+    .insert(phoneNumbers)
+    .values({ organizationId: ctx.organizationId, number, label: input.label })
+    .onConflictDoNothing()
+    .returning();
+  if (row) return row;
+  // Another request added it between our check and the insert: the unique index decided.
+  const winner = await holder();
+  if (winner) throw taken(winner);
+  throw new Error("phone number insert conflicted but no row holds the number");
+}
+
+/**
+ * The caller id of a new call: the one the request names (by number or id), else the workspace's
+ * oldest number, else the platform's first shared one. A workspace number must still be the
+ * Twilio account's (checked now); another workspace's number answers like an unknown one.
+ */
+export async function callerIdFor(ctx: CallerIdCtx, input: { fromNumber?: string; phoneNumberId?: string }): Promise<string> {
+  const own = await ctx.db
+    .select({ id: phoneNumbers.id, number: phoneNumbers.number })
+    .from(phoneNumbers)
+    .where(eq(phoneNumbers.organizationId, ctx.organizationId))
+    .orderBy(asc(phoneNumbers.id));
+  const platform = ctx.config.TWILIO_FROM_NUMBERS;
+  let chosen: { id: string; number: string } | undefined;
+  if (input.phoneNumberId) {
+    chosen = own.find((p) => p.id === input.phoneNumberId);
+    if (!chosen)
+      throw new ApiError("validation_failed", "No phone number with that id in this workspace (GET /v1/phone-numbers).", {
+        issues: [{ path: "phoneNumberId", message: "unknown phone number" }],
+      });
+  } else if (input.fromNumber) {
+    if (platform.includes(input.fromNumber)) return input.fromNumber;
+    chosen = own.find((p) => p.number === input.fromNumber);
+    if (!chosen)
+      throw new ApiError(
+        "validation_failed",
+        "fromNumber is not one of this workspace's phone numbers (GET /v1/phone-numbers): add it with POST /v1/phone-numbers first.",
+        { issues: [{ path: "fromNumber", message: "not a number this workspace may call from" }] },
+      );
+  } else {
+    chosen = own[0];
+    if (!chosen) {
+      const shared = platform[0];
+      if (shared) return shared;
+      throw new ApiError("validation_failed", "This workspace has no phone number to call from: add one with POST /v1/phone-numbers.", {
+        issues: [{ path: "fromNumber", message: "no caller id available" }],
+      });
+    }
+  }
+  await requireTwilioCallerId(
+    ctx.config,
+    chosen.number,
+    `${chosen.number} (phone number ${chosen.id}) is no longer a number of this platform's Twilio account or a caller id verified there. ` +
+      "Ask the platform's operator to verify it again, or call from another number (GET /v1/phone-numbers).",
+  );
+  return chosen.number;
+}
+
+/** Removes one of the workspace's caller ids; false when it has no such number. */
+export async function removePhoneNumber(ctx: Pick<CallerIdCtx, "db" | "organizationId">, id: string): Promise<boolean> {
+  const [row] = await ctx.db
+    .delete(phoneNumbers)
+    .where(and(eq(phoneNumbers.id, id), eq(phoneNumbers.organizationId, ctx.organizationId)))
+    .returning({ id: phoneNumbers.id });
+  return Boolean(row);
+}
