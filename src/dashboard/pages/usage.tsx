@@ -39,7 +39,8 @@ function Chart({ days, totals, metric }: { days: string[]; totals: DayTotal[]; m
   const pad = { l: 48, r: 8, t: 10, b: 28 };
   const value = (day: string, m: string) => totals.filter((t) => t.day === day && t.modality === m).reduce((n, t) => n + t[metric], 0);
   const sums = days.map((d) => MODALITIES.reduce((n, m) => n + value(d, m.key), 0));
-  const max = Math.max(...sums, metric === "cost" ? 0.001 : 1);
+  // The tallest day fills the chart (a floor only when nothing was used: small costs stay visible).
+  const max = Math.max(...sums) || (metric === "cost" ? 0.001 : 1);
   const bw = (W - pad.l - pad.r) / days.length;
   const y = (v: number) => pad.t + (H - pad.t - pad.b) * (1 - v / max);
   const fmt = (v: number) => (metric === "cost" ? (v >= 1 ? v.toFixed(2) : v.toPrecision(2)) : String(Math.round(v)));

@@ -96,6 +96,18 @@ describe.runIf(hasBrowser)("dashboard: every page", () => {
     await page.close();
   }, 120_000);
 
+  it("draws the busiest day at full height on both usage charts, however small its cost", async () => {
+    const page = await signInPage(browser, ws.admin.email, ws.admin.password);
+    await page.goto(`${baseUrl()}/dashboard/usage`);
+    const charts = page.locator("svg[role=img]");
+    expect(await charts.count()).toBe(2);
+    for (const chart of await charts.all()) {
+      const heights = await chart.locator("rect").evaluateAll((rects) => rects.map((r) => Number(r.getAttribute("height"))));
+      expect(Math.max(...heights)).toBe(182); // the plot's height: 220 less its margins
+    }
+    await page.close();
+  });
+
   it("axe-core finds no critical or serious violation on any page, at 1280 and 390 px", async () => {
     const found: Array<AxeFinding & { page: string }> = [];
     const check = async (page: Page, name: string, width: number) => {
