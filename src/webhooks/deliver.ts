@@ -287,21 +287,30 @@ async function makeHttpCall(deps: WebhookDeps, prepared: Prepared): Promise<Outc
   const target = targetOf(endpoint, config, deps.origin);
   const raw = JSON.stringify(prepared.payload);
   const signedAt = Math.floor(Date.now() / 1000);
-  const headers = new Headers({
-    "content-type": "application/json",
-    "user-agent": USER_AGENT,
-    "x-service-event": prepared.event,
-    "x-service-delivery-id": prepared.deliveryId,
-    "x-service-signature": await signPayload(await openEndpointSecret(config, endpoint), raw, signedAt),
-  });
-
   const started = Date.now();
   let statusCode: number | null = null;
   let error: string | null = null;
   let responseBody: string | null = null;
   let retryable = true;
+  let signature: string | null = null;
+  try {
+    signature = await signPayload(await openEndpointSecret(config, endpoint), raw, signedAt);
+  } catch (err) {
+    // The secret does not open (a key missing from SECRETS_KEK): nothing is sent unsigned, the
+    // attempt is recorded, and a retry after the operator fixes the key goes through.
+    error = `not sent: ${(err as Error).message}`;
+  }
+  const headers = new Headers({
+    "content-type": "application/json",
+    "user-agent": USER_AGENT,
+    "x-service-event": prepared.event,
+    "x-service-delivery-id": prepared.deliveryId,
+    "x-service-signature": signature ?? "",
+  });
 
-  if (!target) {
+  if (signature === null) {
+    retryable = true; // recorded with the error above; a retry once the key is back goes through
+  } else if (!target) {
     error = "endpoint has no URL to deliver to";
     retryable = false;
   } else if (target.kind === "test_receiver") {

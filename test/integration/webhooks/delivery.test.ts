@@ -273,6 +273,24 @@ describe("webhook delivery (direct mode)", () => {
     expect(endpoints.get(healthy[0]?.id ?? "")).toMatchObject({ consecutiveFailures: 0, active: true });
   });
 
+  it("a secret that does not open is recorded as a failed attempt, sends nothing unsigned, and the rest of the fan-out goes on", async () => {
+    const ws = await createWorkspace();
+    const r = await receiver(() => ({ status: 200, body: "ok" }));
+    const fine = await createEndpoint(ws, { url: r.url, events: "all" });
+    const broken = await createEndpoint(ws, { url: r.url, events: "all" });
+    await testDb().update(webhookEndpoints).set({ secret: "v1:gone:AAAAAAAAAAAAAAAA:AAAA" }).where(eq(webhookEndpoints.id, broken.id));
+    const { deliveryIds } = await emitNow({ organizationId: ws.organizationId, event: "call.completed", data: { call: { id: "k" } } });
+    expect(deliveryIds).toHaveLength(2);
+    expect(r.received).toHaveLength(1);
+    expect(r.received[0]?.headers["x-service-signature"]).toBeTruthy();
+    const attempts = await testDb().select().from(webhookAttempts).where(inArray(webhookAttempts.deliveryId, deliveryIds));
+    expect(attempts.find((a) => a.endpointId === fine.id)).toMatchObject({ statusCode: 200, error: null });
+    expect(attempts.find((a) => a.endpointId === broken.id)).toMatchObject({
+      statusCode: null,
+      error: expect.stringMatching(/^not sent: /),
+    });
+  });
+
   it("the built-in test receiver keeps the most recent 20 requests", async () => {
     const ws = await createWorkspace();
     const endpoint = await createEndpoint(ws, { useTestReceiver: true });

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { eq } from "drizzle-orm";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { startWorker } from "../../../dev/stack";
 import { webhookEndpoints } from "../../../src/db/schema";
 import type { Page } from "../../../src/lib/pagination";
@@ -232,13 +232,20 @@ describe("webhook signing secrets at rest", () => {
     for (const [method, path] of [
       ["GET", `/v1/webhook-endpoints/${e.id}`],
       ["GET", "/v1/webhook-endpoints"],
-      ["POST", `/v1/webhook-endpoints/${e.id}/test`],
     ] as const) {
       const err = await expectError(await on(wrong.baseUrl, ws, path, method), 500, "misconfigured");
       expect(err.message).toBe(expected);
       expect(JSON.stringify(err)).not.toContain(e.secret);
     }
-    expect(wrongLog).toContain("secret_unopenable");
+    // A delivery attempt is recorded as failed with the same reason, and nothing is sent unsigned
+    // (so one endpoint's unopenable secret never stops a fan-out to the others).
+    const sent = await on(wrong.baseUrl, ws, `/v1/webhook-endpoints/${e.id}/test`, "POST");
+    expect(sent.status).toBe(200);
+    const delivery = (await sent.json()) as { status: string; attempts: Array<{ statusCode: number | null; error: string }> };
+    expect(delivery.status).toBe("failed");
+    expect(delivery.attempts[0]).toMatchObject({ statusCode: null, error: `not sent: ${expected}` });
+    expect(JSON.stringify(delivery)).not.toContain(e.secret);
+    await vi.waitFor(() => expect(wrongLog).toContain("secret_unopenable"), { timeout: 5_000 }); // the worker's log arrives through a pipe
     expect(wrongLog).not.toContain(e.secret);
     // The worker with the right key still opens it.
     expect((await ws.api(`/v1/webhook-endpoints/${e.id}`)).status).toBe(200);
