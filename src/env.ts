@@ -66,6 +66,8 @@ export const envSchema = z
     WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1000).max(30000).default(10000),
     /** Retries after the first attempt (QStash mode); direct mode makes a single attempt. */
     WEBHOOK_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(5),
+    /** Final delivery failures in a row after which an endpoint is turned off (svix's endpoint_failure_disable_after). */
+    WEBHOOK_DISABLE_AFTER_FAILURES: z.coerce.number().int().min(1).max(10_000).default(20),
     /** QStash: set QSTASH_TOKEN to deliver through QStash (production); unset means direct mode. */
     QSTASH_TOKEN: z.string().min(1).optional(),
     QSTASH_URL: z.string().url().default("https://qstash.upstash.io"),

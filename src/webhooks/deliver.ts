@@ -22,8 +22,6 @@ import { checkUrlResolved, dohResolver } from "./ssrf";
 
 export const USER_AGENT = "Service-Webhooks/1.0";
 export const RESPONSE_BODY_CAP = 2048;
-/** Final failures in a row after which the service turns an endpoint off. */
-export const DISABLE_AFTER_FAILURES = 20;
 export const QSTASH_DELIVER_PATH = "/internal/qstash/deliver";
 export const QSTASH_FAILED_PATH = "/internal/qstash/failed";
 
@@ -390,10 +388,12 @@ async function recordAttempts(db: Db, outcomes: Outcome[], trigger: Trigger): Pr
 /**
  * The endpoints' side of a set of outcomes, in one statement (none when nothing changes): a
  * success resets the count of failures in a row; a final failure adds one and turns the
- * endpoint off at DISABLE_AFTER_FAILURES; a 410 from the Production URL turns it off at once.
+ * endpoint off at WEBHOOK_DISABLE_AFTER_FAILURES; a 410 from the Production URL turns it off at once.
  * `final` says whether a failure here will not be retried (direct mode).
  */
-async function processEndpointOutcomes(db: Db, outcomes: Outcome[], final: boolean): Promise<void> {
+async function processEndpointOutcomes(deps: WebhookDeps, outcomes: Outcome[], final: boolean): Promise<void> {
+  const { db } = deps;
+  const disableAfter = deps.config.WEBHOOK_DISABLE_AFTER_FAILURES;
   const changes = new Map<string, { ok: boolean; failed: number; gone: boolean }>();
   for (const o of outcomes) {
     const gone = o.statusCode === 410 && o.target?.kind === "production";
@@ -407,7 +407,7 @@ async function processEndpointOutcomes(db: Db, outcomes: Outcome[], final: boole
   const ids = [...changes.keys()];
   const v = [...changes.values()];
   const after = sql`(case when v.ok and v.failed = 0 then 0 else ${webhookEndpoints.consecutiveFailures} + v.failed end)`;
-  const tooMany = sql`(${after} >= ${DISABLE_AFTER_FAILURES} and ${webhookEndpoints.disabledReason} is null)`;
+  const tooMany = sql`(${after} >= ${disableAfter} and ${webhookEndpoints.disabledReason} is null)`;
   await db
     .update(webhookEndpoints)
     .set({
@@ -415,7 +415,7 @@ async function processEndpointOutcomes(db: Db, outcomes: Outcome[], final: boole
       active: sql`case when v.gone or ${tooMany} then false else ${webhookEndpoints.active} end`,
       disabledReason: sql`case when ${webhookEndpoints.disabledReason} is not null then ${webhookEndpoints.disabledReason}
         when v.gone then ${"The receiver answered 410 Gone."}
-        when ${tooMany} then ${`Turned off after ${DISABLE_AFTER_FAILURES} failed deliveries in a row.`}
+        when ${tooMany} then ${`Turned off after ${disableAfter} failed deliveries in a row.`}
         else null end`,
     })
     .from(
@@ -434,7 +434,7 @@ async function deliverPrepared(deps: WebhookDeps, prepared: Prepared[], trigger:
     writes.push(
       (async () => {
         await recordAttempts(deps.db, batch, trigger);
-        await processEndpointOutcomes(deps.db, batch, true);
+        await processEndpointOutcomes(deps, batch, true);
       })(),
     );
   };
@@ -455,13 +455,14 @@ export async function attemptDelivery(deps: WebhookDeps, deliveryId: string, tri
   if (!("endpoint" in prepared)) return prepared;
   const outcome = await makeHttpCall(deps, prepared);
   await recordAttempts(deps.db, [outcome], trigger);
-  await processEndpointOutcomes(deps.db, [outcome], false);
+  await processEndpointOutcomes(deps, [outcome], false);
   return { ok: outcome.ok, retryable: outcome.retryable, statusCode: outcome.statusCode, error: outcome.error, attempt: prepared.attempt };
 }
 
 /** A delivery that will not be retried any more failed (QStash gave up): count it against the endpoint. */
 export async function recordFinalFailure(deps: WebhookDeps, deliveryId: string): Promise<void> {
   const { db } = deps;
+  const disableAfter = deps.config.WEBHOOK_DISABLE_AFTER_FAILURES;
   const [delivery] = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId));
   if (!delivery || delivery.status === "succeeded") return;
   const [endpoint] = await db
@@ -469,10 +470,10 @@ export async function recordFinalFailure(deps: WebhookDeps, deliveryId: string):
     .set({ consecutiveFailures: sql`${webhookEndpoints.consecutiveFailures} + 1` })
     .where(eq(webhookEndpoints.id, delivery.endpointId))
     .returning();
-  if (endpoint && endpoint.consecutiveFailures >= DISABLE_AFTER_FAILURES && !endpoint.disabledReason) {
+  if (endpoint && endpoint.consecutiveFailures >= disableAfter && !endpoint.disabledReason) {
     await db
       .update(webhookEndpoints)
-      .set({ active: false, disabledReason: `Turned off after ${DISABLE_AFTER_FAILURES} failed deliveries in a row.` })
+      .set({ active: false, disabledReason: `Turned off after ${disableAfter} failed deliveries in a row.` })
       .where(eq(webhookEndpoints.id, endpoint.id));
   }
 }

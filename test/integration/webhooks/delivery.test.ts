@@ -273,6 +273,27 @@ describe("webhook delivery (direct mode)", () => {
     expect(endpoints.get(healthy[0]?.id ?? "")).toMatchObject({ consecutiveFailures: 0, active: true });
   });
 
+  it("turns an endpoint off after WEBHOOK_DISABLE_AFTER_FAILURES final failures in a row, as configured", async () => {
+    const ws = await createWorkspace();
+    const failing = await receiver(() => ({ status: 500, body: "no" }));
+    const endpoint = await createEndpoint(ws, { url: failing.url, events: "all" });
+    const emitOnce = () =>
+      emitNow(
+        { organizationId: ws.organizationId, event: "call.completed", data: { call: { id: "t" } } },
+        { WEBHOOK_DISABLE_AFTER_FAILURES: "2" },
+      );
+    await emitOnce();
+    const [first] = await testDb().select().from(webhookEndpoints).where(eq(webhookEndpoints.id, endpoint.id));
+    expect(first).toMatchObject({ consecutiveFailures: 1, active: true, disabledReason: null });
+    await emitOnce();
+    const [second] = await testDb().select().from(webhookEndpoints).where(eq(webhookEndpoints.id, endpoint.id));
+    expect(second).toMatchObject({
+      consecutiveFailures: 2,
+      active: false,
+      disabledReason: "Turned off after 2 failed deliveries in a row.",
+    });
+  });
+
   it("a secret that does not open is recorded as a failed attempt, sends nothing unsigned, and the rest of the fan-out goes on", async () => {
     const ws = await createWorkspace();
     const r = await receiver(() => ({ status: 200, body: "ok" }));
