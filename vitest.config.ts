@@ -24,7 +24,8 @@ const integration = (name: string, backend: "embedded" | "real") => ({
 export default defineConfig({
   test: {
     projects: [
-      { extends: true, test: { name: "unit", include: ["test/unit/**/*.test.ts"] } },
+      // Pure code of src/ (test/unit/<area>/, mirroring src/) and the local stand-ins of dev/ (test/dev/).
+      { extends: true, test: { name: "unit", include: ["test/unit/**/*.test.ts", "test/dev/**/*.test.ts"] } },
       integration("integration", "embedded"),
       ...(real ? [integration("integration-real", "real")] : []),
     ],

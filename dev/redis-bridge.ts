@@ -10,7 +10,7 @@
 // It must answer promptly under concurrency: @upstash/ratelimit gives up after its `timeout`
 // (1 s in the worker) and the worker then fails open, so a slow bridge shows up as requests
 // let through over the limit. Measured: 50 concurrent sliding-window `limit()` calls on one
-// identifier, both engines, in test/unit/redis-bridge.test.ts.
+// identifier, both engines, in test/dev/redis-bridge.test.ts.
 import { createHash, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { createRequire } from "node:module";

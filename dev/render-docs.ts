@@ -1,5 +1,5 @@
 // Rewrites the generated part of docs/errors.md from the code's error table
-// (`npm run docs:errors`); test/unit/errors.test.ts fails when they differ.
+// (`npm run docs:errors`); test/unit/lib/errors.test.ts fails when they differ.
 import { readFileSync, writeFileSync } from "node:fs";
 import { renderErrorTable } from "../src/lib/errors";
 

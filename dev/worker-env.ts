@@ -1,6 +1,6 @@
 // Which of the worker's configuration variables `npm run dev` takes from its environment. The
 // list is the worker's own schema (src/env.ts), which README's configuration table documents
-// (test/unit/worker-variables.test.ts keeps the two equal), so a new variable needs no change here.
+// (test/dev/worker-env.test.ts keeps the two equal), so a new variable needs no change here.
 import { envSchema } from "../src/env";
 
 export type WorkerVariable = keyof typeof envSchema.shape;

@@ -3,15 +3,15 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { buildPayload, LEAF_PATHS, shapePayload } from "../../src/webhooks/payload";
-import { signPayload } from "../../src/webhooks/signature";
-import { stripeAccepts } from "../stripe";
+import { buildPayload, LEAF_PATHS, shapePayload } from "../../../src/webhooks/payload";
+import { signPayload } from "../../../src/webhooks/signature";
+import { stripeAccepts } from "../../stripe";
 
 const secret = "whs_0123456789abcdefghijABCDEFGHIJ0123456789";
 const body = JSON.stringify({ deliveryId: "d1", event: "call.completed", text: "héllo ✓ 你好" });
 
 async function docSnippet(): Promise<(raw: string, header: string, secret: string, tolerance?: number) => boolean> {
-  const doc = readFileSync(new URL("../../docs/webhooks.md", import.meta.url), "utf8");
+  const doc = readFileSync(new URL("../../../docs/webhooks.md", import.meta.url), "utf8");
   const code = /```js\n([\s\S]*?verifyWebhook[\s\S]*?)```/.exec(doc)?.[1];
   if (!code) throw new Error("docs/webhooks.md lost its verification snippet");
   const file = join(tmpdir(), `verify-${process.pid}-${Date.now()}.mjs`);

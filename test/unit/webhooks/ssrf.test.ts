@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { addressRange, checkUrl, checkUrlAtSave, checkUrlResolved, dohResolver, isPublicAddress } from "../../src/webhooks/ssrf";
+import { addressRange, checkUrl, checkUrlAtSave, checkUrlResolved, dohResolver, isPublicAddress } from "../../../src/webhooks/ssrf";
 
 describe("receiver URL guard: shapes refused without DNS", () => {
   it.each([

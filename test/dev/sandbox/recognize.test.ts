@@ -3,10 +3,10 @@
 // back the text of speech it synthesized itself, and never a wrong text for anything else.
 import OpenAI, { toFile } from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ProviderSandbox, startProviderSandbox } from "../../dev/sandbox/openai";
-import { MATCH_THRESHOLD, SpeechMemory } from "../../dev/sandbox/recognize";
-import { buildWav } from "../../dev/sandbox/wav";
-import { mulawDecode, mulawEncode, pcm16FromBytes, pcm16ToBytes, resample } from "../../src/calls/codec";
+import { type ProviderSandbox, startProviderSandbox } from "../../../dev/sandbox/openai";
+import { MATCH_THRESHOLD, SpeechMemory } from "../../../dev/sandbox/recognize";
+import { buildWav } from "../../../dev/sandbox/wav";
+import { mulawDecode, mulawEncode, pcm16FromBytes, pcm16ToBytes, resample } from "../../../src/calls/codec";
 
 let sandbox: ProviderSandbox;
 let other: ProviderSandbox; // a second sandbox: what it says, `sandbox` never heard

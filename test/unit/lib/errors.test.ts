@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { ERRORS, reasonPhrase, renderErrorTable } from "../../src/lib/errors";
+import { ERRORS, reasonPhrase, renderErrorTable } from "../../../src/lib/errors";
 
 describe("error table", () => {
   it("docs/errors.md carries the table rendered from the code, unchanged", () => {
-    const doc = readFileSync(new URL("../../docs/errors.md", import.meta.url), "utf8");
+    const doc = readFileSync(new URL("../../../docs/errors.md", import.meta.url), "utf8");
     expect(doc).toContain(renderErrorTable());
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { hashPassword, randomBase62, sha256Hex, timingSafeEqual, verifyPassword } from "../../src/lib/crypto";
+import { hashPassword, randomBase62, sha256Hex, timingSafeEqual, verifyPassword } from "../../../src/lib/crypto";
 
 describe("crypto helpers", () => {
   it("hashes with SHA-256 as hex", async () => {

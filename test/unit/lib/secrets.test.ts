@@ -3,8 +3,8 @@
 // names the key id and never the secret or the key.
 import { randomBytes } from "node:crypto";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { ApiError } from "../../src/lib/errors";
-import { isSealed, Keyring, KeyringError, openSecret, sealedKid, sealSecret } from "../../src/lib/secrets";
+import { ApiError } from "../../../src/lib/errors";
+import { isSealed, Keyring, KeyringError, openSecret, sealedKid, sealSecret } from "../../../src/lib/secrets";
 
 const key = () => randomBytes(32).toString("base64");
 const secret = "whs_0123456789abcdefghijABCDEFGHIJklmnopqrst";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { mapLimit } from "../../src/lib/concurrency";
+import { mapLimit } from "../../../src/lib/concurrency";
 
 describe("mapLimit", () => {
   it("keeps order and never exceeds the limit", async () => {

@@ -4,7 +4,7 @@ import { DrizzleQueryError } from "drizzle-orm/errors";
 import { Hono } from "hono";
 import { requestId } from "hono/request-id";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { handleError } from "../../src/lib/errors";
+import { handleError } from "../../../src/lib/errors";
 
 const secret = "whs_0123456789abcdefghijABCDEFGHIJklmnopqrst";
 

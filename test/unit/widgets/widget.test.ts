@@ -5,14 +5,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import type { WidgetSession } from "../../src/db/schema";
-import { normalizeOrigin, originAllowed } from "../../src/widgets/origins";
-import { CHAT_INSTRUCTIONS, chatMessages, greetingOf, HISTORY_TURNS } from "../../src/widgets/reply";
-import { createWidgetSchema } from "../../src/widgets/schema";
-import { isWidgetTokenShaped, newWidgetToken } from "../../src/widgets/service";
-import { sessionEventData } from "../../src/widgets/sessions";
-import { buildWidget, GZIP_BUDGET, WIDGET_OUT } from "../../widget/build";
-import { FRAME_SAMPLES, FrameBuffer, floatToPcm16, pcm16ToFloat, resample } from "../../widget/src/pcm";
+import type { WidgetSession } from "../../../src/db/schema";
+import { normalizeOrigin, originAllowed } from "../../../src/widgets/origins";
+import { CHAT_INSTRUCTIONS, chatMessages, greetingOf, HISTORY_TURNS } from "../../../src/widgets/reply";
+import { createWidgetSchema } from "../../../src/widgets/schema";
+import { isWidgetTokenShaped, newWidgetToken } from "../../../src/widgets/service";
+import { sessionEventData } from "../../../src/widgets/sessions";
+import { buildWidget, GZIP_BUDGET, WIDGET_OUT } from "../../../widget/build";
+import { FRAME_SAMPLES, FrameBuffer, floatToPcm16, pcm16ToFloat, resample } from "../../../widget/src/pcm";
 
 describe("allowed origins", () => {
   it.each([

@@ -1,7 +1,7 @@
 // mespeak's thread dies after 50 to 100 syntheses; the sandbox recycles it (JOBS_PER_WORKER).
 // Without that, `npm run dev` went down after about a hundred TTS calls.
 import { describe, expect, it } from "vitest";
-import { JOBS_PER_WORKER, Synthesizer, VOICES } from "../../dev/sandbox/audio";
+import { JOBS_PER_WORKER, Synthesizer, VOICES } from "../../../dev/sandbox/audio";
 
 describe("sandbox speech synthesizer", () => {
   it("keeps answering past the point where a single eSpeak thread dies", async () => {

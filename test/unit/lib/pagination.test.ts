@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../../src/lib/errors";
-import { newId } from "../../src/lib/ids";
-import { pageOf, pageQuery, pageQuerySchema } from "../../src/lib/pagination";
+import { ApiError } from "../../../src/lib/errors";
+import { newId } from "../../../src/lib/ids";
+import { pageOf, pageQuery, pageQuerySchema } from "../../../src/lib/pagination";
 
 describe("pagination", () => {
   it("round-trips a cursor and reports hasMore", () => {

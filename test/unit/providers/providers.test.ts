@@ -2,12 +2,12 @@
 // layer's failure handling (no provider key may leak into an error).
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AppConfig } from "../../src/env";
-import { parseWav } from "../../src/lib/audio";
-import { ApiError } from "../../src/lib/errors";
-import { ElevenLabs } from "../../src/providers/elevenlabs";
-import { ProviderError, providerFetch, toApiError } from "../../src/providers/http";
-import { chatProvider, synthesizableProviders, ttsProvider } from "../../src/providers/registry";
+import type { AppConfig } from "../../../src/env";
+import { parseWav } from "../../../src/lib/audio";
+import { ApiError } from "../../../src/lib/errors";
+import { ElevenLabs } from "../../../src/providers/elevenlabs";
+import { ProviderError, providerFetch, toApiError } from "../../../src/providers/http";
+import { chatProvider, synthesizableProviders, ttsProvider } from "../../../src/providers/registry";
 
 let server: Server;
 let base: string;

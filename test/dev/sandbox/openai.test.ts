@@ -14,7 +14,7 @@ import OpenAI, {
   toFile,
 } from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ProviderSandbox, startProviderSandbox } from "../../dev/sandbox/openai";
+import { type ProviderSandbox, startProviderSandbox } from "../../../dev/sandbox/openai";
 
 let sandbox: ProviderSandbox;
 let client: OpenAI;
@@ -518,8 +518,8 @@ function wav2(): Buffer {
 
 describe("provider sandbox: CLI", () => {
   it("starts on PORT and prints the base URL and key", async () => {
-    const tsx = fileURLToPath(new URL("../../node_modules/tsx/dist/cli.mjs", import.meta.url));
-    const script = fileURLToPath(new URL("../../dev/sandbox/openai.ts", import.meta.url));
+    const tsx = fileURLToPath(new URL("../../../node_modules/tsx/dist/cli.mjs", import.meta.url));
+    const script = fileURLToPath(new URL("../../../dev/sandbox/openai.ts", import.meta.url));
     const child = spawn(process.execPath, [tsx, script], {
       env: { ...process.env, PORT: "0", SANDBOX_API_KEY: "sk-cli-test" },
       stdio: ["ignore", "pipe", "pipe"],

@@ -6,12 +6,12 @@ import { createHmac } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type WebSocket, WebSocketServer } from "ws";
-import { FIRST_WORDS_MS, HANG_UP_LINE, INTERRUPTION, SCRIPT } from "../../dev/sandbox/callee";
-import { type ProviderSandbox, startProviderSandbox } from "../../dev/sandbox/openai";
-import { type SandboxCall, startTelephonySandbox, type TelephonySandbox } from "../../dev/sandbox/telephony";
-import { buildWav } from "../../dev/sandbox/wav";
-import { mulawDecode, mulawEncode, pcm16ToBytes, rms } from "../../src/calls/codec";
-import { Twilio } from "../../src/telephony/twilio";
+import { FIRST_WORDS_MS, HANG_UP_LINE, INTERRUPTION, SCRIPT } from "../../../dev/sandbox/callee";
+import { type ProviderSandbox, startProviderSandbox } from "../../../dev/sandbox/openai";
+import { type SandboxCall, startTelephonySandbox, type TelephonySandbox } from "../../../dev/sandbox/telephony";
+import { buildWav } from "../../../dev/sandbox/wav";
+import { mulawDecode, mulawEncode, pcm16ToBytes, rms } from "../../../src/calls/codec";
+import { Twilio } from "../../../src/telephony/twilio";
 
 const FROM = "+15005550006";
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,11 +1,11 @@
 // The pure parts of live calls: the state machine, μ-law, resampling, turn detection, the
 // per-call prompt variables, Twilio's signature scheme and TwiML.
 import { describe, expect, it } from "vitest";
-import { linearToMulaw, MULAW_SILENCE, mulawDecode, mulawEncode, resample, rms } from "../../src/calls/codec";
-import { renderTemplate } from "../../src/calls/prompt";
-import { ACTIVE_STATUSES, CALL_STATUSES, canMove, ENDED_REASONS, statusFor, TERMINAL } from "../../src/calls/states";
-import { TurnDetector, type TurnEvent } from "../../src/calls/turns";
-import { streamTwiml, twilioSignature } from "../../src/telephony/twilio";
+import { linearToMulaw, MULAW_SILENCE, mulawDecode, mulawEncode, resample, rms } from "../../../src/calls/codec";
+import { renderTemplate } from "../../../src/calls/prompt";
+import { ACTIVE_STATUSES, CALL_STATUSES, canMove, ENDED_REASONS, statusFor, TERMINAL } from "../../../src/calls/states";
+import { TurnDetector, type TurnEvent } from "../../../src/calls/turns";
+import { streamTwiml, twilioSignature } from "../../../src/telephony/twilio";
 
 const tone = (n: number, amplitude: number, rate = 8000, hz = 440) =>
   Int16Array.from({ length: n }, (_, i) => Math.round(amplitude * Math.sin((2 * Math.PI * hz * i) / rate)));

@@ -3,12 +3,12 @@
 // ElevenLabs' wire format: xi-api-key, output_format in the query, {text, model_id,
 // voice_settings}, the /stream variant, and errors as {detail: …}.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ELEVENLABS_VOICES } from "../../dev/sandbox/elevenlabs";
-import { type ProviderSandbox, startProviderSandbox } from "../../dev/sandbox/openai";
-import { parseWav } from "../../src/lib/audio";
-import type { ApiError } from "../../src/lib/errors";
-import { ElevenLabs } from "../../src/providers/elevenlabs";
-import { ProviderError, toApiError } from "../../src/providers/http";
+import { ELEVENLABS_VOICES } from "../../../dev/sandbox/elevenlabs";
+import { type ProviderSandbox, startProviderSandbox } from "../../../dev/sandbox/openai";
+import { parseWav } from "../../../src/lib/audio";
+import type { ApiError } from "../../../src/lib/errors";
+import { ElevenLabs } from "../../../src/providers/elevenlabs";
+import { ProviderError, toApiError } from "../../../src/providers/http";
 
 let sandbox: ProviderSandbox;
 let adapter: ElevenLabs;

@@ -1,0 +1,117 @@
+// The calls mapper maps what the calls service read (the row and its usage); it takes no
+// database, so the API's and the dashboard's views of a call cannot issue a query of their own.
+import { describe, expect, it } from "vitest";
+import { toCallView, toPhoneNumberView } from "../../../src/calls/mapper";
+import { type CallUsage, emptyUsage } from "../../../src/calls/service";
+import type { Call, PhoneNumber } from "../../../src/db/schema";
+
+const at = (iso: string) => new Date(iso);
+
+const call = (over: Partial<Call> = {}): Call => ({
+  id: "0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77",
+  organizationId: "0193b6e2-0000-7000-8000-000000000001",
+  agentId: "0193b6e2-0000-7000-8000-000000000002",
+  agentName: "Front desk",
+  type: "phone",
+  direction: "outbound",
+  status: "completed",
+  endedReason: "customer-ended-call",
+  fromNumber: "+14155550100",
+  toNumber: "+12025550100",
+  provider: "twilio",
+  providerCallId: "CA1",
+  idempotencyKey: null,
+  idempotencyHash: null,
+  variables: { name: "Ada" },
+  metadata: { ticket: "T-1" },
+  transcript: [
+    {
+      role: "user",
+      text: "Hi.",
+      startMs: 2_000,
+      endMs: 2_500,
+      latency: { voiceToVoiceMs: 900, sttMs: 200, llmMs: 250, ttsMs: 150, platformMs: 300 },
+    },
+    { role: "agent", text: "Hello.", startMs: 0, endMs: 1_000 },
+    {
+      role: "agent",
+      text: "How can I help?",
+      startMs: 3_000,
+      endMs: 4_000,
+      latency: { voiceToVoiceMs: 700, sttMs: 150, llmMs: 200, ttsMs: 150, platformMs: 200 },
+    },
+  ],
+  analysis: null,
+  report: null,
+  analysisError: null,
+  recordingKey: "rec/1.wav",
+  recordingSeconds: 12,
+  sessionTokenHash: null,
+  sessionTokenExpiresAt: null,
+  sessionTokenUsedAt: null,
+  streamTokenHash: null,
+  deadlineAt: at("2025-01-01T10:10:00Z"),
+  startedAt: at("2025-01-01T10:00:00Z"),
+  endedAt: at("2025-01-01T10:00:12.34Z"),
+  costMicro: 0,
+  createdAt: at("2025-01-01T09:59:58Z"),
+  updatedAt: at("2025-01-01T10:00:13Z"),
+  ...over,
+});
+
+describe("toCallView", () => {
+  it("maps a call and its usage into the API's view, without a query", () => {
+    const usage: CallUsage = {
+      stt: { quantity: 12_340, micro: 1_500 },
+      chat: { quantity: 420, micro: 2_500, promptTokens: 400, completionTokens: 20 },
+      tts: { quantity: 60, micro: 1_000 },
+    };
+    const v = toCallView(call(), usage, "https://api.example.com");
+    expect(v).toMatchObject({
+      id: call().id,
+      durationSeconds: 12.3,
+      endedReason: "customer-ended-call",
+      endedReasonCategory: "none",
+      createdAt: "2025-01-01T09:59:58.000Z",
+      recording: { url: `https://api.example.com/v1/calls/${call().id}/recording`, durationSeconds: 12 },
+      cost: {
+        credits: 0.005,
+        stt: { quantity: 12.3, unit: "seconds", credits: 0.0015 },
+        llm: { quantity: 420, unit: "tokens", credits: 0.0025, promptTokens: 400, completionTokens: 20 },
+        tts: { quantity: 60, unit: "characters", credits: 0.001 },
+      },
+      latency: { turns: 2, voiceToVoiceMsP50: 800, platformMsP50: 250 },
+      variables: { name: "Ada" },
+      metadata: { ticket: "T-1" },
+    });
+    expect(v.transcript.turns.map((t) => t.text)).toEqual(["Hello.", "Hi.", "How can I help?"]);
+  });
+
+  it("a call that used nothing costs nothing, whether its usage is empty or absent", () => {
+    const fresh = call({ status: "queued", endedReason: null, startedAt: null, endedAt: null, recordingKey: null, transcript: [] });
+    const v = toCallView(fresh, emptyUsage(), "");
+    expect(v).toEqual(toCallView(fresh, undefined, ""));
+    expect(v).toMatchObject({ durationSeconds: null, endedReason: null, recording: null, latency: null, cost: { credits: 0 } });
+  });
+});
+
+describe("toPhoneNumberView", () => {
+  it("shows the number, never its workspace", () => {
+    const row: PhoneNumber = {
+      id: "0193b6e2-0000-7000-8000-000000000003",
+      organizationId: "0193b6e2-0000-7000-8000-000000000001",
+      number: "+14155550100",
+      provider: "twilio",
+      label: "Sales",
+      createdAt: at("2025-01-01T00:00:00Z"),
+      updatedAt: at("2025-01-02T00:00:00Z"),
+    };
+    expect(toPhoneNumberView(row)).toEqual({
+      id: row.id,
+      number: "+14155550100",
+      provider: "twilio",
+      label: "Sales",
+      createdAt: "2025-01-01T00:00:00.000Z",
+    });
+  });
+});
