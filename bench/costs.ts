@@ -9,8 +9,8 @@
 // cache fills, last-used), so every request's whole cost is in its row. Two more rows for
 // GET /v1/me: the first use of fresh keys (the cache miss), and Redis answering 503 (fail open).
 import { type Stack, startWorker } from "../dev/stack";
+import { createApiKey } from "../src/api-keys/service";
 import { createDb } from "../src/db/client";
-import { createApiKey } from "../src/services/api-keys";
 import { type CountingHttp, type CountingTcp, sqlStatements, startCountingHttp, startCountingTcp, upstashCommands } from "./counters";
 import { percentile } from "./report";
 import type { BenchWorkspace } from "./setup";

@@ -4,10 +4,10 @@
 import { randomUUID } from "node:crypto";
 import "../dev/connect"; // the Node WebSocket constructor for the Neon driver
 import { eq } from "drizzle-orm";
+import { createApiKey } from "../src/api-keys/service";
 import { createDb } from "../src/db/client";
 import { organizations, users } from "../src/db/schema";
-import { createApiKey } from "../src/services/api-keys";
-import { createOrganizationWithAdmin } from "../src/services/organizations";
+import { createOrganizationWithAdmin } from "../src/organizations/service";
 
 export interface BenchWorkspace {
   organizationId: string;

@@ -11,7 +11,7 @@ import { type Stack, startStack } from "../dev/stack";
 import { configureNeon, createDb, createHttpDb, type Db } from "../src/db/client";
 import { parseEnv } from "../src/env";
 import { mapLimit } from "../src/lib/concurrency";
-import { createOrganizationWithAdmin } from "../src/services/organizations";
+import { createOrganizationWithAdmin } from "../src/organizations/service";
 import { attemptDelivery, emit, type WebhookDeps } from "../src/webhooks/deliver";
 import { createEndpoint } from "../src/webhooks/endpoints";
 import { signPayload } from "../src/webhooks/signature";

@@ -5,6 +5,7 @@
 import { parseArgs } from "node:util";
 import { and, desc, eq, sql } from "drizzle-orm";
 import { z } from "zod";
+import { type ApiKeyView, createApiKey, listApiKeys, revokeApiKey } from "../src/api-keys/service";
 import { createDb, type Db } from "../src/db/client";
 import { apiKeys, memberships, organizations, users } from "../src/db/schema";
 import { randomBase62 } from "../src/lib/crypto";
@@ -12,8 +13,7 @@ import { ApiError } from "../src/lib/errors";
 import { pageQuery } from "../src/lib/pagination";
 import { Keyring } from "../src/lib/secrets";
 import { adjustCredits, reconcileCredits } from "../src/metering/meter";
-import { type ApiKeyView, createApiKey, listApiKeys, revokeApiKey } from "../src/services/api-keys";
-import { addMember, createOrganizationWithAdmin } from "../src/services/organizations";
+import { addMember, createOrganizationWithAdmin } from "../src/organizations/service";
 import { type ResealReport, resealEndpointSecrets, secretKeyUsage } from "../src/webhooks/secret-store";
 import { connectNode, connectRedis, dataDir, readStackInfo, type StackInfo, stackFile } from "./connect";
 import { readLocalSecretsKek } from "./secrets-key";

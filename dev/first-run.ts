@@ -5,11 +5,11 @@
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { count } from "drizzle-orm";
+import { createApiKey } from "../src/api-keys/service";
 import { createDb } from "../src/db/client";
 import { organizations } from "../src/db/schema";
 import { randomBase62 } from "../src/lib/crypto";
-import { createApiKey } from "../src/services/api-keys";
-import { createOrganizationWithAdmin } from "../src/services/organizations";
+import { createOrganizationWithAdmin } from "../src/organizations/service";
 
 export const FIRST_RUN_EMAIL = "admin@localhost";
 export const FIRST_RUN_WORKSPACE = "Local workspace";

@@ -16,8 +16,8 @@ export interface AuthContext {
   user: { id: string; email: string } | null;
   apiKeyId?: string;
   sessionId?: string;
-  /** Session auth only: every organization the user belongs to. */
-  memberships?: Array<{ organizationId: string; role: Role }>;
+  /** Session auth only: every organization the user belongs to (oldest first), with its name. */
+  memberships?: Array<{ organizationId: string; organizationName: string; role: Role }>;
 }
 
 export interface AppEnv {

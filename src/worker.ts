@@ -1,11 +1,11 @@
 // Entry point of the Cloudflare Worker. (Workers require the default export.)
+import { flushLastUsed } from "./api-keys/service";
 import { createApp } from "./app";
 import { sweepStaleCalls } from "./calls/watchdog";
 import { openScope } from "./db/scope";
 import { type Bindings, parseEnv } from "./env";
 import { redisFor } from "./lib/redis";
 import { holdLifetimeMs, sweepExpiredHolds } from "./metering/meter";
-import { flushLastUsed } from "./services/api-keys";
 import { sweepIdleWidgetSessions } from "./widgets/sessions";
 
 const app = createApp();

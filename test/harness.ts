@@ -6,10 +6,10 @@ import { inject } from "vitest";
 import "../dev/connect";
 import { Redis } from "@upstash/redis/cloudflare";
 import { count, eq } from "drizzle-orm";
+import { createApiKey, revokeApiKey } from "../src/api-keys/service";
 import { createDb, type Db } from "../src/db/client";
 import { creditHolds } from "../src/db/schema";
-import { createApiKey, revokeApiKey } from "../src/services/api-keys";
-import { addMember, createOrganizationWithAdmin } from "../src/services/organizations";
+import { addMember, createOrganizationWithAdmin } from "../src/organizations/service";
 
 export const stack = () => inject("stack");
 export const baseUrl = () => stack().baseUrl;

@@ -4,11 +4,6 @@
 import type { Context } from "hono";
 import { getCookie } from "hono/cookie";
 import { createMiddleware } from "hono/factory";
-import { type AppEnv, type AuthContext, type Permission, permissionsFor } from "../context";
-import { sha256Hex } from "../lib/crypto";
-import { ApiError } from "../lib/errors";
-import { isUuid } from "../lib/ids";
-import { redisFor } from "../lib/redis";
 import {
   checkApiKey,
   isApiKeyShaped,
@@ -17,8 +12,13 @@ import {
   rememberKey,
   resolveApiKeyByHash,
   touchApiKey,
-} from "../services/api-keys";
-import { isSessionShaped, type ResolvedSession, resolveSession, SESSION_COOKIE } from "../services/sessions";
+} from "../api-keys/service";
+import { type AppEnv, type AuthContext, type Permission, permissionsFor } from "../context";
+import { sha256Hex } from "../lib/crypto";
+import { ApiError } from "../lib/errors";
+import { isUuid } from "../lib/ids";
+import { redisFor } from "../lib/redis";
+import { isSessionShaped, type ResolvedSession, resolveSession, SESSION_COOKIE } from "../sessions/service";
 import { applyLimit, defaultPolicy, warnUnavailable } from "./ratelimit";
 
 const unauthorized = (message: string) => new ApiError("unauthorized", message);

@@ -1,10 +1,12 @@
-// Organizations and their people. Used by the admin CLI, first-run seeding and the dashboard.
-import { eq } from "drizzle-orm";
+// Organizations and their members. Used by the admin CLI, first-run seeding and the dashboard's
+// Members screen. Every member query is scoped by the organization; another workspace's member is
+// simply not found.
+import { and, eq } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { creditGrants, INITIAL_CREDITS_MICRO, memberships, organizations, type Role, users } from "../db/schema";
-import { hashPassword } from "../lib/crypto";
+import { hashPassword, randomBase62 } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
-import { newId } from "../lib/ids";
+import { isUuid, newId } from "../lib/ids";
 
 export async function createOrganizationWithAdmin(
   db: Db,
@@ -29,10 +31,20 @@ export async function addMember(
   db: Db,
   input: { organizationId: string; email: string; password?: string; role: Role },
 ): Promise<{ userId: string; email: string; role: Role }> {
+  const { userId, email, role } = await joinOrganization(db, input);
+  return { userId, email, role };
+}
+
+/** `addMember`, saying whether the user was created (and so got `input.password`). */
+async function joinOrganization(
+  db: Db,
+  input: { organizationId: string; email: string; password?: string; role: Role },
+): Promise<{ userId: string; email: string; role: Role; created: boolean }> {
   const email = input.email.trim().toLowerCase();
   const [org] = await db.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, input.organizationId));
   if (!org) throw new ApiError("not_found", "No organization with that id.");
   let [user] = await db.select({ id: users.id }).from(users).where(eq(users.email, email)).limit(1);
+  const created = !user;
   if (!user) {
     if (!input.password) throw new ApiError("validation_failed", "A new user needs a password.");
     [user] = await db
@@ -45,5 +57,67 @@ export async function addMember(
     .insert(memberships)
     .values({ organizationId: input.organizationId, userId: user.id, role: input.role })
     .onConflictDoUpdate({ target: [memberships.organizationId, memberships.userId], set: { role: input.role } });
-  return { userId: user.id, email, role: input.role };
+  return { userId: user.id, email, role: input.role, created };
+}
+
+// -- members of a workspace (the dashboard's Members screen) ------------------------------------
+
+export interface Member {
+  userId: string;
+  email: string;
+  role: Role;
+  /** When they joined this workspace. */
+  since: Date;
+}
+
+/** The one answer for an unknown user and another workspace's member. */
+export const memberNotFound = () => new ApiError("not_found", "No such member in this workspace.");
+
+/** Everyone in the workspace, oldest member first. */
+export async function listMembers(db: Db, organizationId: string): Promise<Member[]> {
+  return db
+    .select({ userId: users.id, email: users.email, role: memberships.role, since: memberships.createdAt })
+    .from(memberships)
+    .innerJoin(users, eq(users.id, memberships.userId))
+    .where(eq(memberships.organizationId, organizationId))
+    .orderBy(memberships.createdAt);
+}
+
+/** Three groups of six base62 characters: easy to pass on, 107 bits. */
+const oneTimePassword = () => `${randomBase62(6)}-${randomBase62(6)}-${randomBase62(6)}`;
+
+/**
+ * Invites by email (there is no email delivery yet): an existing account joins the workspace, or
+ * changes role if it is in it already; a new address gets an account with a one-time password,
+ * returned here once for the inviting admin to pass on (`password` is null for an existing account).
+ */
+export async function inviteMember(
+  db: Db,
+  input: { organizationId: string; email: string; role: Role },
+): Promise<{ email: string; role: Role; password: string | null }> {
+  const password = oneTimePassword();
+  const member = await joinOrganization(db, { ...input, password });
+  return { email: member.email, role: member.role, password: member.created ? password : null };
+}
+
+/**
+ * Changes a member's role. Nobody changes their own (an admin cannot demote themselves by a slip):
+ * a 400 on the `role` field. 404 for a user who is not a member of this workspace.
+ */
+export async function changeMemberRole(
+  db: Db,
+  input: { organizationId: string; userId: string; role: Role; actorUserId: string | null },
+): Promise<void> {
+  if (!isUuid(input.userId)) throw memberNotFound();
+  if (input.userId === input.actorUserId) {
+    throw new ApiError("validation_failed", "Invalid form: role: you cannot change your own role", {
+      issues: [{ path: "role", message: "you cannot change your own role" }],
+    });
+  }
+  const [row] = await db
+    .update(memberships)
+    .set({ role: input.role })
+    .where(and(eq(memberships.organizationId, input.organizationId), eq(memberships.userId, input.userId)))
+    .returning({ userId: memberships.userId });
+  if (!row) throw memberNotFound();
 }

@@ -1,8 +1,10 @@
 // Dashboard sessions: `sess_` + 40 random base62 characters in an HttpOnly cookie (or as a
 // Bearer token with `x-organization-id` on /v1). Only the SHA-256 of the token is stored.
+// Sign-in, sign-out, and resolving a token to its user and the workspaces they belong to
+// (used by the auth middleware, the dashboard's JSON API and its pages).
 import { and, eq, gt } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { memberships, type Role, sessions, users } from "../db/schema";
+import { memberships, organizations, type Role, sessions, users } from "../db/schema";
 import { randomBase62, sha256Hex, verifyPassword } from "../lib/crypto";
 import { newId } from "../lib/ids";
 
@@ -32,10 +34,18 @@ export async function signOut(db: Db, token: string): Promise<void> {
   await db.delete(sessions).where(eq(sessions.tokenHash, await sha256Hex(token)));
 }
 
+/** A workspace the user belongs to, with its name (the dashboard's switcher and its session JSON show it). */
+export interface SessionMembership {
+  organizationId: string;
+  organizationName: string;
+  role: Role;
+}
+
 export interface ResolvedSession {
   sessionId: string;
   user: { id: string; email: string };
-  memberships: Array<{ organizationId: string; role: Role }>;
+  /** Oldest membership first: the default workspace. */
+  memberships: SessionMembership[];
 }
 
 export async function resolveSession(db: Db, token: string): Promise<ResolvedSession | null> {
@@ -47,8 +57,9 @@ export async function resolveSession(db: Db, token: string): Promise<ResolvedSes
     .limit(1);
   if (!row) return null;
   const orgs = await db
-    .select({ organizationId: memberships.organizationId, role: memberships.role })
+    .select({ organizationId: memberships.organizationId, organizationName: organizations.name, role: memberships.role })
     .from(memberships)
+    .innerJoin(organizations, eq(organizations.id, memberships.organizationId))
     .where(eq(memberships.userId, row.userId))
     .orderBy(memberships.createdAt);
   return { sessionId: row.sessionId, user: { id: row.userId, email: row.email }, memberships: orgs };

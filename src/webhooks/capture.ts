@@ -1,7 +1,10 @@
 // The built-in test receiver (spec: "keeps captured requests in memory only"): the most recent
 // CAPTURE_KEEP requests per endpoint, in Redis with a cap (LTRIM) and a TTL, never in Postgres.
 import type { Redis } from "@upstash/redis/cloudflare";
+import { eq } from "drizzle-orm";
 import type { Db } from "../db/client";
+import { webhookEndpoints } from "../db/schema";
+import { ApiError } from "../lib/errors";
 import { captureUrl, getEndpoint } from "./endpoints";
 
 export const CAPTURE_KEEP = 20;
@@ -39,6 +42,26 @@ export async function captureRequest(
   tx.expire(key(token), CAPTURE_TTL_SECONDS);
   await tx.exec();
   return entry;
+}
+
+/**
+ * The public capture URL: a request kept under the endpoint whose capture token is in the URL
+ * (whatever the workspace: the token is the credential). 404 when no endpoint has that token; the
+ * body is read only once the token is known.
+ */
+export async function receiveTestRequest(
+  db: Db,
+  redis: Redis,
+  token: string,
+  req: { method: string; headers: Headers; body: () => Promise<string> },
+): Promise<CapturedRequest> {
+  const [endpoint] = await db
+    .select({ id: webhookEndpoints.id })
+    .from(webhookEndpoints)
+    .where(eq(webhookEndpoints.captureToken, token))
+    .limit(1);
+  if (!endpoint) throw new ApiError("not_found", "No test receiver at this URL.");
+  return captureRequest(redis, token, { method: req.method, headers: req.headers, body: await req.body() });
 }
 
 export async function capturedRequests(redis: Redis, token: string): Promise<CapturedRequest[]> {

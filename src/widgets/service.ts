@@ -1,7 +1,7 @@
 // Widgets: create, read, update, rotate the token, revoke, delete. Plain functions of
 // (db, organizationId, input), shared by /v1/widgets and the dashboard. Every query is scoped
 // by the organization; another workspace's widget is simply not found.
-import { and, desc, eq, isNull, type SQL, sql } from "drizzle-orm";
+import { and, asc, desc, eq, isNull, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { agents, type Widget, widgets } from "../db/schema";
 import { randomBase62 } from "../lib/crypto";
@@ -43,6 +43,15 @@ async function whileAgentExists<T>(write: Promise<T>): Promise<T> {
     }
     throw err;
   }
+}
+
+/** The agents a widget of this workspace may put on a website (the dashboard's agent picker), by name. */
+export async function listWidgetAgents(db: Db, organizationId: string): Promise<Array<{ id: string; name: string }>> {
+  return db
+    .select({ id: agents.id, name: agents.name })
+    .from(agents)
+    .where(eq(agents.organizationId, organizationId))
+    .orderBy(asc(agents.name));
 }
 
 const scoped = (organizationId: string, id: string) => and(eq(widgets.id, id), eq(widgets.organizationId, organizationId));

@@ -6,9 +6,9 @@ import { Redis } from "@upstash/redis/cloudflare";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, startWorker } from "../../dev/stack";
+import { createApiKey, LAST_USED_KEY, rememberKey, revokeApiKey } from "../../src/api-keys/service";
 import { apiKeys } from "../../src/db/schema";
 import { sha256Hex } from "../../src/lib/crypto";
-import { createApiKey, LAST_USED_KEY, rememberKey, revokeApiKey } from "../../src/services/api-keys";
 import { createWorkspace, expectError, json, signIn, stack, testDb, testRedis, type Workspace } from "../harness";
 import { PostgresCounter } from "../postgres-counter";
 

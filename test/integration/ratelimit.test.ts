@@ -3,7 +3,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, startWorker } from "../../dev/stack";
-import { createApiKey } from "../../src/services/api-keys";
+import { createApiKey } from "../../src/api-keys/service";
 import { createWorkspace, expectError, stack, testDb } from "../harness";
 
 let limited: Awaited<ReturnType<typeof startWorker>>;

@@ -1,6 +1,7 @@
 // API key management for workspace admins (spec: Authentication 5). Session only: keys are
 // managed in the dashboard, never with another key.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { createApiKey, listApiKeys, revokeApiKey } from "../../api-keys/service";
 import type { AppEnv } from "../../context";
 import { text } from "../../lib/fields";
 import { errorResponses, idParam, jsonBody, jsonResponse } from "../../lib/openapi";
@@ -8,7 +9,6 @@ import { pageQuery, pageQuerySchema, pageSchema } from "../../lib/pagination";
 import { redisFor } from "../../lib/redis";
 import { authenticate, requireSettingsAccess } from "../../middleware/auth";
 import { rateLimit } from "../../middleware/ratelimit";
-import { createApiKey, listApiKeys, revokeApiKey } from "../../services/api-keys";
 
 export const apiKeySchema = z
   .object({

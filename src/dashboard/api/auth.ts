@@ -1,15 +1,12 @@
 // Sign-in / sign-out / current session for the dashboard (session cookie, HttpOnly).
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { inArray } from "drizzle-orm";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { AppEnv } from "../../context";
-import type { Db } from "../../db/client";
-import { organizations, type Role } from "../../db/schema";
 import { ApiError } from "../../lib/errors";
 import { errorResponses, jsonBody, jsonResponse } from "../../lib/openapi";
 import { authenticate } from "../../middleware/auth";
 import { limitSignIn, rateLimit } from "../../middleware/ratelimit";
-import { resolveSession, SESSION_COOKIE, signIn, signOut } from "../../services/sessions";
+import { resolveSession, SESSION_COOKIE, type SessionMembership, signIn, signOut } from "../../sessions/service";
 
 const signInSchema = z
   .strictObject({
@@ -57,20 +54,8 @@ const sessionRoute = createRoute({
   responses: { 200: jsonResponse(sessionSchema, "The current session."), ...errorResponses() },
 });
 
-async function organizationsOf(db: Db, memberships: Array<{ organizationId: string; role: Role }>) {
-  if (memberships.length === 0) return [];
-  const rows = await db
-    .select({ id: organizations.id, name: organizations.name })
-    .from(organizations)
-    .where(
-      inArray(
-        organizations.id,
-        memberships.map((m) => m.organizationId),
-      ),
-    );
-  const names = new Map(rows.map((r) => [r.id, r.name]));
-  return memberships.map((m) => ({ id: m.organizationId, name: names.get(m.organizationId) ?? "", role: m.role }));
-}
+const organizationsOf = (memberships: SessionMembership[]) =>
+  memberships.map((m) => ({ id: m.organizationId, name: m.organizationName, role: m.role }));
 
 export function registerDashboardAuth(app: OpenAPIHono<AppEnv>): void {
   app.openapi(signInRoute, async (c) => {
@@ -91,7 +76,7 @@ export function registerDashboardAuth(app: OpenAPIHono<AppEnv>): void {
     return c.json(
       {
         user: session.user,
-        organizations: await organizationsOf(c.var.db, session.memberships),
+        organizations: organizationsOf(session.memberships),
         expiresAt: result.expiresAt.toISOString(),
       },
       200,
@@ -110,6 +95,6 @@ export function registerDashboardAuth(app: OpenAPIHono<AppEnv>): void {
   app.openapi(sessionRoute, async (c) => {
     const { user, memberships = [] } = c.var.auth;
     if (!user) throw new ApiError("unauthorized", "No signed-in user.");
-    return c.json({ user, organizations: await organizationsOf(c.var.db, memberships) }, 200);
+    return c.json({ user, organizations: organizationsOf(memberships) }, 200);
   });
 }

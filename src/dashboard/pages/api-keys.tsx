@@ -3,12 +3,12 @@
 // the list (masked prefix, created, last used, state), revoke with a confirmation.
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import { createApiKey, listApiKeys, revokeApiKey } from "../../api-keys/service";
 import type { AppEnv } from "../../context";
 import { ApiError } from "../../lib/errors";
 import { isUuid } from "../../lib/ids";
 import { pageQuery } from "../../lib/pagination";
 import { redisFor } from "../../lib/redis";
-import { createApiKey, listApiKeys, revokeApiKey } from "../../services/api-keys";
 import { createApiKeySchema } from "../api/api-keys";
 import { apiErrorFields, one, validate } from "./forms";
 import { requireAdminPage } from "./session";

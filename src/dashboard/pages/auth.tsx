@@ -5,7 +5,7 @@ import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { z } from "zod";
 import type { AppEnv } from "../../context";
 import { limitSignIn } from "../../middleware/ratelimit";
-import { SESSION_COOKIE, signIn, signOut } from "../../services/sessions";
+import { SESSION_COOKIE, signIn, signOut } from "../../sessions/service";
 import { one, validate } from "./forms";
 import { chooseOrganization, ORG_COOKIE, readForm, SIGN_IN_PATH } from "./session";
 import { Document, ErrorSummary, type FieldErrors, nonceOf, TextField } from "./ui";

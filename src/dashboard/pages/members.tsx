@@ -3,16 +3,13 @@
 // roles. There is no email delivery yet: inviting a new address creates the account with a
 // one-time password shown to the admin to pass on (docs/dashboard.md).
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import { and, eq } from "drizzle-orm";
 import type { Context } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../../context";
-import { memberships, users } from "../../db/schema";
-import { randomBase62 } from "../../lib/crypto";
 import { ApiError } from "../../lib/errors";
 import { isUuid } from "../../lib/ids";
-import { addMember } from "../../services/organizations";
-import { one, validate } from "./forms";
+import { changeMemberRole, inviteMember, listMembers, memberNotFound } from "../../organizations/service";
+import { apiErrorFields, one, validate } from "./forms";
 import { requireAdminPage } from "./session";
 import { Csrf, ErrorSummary, type FieldErrors, Flash, Layout, Secret, Select, shellOf, TextField, When } from "./ui";
 
@@ -37,12 +34,7 @@ async function render(
   status: 200 | 400 = 200,
 ) {
   const shell = await shellOf(c, "Members", "members");
-  const rows = await c.var.db
-    .select({ id: users.id, email: users.email, role: memberships.role, since: memberships.createdAt })
-    .from(memberships)
-    .innerJoin(users, eq(users.id, memberships.userId))
-    .where(eq(memberships.organizationId, c.var.auth.organizationId))
-    .orderBy(memberships.createdAt);
+  const rows = await listMembers(c.var.db, c.var.auth.organizationId);
   const admin = shell.role === "admin";
   return c.html(
     <Layout shell={shell}>
@@ -86,13 +78,13 @@ async function render(
               <tr>
                 <td>{m.email}</td>
                 <td>
-                  {admin && m.id !== shell.user.email && m.id !== c.var.auth.user?.id ? (
-                    <form method="post" action={`/dashboard/members/${m.id}/role`} class="row">
+                  {admin && m.userId !== c.var.auth.user?.id ? (
+                    <form method="post" action={`/dashboard/members/${m.userId}/role`} class="row">
                       <Csrf token={shell.csrf} />
-                      <label class="sr" for={`role-${m.id}`}>
+                      <label class="sr" for={`role-${m.userId}`}>
                         Role of {m.email}
                       </label>
-                      <select class="w-auto" id={`role-${m.id}`} name="role">
+                      <select class="w-auto" id={`role-${m.userId}`} name="role">
                         <option value="member" selected={m.role === "member"}>
                           member
                         </option>
@@ -129,30 +121,32 @@ export function registerMemberPages(app: OpenAPIHono<AppEnv>): void {
     const values = { email: one(c.var.form, "email"), role: one(c.var.form, "role") };
     const checked = validate(inviteSchema, values);
     if (!checked.ok) return render(c, { errors: checked.errors, values }, 400);
-    const email = checked.data.email.trim().toLowerCase();
-    const [existing] = await c.var.db.select({ id: users.id }).from(users).where(eq(users.email, email));
-    const password = existing ? undefined : `${randomBase62(6)}-${randomBase62(6)}-${randomBase62(6)}`;
-    await addMember(c.var.db, { organizationId: c.var.auth.organizationId, email, role: checked.data.role, password });
+    const { email, role, password } = await inviteMember(c.var.db, {
+      organizationId: c.var.auth.organizationId,
+      email: checked.data.email,
+      role: checked.data.role,
+    });
     c.header("Cache-Control", "no-store");
-    return render(
-      c,
-      password ? { password: { email, value: password } } : { notice: `${email} is now a ${checked.data.role} of this workspace.` },
-    );
+    return render(c, password ? { password: { email, value: password } } : { notice: `${email} is now a ${role} of this workspace.` });
   });
 
   app.post("/dashboard/members/:userId/role", async (c) => {
     requireAdminPage(c, true);
     const userId = c.req.param("userId");
     const role = one(c.var.form, "role");
-    if (!isUuid(userId)) throw new ApiError("not_found", "No such member in this workspace.");
+    if (!isUuid(userId)) throw memberNotFound();
     if (role !== "admin" && role !== "member") return render(c, { errors: { role: "choose admin or member" } }, 400);
-    if (userId === c.var.auth.user?.id) return render(c, { errors: { role: "you cannot change your own role" } }, 400);
-    const [row] = await c.var.db
-      .update(memberships)
-      .set({ role })
-      .where(and(eq(memberships.organizationId, c.var.auth.organizationId), eq(memberships.userId, userId)))
-      .returning({ userId: memberships.userId });
-    if (!row) throw new ApiError("not_found", "No such member in this workspace.");
+    try {
+      await changeMemberRole(c.var.db, {
+        organizationId: c.var.auth.organizationId,
+        userId,
+        role,
+        actorUserId: c.var.auth.user?.id ?? null,
+      });
+    } catch (err) {
+      if (err instanceof ApiError && err.code === "validation_failed") return render(c, { errors: apiErrorFields(err) }, 400);
+      throw err;
+    }
     return render(c, { notice: "Role saved." });
   });
 }

@@ -7,7 +7,7 @@ import type { AppEnv } from "../../context";
 import { timingSafeEqual } from "../../lib/crypto";
 import { ApiError } from "../../lib/errors";
 import { sessionAuth } from "../../middleware/auth";
-import { isSessionShaped, resolveSession, SESSION_COOKIE } from "../../services/sessions";
+import { isSessionShaped, resolveSession, SESSION_COOKIE } from "../../sessions/service";
 
 export const ORG_COOKIE = "dashboard_org";
 export const CSRF_FIELD = "_csrf";

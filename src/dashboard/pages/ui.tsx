@@ -1,11 +1,9 @@
 /** @jsxImportSource hono/jsx */
 // The dashboard's shell and form pieces (Hono JSX, rendered on the server). Every form carries
 // the CSRF token; every field has a label, keeps what the user typed and shows its error inline.
-import { inArray } from "drizzle-orm";
 import type { Context } from "hono";
 import type { Child, FC } from "hono/jsx";
 import type { AppEnv } from "../../context";
-import { organizations } from "../../db/schema";
 import { CSRF_FIELD } from "./session";
 
 const CSS = `
@@ -79,14 +77,12 @@ export interface Shell {
 /** This response's Content-Security-Policy nonce (the page policy in index.tsx makes one per response). */
 export const nonceOf = (c: Context<AppEnv>): string => c.get("secureHeadersNonce") ?? "";
 
-/** What every signed-in page needs for its shell. */
+/**
+ * What every signed-in page needs for its shell, from the request's session (resolved once by the
+ * page session middleware, workspace names included): no query here. Async for its callers' sake.
+ */
 export async function shellOf(c: Context<AppEnv>, title: string, active: string): Promise<Shell> {
   const auth = c.var.auth;
-  const ids = (auth.memberships ?? []).map((m) => m.organizationId);
-  const rows = ids.length
-    ? await c.var.db.select({ id: organizations.id, name: organizations.name }).from(organizations).where(inArray(organizations.id, ids))
-    : [];
-  const names = new Map(rows.map((r) => [r.id, r.name]));
   return {
     title,
     nonce: nonceOf(c),
@@ -95,11 +91,7 @@ export async function shellOf(c: Context<AppEnv>, title: string, active: string)
     role: auth.role,
     csrf: c.var.csrf,
     organizationId: auth.organizationId,
-    organizations: (auth.memberships ?? []).map((m) => ({
-      id: m.organizationId,
-      name: names.get(m.organizationId) ?? m.organizationId,
-      role: m.role,
-    })),
+    organizations: (auth.memberships ?? []).map((m) => ({ id: m.organizationId, name: m.organizationName, role: m.role })),
   };
 }
 

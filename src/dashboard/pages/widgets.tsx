@@ -3,16 +3,25 @@
 // the embed code with a copy button, rotate the token, revoke, delete. The same schemas and
 // service functions as /v1/widgets.
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import { asc, eq } from "drizzle-orm";
 import type { Context } from "hono";
 import type { AppEnv } from "../../context";
-import { agents, type Widget } from "../../db/schema";
+import type { Widget } from "../../db/schema";
 import { ApiError } from "../../lib/errors";
 import { isUuid } from "../../lib/ids";
 import { cdnOrigin } from "../../routes/v1/widgets/shared";
 import { embedCode } from "../../widgets/mapper";
 import { createWidgetSchema, DEFAULT_COLORS, updateWidgetSchema, WIDGET_MODES, WIDGET_POSITIONS } from "../../widgets/schema";
-import { createWidget, deleteWidget, getWidget, listWidgets, revokeWidget, rotateWidgetToken, updateWidget } from "../../widgets/service";
+import {
+  createWidget,
+  deleteWidget,
+  getWidget,
+  listWidgetAgents,
+  listWidgets,
+  revokeWidget,
+  rotateWidgetToken,
+  updateWidget,
+  widgetNotFound,
+} from "../../widgets/service";
 import { apiErrorFields, type Form, lines, one, validate } from "./forms";
 import { Csrf, ErrorSummary, type FieldErrors, Flash, Layout, Select, shellOf, TextArea, TextField, When } from "./ui";
 
@@ -72,17 +81,13 @@ const onFields = (errors: FieldErrors): FieldErrors => {
 };
 
 async function agentChoices(c: Context<AppEnv>) {
-  const rows = await c.var.db
-    .select({ id: agents.id, name: agents.name })
-    .from(agents)
-    .where(eq(agents.organizationId, c.var.auth.organizationId))
-    .orderBy(asc(agents.name));
+  const rows = await listWidgetAgents(c.var.db, c.var.auth.organizationId);
   return rows.map((a) => ({ value: a.id, label: a.name }));
 }
 
 async function own(c: Context<AppEnv>, id: string): Promise<Widget> {
   const row = isUuid(id) ? await getWidget(c.var.db, c.var.auth.organizationId, id) : null;
-  if (!row) throw new ApiError("not_found", "No widget with that id in this workspace.");
+  if (!row) throw widgetNotFound();
   return row;
 }
 

@@ -1,13 +1,10 @@
 // The built-in test receiver's capture URL: public (it receives deliveries, and a developer may
 // POST to it to try a verifier), reachable only through an endpoint's unguessable capture token.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { eq } from "drizzle-orm";
 import type { AppEnv } from "../../context";
-import { webhookEndpoints } from "../../db/schema";
-import { ApiError } from "../../lib/errors";
 import { errorResponses, jsonResponse } from "../../lib/openapi";
 import { redisFor } from "../../lib/redis";
-import { CAPTURE_KEEP, captureRequest } from "../../webhooks/capture";
+import { CAPTURE_KEEP, receiveTestRequest } from "../../webhooks/capture";
 
 export const testReceiverRoute = createRoute({
   method: "post",
@@ -32,15 +29,10 @@ export const testReceiverRoute = createRoute({
 export function registerTestReceiver(app: OpenAPIHono<AppEnv>): void {
   app.openapi(testReceiverRoute, async (c) => {
     const { token } = c.req.valid("param");
-    const [endpoint] = await c.var.db
-      .select({ id: webhookEndpoints.id })
-      .from(webhookEndpoints)
-      .where(eq(webhookEndpoints.captureToken, token));
-    if (!endpoint) throw new ApiError("not_found", "No test receiver at this URL.");
-    const entry = await captureRequest(redisFor(c.var.config), token, {
+    const entry = await receiveTestRequest(c.var.db, redisFor(c.var.config), token, {
       method: c.req.method,
       headers: c.req.raw.headers,
-      body: await c.req.text(),
+      body: () => c.req.text(),
     });
     return c.json({ received: true as const, id: entry.id }, 200);
   });

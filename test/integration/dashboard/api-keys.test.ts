@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import type { ApiKeyView } from "../../../src/api-keys/service";
 import type { Page } from "../../../src/lib/pagination";
-import type { ApiKeyView } from "../../../src/services/api-keys";
 import { createWorkspace, expectError, json, request, signIn, type Workspace } from "../../harness";
 
 type Created = { key: ApiKeyView; secret: string };

@@ -1,9 +1,9 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import type { ApiKeyView } from "../../../src/api-keys/service";
 import { sessions } from "../../../src/db/schema";
 import { sha256Hex } from "../../../src/lib/crypto";
 import type { Page } from "../../../src/lib/pagination";
-import type { ApiKeyView } from "../../../src/services/api-keys";
 import { addMemberTo, createWorkspace, expectError, json, request, signIn, testDb } from "../../harness";
 
 type SessionBody = { user: { id: string; email: string }; organizations: Array<{ id: string; name: string; role: string }> };

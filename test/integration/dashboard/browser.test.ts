@@ -95,7 +95,7 @@ describe.runIf(hasBrowser)("dashboard: members and organizations", () => {
     expect((await invited.goto(`${baseUrl()}/dashboard/api-keys`))?.status()).toBe(200);
     // Added to a second organization as a member, they can switch to it and lose admin screens there.
     const second = await createWorkspace("Second org");
-    const { addMember } = await import("../../../src/services/organizations");
+    const { addMember } = await import("../../../src/organizations/service");
     await addMember(testDb(), { organizationId: second.organizationId, email, role: "member" });
     await invited.goto(`${baseUrl()}/dashboard/agents`);
     await invited.getByLabel("Organization").selectOption(second.organizationId);
