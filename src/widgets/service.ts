@@ -9,6 +9,8 @@ import { ApiError } from "../lib/errors";
 import { type PageParams, pageOf, pageQuery } from "../lib/pagination";
 import { type CreateWidgetInput, DEFAULT_COLORS, type UpdateWidgetInput } from "./schema";
 
+export type { Widget };
+
 export const TOKEN_PREFIX = "wgt_";
 const TOKEN_RE = /^wgt_[0-9A-Za-z]{32}$/;
 

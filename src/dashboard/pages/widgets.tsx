@@ -5,7 +5,6 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../../context";
-import type { Widget } from "../../db/schema";
 import { ApiError } from "../../lib/errors";
 import { isUuid } from "../../lib/ids";
 import { cdnOrigin } from "../../routes/v1/widgets/shared";
@@ -20,6 +19,7 @@ import {
   revokeWidget,
   rotateWidgetToken,
   updateWidget,
+  type Widget,
   widgetNotFound,
 } from "../../widgets/service";
 import { apiErrorFields, type Form, lines, one, validate } from "./forms";
