@@ -1,6 +1,6 @@
 // Where the agents row (drizzle) and the API shapes (zod) meet; nowhere else.
 import { type SQL, sql } from "drizzle-orm";
-import { type Agent, type AnalysisPlan, agents } from "../../../db/schema";
+import { type Agent, type AnalysisPlan, agents } from "../db/schema";
 import type { AgentView, CreateAgentInput, UpdateAgentInput } from "./schema";
 
 type NewAgentRow = typeof agents.$inferInsert;

@@ -1,8 +1,8 @@
 // Request and response shapes of the Agents resource. Field limits and defaults follow what
 // Vapi assistants, Retell agents and ElevenLabs agents accept; docs/agents.md says why.
 import { z } from "@hono/zod-openapi";
-import { languageTag, metadataSchema, NON_EMPTY_PATCH, nonEmptyPatch, text } from "../../../lib/fields";
-import { pageQuerySchema, pageSchema } from "../../../lib/pagination";
+import { languageTag, metadataSchema, NON_EMPTY_PATCH, nonEmptyPatch, text } from "../lib/fields";
+import { pageQuerySchema, pageSchema } from "../lib/pagination";
 
 export const AGENT_DEFAULTS = {
   systemPrompt: "",

@@ -1,5 +1,5 @@
 // Where the voices row (drizzle) and the API shapes (zod) meet; nowhere else.
-import type { Voice, voices } from "../../../db/schema";
+import type { Voice, voices } from "../db/schema";
 import { type CreateVoiceInput, type UpdateVoiceInput, VOICE_GENDERS, type VoiceGender, type VoiceView } from "./schema";
 
 type NewVoiceRow = typeof voices.$inferInsert;

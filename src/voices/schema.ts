@@ -1,7 +1,7 @@
 // Request and response shapes of the Voices resource.
 import { z } from "@hono/zod-openapi";
-import { languageTag, NON_EMPTY_PATCH, nonEmptyPatch, text } from "../../../lib/fields";
-import { pageQuerySchema, pageSchema } from "../../../lib/pagination";
+import { languageTag, NON_EMPTY_PATCH, nonEmptyPatch, text } from "../lib/fields";
+import { pageQuerySchema, pageSchema } from "../lib/pagination";
 
 /** Providers a voice can come from; `sandbox` is the local stand-in the dev stack and tests use. */
 export const VOICE_PROVIDERS = ["openai", "elevenlabs", "cartesia", "deepgram", "azure", "google", "sandbox"] as const;

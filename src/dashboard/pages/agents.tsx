@@ -1,16 +1,14 @@
 /** @jsxImportSource hono/jsx */
 // Agents: list, create, edit every field, delete. The form's fields go through the API's own
-// schemas (createAgentSchema / updateAgentSchema) and the same voice check and row mapping.
+// schemas (createAgentSchema / updateAgentSchema), then the API's own service (agents/service.ts:
+// the same ownership rule, voice check and row mapping).
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import { and, asc, desc, eq, isNull, or } from "drizzle-orm";
 import type { Context } from "hono";
+import { toAgent } from "../../agents/mapper";
+import { AGENT_DEFAULTS, type AgentView, createAgentSchema, updateAgentSchema } from "../../agents/schema";
+import { type Agent, createAgent, deleteAgent, getAgent, listAgents, updateAgent } from "../../agents/service";
 import type { AppEnv } from "../../context";
-import { type Agent, agents, voices } from "../../db/schema";
-import { ApiError } from "../../lib/errors";
-import { isUuid } from "../../lib/ids";
-import { toAgent, toAgentPatch, toNewAgentRow } from "../../routes/v1/agents/mapper";
-import { AGENT_DEFAULTS, type AgentView, createAgentSchema, updateAgentSchema } from "../../routes/v1/agents/schema";
-import { requireUsableVoice, whileVoiceExists } from "../../routes/v1/agents/voice-check";
+import { listVoicesByName } from "../../voices/service";
 import { apiErrorFields, type Form, jsonField, lines, num, one, validate } from "./forms";
 import { Checkbox, Csrf, ErrorSummary, type FieldErrors, Flash, Layout, Select, shellOf, TextArea, TextField, When } from "./ui";
 
@@ -94,14 +92,10 @@ const onFields = (errors: FieldErrors): FieldErrors => {
 };
 
 async function voiceOptions(c: Context<AppEnv>) {
-  const rows = await c.var.db
-    .select({ id: voices.id, name: voices.name, provider: voices.provider, org: voices.organizationId })
-    .from(voices)
-    .where(or(isNull(voices.organizationId), eq(voices.organizationId, c.var.auth.organizationId)))
-    .orderBy(asc(voices.name));
+  const rows = await listVoicesByName(c.var.db, c.var.auth.organizationId);
   return [
     { value: "", label: "Platform default voice" },
-    ...rows.map((v) => ({ value: v.id, label: `${v.name} (${v.provider}${v.org ? ", owned" : ", system"})` })),
+    ...rows.map((v) => ({ value: v.id, label: `${v.name} (${v.provider}${v.organizationId ? ", owned" : ", system"})` })),
   ];
 }
 
@@ -196,26 +190,12 @@ async function renderForm(
   );
 }
 
-async function ownAgent(c: Context<AppEnv>, id: string): Promise<Agent> {
-  const [row] = isUuid(id)
-    ? await c.var.db
-        .select()
-        .from(agents)
-        .where(and(eq(agents.id, id), eq(agents.organizationId, c.var.auth.organizationId)))
-    : [];
-  if (!row) throw new ApiError("not_found", "No agent with that id in this workspace.");
-  return row;
-}
+const ownAgent = (c: Context<AppEnv>, id: string): Promise<Agent> => getAgent(c.var.db, c.var.auth.organizationId, id);
 
 export function registerAgentPages(app: OpenAPIHono<AppEnv>): void {
   app.get("/dashboard/agents", async (c) => {
     const shell = await shellOf(c, "Agents", "agents");
-    const rows = await c.var.db
-      .select()
-      .from(agents)
-      .where(eq(agents.organizationId, c.var.auth.organizationId))
-      .orderBy(desc(agents.id))
-      .limit(200);
+    const { data: rows } = await listAgents(c.var.db, c.var.auth.organizationId, { limit: 200 });
     const notice = c.req.query("deleted") ? "Agent deleted." : undefined;
     return c.html(
       <Layout
@@ -271,11 +251,7 @@ export function registerAgentPages(app: OpenAPIHono<AppEnv>): void {
     const checked = validate(createAgentSchema, inputOf(form, pre), pre);
     if (!checked.ok) return renderForm(c, null, typedValues(form), onFields(checked.errors), 400);
     try {
-      await requireUsableVoice(c.var.db, c.var.auth.organizationId, checked.data.voiceId);
-      const [row] = await whileVoiceExists(
-        c.var.db.insert(agents).values(toNewAgentRow(c.var.auth.organizationId, checked.data)).returning(),
-      );
-      if (!row) throw new Error("insert returned no row");
+      const row = await createAgent(c.var.db, c.var.auth.organizationId, checked.data);
       return c.redirect(`/dashboard/agents/${row.id}?saved=1`, 303);
     } catch (err) {
       return renderForm(c, null, typedValues(form), apiErrorFields(err), 400);
@@ -294,14 +270,7 @@ export function registerAgentPages(app: OpenAPIHono<AppEnv>): void {
     const checked = validate(updateAgentSchema, inputOf(form, pre), pre);
     if (!checked.ok) return renderForm(c, agent, typedValues(form), onFields(checked.errors), 400);
     try {
-      await requireUsableVoice(c.var.db, c.var.auth.organizationId, checked.data.voiceId);
-      await whileVoiceExists(
-        c.var.db
-          .update(agents)
-          .set(toAgentPatch(checked.data))
-          .where(and(eq(agents.id, agent.id), eq(agents.organizationId, c.var.auth.organizationId)))
-          .returning(),
-      );
+      await updateAgent(c.var.db, c.var.auth.organizationId, agent.id, checked.data);
       return c.redirect(`/dashboard/agents/${agent.id}?saved=1`, 303);
     } catch (err) {
       return renderForm(c, agent, typedValues(form), apiErrorFields(err), 400);
@@ -309,8 +278,7 @@ export function registerAgentPages(app: OpenAPIHono<AppEnv>): void {
   });
 
   app.post("/dashboard/agents/:id/delete", async (c) => {
-    const agent = await ownAgent(c, c.req.param("id"));
-    await c.var.db.delete(agents).where(and(eq(agents.id, agent.id), eq(agents.organizationId, c.var.auth.organizationId)));
+    await deleteAgent(c.var.db, c.var.auth.organizationId, c.req.param("id"));
     return c.redirect("/dashboard/agents?deleted=1", 303);
   });
 }

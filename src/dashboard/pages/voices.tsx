@@ -1,16 +1,12 @@
 /** @jsxImportSource hono/jsx */
 // Voices: the system catalog (read-only) and the workspace's own (create, edit, delete), through
-// the API's schemas, mapper and scope rules.
+// the API's schemas and service (voices/service.ts: the one ownership rule, in the pages' words).
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import { and, asc, eq } from "drizzle-orm";
 import type { Context } from "hono";
 import type { AppEnv } from "../../context";
-import { type Voice, voices } from "../../db/schema";
-import { ApiError } from "../../lib/errors";
-import { isUuid } from "../../lib/ids";
-import { toNewVoiceRow, toVoicePatch } from "../../routes/v1/voices/mapper";
-import { createVoiceSchema, updateVoiceSchema, VOICE_GENDERS, VOICE_PROVIDERS } from "../../routes/v1/voices/schema";
-import { findVisibleVoice, ownedBy, visibleTo } from "../../routes/v1/voices/scope";
+import { ApiError, type ErrorCode } from "../../lib/errors";
+import { createVoiceSchema, updateVoiceSchema, VOICE_GENDERS, VOICE_PROVIDERS } from "../../voices/schema";
+import { createVoice, deleteVoice, getOwnedVoice, listVoicesByName, updateVoice, type Voice } from "../../voices/service";
 import { type Form, one, validate } from "./forms";
 import { Csrf, ErrorSummary, type FieldErrors, Flash, Layout, Select, shellOf, TextArea, TextField } from "./ui";
 
@@ -90,28 +86,31 @@ async function renderForm(
   );
 }
 
-/** An owned voice (editable); a system voice or another workspace's answers 404 here, since only owned voices have an edit page. */
-async function ownVoice(c: Context<AppEnv>, id: string): Promise<Voice> {
-  const [row] = isUuid(id)
-    ? await c.var.db
-        .select()
-        .from(voices)
-        .where(and(eq(voices.id, id), ownedBy(c.var.auth.organizationId)))
-    : [];
-  if (!row) {
-    const visible = isUuid(id) ? await findVisibleVoice(c.var.db, c.var.auth.organizationId, id) : undefined;
-    throw new ApiError(
-      visible ? "read_only" : "not_found",
-      visible ? "System voices are shared by every workspace and cannot be changed." : "No voice with that id in this workspace.",
-    );
+/**
+ * The ownership rule's answers as the pages have always worded them: only owned voices have an
+ * edit page, so a system voice is "cannot be changed" and anything else is not in this workspace.
+ */
+const PAGE_MESSAGES: Partial<Record<ErrorCode, string>> = {
+  read_only: "System voices are shared by every workspace and cannot be changed.",
+  not_found: "No voice with that id in this workspace.",
+};
+
+async function inPageWords<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (err) {
+    const message = err instanceof ApiError ? PAGE_MESSAGES[err.code] : undefined;
+    throw message && err instanceof ApiError ? new ApiError(err.code, message) : err;
   }
-  return row;
 }
+
+/** An owned voice (editable); a system voice answers 409, another workspace's or a missing one 404. */
+const ownVoice = (c: Context<AppEnv>, id: string): Promise<Voice> => inPageWords(getOwnedVoice(c.var.db, c.var.auth.organizationId, id));
 
 export function registerVoicePages(app: OpenAPIHono<AppEnv>): void {
   app.get("/dashboard/voices", async (c) => {
     const shell = await shellOf(c, "Voices", "voices");
-    const rows = await c.var.db.select().from(voices).where(visibleTo(c.var.auth.organizationId)).orderBy(asc(voices.name));
+    const rows = await listVoicesByName(c.var.db, c.var.auth.organizationId);
     const owned = rows.filter((v) => v.organizationId !== null);
     const system = rows.filter((v) => v.organizationId === null);
     const table = (list: Voice[], editable: boolean) => (
@@ -164,8 +163,7 @@ export function registerVoicePages(app: OpenAPIHono<AppEnv>): void {
     const values = typed(c.var.form);
     const checked = validate(createVoiceSchema, inputOf(values));
     if (!checked.ok) return renderForm(c, null, values, checked.errors, 400);
-    const [row] = await c.var.db.insert(voices).values(toNewVoiceRow(c.var.auth.organizationId, checked.data)).returning();
-    if (!row) throw new Error("insert returned no row");
+    const row = await createVoice(c.var.db, c.var.auth.organizationId, checked.data);
     return c.redirect(`/dashboard/voices/${row.id}?saved=1`, 303);
   });
 
@@ -179,16 +177,12 @@ export function registerVoicePages(app: OpenAPIHono<AppEnv>): void {
     const values = typed(c.var.form);
     const checked = validate(updateVoiceSchema, inputOf(values));
     if (!checked.ok) return renderForm(c, voice, values, checked.errors, 400);
-    await c.var.db
-      .update(voices)
-      .set(toVoicePatch(checked.data))
-      .where(and(eq(voices.id, voice.id), ownedBy(c.var.auth.organizationId)));
+    await inPageWords(updateVoice(c.var.db, c.var.auth.organizationId, voice.id, checked.data));
     return c.redirect(`/dashboard/voices/${voice.id}?saved=1`, 303);
   });
 
   app.post("/dashboard/voices/:id/delete", async (c) => {
-    const voice = await ownVoice(c, c.req.param("id"));
-    await c.var.db.delete(voices).where(and(eq(voices.id, voice.id), ownedBy(c.var.auth.organizationId)));
+    await inPageWords(deleteVoice(c.var.db, c.var.auth.organizationId, c.req.param("id")));
     return c.redirect("/dashboard/voices?deleted=1", 303);
   });
 }

@@ -1,10 +1,9 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import { toAgent } from "../../../agents/mapper";
+import { agentSchema, createAgentSchema } from "../../../agents/schema";
+import { createAgent } from "../../../agents/service";
 import type { AppEnv } from "../../../context";
-import { agents } from "../../../db/schema";
 import { bearerSecurity, errorResponses, jsonBody, jsonResponse } from "../../../lib/openapi";
-import { toAgent, toNewAgentRow } from "./mapper";
-import { agentSchema, createAgentSchema } from "./schema";
-import { requireUsableVoice, whileVoiceExists } from "./voice-check";
 
 export const createAgentRoute = createRoute({
   method: "post",
@@ -20,11 +19,7 @@ export const createAgentRoute = createRoute({
 
 export const registerCreateAgent = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(createAgentRoute, async (c) => {
-    const { db, auth } = c.var;
-    const input = c.req.valid("json");
-    await requireUsableVoice(db, auth.organizationId, input.voiceId);
-    const [row] = await whileVoiceExists(db.insert(agents).values(toNewAgentRow(auth.organizationId, input)).returning());
-    if (!row) throw new Error("insert returned no row");
+    const row = await createAgent(c.var.db, c.var.auth.organizationId, c.req.valid("json"));
     c.header("Location", `/v1/agents/${row.id}`);
     return c.json(toAgent(row), 201);
   });

@@ -1,9 +1,7 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
-import { and, eq } from "drizzle-orm";
+import { deleteAgent } from "../../../agents/service";
 import type { AppEnv } from "../../../context";
-import { agents } from "../../../db/schema";
 import { bearerSecurity, errorResponses, idParam } from "../../../lib/openapi";
-import { agentNotFound } from "./get";
 
 export const deleteAgentRoute = createRoute({
   method: "delete",
@@ -19,10 +17,6 @@ export const deleteAgentRoute = createRoute({
 
 export const registerDeleteAgent = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(deleteAgentRoute, async (c) => {
-    const [row] = await c.var.db
-      .delete(agents)
-      .where(and(eq(agents.id, c.req.valid("param").id), eq(agents.organizationId, c.var.auth.organizationId)))
-      .returning({ id: agents.id });
-    if (!row) throw agentNotFound();
+    await deleteAgent(c.var.db, c.var.auth.organizationId, c.req.valid("param").id);
     return c.body(null, 204);
   });

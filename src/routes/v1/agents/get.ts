@@ -1,14 +1,9 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
-import { and, eq } from "drizzle-orm";
+import { toAgent } from "../../../agents/mapper";
+import { agentSchema } from "../../../agents/schema";
+import { getAgent } from "../../../agents/service";
 import type { AppEnv } from "../../../context";
-import { agents } from "../../../db/schema";
-import { ApiError } from "../../../lib/errors";
 import { bearerSecurity, errorResponses, idParam, jsonResponse } from "../../../lib/openapi";
-import { toAgent } from "./mapper";
-import { agentSchema } from "./schema";
-
-/** The one answer for a missing agent and another workspace's agent. */
-export const agentNotFound = () => new ApiError("not_found", "No agent with that id in this workspace.");
 
 export const getAgentRoute = createRoute({
   method: "get",
@@ -23,11 +18,6 @@ export const getAgentRoute = createRoute({
 
 export const registerGetAgent = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(getAgentRoute, async (c) => {
-    const [row] = await c.var.db
-      .select()
-      .from(agents)
-      .where(and(eq(agents.id, c.req.valid("param").id), eq(agents.organizationId, c.var.auth.organizationId)))
-      .limit(1);
-    if (!row) throw agentNotFound();
+    const row = await getAgent(c.var.db, c.var.auth.organizationId, c.req.valid("param").id);
     return c.json(toAgent(row), 200);
   });

@@ -1,12 +1,9 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
-import { and, eq } from "drizzle-orm";
+import { toAgent } from "../../../agents/mapper";
+import { agentSchema, updateAgentSchema } from "../../../agents/schema";
+import { updateAgent } from "../../../agents/service";
 import type { AppEnv } from "../../../context";
-import { agents } from "../../../db/schema";
 import { bearerSecurity, errorResponses, idParam, jsonBody, jsonResponse } from "../../../lib/openapi";
-import { agentNotFound } from "./get";
-import { toAgent, toAgentPatch } from "./mapper";
-import { agentSchema, updateAgentSchema } from "./schema";
-import { requireUsableVoice, whileVoiceExists } from "./voice-check";
 
 export const updateAgentRoute = createRoute({
   method: "patch",
@@ -23,16 +20,6 @@ export const updateAgentRoute = createRoute({
 
 export const registerUpdateAgent = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(updateAgentRoute, async (c) => {
-    const { db, auth } = c.var;
-    const input = c.req.valid("json");
-    await requireUsableVoice(db, auth.organizationId, input.voiceId);
-    const [row] = await whileVoiceExists(
-      db
-        .update(agents)
-        .set(toAgentPatch(input))
-        .where(and(eq(agents.id, c.req.valid("param").id), eq(agents.organizationId, auth.organizationId)))
-        .returning(),
-    );
-    if (!row) throw agentNotFound();
+    const row = await updateAgent(c.var.db, c.var.auth.organizationId, c.req.valid("param").id, c.req.valid("json"));
     return c.json(toAgent(row), 200);
   });

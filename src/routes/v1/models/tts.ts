@@ -1,42 +1,19 @@
 // POST /v1/tts (ours) and POST /v1/audio/speech (the `openai` SDK's): the whole audio buffer,
 // metered by characters. The voice is resolved through the workspace's voices to a provider.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { and, eq, isNull, or, sql } from "drizzle-orm";
 import type { Context } from "hono";
 import type { AppEnv } from "../../../context";
-import { type Voice, voices } from "../../../db/schema";
-import { ApiError } from "../../../lib/errors";
 import { codePoints } from "../../../lib/fields";
-import { isUuid } from "../../../lib/ids";
 import { bearerSecurity, errorResponses, jsonBody } from "../../../lib/openapi";
 import { metered } from "../../../metering/metered";
 import { ttsProvider } from "../../../providers/registry";
 import { AUDIO_CONTENT_TYPES, type AudioFormat } from "../../../providers/types";
+import { resolveSpeechVoice } from "../../../voices/service";
 import { speechAliasSchema, ttsRequestSchema } from "./schema";
-
-/** A voice the workspace may use: by id, or (the SDK's alias) by provider voice id or name. */
-async function resolveVoice(c: Context<AppEnv>, ref: string): Promise<Voice> {
-  const visible = or(isNull(voices.organizationId), eq(voices.organizationId, c.var.auth.organizationId));
-  const match = isUuid(ref)
-    ? eq(voices.id, ref)
-    : or(sql`lower(${voices.providerVoiceId}) = lower(${ref})`, sql`lower(${voices.name}) = lower(${ref})`);
-  const [voice] = await c.var.db
-    .select()
-    .from(voices)
-    .where(and(visible, match))
-    .orderBy(sql`${voices.organizationId} is null`) // the workspace's own voice first
-    .limit(1);
-  if (!voice) {
-    throw new ApiError("validation_failed", `No voice "${ref}" in this workspace or among the system voices (GET /v1/voices).`, {
-      issues: [{ path: "voiceId", message: "unknown voice" }],
-    });
-  }
-  return voice;
-}
 
 async function synthesize(c: Context<AppEnv>, input: { text: string; voice: string; model?: string; format: AudioFormat; speed?: number }) {
   const { config } = c.var;
-  const voice = await resolveVoice(c, input.voice);
+  const voice = await resolveSpeechVoice(c.var.db, c.var.auth.organizationId, input.voice);
   const provider = ttsProvider(config, voice.provider);
   const model = input.model ?? (voice.provider === "elevenlabs" ? "eleven_multilingual_v2" : config.DEFAULT_TTS_MODEL);
   const characters = codePoints(input.text);

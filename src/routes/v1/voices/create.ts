@@ -1,10 +1,10 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../context";
-import { voices } from "../../../db/schema";
 import { bearerSecurity, errorResponses, jsonBody, jsonResponse } from "../../../lib/openapi";
 import { synthesizableProviders } from "../../../providers/registry";
-import { toNewVoiceRow, toVoice } from "./mapper";
-import { createVoiceSchema, voiceSchema } from "./schema";
+import { toVoice } from "../../../voices/mapper";
+import { createVoiceSchema, voiceSchema } from "../../../voices/schema";
+import { createVoice } from "../../../voices/service";
 
 export const createVoiceRoute = createRoute({
   method: "post",
@@ -20,11 +20,7 @@ export const createVoiceRoute = createRoute({
 
 export const registerCreateVoice = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(createVoiceRoute, async (c) => {
-    const [row] = await c.var.db
-      .insert(voices)
-      .values(toNewVoiceRow(c.var.auth.organizationId, c.req.valid("json")))
-      .returning();
-    if (!row) throw new Error("insert returned no row");
+    const row = await createVoice(c.var.db, c.var.auth.organizationId, c.req.valid("json"));
     c.header("Location", `/v1/voices/${row.id}`);
     return c.json(toVoice(row, synthesizableProviders(c.var.config)), 201);
   });

@@ -1,9 +1,7 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
-import { and, eq } from "drizzle-orm";
 import type { AppEnv } from "../../../context";
-import { voices } from "../../../db/schema";
 import { bearerSecurity, errorResponses, idParam } from "../../../lib/openapi";
-import { ownedBy, refuseUnowned } from "./scope";
+import { deleteVoice } from "../../../voices/service";
 
 export const deleteVoiceRoute = createRoute({
   method: "delete",
@@ -20,11 +18,6 @@ export const deleteVoiceRoute = createRoute({
 
 export const registerDeleteVoice = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(deleteVoiceRoute, async (c) => {
-    const { id } = c.req.valid("param");
-    const [row] = await c.var.db
-      .delete(voices)
-      .where(and(eq(voices.id, id), ownedBy(c.var.auth.organizationId)))
-      .returning({ id: voices.id });
-    if (!row) return refuseUnowned(c.var.db, id, "deleted");
+    await deleteVoice(c.var.db, c.var.auth.organizationId, c.req.valid("param").id);
     return c.body(null, 204);
   });

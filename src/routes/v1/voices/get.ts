@@ -2,9 +2,9 @@ import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../context";
 import { bearerSecurity, errorResponses, idParam, jsonResponse } from "../../../lib/openapi";
 import { synthesizableProviders } from "../../../providers/registry";
-import { toVoice } from "./mapper";
-import { voiceSchema } from "./schema";
-import { findVisibleVoice, voiceNotFound } from "./scope";
+import { toVoice } from "../../../voices/mapper";
+import { voiceSchema } from "../../../voices/schema";
+import { getVoice } from "../../../voices/service";
 
 export const getVoiceRoute = createRoute({
   method: "get",
@@ -19,7 +19,6 @@ export const getVoiceRoute = createRoute({
 
 export const registerGetVoice = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(getVoiceRoute, async (c) => {
-    const row = await findVisibleVoice(c.var.db, c.var.auth.organizationId, c.req.valid("param").id);
-    if (!row) throw voiceNotFound();
+    const row = await getVoice(c.var.db, c.var.auth.organizationId, c.req.valid("param").id);
     return c.json(toVoice(row, synthesizableProviders(c.var.config)), 200);
   });

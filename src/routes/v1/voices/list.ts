@@ -1,13 +1,10 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
-import { and, desc, eq, inArray, isNull, not, or, type SQL, sql } from "drizzle-orm";
 import type { AppEnv } from "../../../context";
-import { voices } from "../../../db/schema";
 import { bearerSecurity, errorResponses, jsonResponse } from "../../../lib/openapi";
-import { pageOf, pageQuery } from "../../../lib/pagination";
 import { synthesizableProviders } from "../../../providers/registry";
-import { toVoice } from "./mapper";
-import { listVoicesQuerySchema, voicePageSchema } from "./schema";
-import { ownedBy, visibleTo } from "./scope";
+import { toVoice } from "../../../voices/mapper";
+import { listVoicesQuerySchema, voicePageSchema } from "../../../voices/schema";
+import { listVoices } from "../../../voices/service";
 
 export const listVoicesRoute = createRoute({
   method: "get",
@@ -24,34 +21,7 @@ export const listVoicesRoute = createRoute({
 
 export const registerListVoices = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(listVoicesRoute, async (c) => {
-    const query = c.req.valid("query");
-    const page = pageQuery(query);
-    const org = c.var.auth.organizationId;
-    const conditions: SQL[] = [
-      query.type === "system" ? isNull(voices.organizationId) : query.type === "owned" ? ownedBy(org) : visibleTo(org),
-      ...page.where(voices),
-    ];
-    if (query.provider) conditions.push(eq(voices.provider, query.provider));
     const synthesizable = synthesizableProviders(c.var.config);
-    if (query.available !== undefined) {
-      const speakable = synthesizable.length ? inArray(voices.provider, synthesizable) : sql`false`;
-      conditions.push(query.available ? speakable : not(speakable));
-    }
-    if (query.language) {
-      // Tags hold only letters, digits and hyphens (validated), so they are safe in LIKE.
-      const tag = query.language;
-      conditions.push(
-        or(eq(voices.language, tag), sql`${voices.language} like ${`${tag}-%`}`, sql`${tag} like ${voices.language} || '-%'`) as SQL,
-      );
-    }
-    const rows = await c.var.db
-      .select()
-      .from(voices)
-      .where(and(...conditions))
-      .orderBy(desc(voices.id))
-      .limit(page.limit + 1);
-    return c.json(
-      pageOf(rows, page.limit, (row) => toVoice(row, synthesizable)),
-      200,
-    );
+    const page = await listVoices(c.var.db, c.var.auth.organizationId, c.req.valid("query"), synthesizable);
+    return c.json({ ...page, data: page.data.map((row) => toVoice(row, synthesizable)) }, 200);
   });

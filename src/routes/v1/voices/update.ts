@@ -1,12 +1,10 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
-import { and, eq } from "drizzle-orm";
 import type { AppEnv } from "../../../context";
-import { voices } from "../../../db/schema";
 import { bearerSecurity, errorResponses, idParam, jsonBody, jsonResponse } from "../../../lib/openapi";
 import { synthesizableProviders } from "../../../providers/registry";
-import { toVoice, toVoicePatch } from "./mapper";
-import { updateVoiceSchema, voiceSchema } from "./schema";
-import { ownedBy, refuseUnowned } from "./scope";
+import { toVoice } from "../../../voices/mapper";
+import { updateVoiceSchema, voiceSchema } from "../../../voices/schema";
+import { updateVoice } from "../../../voices/service";
 
 export const updateVoiceRoute = createRoute({
   method: "patch",
@@ -23,13 +21,6 @@ export const updateVoiceRoute = createRoute({
 
 export const registerUpdateVoice = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(updateVoiceRoute, async (c) => {
-    const { id } = c.req.valid("param");
-    const org = c.var.auth.organizationId;
-    const [row] = await c.var.db
-      .update(voices)
-      .set(toVoicePatch(c.req.valid("json")))
-      .where(and(eq(voices.id, id), ownedBy(org)))
-      .returning();
-    if (!row) return refuseUnowned(c.var.db, id, "updated");
+    const row = await updateVoice(c.var.db, c.var.auth.organizationId, c.req.valid("param").id, c.req.valid("json"));
     return c.json(toVoice(row, synthesizableProviders(c.var.config)), 200);
   });

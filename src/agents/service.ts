@@ -1,0 +1,120 @@
+// Agents: create, read, list, update, delete. Plain functions of (db, organizationId, input),
+// shared by /v1/agents, the dashboard and the other resources that name an agent. Every query
+// is scoped by the organization; another workspace's agent is simply not found, with the same
+// answer as a missing one. An agent's voiceId must name a voice the workspace can see.
+import { and, asc, desc, eq, ilike, type SQL } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { type Agent, agents } from "../db/schema";
+import { ApiError } from "../lib/errors";
+import { isUuid } from "../lib/ids";
+import { type Page, type PageParams, pageOf, pageQuery } from "../lib/pagination";
+import { findVisibleVoice } from "../voices/service";
+import { toAgentPatch, toNewAgentRow } from "./mapper";
+import type { CreateAgentInput, UpdateAgentInput } from "./schema";
+
+export type { Agent };
+
+/** The one answer for a missing agent and another workspace's agent. */
+export const agentNotFound = () => new ApiError("not_found", "No agent with that id in this workspace.");
+
+const scoped = (organizationId: string, id: string) => and(eq(agents.id, id), eq(agents.organizationId, organizationId));
+
+const VOICE_MESSAGE = "no voice with this id in this workspace or the system catalog";
+const unusableVoice = () =>
+  new ApiError("validation_failed", `Invalid json: voiceId: ${VOICE_MESSAGE}`, { issues: [{ path: "voiceId", message: VOICE_MESSAGE }] });
+
+/** The voice check: a system voice or the workspace's own; another workspace's voice is refused exactly like a missing one. */
+async function requireUsableVoice(db: Db, organizationId: string, voiceId: string | null | undefined): Promise<void> {
+  if (!voiceId) return;
+  if (!(await findVisibleVoice(db, organizationId, voiceId))) throw unusableVoice();
+}
+
+const isForeignKeyViolation = (err: unknown): boolean => {
+  let e: unknown = err;
+  for (let i = 0; i < 5 && typeof e === "object" && e !== null; i++) {
+    if ((e as { code?: unknown }).code === "23503") return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+};
+
+/** The voice was deleted between the check and the write: the same 400 as if it never existed. */
+async function whileVoiceExists<T>(write: Promise<T>): Promise<T> {
+  try {
+    return await write;
+  } catch (err) {
+    if (isForeignKeyViolation(err)) throw unusableVoice();
+    throw err;
+  }
+}
+
+export async function createAgent(db: Db, organizationId: string, input: CreateAgentInput): Promise<Agent> {
+  await requireUsableVoice(db, organizationId, input.voiceId);
+  const [row] = await whileVoiceExists(db.insert(agents).values(toNewAgentRow(organizationId, input)).returning());
+  if (!row) throw new Error("insert returned no row");
+  return row;
+}
+
+/** The workspace's agent by id, or null. An id that is not a UUID names no agent. */
+export async function findAgent(db: Db, organizationId: string, id: string): Promise<Agent | null> {
+  if (!isUuid(id)) return null;
+  const [row] = await db.select().from(agents).where(scoped(organizationId, id)).limit(1);
+  return row ?? null;
+}
+
+/** The workspace's agent by id; 404 otherwise. */
+export async function getAgent(db: Db, organizationId: string, id: string): Promise<Agent> {
+  const row = await findAgent(db, organizationId, id);
+  if (!row) throw agentNotFound();
+  return row;
+}
+
+export interface AgentFilters {
+  /** Only agents whose name contains this (case-insensitive, taken literally). */
+  name?: string;
+  /** Only agents using this voice. */
+  voiceId?: string;
+}
+
+/** LIKE treats % _ and \ specially; a name filter matches them literally. */
+const escapeLike = (s: string) => s.replace(/[\\%_]/g, (ch) => `\\${ch}`);
+
+/** A page of the workspace's agents, newest first. */
+export async function listAgents(db: Db, organizationId: string, params: PageParams & AgentFilters): Promise<Page<Agent>> {
+  const page = pageQuery(params);
+  const conditions: SQL[] = [eq(agents.organizationId, organizationId), ...page.where(agents)];
+  if (params.name) conditions.push(ilike(agents.name, `%${escapeLike(params.name)}%`));
+  if (params.voiceId) conditions.push(eq(agents.voiceId, params.voiceId));
+  const rows = await db
+    .select()
+    .from(agents)
+    .where(and(...conditions))
+    .orderBy(desc(agents.id))
+    .limit(page.limit + 1);
+  return pageOf(rows, page.limit, (row) => row);
+}
+
+/** Every agent of the workspace as {id, name}, by name: the pickers of other screens. */
+export async function listAgentNames(db: Db, organizationId: string): Promise<Array<{ id: string; name: string }>> {
+  return db
+    .select({ id: agents.id, name: agents.name })
+    .from(agents)
+    .where(eq(agents.organizationId, organizationId))
+    .orderBy(asc(agents.name));
+}
+
+/** Only the fields sent change (mapper.ts: `metadata` replaced whole, `analysisPlan` merged); 404 when not the workspace's. */
+export async function updateAgent(db: Db, organizationId: string, id: string, input: UpdateAgentInput): Promise<Agent> {
+  await requireUsableVoice(db, organizationId, input.voiceId);
+  const [row] = isUuid(id)
+    ? await whileVoiceExists(db.update(agents).set(toAgentPatch(input)).where(scoped(organizationId, id)).returning())
+    : [];
+  if (!row) throw agentNotFound();
+  return row;
+}
+
+/** Deletes at once (the agent's calls are kept); 404 when not the workspace's. */
+export async function deleteAgent(db: Db, organizationId: string, id: string): Promise<void> {
+  const [row] = isUuid(id) ? await db.delete(agents).where(scoped(organizationId, id)).returning({ id: agents.id }) : [];
+  if (!row) throw agentNotFound();
+}

@@ -1,0 +1,173 @@
+// Voices: the system catalog (shared by every workspace, read-only) plus each workspace's own.
+// Plain functions of (db, organizationId, …), shared by /v1/voices, the Models API's TTS, the
+// agents service (an agent's voiceId) and the dashboard. The one ownership rule lives here: a
+// workspace sees system voices and its own, changes only its own; a system voice is read-only
+// (409), another workspace's voice is simply not found (404).
+import { and, asc, desc, eq, inArray, isNull, not, or, type SQL, sql } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { type Voice, voices } from "../db/schema";
+import { ApiError } from "../lib/errors";
+import { isUuid } from "../lib/ids";
+import { type Page, type PageParams, pageOf, pageQuery } from "../lib/pagination";
+import { toNewVoiceRow, toVoicePatch } from "./mapper";
+import type { CreateVoiceInput, UpdateVoiceInput, VoiceProvider } from "./schema";
+
+export type { Voice };
+
+const visibleTo = (organizationId: string): SQL => or(eq(voices.organizationId, organizationId), isNull(voices.organizationId)) as SQL;
+const ownedBy = (organizationId: string): SQL => eq(voices.organizationId, organizationId);
+
+/** The one answer for a missing voice and another workspace's voice. */
+export const voiceNotFound = () => new ApiError("not_found", "No voice with that id in this workspace or the system catalog.");
+
+/** What the caller tried to do to a voice it does not own. */
+export type VoiceChange = "changed" | "updated" | "deleted";
+
+export const systemVoiceReadOnly = (action: VoiceChange) =>
+  new ApiError("read_only", `System voices are shared by every workspace and cannot be ${action}. Create an owned voice instead.`);
+
+/** A voice the workspace can see (system or its own), or null. An id that is not a UUID names no voice. */
+export async function findVisibleVoice(db: Db, organizationId: string, id: string): Promise<Voice | null> {
+  if (!isUuid(id)) return null;
+  const [row] = await db
+    .select()
+    .from(voices)
+    .where(and(eq(voices.id, id), visibleTo(organizationId)))
+    .limit(1);
+  return row ?? null;
+}
+
+/** A voice the workspace can see; 404 otherwise. */
+export async function getVoice(db: Db, organizationId: string, id: string): Promise<Voice> {
+  const row = await findVisibleVoice(db, organizationId, id);
+  if (!row) throw voiceNotFound();
+  return row;
+}
+
+export interface VoiceFilters {
+  type?: "system" | "owned";
+  provider?: VoiceProvider;
+  /** Only voices this deployment can (true) or cannot (false) synthesize now. */
+  available?: boolean;
+  /** `en` matches en, en-US, en-GB; `en-US` matches en-US and the generic en. */
+  language?: string;
+}
+
+/**
+ * A page of the voices the workspace sees, newest first. `synthesizable`: the providers this
+ * deployment can speak now (providers/registry.ts), for the `available` filter.
+ */
+export async function listVoices(
+  db: Db,
+  organizationId: string,
+  params: PageParams & VoiceFilters,
+  synthesizable: readonly string[],
+): Promise<Page<Voice>> {
+  const page = pageQuery(params);
+  const conditions: SQL[] = [
+    params.type === "system"
+      ? isNull(voices.organizationId)
+      : params.type === "owned"
+        ? ownedBy(organizationId)
+        : visibleTo(organizationId),
+    ...page.where(voices),
+  ];
+  if (params.provider) conditions.push(eq(voices.provider, params.provider));
+  if (params.available !== undefined) {
+    const speakable = synthesizable.length ? inArray(voices.provider, [...synthesizable]) : sql`false`;
+    conditions.push(params.available ? speakable : not(speakable));
+  }
+  if (params.language) {
+    // Tags hold only letters, digits and hyphens (validated), so they are safe in LIKE.
+    const tag = params.language;
+    conditions.push(
+      or(eq(voices.language, tag), sql`${voices.language} like ${`${tag}-%`}`, sql`${tag} like ${voices.language} || '-%'`) as SQL,
+    );
+  }
+  const rows = await db
+    .select()
+    .from(voices)
+    .where(and(...conditions))
+    .orderBy(desc(voices.id))
+    .limit(page.limit + 1);
+  return pageOf(rows, page.limit, (row) => row);
+}
+
+/** Every voice the workspace sees, by name: the dashboard's catalog and its voice pickers. */
+export async function listVoicesByName(db: Db, organizationId: string): Promise<Voice[]> {
+  return db.select().from(voices).where(visibleTo(organizationId)).orderBy(asc(voices.name));
+}
+
+export async function createVoice(db: Db, organizationId: string, input: CreateVoiceInput): Promise<Voice> {
+  const [row] = await db.insert(voices).values(toNewVoiceRow(organizationId, input)).returning();
+  if (!row) throw new Error("insert returned no row");
+  return row;
+}
+
+/** The ownership rule, after a scoped read or write matched nothing: a system voice is read-only (409), anything else 404. */
+async function refuseUnowned(db: Db, id: string, action: VoiceChange): Promise<never> {
+  if (!isUuid(id)) throw voiceNotFound();
+  const [system] = await db
+    .select({ id: voices.id })
+    .from(voices)
+    .where(and(eq(voices.id, id), isNull(voices.organizationId)))
+    .limit(1);
+  throw system ? systemVoiceReadOnly(action) : voiceNotFound();
+}
+
+/** A voice the workspace may change (its own); otherwise the ownership rule's 409 or 404. */
+export async function getOwnedVoice(db: Db, organizationId: string, id: string): Promise<Voice> {
+  const [row] = isUuid(id)
+    ? await db
+        .select()
+        .from(voices)
+        .where(and(eq(voices.id, id), ownedBy(organizationId)))
+        .limit(1)
+    : [];
+  return row ?? refuseUnowned(db, id, "changed");
+}
+
+/** Only the fields sent change; `null` clears gender, previewUrl and description. */
+export async function updateVoice(db: Db, organizationId: string, id: string, input: UpdateVoiceInput): Promise<Voice> {
+  const [row] = isUuid(id)
+    ? await db
+        .update(voices)
+        .set(toVoicePatch(input))
+        .where(and(eq(voices.id, id), ownedBy(organizationId)))
+        .returning()
+    : [];
+  return row ?? refuseUnowned(db, id, "updated");
+}
+
+/** Agents that used the voice keep working with `voiceId: null` (the foreign key sets null). */
+export async function deleteVoice(db: Db, organizationId: string, id: string): Promise<void> {
+  const [row] = isUuid(id)
+    ? await db
+        .delete(voices)
+        .where(and(eq(voices.id, id), ownedBy(organizationId)))
+        .returning({ id: voices.id })
+    : [];
+  if (!row) await refuseUnowned(db, id, "deleted");
+}
+
+/**
+ * The voice a TTS request names: by id, or (the OpenAI SDK's alias) by provider voice id or
+ * name, case-insensitive, the workspace's own voice before a system voice of the same name.
+ */
+export async function resolveSpeechVoice(db: Db, organizationId: string, ref: string): Promise<Voice> {
+  const match = isUuid(ref)
+    ? eq(voices.id, ref)
+    : or(sql`lower(${voices.providerVoiceId}) = lower(${ref})`, sql`lower(${voices.name}) = lower(${ref})`);
+  const [voice] = await db
+    .select()
+    .from(voices)
+    .where(and(visibleTo(organizationId), match))
+    .orderBy(sql`${voices.organizationId} is null`) // the workspace's own voice first
+    .limit(1);
+  if (!voice) {
+    throw new ApiError("validation_failed", `No voice "${ref}" in this workspace or among the system voices (GET /v1/voices).`, {
+      issues: [{ path: "voiceId", message: "unknown voice" }],
+    });
+  }
+  return voice;
+}
