@@ -1,51 +1,9 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
-import { callFields, endedReasonOf, recordingOf, transcriptOf } from "../../../calls/views";
-import type { Db } from "../../../db/client";
-import { type Call, usageEvents } from "../../../db/schema";
-import { toCredits } from "../../../metering/prices";
-
-export interface CallUsage {
-  stt: { quantity: number; micro: number };
-  chat: { quantity: number; micro: number; promptTokens: number; completionTokens: number };
-  tts: { quantity: number; micro: number };
-}
-
-const emptyUsage = (): CallUsage => ({
-  stt: { quantity: 0, micro: 0 },
-  chat: { quantity: 0, micro: 0, promptTokens: 0, completionTokens: 0 },
-  tts: { quantity: 0, micro: 0 },
-});
-
-/** What each call consumed, from the usage log (successful uses only). */
-export async function usageOf(db: Db, callIds: string[]): Promise<Map<string, CallUsage>> {
-  const out = new Map<string, CallUsage>();
-  if (callIds.length === 0) return out;
-  const rows = await db
-    .select({
-      callId: usageEvents.callId,
-      modality: usageEvents.modality,
-      quantity: sql<string>`sum(${usageEvents.quantity})`,
-      micro: sql<string>`sum(${usageEvents.costMicro})`,
-      promptTokens: sql<string>`coalesce(sum(${usageEvents.promptTokens}), 0)`,
-      completionTokens: sql<string>`coalesce(sum(${usageEvents.completionTokens}), 0)`,
-    })
-    .from(usageEvents)
-    .where(and(inArray(usageEvents.callId, callIds), eq(usageEvents.status, 200)))
-    .groupBy(usageEvents.callId, usageEvents.modality);
-  for (const r of rows) {
-    if (!r.callId) continue;
-    const u = out.get(r.callId) ?? emptyUsage();
-    const line = u[r.modality];
-    line.quantity = Number(r.quantity);
-    line.micro = Number(r.micro);
-    if (r.modality === "chat") {
-      u.chat.promptTokens = Number(r.promptTokens);
-      u.chat.completionTokens = Number(r.completionTokens);
-    }
-    out.set(r.callId, u);
-  }
-  return out;
-}
+// A call as the API and the dashboard show it: the row and its usage (src/calls/service.ts reads
+// both), mapped without a query. The phone numbers' view is here too.
+import type { Call, PhoneNumber } from "../db/schema";
+import { toCredits } from "../metering/prices";
+import { type CallUsage, emptyUsage } from "./service";
+import { callFields, endedReasonOf, recordingOf, transcriptOf } from "./views";
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -92,3 +50,11 @@ export function toCallView(call: Call, usage: CallUsage | undefined, origin: str
 }
 
 export type CallView = ReturnType<typeof toCallView>;
+
+export const toPhoneNumberView = (p: PhoneNumber) => ({
+  id: p.id,
+  number: p.number,
+  provider: p.provider,
+  label: p.label,
+  createdAt: p.createdAt.toISOString(),
+});

@@ -1,16 +1,18 @@
-// Caller ids: which numbers a workspace may place calls from, checked in one place for the API
-// and the dashboard (docs/calls.md, "Caller ids"). A workspace may call from
+// Phone numbers (caller ids): the service behind /v1/phone-numbers and the caller id of a new
+// call, which numbers a workspace may place calls from, checked in one place for the API and
+// the dashboard (docs/calls.md, "Caller ids"). A workspace may call from
 // - one of the platform's shared numbers (TWILIO_FROM_NUMBERS: configuration, every workspace), or
 // - a number it added (POST /v1/phone-numbers) that is still a number of the platform's Twilio
 //   account or a caller id verified there (IncomingPhoneNumbers / OutgoingCallerIds).
 // A number belongs to one workspace (a unique index): adding one another workspace has is refused.
 // Twilio is asked when a number is added and again at every call, not cached: a call already
 // costs a request to Twilio, and a number released from the account stops working at once.
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, desc, eq } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { type PhoneNumber, phoneNumbers } from "../db/schema";
 import type { AppConfig } from "../env";
 import { ApiError } from "../lib/errors";
+import { type Page, type PageParams, pageOf, pageQuery } from "../lib/pagination";
 import { ProviderError } from "../providers/http";
 import { telephonyProvider } from "../telephony/registry";
 import type { CallerIdSource } from "../telephony/types";
@@ -118,11 +120,26 @@ export async function callerIdFor(ctx: CallerIdCtx, input: { fromNumber?: string
   return chosen.number;
 }
 
-/** Removes one of the workspace's caller ids; false when it has no such number. */
-export async function removePhoneNumber(ctx: Pick<CallerIdCtx, "db" | "organizationId">, id: string): Promise<boolean> {
+/** The one answer for a missing number and another workspace's number. */
+export const phoneNumberNotFound = () => new ApiError("not_found", "No phone number with that id in this workspace.");
+
+/** The workspace's caller ids, newest first. */
+export async function listPhoneNumbers(ctx: Pick<CallerIdCtx, "db" | "organizationId">, params: PageParams): Promise<Page<PhoneNumber>> {
+  const page = pageQuery(params);
+  const rows = await ctx.db
+    .select()
+    .from(phoneNumbers)
+    .where(and(eq(phoneNumbers.organizationId, ctx.organizationId), ...page.where(phoneNumbers)))
+    .orderBy(desc(phoneNumbers.id))
+    .limit(page.limit + 1);
+  return pageOf(rows, page.limit, (row) => row);
+}
+
+/** Removes one of the workspace's caller ids; 404 when it has no such number. */
+export async function removePhoneNumber(ctx: Pick<CallerIdCtx, "db" | "organizationId">, id: string): Promise<void> {
   const [row] = await ctx.db
     .delete(phoneNumbers)
     .where(and(eq(phoneNumbers.id, id), eq(phoneNumbers.organizationId, ctx.organizationId)))
     .returning({ id: phoneNumbers.id });
-  return Boolean(row);
+  if (!row) throw phoneNumberNotFound();
 }

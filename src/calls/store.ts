@@ -3,7 +3,7 @@
 // callback) exactly one wins, and only the winner fires the webhook.
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { type Call, calls, type TranscriptTurn, usageEvents } from "../db/schema";
+import { agents, type Call, calls, type TranscriptTurn, usageEvents } from "../db/schema";
 import { ACTIVE_STATUSES, type CallStatus, type EndedReason, sourcesOf, statusFor } from "./states";
 
 export interface Move {
@@ -71,6 +71,13 @@ export async function saveTranscript(db: Db, callId: string, transcript: Transcr
     .where(and(eq(calls.id, callId), inArray(calls.status, ACTIVE_STATUSES)));
 }
 
+/** A call answered now must have ended by then: its agent's maxDurationSeconds (2 h when the agent is gone) plus the watchdog's grace. */
+export async function answeredDeadline(db: Db, call: Pick<Call, "agentId">, graceSeconds: number): Promise<Date> {
+  const [agent] = call.agentId ? await db.select({ max: agents.maxDurationSeconds }).from(agents).where(eq(agents.id, call.agentId)) : [];
+  return new Date(Date.now() + ((agent?.max ?? 7_200) + graceSeconds) * 1000);
+}
+
+/** Any workspace's call by id: for the runtime and the provider's callbacks (the API reads through ./service.ts). */
 export async function findCall(db: Db, callId: string): Promise<Call | null> {
   const [row] = await db.select().from(calls).where(eq(calls.id, callId));
   return row ?? null;

@@ -4,15 +4,13 @@
 //   token in the stream's `start` message (checked by the call's session);
 // - GET  /web-calls/:callId/socket?token=: the browser's socket, the one-time web-call token.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { eq } from "drizzle-orm";
 import type { Context } from "hono";
 import { finishCall, startCall } from "../calls/lifecycle";
 import { redeemWebCallToken } from "../calls/place";
 import type { EndedReason } from "../calls/states";
-import { findCall, moveCall } from "../calls/store";
+import { answeredDeadline, findCall, moveCall } from "../calls/store";
 import { CALL_ID_HEADER, TRANSPORT_HEADER } from "../calls/stub";
 import type { AppEnv } from "../context";
-import { agents } from "../db/schema";
 import { ApiError } from "../lib/errors";
 import { isUuid } from "../lib/ids";
 import { errorResponses } from "../lib/openapi";
@@ -102,11 +100,7 @@ export function registerTelephonyRoutes(app: OpenAPIHono<AppEnv>): void {
     const status = params.get("CallStatus") ?? "";
     if (status === "ringing") await moveCall(db, callId, "ringing");
     else if (status === "in-progress") {
-      const [agent] = call.agentId
-        ? await db.select({ max: agents.maxDurationSeconds }).from(agents).where(eq(agents.id, call.agentId))
-        : [];
-      const deadline = new Date(Date.now() + ((agent?.max ?? 7_200) + config.CALL_WATCHDOG_GRACE_SECONDS) * 1000);
-      await startCall(deps, callId, deadline);
+      await startCall(deps, callId, await answeredDeadline(db, call, config.CALL_WATCHDOG_GRACE_SECONDS));
     } else if (status === "completed") {
       if (call.status === "in-progress") {
         // The callee hung up: the live session ends the call with its whole transcript; when no

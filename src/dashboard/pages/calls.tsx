@@ -2,16 +2,17 @@
 // Calls: the list with filters, a call's page (transcript turns, recording player, analysis and
 // report, cost and latency, the webhook deliveries of that call), and "place a test call".
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import { and, asc, desc, eq, type SQL } from "drizzle-orm";
 import type { Context } from "hono";
 import { z } from "zod";
+import { findAgent, listAgentNames } from "../../agents/service";
+import { toCallView } from "../../calls/mapper";
 import { placePhoneCall } from "../../calls/place";
-import { ACTIVE_STATUSES, CALL_STATUSES } from "../../calls/states";
+import { type CallFilters, deliveriesOfCall, getCallRecording, getCallWithUsage, listCalls } from "../../calls/service";
+import { ACTIVE_STATUSES, CALL_STATUSES, type CallStatus } from "../../calls/states";
+import { durationOf } from "../../calls/views";
 import type { AppEnv } from "../../context";
-import { agents, calls, webhookDeliveries, webhookEndpoints } from "../../db/schema";
 import { ApiError } from "../../lib/errors";
 import { isUuid } from "../../lib/ids";
-import { toCallView, usageOf } from "../../routes/v1/calls/mapper";
 import { callCtx } from "../../routes/v1/calls/place";
 import { phoneNumber } from "../../routes/v1/calls/schema";
 import { one, validate } from "./forms";
@@ -36,13 +37,18 @@ const statusBadge = (status: string) => (
   </span>
 );
 
-async function agentOptions(c: Context<AppEnv>) {
-  return c.var.db
-    .select({ id: agents.id, name: agents.name })
-    .from(agents)
-    .where(eq(agents.organizationId, c.var.auth.organizationId))
-    .orderBy(asc(agents.name));
+/** The list's filters as the form sent them; a value the form does not offer filters nothing. */
+function filtersOf(q: Record<"agentId" | "status" | "type" | "direction", string>): CallFilters {
+  return {
+    agentId: isUuid(q.agentId) ? q.agentId : undefined,
+    status: (CALL_STATUSES as readonly string[]).includes(q.status) ? (q.status as CallStatus) : undefined,
+    type: q.type === "phone" || q.type === "web" ? q.type : undefined,
+    direction: q.direction === "outbound" || q.direction === "inbound" ? q.direction : undefined,
+  };
 }
+
+/** The list shows the newest calls, without paging. */
+const LIST_LIMIT = 100;
 
 async function listPage(
   c: Context<AppEnv>,
@@ -56,20 +62,11 @@ async function listPage(
     type: c.req.query("type") ?? "",
     direction: c.req.query("direction") ?? "",
   };
-  const conditions: SQL[] = [eq(calls.organizationId, c.var.auth.organizationId)];
-  if (isUuid(q.agentId)) conditions.push(eq(calls.agentId, q.agentId));
-  if ((CALL_STATUSES as readonly string[]).includes(q.status))
-    conditions.push(eq(calls.status, q.status as (typeof CALL_STATUSES)[number]));
-  if (q.type === "phone" || q.type === "web") conditions.push(eq(calls.type, q.type));
-  if (q.direction === "outbound" || q.direction === "inbound") conditions.push(eq(calls.direction, q.direction));
-  const [rows, agentList] = await Promise.all([
-    c.var.db
-      .select()
-      .from(calls)
-      .where(and(...conditions))
-      .orderBy(desc(calls.id))
-      .limit(100),
-    agentOptions(c),
+  const { db } = c.var;
+  const org = c.var.auth.organizationId;
+  const [{ data: rows }, agentList] = await Promise.all([
+    listCalls(db, org, { limit: LIST_LIMIT, ...filtersOf(q) }),
+    listAgentNames(db, org),
   ]);
   const agentChoices = [{ value: "", label: "All agents" }, ...agentList.map((a) => ({ value: a.id, label: a.name }))];
   return c.html(
@@ -176,7 +173,7 @@ async function listPage(
             </thead>
             <tbody>
               {rows.map((r) => {
-                const v = toCallView(r, undefined, "");
+                const duration = durationOf(r);
                 return (
                   <tr>
                     <td>
@@ -189,7 +186,7 @@ async function listPage(
                     <td class="mono">{r.toNumber ?? "—"}</td>
                     <td>{statusBadge(r.status)}</td>
                     <td class="small">{r.endedReason ?? ""}</td>
-                    <td>{v.durationSeconds !== null ? `${v.durationSeconds} s` : "—"}</td>
+                    <td>{duration !== null ? `${duration} s` : "—"}</td>
                   </tr>
                 );
               })}
@@ -202,17 +199,6 @@ async function listPage(
   );
 }
 
-async function ownCall(c: Context<AppEnv>, id: string) {
-  const [row] = isUuid(id)
-    ? await c.var.db
-        .select()
-        .from(calls)
-        .where(and(eq(calls.id, id), eq(calls.organizationId, c.var.auth.organizationId)))
-    : [];
-  if (!row) throw new ApiError("not_found", "No call with that id in this workspace.");
-  return row;
-}
-
 export function registerCallPages(app: OpenAPIHono<AppEnv>): void {
   app.get("/dashboard/calls", (c) => listPage(c));
 
@@ -220,10 +206,7 @@ export function registerCallPages(app: OpenAPIHono<AppEnv>): void {
     const values = { agentId: one(c.var.form, "agentId"), phoneNumber: one(c.var.form, "phoneNumber") };
     const checked = validate(testCallSchema, values);
     if (!checked.ok) return listPage(c, { errors: checked.errors, values }, 400);
-    const [agent] = await c.var.db
-      .select()
-      .from(agents)
-      .where(and(eq(agents.id, checked.data.agentId), eq(agents.organizationId, c.var.auth.organizationId)));
+    const agent = await findAgent(c.var.db, c.var.auth.organizationId, checked.data.agentId);
     if (!agent) return listPage(c, { errors: { agentId: "no such agent in this workspace" }, values }, 400);
     try {
       const { call } = await placePhoneCall(callCtx(c), agent, { phoneNumber: checked.data.phoneNumber }, undefined);
@@ -235,24 +218,10 @@ export function registerCallPages(app: OpenAPIHono<AppEnv>): void {
   });
 
   app.get("/dashboard/calls/:id", async (c) => {
-    const call = await ownCall(c, c.req.param("id"));
-    const usage = await usageOf(c.var.db, [call.id]);
-    const v = toCallView(call, usage.get(call.id), "");
+    const { call, usage } = await getCallWithUsage(c.var.db, c.var.auth.organizationId, c.req.param("id"));
+    const v = toCallView(call, usage, "");
     const shell = await shellOf(c, `Call ${when(call.createdAt)}`, "calls");
-    const deliveries = await c.var.db
-      .select({
-        id: webhookDeliveries.id,
-        event: webhookDeliveries.event,
-        status: webhookDeliveries.status,
-        attempts: webhookDeliveries.attemptCount,
-        createdAt: webhookDeliveries.createdAt,
-        endpointId: webhookDeliveries.endpointId,
-        endpointName: webhookEndpoints.name,
-      })
-      .from(webhookDeliveries)
-      .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
-      .where(and(eq(webhookDeliveries.organizationId, c.var.auth.organizationId), eq(webhookDeliveries.subjectId, call.id)))
-      .orderBy(asc(webhookDeliveries.id));
+    const deliveries = await deliveriesOfCall(c.var.db, c.var.auth.organizationId, call.id);
     const live = ACTIVE_STATUSES.includes(call.status);
     return c.html(
       <Layout shell={shell}>
@@ -408,8 +377,7 @@ export function registerCallPages(app: OpenAPIHono<AppEnv>): void {
   });
 
   app.get("/dashboard/calls/:id/recording", async (c) => {
-    const call = await ownCall(c, c.req.param("id"));
-    const object = call.recordingKey ? await c.env.RECORDINGS?.get(call.recordingKey) : null;
+    const object = await getCallRecording(c.var.db, c.env.RECORDINGS, c.var.auth.organizationId, c.req.param("id"));
     if (!object) throw new ApiError("not_found", "This call has no recording.");
     return c.body(object.body, 200, {
       "content-type": "audio/wav",

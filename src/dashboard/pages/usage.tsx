@@ -4,7 +4,8 @@
 // how to make some instead of being shown empty charts.
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context";
-import { usageReport } from "../../routes/v1/models/usage";
+import { toUsageReport } from "../../usage/mapper";
+import { getUsage } from "../../usage/service";
 import { Layout, shellOf, When } from "./ui";
 
 const MODALITIES = [
@@ -92,7 +93,7 @@ export function registerUsagePage(app: OpenAPIHono<AppEnv>): void {
   app.get("/dashboard/usage", async (c) => {
     const shell = await shellOf(c, "Usage", "usage");
     const daysBack = 30;
-    const report = await usageReport(c.var.db, c.var.auth.organizationId, { days: daysBack, limit: 50 });
+    const report = toUsageReport(await getUsage(c.var.db, c.var.auth.organizationId, { days: daysBack, limit: 50 }));
     const days = Array.from({ length: daysBack }, (_, i) =>
       new Date(Date.now() - (daysBack - 1 - i) * 86_400_000).toISOString().slice(0, 10),
     );

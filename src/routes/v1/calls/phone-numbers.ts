@@ -1,20 +1,10 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
-import { and, desc, eq } from "drizzle-orm";
-import { addPhoneNumber, removePhoneNumber } from "../../../calls/phone-numbers";
+import { toPhoneNumberView } from "../../../calls/mapper";
+import { addPhoneNumber, listPhoneNumbers, removePhoneNumber } from "../../../calls/phone-numbers";
 import type { AppEnv } from "../../../context";
-import { type PhoneNumber, phoneNumbers } from "../../../db/schema";
-import { ApiError } from "../../../lib/errors";
 import { bearerSecurity, errorResponses, idParam, jsonBody, jsonResponse } from "../../../lib/openapi";
-import { pageOf, pageQuery, pageQuerySchema } from "../../../lib/pagination";
+import { pageQuerySchema } from "../../../lib/pagination";
 import { createPhoneNumberSchema, phoneNumberPageSchema, phoneNumberSchema } from "./schema";
-
-const toView = (p: PhoneNumber) => ({
-  id: p.id,
-  number: p.number,
-  provider: p.provider,
-  label: p.label,
-  createdAt: p.createdAt.toISOString(),
-});
 
 export const listPhoneNumbersRoute = createRoute({
   method: "get",
@@ -54,26 +44,19 @@ export const deletePhoneNumberRoute = createRoute({
 
 export function registerPhoneNumbers(app: OpenAPIHono<AppEnv>): void {
   app.openapi(listPhoneNumbersRoute, async (c) => {
-    const page = pageQuery(c.req.valid("query"));
-    const rows = await c.var.db
-      .select()
-      .from(phoneNumbers)
-      .where(and(eq(phoneNumbers.organizationId, c.var.auth.organizationId), ...page.where(phoneNumbers)))
-      .orderBy(desc(phoneNumbers.id))
-      .limit(page.limit + 1);
-    return c.json(pageOf(rows, page.limit, toView), 200);
+    const page = await listPhoneNumbers({ db: c.var.db, organizationId: c.var.auth.organizationId }, c.req.valid("query"));
+    return c.json({ ...page, data: page.data.map(toPhoneNumberView) }, 200);
   });
 
   app.openapi(createPhoneNumberRoute, async (c) => {
     const input = c.req.valid("json");
     const row = await addPhoneNumber({ db: c.var.db, config: c.var.config, organizationId: c.var.auth.organizationId }, input);
     c.header("Location", `/v1/phone-numbers/${row.id}`);
-    return c.json(toView(row), 201);
+    return c.json(toPhoneNumberView(row), 201);
   });
 
   app.openapi(deletePhoneNumberRoute, async (c) => {
-    const removed = await removePhoneNumber({ db: c.var.db, organizationId: c.var.auth.organizationId }, c.req.valid("param").id);
-    if (!removed) throw new ApiError("not_found", "No phone number with that id in this workspace.");
+    await removePhoneNumber({ db: c.var.db, organizationId: c.var.auth.organizationId }, c.req.valid("param").id);
     return c.body(null, 204);
   });
 }

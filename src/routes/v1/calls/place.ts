@@ -1,16 +1,14 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { and, eq } from "drizzle-orm";
 import type { Context } from "hono";
+import { getAgent } from "../../../agents/service";
+import { toCallView } from "../../../calls/mapper";
 import { type Ctx, placePhoneCall, startWebCall } from "../../../calls/place";
 import { WEB_CALL_RATE } from "../../../calls/transports";
 import type { AppEnv } from "../../../context";
-import { agents } from "../../../db/schema";
 import { ApiError } from "../../../lib/errors";
 import { bearerSecurity, errorResponses, idParam, jsonBody, jsonResponse } from "../../../lib/openapi";
 import { publicOrigin } from "../../../webhooks/endpoints";
-import { agentNotFound } from "../agents/get";
 import { webhookDeps } from "../webhook-endpoints/deps";
-import { toCallView } from "./mapper";
 import { callSchema, createCallSchema, createWebCallSchema, webCallSchema } from "./schema";
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
@@ -23,15 +21,6 @@ export const callCtx = (c: Context<AppEnv>): Ctx => ({
   organizationId: c.var.auth.organizationId,
   origin: publicOrigin(c.var.config, new URL(c.req.url).origin),
 });
-
-async function agentOf(c: Context<AppEnv>, id: string) {
-  const [agent] = await c.var.db
-    .select()
-    .from(agents)
-    .where(and(eq(agents.id, id), eq(agents.organizationId, c.var.auth.organizationId)));
-  if (!agent) throw agentNotFound();
-  return agent;
-}
 
 export const createCallRoute = createRoute({
   method: "post",
@@ -75,7 +64,7 @@ export function registerPlaceCalls(app: OpenAPIHono<AppEnv>): void {
     const key = c.req.header("idempotency-key");
     if (key !== undefined && !IDEMPOTENCY_KEY.test(key))
       throw new ApiError("bad_request", "Idempotency-Key must be 1 to 255 printable ASCII characters.");
-    const agent = await agentOf(c, c.req.valid("param").id);
+    const agent = await getAgent(c.var.db, c.var.auth.organizationId, c.req.valid("param").id);
     const ctx = callCtx(c);
     const { call, replayed } = await placePhoneCall(ctx, agent, c.req.valid("json"), key);
     c.header("Location", `/v1/calls/${call.id}`);
@@ -84,7 +73,7 @@ export function registerPlaceCalls(app: OpenAPIHono<AppEnv>): void {
   });
 
   app.openapi(createWebCallRoute, async (c) => {
-    const agent = await agentOf(c, c.req.valid("param").id);
+    const agent = await getAgent(c.var.db, c.var.auth.organizationId, c.req.valid("param").id);
     const ctx = callCtx(c);
     const session = await startWebCall(ctx, agent, c.req.valid("json"));
     c.header("Location", `/v1/calls/${session.call.id}`);

@@ -1,25 +1,11 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
-import { and, desc, eq, type SQL } from "drizzle-orm";
-import type { Context } from "hono";
+import { toCallView } from "../../../calls/mapper";
+import { getCallRecording, getCallWithUsage, listCallsWithUsage } from "../../../calls/service";
 import type { AppEnv } from "../../../context";
-import { calls } from "../../../db/schema";
 import { ApiError } from "../../../lib/errors";
 import { bearerSecurity, errorResponses, idParam, jsonResponse } from "../../../lib/openapi";
-import { pageOf, pageQuery } from "../../../lib/pagination";
 import { originOf } from "../webhook-endpoints/deps";
-import { toCallView, usageOf } from "./mapper";
 import { callPageSchema, callSchema, listCallsQuerySchema } from "./schema";
-
-export const callNotFound = () => new ApiError("not_found", "No call with that id in this workspace.");
-
-async function ownCall(c: Context<AppEnv>, id: string) {
-  const [row] = await c.var.db
-    .select()
-    .from(calls)
-    .where(and(eq(calls.id, id), eq(calls.organizationId, c.var.auth.organizationId)));
-  if (!row) throw callNotFound();
-  return row;
-}
 
 export const getCallRoute = createRoute({
   method: "get",
@@ -60,39 +46,18 @@ export const getRecordingRoute = createRoute({
 
 export function registerReadCalls(app: OpenAPIHono<AppEnv>): void {
   app.openapi(getCallRoute, async (c) => {
-    const call = await ownCall(c, c.req.valid("param").id);
-    const usage = await usageOf(c.var.db, [call.id]);
-    return c.json(toCallView(call, usage.get(call.id), originOf(c)), 200);
+    const { call, usage } = await getCallWithUsage(c.var.db, c.var.auth.organizationId, c.req.valid("param").id);
+    return c.json(toCallView(call, usage, originOf(c)), 200);
   });
 
   app.openapi(listCallsRoute, async (c) => {
-    const query = c.req.valid("query");
-    const page = pageQuery(query);
-    const conditions: SQL[] = [eq(calls.organizationId, c.var.auth.organizationId), ...page.where(calls)];
-    if (query.agentId) conditions.push(eq(calls.agentId, query.agentId));
-    if (query.status) conditions.push(eq(calls.status, query.status));
-    if (query.direction) conditions.push(eq(calls.direction, query.direction));
-    if (query.type) conditions.push(eq(calls.type, query.type));
-    const rows = await c.var.db
-      .select()
-      .from(calls)
-      .where(and(...conditions))
-      .orderBy(desc(calls.id))
-      .limit(page.limit + 1);
-    const usage = await usageOf(
-      c.var.db,
-      rows.map((r) => r.id),
-    );
+    const page = await listCallsWithUsage(c.var.db, c.var.auth.organizationId, c.req.valid("query"));
     const origin = originOf(c);
-    return c.json(
-      pageOf(rows, page.limit, (r) => toCallView(r, usage.get(r.id), origin)),
-      200,
-    );
+    return c.json({ ...page, data: page.data.map(({ call, usage }) => toCallView(call, usage, origin)) }, 200);
   });
 
   app.openapi(getRecordingRoute, async (c) => {
-    const call = await ownCall(c, c.req.valid("param").id);
-    const object = call.recordingKey ? await c.env.RECORDINGS?.get(call.recordingKey) : null;
+    const object = await getCallRecording(c.var.db, c.env.RECORDINGS, c.var.auth.organizationId, c.req.valid("param").id);
     if (!object) throw new ApiError("not_found", "This call has no recording (yet).");
     return c.body(object.body, 200, { "content-type": "audio/wav", "content-length": String(object.size) });
   });

@@ -1,0 +1,157 @@
+// Reading calls: a workspace's call, its list with filters, its recording and what it consumed.
+// Plain functions of (db, organizationId, input), shared by /v1/calls and the dashboard; every
+// read is scoped by the organization, and another workspace's call is simply not found.
+// The call runtime's own statements (state changes, unscoped look-ups) are in ./store.ts.
+import { and, asc, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { type Call, calls, usageEvents, type WebhookDelivery, webhookDeliveries, webhookEndpoints } from "../db/schema";
+import { ApiError } from "../lib/errors";
+import { isUuid } from "../lib/ids";
+import { type Page, type PageParams, pageOf, pageQuery } from "../lib/pagination";
+import type { CallStatus } from "./states";
+
+/** The one answer for a missing call and another workspace's call. */
+export const callNotFound = () => new ApiError("not_found", "No call with that id in this workspace.");
+
+/** What a call consumed, per modality (successful uses only). */
+export interface CallUsage {
+  stt: { quantity: number; micro: number };
+  chat: { quantity: number; micro: number; promptTokens: number; completionTokens: number };
+  tts: { quantity: number; micro: number };
+}
+
+export const emptyUsage = (): CallUsage => ({
+  stt: { quantity: 0, micro: 0 },
+  chat: { quantity: 0, micro: 0, promptTokens: 0, completionTokens: 0 },
+  tts: { quantity: 0, micro: 0 },
+});
+
+export interface CallFilters {
+  agentId?: string;
+  status?: CallStatus;
+  direction?: Call["direction"];
+  type?: Call["type"];
+}
+
+const scoped = (organizationId: string, id: string) => and(eq(calls.id, id), eq(calls.organizationId, organizationId));
+
+/** The workspace's call; 404 for a missing one, another workspace's, or an id that is not a UUID. */
+export async function getCall(db: Db, organizationId: string, id: string): Promise<Call> {
+  const [row] = isUuid(id) ? await db.select().from(calls).where(scoped(organizationId, id)) : [];
+  if (!row) throw callNotFound();
+  return row;
+}
+
+/** Newest first, filtered; a page of the workspace's calls. */
+export async function listCalls(db: Db, organizationId: string, query: PageParams & CallFilters): Promise<Page<Call>> {
+  const page = pageQuery(query);
+  const conditions: SQL[] = [eq(calls.organizationId, organizationId), ...page.where(calls)];
+  if (query.agentId) conditions.push(eq(calls.agentId, query.agentId));
+  if (query.status) conditions.push(eq(calls.status, query.status));
+  if (query.direction) conditions.push(eq(calls.direction, query.direction));
+  if (query.type) conditions.push(eq(calls.type, query.type));
+  const rows = await db
+    .select()
+    .from(calls)
+    .where(and(...conditions))
+    .orderBy(desc(calls.id))
+    .limit(page.limit + 1);
+  return pageOf(rows, page.limit, (row) => row);
+}
+
+/** What each call consumed, from the usage log (successful uses only); calls that used nothing are absent. */
+export async function usageOfCalls(db: Db, callIds: string[]): Promise<Map<string, CallUsage>> {
+  const out = new Map<string, CallUsage>();
+  if (callIds.length === 0) return out;
+  const rows = await db
+    .select({
+      callId: usageEvents.callId,
+      modality: usageEvents.modality,
+      quantity: sql<string>`sum(${usageEvents.quantity})`,
+      micro: sql<string>`sum(${usageEvents.costMicro})`,
+      promptTokens: sql<string>`coalesce(sum(${usageEvents.promptTokens}), 0)`,
+      completionTokens: sql<string>`coalesce(sum(${usageEvents.completionTokens}), 0)`,
+    })
+    .from(usageEvents)
+    .where(and(inArray(usageEvents.callId, callIds), eq(usageEvents.status, 200)))
+    .groupBy(usageEvents.callId, usageEvents.modality);
+  for (const r of rows) {
+    if (!r.callId) continue;
+    const u = out.get(r.callId) ?? emptyUsage();
+    const line = u[r.modality];
+    line.quantity = Number(r.quantity);
+    line.micro = Number(r.micro);
+    if (r.modality === "chat") {
+      u.chat.promptTokens = Number(r.promptTokens);
+      u.chat.completionTokens = Number(r.completionTokens);
+    }
+    out.set(r.callId, u);
+  }
+  return out;
+}
+
+/** The workspace's call with what it consumed (a call's page). */
+export async function getCallWithUsage(db: Db, organizationId: string, id: string): Promise<{ call: Call; usage: CallUsage }> {
+  const call = await getCall(db, organizationId, id);
+  const usage = await usageOfCalls(db, [call.id]);
+  return { call, usage: usage.get(call.id) ?? emptyUsage() };
+}
+
+/** A page of calls with what each consumed (the API's list). */
+export async function listCallsWithUsage(
+  db: Db,
+  organizationId: string,
+  query: PageParams & CallFilters,
+): Promise<Page<{ call: Call; usage: CallUsage }>> {
+  const page = await listCalls(db, organizationId, query);
+  const usage = await usageOfCalls(
+    db,
+    page.data.map((call) => call.id),
+  );
+  return { ...page, data: page.data.map((call) => ({ call, usage: usage.get(call.id) ?? emptyUsage() })) };
+}
+
+/**
+ * The workspace's call's recording (a stereo WAV in R2), or null while it has none (or the
+ * deployment has no bucket); 404 for a call that is not the workspace's. Each surface says
+ * "no recording" in its own words.
+ */
+export async function getCallRecording(
+  db: Db,
+  recordings: R2Bucket | undefined,
+  organizationId: string,
+  id: string,
+): Promise<R2ObjectBody | null> {
+  const call = await getCall(db, organizationId, id);
+  if (!call.recordingKey || !recordings) return null;
+  return recordings.get(call.recordingKey);
+}
+
+/** A webhook delivery of a call's events, with its endpoint's name (a call's page). */
+export interface CallDelivery {
+  id: string;
+  event: string;
+  status: WebhookDelivery["status"];
+  attempts: number;
+  createdAt: Date;
+  endpointId: string;
+  endpointName: string;
+}
+
+/** The workspace's webhook deliveries about this call, oldest first. */
+export async function deliveriesOfCall(db: Db, organizationId: string, callId: string): Promise<CallDelivery[]> {
+  return db
+    .select({
+      id: webhookDeliveries.id,
+      event: webhookDeliveries.event,
+      status: webhookDeliveries.status,
+      attempts: webhookDeliveries.attemptCount,
+      createdAt: webhookDeliveries.createdAt,
+      endpointId: webhookDeliveries.endpointId,
+      endpointName: webhookEndpoints.name,
+    })
+    .from(webhookDeliveries)
+    .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
+    .where(and(eq(webhookDeliveries.organizationId, organizationId), eq(webhookDeliveries.subjectId, callId)))
+    .orderBy(asc(webhookDeliveries.id));
+}

@@ -1,0 +1,68 @@
+// The usage mapper turns what the usage service read (micro-credits, rows) into GET /v1/usage's
+// shape, which the dashboard's Usage page renders too; it takes no database.
+import { describe, expect, it } from "vitest";
+import type { UsageEvent } from "../../../src/db/schema";
+import { PRICES } from "../../../src/metering/prices";
+import { toUsageReport } from "../../../src/usage/mapper";
+
+const event = (over: Partial<UsageEvent> = {}): UsageEvent => ({
+  id: "0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77",
+  organizationId: "0193b6e2-0000-7000-8000-000000000001",
+  apiKeyId: null,
+  callId: null,
+  method: "POST",
+  endpoint: "/v1/llm/chat",
+  modality: "chat",
+  provider: "sandbox",
+  model: "sandbox-chat",
+  status: 200,
+  errorCode: null,
+  latencyMs: 120,
+  unit: "tokens",
+  quantity: 42,
+  promptTokens: 30,
+  completionTokens: 12,
+  costMicro: 2_500,
+  createdAt: new Date("2025-01-01T10:00:00Z"),
+  ...over,
+});
+
+describe("toUsageReport", () => {
+  it("maps the balance, the day totals and a page of the request log into credits", () => {
+    const report = toUsageReport({
+      balanceMicro: 12_345_678,
+      totals: [{ day: "2025-01-01", modality: "chat", unit: "tokens", requests: 3, succeeded: 2, quantity: 84, costMicro: 5_000 }],
+      requests: { data: [event()], nextCursor: "abc", hasMore: true },
+    });
+    expect(report).toEqual({
+      credits: { remaining: 12.345678, remainingMicro: 12_345_678 },
+      prices: PRICES,
+      totals: [{ day: "2025-01-01", modality: "chat", requests: 3, succeeded: 2, quantity: 84, unit: "tokens", cost: 0.005 }],
+      requests: {
+        data: [
+          {
+            id: event().id,
+            createdAt: "2025-01-01T10:00:00.000Z",
+            method: "POST",
+            endpoint: "/v1/llm/chat",
+            modality: "chat",
+            provider: "sandbox",
+            model: "sandbox-chat",
+            status: 200,
+            errorCode: null,
+            latencyMs: 120,
+            unit: "tokens",
+            quantity: 42,
+            promptTokens: 30,
+            completionTokens: 12,
+            cost: 0.0025,
+            apiKeyId: null,
+          },
+        ],
+        nextCursor: "abc",
+        hasMore: true,
+      },
+    });
+    expect(Object.keys(report.requests)).toEqual(["data", "nextCursor", "hasMore"]);
+  });
+});
