@@ -3,11 +3,11 @@ import { requestId } from "hono/request-id";
 import { secureHeaders } from "hono/secure-headers";
 import { createRouter } from "./context";
 import { registerDashboardApi } from "./dashboard/api";
-import { registerDashboardPages } from "./dashboard/pages";
+import { dashboardPageFrame, registerDashboardPages } from "./dashboard/pages";
 import { ApiError, handleError } from "./lib/errors";
 import { newId } from "./lib/ids";
 import { authenticate, requireSettingsAccess } from "./middleware/auth";
-import { JSON_BODY_LIMIT, limitBody, requireContentType, sameOriginForCookies, v1BodyPolicy } from "./middleware/guards";
+import { guardInput, requireContentType, sameOriginForCookies, v1BodyPolicy } from "./middleware/guards";
 import { init } from "./middleware/init";
 import { rateLimit } from "./middleware/ratelimit";
 import { registerDocs } from "./routes/docs";
@@ -32,20 +32,22 @@ export function createApp() {
   // `Origin: null` on the dashboard's own form posts, which the CSRF origin check refuses.
   app.use("*", secureHeaders({ crossOriginResourcePolicy: false, referrerPolicy: "same-origin" }));
   app.use("*", init);
+  // Every request, of every surface and method, before any route's middleware: the body's size
+  // cap, strict UTF-8 and JSON, and no NUL or lone surrogate in the path, query, JSON or form
+  // (src/middleware/guards.ts). Dashboard pages show its refusals as pages.
+  app.use("/dashboard/*", ...dashboardPageFrame);
+  app.use("*", guardInput);
 
   // Public: /health (no auth, no I/O: the benchmark's baseline), /v1/openapi.json and /docs.
   // Registered before the /v1 middleware below, so they answer without a credential.
   registerDocs(app);
   // Public too: the built-in test receiver (capture token in the URL) and QStash's callbacks
   // (verified by Upstash-Signature). Registered before the /webhooks/* auth below.
-  app.use("/webhooks/test-receiver/*", limitBody(JSON_BODY_LIMIT));
   registerTestReceiver(app);
-  app.use("/internal/qstash/*", limitBody(JSON_BODY_LIMIT));
   registerQstashRoutes(app);
 
   // Public too: the live-call routes (Twilio's signed callbacks and media stream, the browser's
   // web-call socket with its one-time token).
-  app.use("/telephony/*", limitBody(JSON_BODY_LIMIT));
   registerTelephonyRoutes(app);
 
   // The embeddable widget: its public routes check the widget token and the page's origin.
@@ -63,7 +65,7 @@ export function createApp() {
   app.use("/webhooks/:id/deliveries", authenticate(), rateLimit, requireSettingsAccess);
   registerDeliveryLog(app, "/webhooks/{id}/deliveries", { security: [{ apiKey: [] }], prefix: "", tag: "Webhooks" });
 
-  app.use("/dashboard/api/*", sameOriginForCookies, limitBody(JSON_BODY_LIMIT), requireContentType());
+  app.use("/dashboard/api/*", sameOriginForCookies, requireContentType());
   registerDashboardApi(app);
   registerDashboardPages(app);
 

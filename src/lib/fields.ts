@@ -1,7 +1,9 @@
-// Field validators shared by the Agents and Voices schemas: text measured in Unicode code
-// points (as JSON Schema's maxLength is), BCP 47 language tags, and free-form JSON metadata.
-// Every string that reaches Postgres is checked for what Postgres refuses (NUL, lone
-// surrogates), so such input is a 400, never a 500.
+// Field validators shared by the schemas: text measured in Unicode code points (as JSON
+// Schema's maxLength is), BCP 47 language tags, free-form JSON metadata, and instants that
+// Postgres can store. Every string that reaches Postgres is checked for what Postgres refuses
+// (NUL, lone surrogates) by `textProblem`: the edge guard (src/middleware/guards.ts) runs it over
+// every path segment, query parameter, JSON value and form field of every request, through
+// `findBadText`, so such input is a 400 naming the field, never a 500.
 import { z } from "@hono/zod-openapi";
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
@@ -20,6 +22,70 @@ export function textProblem(s: string, singleLine = false): string | null {
   if (singleLine && CONTROL.test(s)) return "must not contain control characters such as line breaks or tabs";
   return null;
 }
+
+/** A problem with one string of a request, and where it is (`messages.0.content`, `token`). */
+export interface TextIssue {
+  path: string;
+  message: string;
+}
+
+/** Shows a name with a bad character in an error message without echoing that character. */
+const printable = (s: string) => s.replaceAll("\u0000", "\uFFFD").replace(new RegExp(LONE_SURROGATE, "g"), "\uFFFD");
+
+const joinPath = (parent: string, key: string | number) => (parent ? `${parent}.${key}` : String(key));
+
+/**
+ * The first string in a parsed JSON value (object keys included) that Postgres would refuse,
+ * or null. Iterative, so a deeply nested body cannot overflow the stack. `path` names the value
+ * itself (for a top-level string, or "" for the root object).
+ */
+export function findBadText(value: unknown, path = ""): TextIssue | null {
+  const stack: Array<[unknown, string]> = [[value, path]];
+  while (stack.length > 0) {
+    const [v, at] = stack.pop() as [unknown, string];
+    if (typeof v === "string") {
+      const problem = textProblem(v);
+      if (problem) return { path: at || "(root)", message: problem };
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], joinPath(at, i)]);
+    } else if (typeof v === "object" && v !== null) {
+      const entries = Object.entries(v);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [key, child] = entries[i] as [string, unknown];
+        const problem = textProblem(key);
+        if (problem) return { path: joinPath(at, printable(key)), message: `property name ${problem}` };
+        stack.push([child, joinPath(at, key)]);
+      }
+    }
+  }
+  return null;
+}
+
+/** The name of a field, query parameter or path parameter, checked like its value. */
+export function badName(name: string, where: string): TextIssue | null {
+  const problem = textProblem(name);
+  return problem ? { path: printable(name) || where, message: `${where} name ${problem}` } : null;
+}
+
+/**
+ * Instants Postgres and JavaScript both store and print as ISO 8601 with a four-digit year:
+ * 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z. (Postgres has no year 0, and a year past
+ * 9999 prints as +010000, which it does not read back.)
+ */
+export const INSTANT_RANGE = { min: Date.parse("0001-01-01T00:00:00.000Z"), max: Date.parse("9999-12-31T23:59:59.999Z") } as const;
+
+/** An ISO 8601 instant with an offset (Z or ±hh:mm), within INSTANT_RANGE once converted to UTC. */
+export const instant = () =>
+  z.iso
+    .datetime({ offset: true })
+    .refine(
+      (s) => {
+        const t = Date.parse(s);
+        return Number.isFinite(t) && t >= INSTANT_RANGE.min && t <= INSTANT_RANGE.max;
+      },
+      { message: "must be between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z" },
+    )
+    .openapi({ format: "date-time", example: "2025-01-15T09:30:00Z" });
 
 /**
  * A string of `min`..`max` Unicode code points (an emoji counts as one). `trim` strips

@@ -1,17 +1,19 @@
 // Cursor pagination for every list: `limit` (1..100, default 20), an opaque `cursor`, and
-// `createdAfter` / `createdBefore`; newest first. Ids are UUID v7, so ordering by id is
+// `createdAfter` / `createdBefore` (instants Postgres can store: years 0001 to 9999, so an
+// out-of-range filter is a 400, not a database error); newest first. Ids are UUID v7, so ordering by id is
 // ordering by creation, and the cursor is the last id seen (base64url, opaque to clients).
 import { z } from "@hono/zod-openapi";
 import { gt, lt, type SQL } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
 import { ApiError } from "./errors";
+import { instant } from "./fields";
 import { isUuid } from "./ids";
 
 export const pageQuerySchema = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).default(20).openapi({ description: "Page size, 1 to 100.", example: 20 }),
   cursor: z.string().max(200).optional().openapi({ description: "`nextCursor` of the previous page." }),
-  createdAfter: z.iso.datetime({ offset: true }).optional().openapi({ description: "Only items created after this instant (ISO 8601)." }),
-  createdBefore: z.iso.datetime({ offset: true }).optional().openapi({ description: "Only items created before this instant (ISO 8601)." }),
+  createdAfter: instant().optional().openapi({ description: "Only items created after this instant (ISO 8601, years 0001 to 9999)." }),
+  createdBefore: instant().optional().openapi({ description: "Only items created before this instant (ISO 8601, years 0001 to 9999)." }),
 });
 
 export type PageParams = z.infer<typeof pageQuerySchema>;

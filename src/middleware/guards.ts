@@ -1,19 +1,146 @@
-// Edge guards on request bodies: a size cap (413) and the content types a route accepts (415),
-// both in the one error body.
-import { bodyLimit } from "hono/body-limit";
+// Edge guards on requests: the one input guard every request passes first (a size cap on every
+// body, 413; strict UTF-8 and JSON, 400; no NUL or lone surrogate in any path segment, query
+// parameter, JSON value or form field, 400 naming it), the content types a route accepts (415),
+// and CSRF for cookie sessions, all in the one error body.
+import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
+import { matchedRoutes } from "hono/route";
 import type { AppEnv } from "../context";
+import { decodeUtf8, parseUrlEncoded, readLimited } from "../lib/body";
 import { ApiError } from "../lib/errors";
+import { badName, findBadText, type TextIssue, textProblem } from "../lib/fields";
+import { WIDGET_BODY_LIMIT } from "../widgets/public/shared";
 
 export const JSON_BODY_LIMIT = 256 * 1024;
+export const CHAT_BODY_LIMIT = 1024 * 1024;
+/** 25 MiB of audio plus room for the multipart framing. */
+export const UPLOAD_BODY_LIMIT = 25 * 1024 * 1024 + 64 * 1024;
+const UPLOAD_PATHS = new Set(["/v1/stt", "/v1/audio/transcriptions"]);
+const CHAT_PATHS = new Set(["/v1/llm/chat", "/v1/chat/completions"]);
 
-export const limitBody = (maxSize: number) =>
-  bodyLimit({
-    maxSize,
-    onError: () => {
-      throw new ApiError("payload_too_large", `The body exceeds ${maxSize} bytes, the most this route accepts.`);
-    },
-  });
+/**
+ * The most bytes a body may have on `path`, whatever the method: audio uploads 25 MiB, chat
+ * 1 MiB, the widget's public routes 16 KiB, every other route (the API, the dashboard and its
+ * forms, telephony callbacks, QStash, the test receiver, and GET or DELETE with a body) 256 KiB.
+ */
+export function bodyLimitFor(path: string): number {
+  if (UPLOAD_PATHS.has(path)) return UPLOAD_BODY_LIMIT;
+  if (CHAT_PATHS.has(path)) return CHAT_BODY_LIMIT;
+  if (path.startsWith("/widget/")) return WIDGET_BODY_LIMIT;
+  return JSON_BODY_LIMIT;
+}
+
+/** Methods whose body a route may read: checked and handed on. Other methods' bodies are only counted. */
+const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+const refuse = (target: string, issue: TextIssue) =>
+  new ApiError("validation_failed", `Invalid ${target}: ${issue.path}: ${issue.message}`, { issues: [issue] });
+
+const decodeSegment = (segment: string) => {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment; // not percent-decodable: the router keeps it as written, so it holds no NUL
+  }
+};
+
+/** Path segments and query parameters: a NUL (%00) is refused, naming the parameter. */
+function checkUrl(c: Context<AppEnv>): void {
+  const url = new URL(c.req.url);
+  if (url.pathname.includes("%")) {
+    // The names of the parameters of the route that answers (`/v1/agents/:id`; middleware is "ALL").
+    const pattern = (matchedRoutes(c).find((r) => r.method !== "ALL")?.path ?? "").split("/");
+    url.pathname.split("/").forEach((segment, i) => {
+      const problem = textProblem(decodeSegment(segment));
+      const part = pattern[i] ?? "";
+      if (problem) throw refuse("param", { path: part.startsWith(":") ? part.slice(1).replace(/\{.*$/, "") : "(path)", message: problem });
+    });
+  }
+  for (const [name, value] of url.searchParams) {
+    const issue = badName(name, "query parameter") ?? findBadText(value, name);
+    if (issue) throw refuse("query", issue);
+  }
+}
+
+const mediaTypeOf = (c: Context<AppEnv>) => (c.req.header("content-type") ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+const isJson = (type: string) => /^application\/([\w.-]+\+)?json$/.test(type);
+
+/**
+ * The body as routes will read it: strict UTF-8, then by media type: JSON parsed and every
+ * string (keys too) checked; form names and values checked; other text checked whole. What was
+ * decoded is left in Hono's body cache, so no route decodes the bytes again, more leniently.
+ */
+async function checkBody(c: Context<AppEnv>, bytes: Uint8Array): Promise<void> {
+  const type = mediaTypeOf(c);
+  // Hono keeps promises in its body cache (typed as the values), and converts from the first one
+  // cached when asked for another form: the bytes go first.
+  const cache = c.req.bodyCache as { arrayBuffer?: Promise<ArrayBuffer>; text?: Promise<string>; formData?: Promise<FormData> };
+  const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+  cache.arrayBuffer = Promise.resolve((whole ? bytes.buffer : bytes.slice().buffer) as ArrayBuffer);
+  if (bytes.byteLength === 0) return;
+  if (isJson(type) || type.startsWith("text/") || type === "application/x-www-form-urlencoded") {
+    const text = decodeUtf8(bytes);
+    if (text === null) {
+      throw isJson(type)
+        ? new ApiError("invalid_json", "The request body is not valid JSON: it is not well-formed UTF-8.")
+        : new ApiError("bad_request", "The request body is not well-formed UTF-8.");
+    }
+    cache.text = Promise.resolve(text);
+    if (isJson(type)) {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch (err) {
+        throw new ApiError(
+          "invalid_json",
+          err instanceof RangeError ? "The request body nests too deeply." : "The request body is not valid JSON.",
+        );
+      }
+      const issue = findBadText(parsed);
+      if (issue) throw refuse("json", issue);
+    } else if (type === "application/x-www-form-urlencoded") {
+      const pairs = parseUrlEncoded(text);
+      if (!pairs) throw new ApiError("bad_request", "The form is not well-formed UTF-8 once percent-decoded.");
+      for (const [name, value] of pairs) {
+        const issue = badName(name, "form field") ?? findBadText(value, name);
+        if (issue) throw refuse("form", issue);
+      }
+    } else {
+      const problem = textProblem(text);
+      if (problem) throw refuse("body", { path: "(body)", message: problem });
+    }
+  } else if (type === "multipart/form-data") {
+    let form: FormData;
+    try {
+      form = await new Response(bytes, { headers: { "content-type": c.req.header("content-type") ?? "" } }).formData();
+    } catch {
+      return; // malformed: the route says so in its own terms (invalid_audio for uploads)
+    }
+    for (const [name, value] of form as unknown as Iterable<[string, string | File]>) {
+      const issue =
+        badName(name, "form field") ??
+        (typeof value === "string" ? findBadText(value, name) : findBadText(value.name, `${name} (file name)`));
+      if (issue) throw refuse("form", issue);
+    }
+    cache.formData = Promise.resolve(form);
+  }
+}
+
+/**
+ * The one input guard, mounted before every other route middleware (auth included), so every
+ * request of every surface passes it, whatever its method. Bodies are read here, once, within
+ * bodyLimitFor; routes read what was read here (c.req.raw is rebuilt on the bytes, and Hono's body
+ * cache holds what was decoded).
+ */
+export const guardInput = createMiddleware<AppEnv>(async (c, next) => {
+  checkUrl(c);
+  const bytes = await readLimited(c.req.raw, bodyLimitFor(c.req.path));
+  if (bytes && BODY_METHODS.has(c.req.method)) {
+    c.req.raw = new Request(c.req.raw, { body: bytes });
+    await checkBody(c, bytes);
+  }
+  return next();
+});
 
 const hasBody = (req: Request) => req.headers.has("transfer-encoding") || Number(req.headers.get("content-length") ?? "0") > 0;
 
@@ -47,19 +174,9 @@ export const sameOriginForCookies = createMiddleware<AppEnv>(async (c, next) => 
   return next();
 });
 
-export const CHAT_BODY_LIMIT = 1024 * 1024;
-/** 25 MiB of audio plus room for the multipart framing. */
-export const UPLOAD_BODY_LIMIT = 25 * 1024 * 1024 + 64 * 1024;
-const UPLOAD_PATHS = new Set(["/v1/stt", "/v1/audio/transcriptions"]);
-const CHAT_PATHS = new Set(["/v1/llm/chat", "/v1/chat/completions"]);
-const limits = { json: limitBody(JSON_BODY_LIMIT), chat: limitBody(CHAT_BODY_LIMIT), upload: limitBody(UPLOAD_BODY_LIMIT) };
 const types = { json: requireContentType(["application/json"]), upload: requireContentType(["multipart/form-data"]) };
 
-/** /v1 bodies: audio uploads are multipart up to 25 MiB, chat JSON up to 1 MiB, the rest JSON up to 256 KiB. */
-export const v1BodyPolicy = createMiddleware<AppEnv>(async (c, next) => {
-  const upload = UPLOAD_PATHS.has(c.req.path);
-  const limit = upload ? limits.upload : CHAT_PATHS.has(c.req.path) ? limits.chat : limits.json;
-  return limit(c, async () => {
-    await (upload ? types.upload : types.json)(c, next);
-  });
-});
+/** /v1 bodies: audio uploads are multipart, the rest JSON (their sizes: bodyLimitFor). */
+export const v1BodyPolicy = createMiddleware<AppEnv>(async (c, next) =>
+  (UPLOAD_PATHS.has(c.req.path) ? types.upload : types.json)(c, next),
+);

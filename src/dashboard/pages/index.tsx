@@ -8,7 +8,7 @@ import type { Context, MiddlewareHandler, Next } from "hono";
 import { NONCE, secureHeaders } from "hono/secure-headers";
 import type { AppEnv } from "../../context";
 import { ApiError } from "../../lib/errors";
-import { JSON_BODY_LIMIT, limitBody, sameOriginForCookies } from "../../middleware/guards";
+import { sameOriginForCookies } from "../../middleware/guards";
 import { rateLimit } from "../../middleware/ratelimit";
 import { registerAgentPages } from "./agents";
 import { registerApiKeyPages } from "./api-keys";
@@ -101,15 +101,14 @@ const onlyPages =
   (c, next) =>
     isPage(c.req.path) ? mw(c, next) : next();
 
+/**
+ * What every page response gets: the policy, no-store, and errors rendered as pages. Mounted in
+ * src/app.ts before the input guard, so that its refusals (400, 413) on pages are pages too.
+ */
+export const dashboardPageFrame: MiddlewareHandler<AppEnv>[] = [onlyPages(pagePolicy), onlyPages(noStore), onlyPages(htmlErrors)];
+
 export function registerDashboardPages(app: OpenAPIHono<AppEnv>): void {
-  app.use(
-    "/dashboard/*",
-    onlyPages(pagePolicy),
-    onlyPages(noStore),
-    onlyPages(htmlErrors),
-    onlyPages(sameOriginForCookies),
-    onlyPages(limitBody(JSON_BODY_LIMIT)),
-  );
+  app.use("/dashboard/*", onlyPages(sameOriginForCookies));
   registerAuthPages(app);
   app.use(
     "/dashboard/*",

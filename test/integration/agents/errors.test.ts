@@ -97,9 +97,10 @@ describe("POST /v1/agents refuses", () => {
     await refused(ws, { ...valid, name: "a\u0000b" }, "name");
     await refused(ws, { ...valid, systemPrompt: "a\u0000b" }, "systemPrompt");
     await refused(ws, { ...valid, name: "a\uD800b" }, "name");
-    await refused(ws, { ...valid, metadata: { k: "a\u0000b" } }, "metadata");
-    await refused(ws, { ...valid, metadata: { "a\u0000": 1 } }, "metadata");
-    await refused(ws, { ...valid, metadata: { deep: [{ x: "\uDC00" }] } }, "metadata");
+    // Named down to the string (the input guard walks the whole body).
+    await refused(ws, { ...valid, metadata: { k: "a\u0000b" } }, "metadata.k");
+    await refused(ws, { ...valid, metadata: { "a\u0000": 1 } }, "metadata.a\uFFFD");
+    await refused(ws, { ...valid, metadata: { deep: [{ x: "\uDC00" }] } }, "metadata.deep.0.x");
     expect(await agentCount(ws)).toBe(0);
   });
 
