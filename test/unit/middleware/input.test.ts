@@ -2,12 +2,12 @@
 // strict UTF-8 and form decoding, reading a body within a limit (and draining what is over), the
 // per-route limits, and the instants list filters accept.
 import { describe, expect, it } from "vitest";
-import { DRAIN_LIMIT, decodeUtf8, parseUrlEncoded, readLimited } from "../../src/lib/body";
-import { ApiError } from "../../src/lib/errors";
-import { findBadText, instant } from "../../src/lib/fields";
-import { pageQuerySchema } from "../../src/lib/pagination";
-import { bodyLimitFor, CHAT_BODY_LIMIT, JSON_BODY_LIMIT, UPLOAD_BODY_LIMIT } from "../../src/middleware/guards";
-import { WIDGET_BODY_LIMIT } from "../../src/widgets/public/shared";
+import { DRAIN_LIMIT, decodeUtf8, parseUrlEncoded, readLimited } from "../../../src/lib/body";
+import { ApiError } from "../../../src/lib/errors";
+import { findBadText, instant } from "../../../src/lib/fields";
+import { pageQuerySchema } from "../../../src/lib/pagination";
+import { bodyLimitFor, CHAT_BODY_LIMIT, JSON_BODY_LIMIT, UPLOAD_BODY_LIMIT } from "../../../src/middleware/guards";
+import { WIDGET_BODY_LIMIT } from "../../../src/widgets/public/shared";
 
 describe("findBadText (item 1)", () => {
   it("finds NUL and lone surrogates anywhere in a parsed body, naming the path", () => {
