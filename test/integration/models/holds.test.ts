@@ -23,70 +23,60 @@ const payer = (ws: Workspace): Payer => ({
 });
 const books = async (ws: Workspace) => (await reconcileCredits(testDb(), ws.organizationId))[0];
 
+/** meter() on the stack's database, as the worker runs it, for a chat of `model`; returns its log lines. */
+async function meterChat<T>(ws: Workspace, model: string, run: () => Promise<{ result: T; quantity: number }>) {
+  const lines: string[] = [];
+  const outcome = await meter(
+    testDb(),
+    payer(ws),
+    { modality: "chat", provider: "sandbox", model, maxQuantity: 5_000 },
+    run,
+    undefined,
+    (line) => lines.push(line),
+  ).catch((e: Error) => e);
+  return { outcome, log: lines.join("\n") };
+}
+
 describe("credit holds", () => {
   it("a settlement that fails after the provider answered releases the hold and keeps the answer", async () => {
     const ws = await createWorkspace();
     const start = await balance(ws.organizationId);
-    const lines: string[] = [];
     // A quantity Postgres cannot store (over int4): the settlement's statement fails (22003)
     // after the "provider" answered; the hold must come back and the request still be logged.
-    const answer = await meter(
-      testDb(),
-      payer(ws),
-      { modality: "chat", provider: "sandbox", model: "sandbox-chat", maxQuantity: 5_000 },
-      async () => {
-        expect(await balance(ws.organizationId)).toBeLessThan(start); // held while the provider works
-        return { result: "the provider's answer", quantity: 3_000_000_000 };
-      },
-      undefined,
-      (line) => lines.push(line),
-    );
+    const { outcome: answer, log } = await meterChat(ws, "sandbox-chat", async () => {
+      expect(await balance(ws.organizationId)).toBeLessThan(start); // held while the provider works
+      return { result: "the provider's answer", quantity: 3_000_000_000 };
+    });
     expect(answer).toBe("the provider's answer");
     expect(await balance(ws.organizationId)).toBe(start);
     expect(await openHolds(ws.organizationId)).toEqual([]);
     const [row] = await events(ws.organizationId);
     expect(row).toMatchObject({ status: 200, errorCode: "settlement_failed", costMicro: 0 });
-    expect(lines.join("\n")).toContain("settlement failed; hold released");
+    expect(log).toContain("settlement failed; hold released");
     expect((await books(ws))?.differenceMicro).toBe(0);
   });
 
   it("releases the whole hold when even the failure's log row cannot be written", async () => {
     const ws = await createWorkspace();
     const start = await balance(ws.organizationId);
-    const lines: string[] = [];
-    const failed = await meter(
-      testDb(),
-      payer(ws),
-      { modality: "chat", provider: "sandbox", model: "bad\u0000model", maxQuantity: 5_000 },
-      async () => {
-        throw new Error("provider exploded");
-      },
-      undefined,
-      (line) => lines.push(line),
-    ).catch((e: Error) => e);
+    const { outcome: failed, log } = await meterChat(ws, "bad\u0000model", async () => {
+      throw new Error("provider exploded");
+    });
     expect((failed as Error).message).toBe("provider exploded");
     expect(await balance(ws.organizationId)).toBe(start);
     expect(await openHolds(ws.organizationId)).toEqual([]);
-    expect(lines.join("\n")).toContain("request log of a failed call not written");
+    expect(log).toContain("request log of a failed call not written");
     expect((await books(ws))?.differenceMicro).toBe(0);
   });
 
   it("a settlement whose log row cannot be written at all is not charged, and the hold is gone", async () => {
     const ws = await createWorkspace();
     const start = await balance(ws.organizationId);
-    const lines: string[] = [];
-    const answer = await meter(
-      testDb(),
-      payer(ws),
-      { modality: "chat", provider: "sandbox", model: "bad\u0000model", maxQuantity: 5_000 },
-      async () => ({ result: "answered", quantity: 40 }),
-      undefined,
-      (line) => lines.push(line),
-    );
+    const { outcome: answer, log } = await meterChat(ws, "bad\u0000model", async () => ({ result: "answered", quantity: 40 }));
     expect(answer).toBe("answered");
     expect(await balance(ws.organizationId)).toBe(start);
     expect(await openHolds(ws.organizationId)).toEqual([]);
-    expect(lines.join("\n")).toContain("settlement failed; hold released");
+    expect(log).toContain("settlement failed; hold released");
   });
 
   it("the scheduled handler releases a hold whose worker died, once it is older than a provider call can take", async () => {
