@@ -4,6 +4,7 @@ import type { Db } from "./db/client";
 import type { Role } from "./db/schema";
 import type { AppConfig, Bindings } from "./env";
 import { ApiError } from "./lib/errors";
+import type { Services } from "./services";
 import "./lib/zod-messages";
 
 export type Permission = "settings:read" | "settings:write";
@@ -30,6 +31,8 @@ export interface AppEnv {
     /** Work to finish after the response (before the request's pool closes). */
     defer: (work: Promise<unknown>) => void;
     auth: AuthContext;
+    /** What services need from the request (webhook deps, the public origin): src/services.ts. */
+    services: Services;
   };
 }
 

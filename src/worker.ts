@@ -6,6 +6,7 @@ import { openScope } from "./db/scope";
 import { type Bindings, parseEnv } from "./env";
 import { redisFor } from "./lib/redis";
 import { holdLifetimeMs, sweepExpiredHolds } from "./metering/meter";
+import { buildServices } from "./services";
 import { sweepIdleWidgetSessions } from "./widgets/sessions";
 
 const app = createApp();
@@ -20,7 +21,7 @@ export default {
   async scheduled(_controller, env, ctx) {
     const config = parseEnv(env);
     const scope = openScope(config);
-    const deps = { db: scope.db, config, waitUntil: (p: Promise<unknown>) => scope.defer(p), origin: config.PUBLIC_BASE_URL };
+    const deps = buildServices(scope, config, undefined).webhooks;
     try {
       // All run even when one fails; a failure is logged and the next minute tries again.
       const results = await Promise.allSettled([

@@ -16,7 +16,6 @@ import { isUuid } from "../lib/ids";
 import { errorResponses } from "../lib/openapi";
 import { telephonyProvider } from "../telephony/registry";
 import { publicOrigin } from "../webhooks/endpoints";
-import { webhookDeps } from "./v1/webhook-endpoints/deps";
 
 const TWILIO_ENDINGS: Record<string, EndedReason> = {
   busy: "customer-busy",
@@ -96,7 +95,7 @@ export function registerTelephonyRoutes(app: OpenAPIHono<AppEnv>): void {
     if (!isUuid(callId)) throw unknownCall();
     const call = await findCall(db, callId);
     if (call?.type !== "phone" || (call.providerCallId && params.get("CallSid") !== call.providerCallId)) throw unknownCall();
-    const deps = webhookDeps(c);
+    const deps = c.var.services.webhooks;
     const status = params.get("CallStatus") ?? "";
     if (status === "ringing") await moveCall(db, callId, "ringing");
     else if (status === "in-progress") {

@@ -13,7 +13,6 @@ import { ApiError } from "../../lib/errors";
 import { isUuid } from "../../lib/ids";
 import { pageQuery } from "../../lib/pagination";
 import { redisFor } from "../../lib/redis";
-import { originOf, webhookDeps } from "../../routes/v1/webhook-endpoints/deps";
 import { createEndpointSchema, updateEndpointSchema } from "../../routes/v1/webhook-endpoints/schema";
 import { type CapturedRequest, type Captures, endpointCaptures } from "../../webhooks/capture";
 import { type TargetKind, targetKind } from "../../webhooks/deliver";
@@ -122,7 +121,7 @@ async function renderList(c: Context<AppEnv>) {
     c.var.db,
     c.var.auth.organizationId,
     pageQuery({ limit: LIST_LIMIT, cursor }),
-    originOf(c),
+    c.var.services.publicOrigin,
     c.var.config,
   );
   const notice = LIST_NOTICES[c.req.query("notice") ?? ""];
@@ -369,7 +368,7 @@ interface DetailExtra {
 async function renderEndpoint(c: Context<AppEnv>, stored: WebhookEndpoint, extra: DetailExtra = {}, status: 200 | 201 | 400 | 409 = 200) {
   const { db, auth } = c.var;
   const row = await openEndpoint(c.var.config, stored);
-  const origin = originOf(c);
+  const origin = c.var.services.publicOrigin;
   const endpoint = toEndpointView(row, origin);
   const shell = await shellOf(c, `Webhook: ${row.name}`, "webhooks");
   const [log, captures] = await Promise.all([
@@ -575,7 +574,7 @@ export function registerWebhookPages(app: OpenAPIHono<AppEnv>): void {
 
   app.post(`${BASE}/:id/test`, async (c) => {
     requireAdminPage(c, true);
-    const delivery = await sendTestEvent(webhookDeps(c), c.var.auth.organizationId, endpointId(c));
+    const delivery = await sendTestEvent(c.var.services.webhooks, c.var.auth.organizationId, endpointId(c));
     return c.redirect(`${BASE}/${delivery.endpointId}?notice=tested&delivery=${delivery.id}#deliveries`, 303);
   });
 
@@ -600,7 +599,7 @@ export function registerWebhookPages(app: OpenAPIHono<AppEnv>): void {
     const row = await getEndpoint(c.var.db, organizationId, id);
     if (!isUuid(deliveryId)) throw new ApiError("not_found", "No delivery with that id for this endpoint.");
     try {
-      const delivery = await resendDelivery(webhookDeps(c), organizationId, id, deliveryId);
+      const delivery = await resendDelivery(c.var.services.webhooks, organizationId, id, deliveryId);
       return c.redirect(`${BASE}/${id}?notice=resent&delivery=${delivery.id}#delivery-${delivery.id}`, 303);
     } catch (err) {
       if (err instanceof ApiError && err.code === "conflict")

@@ -9,7 +9,6 @@ import type { AppEnv } from "../../context";
 import { ApiError } from "../../lib/errors";
 import { errorResponses, errorSchema, jsonResponse } from "../../lib/openapi";
 import { attemptDelivery, QSTASH_DELIVER_PATH, QSTASH_FAILED_PATH, recordFinalFailure, type Trigger } from "../../webhooks/deliver";
-import { webhookDeps } from "../v1/webhook-endpoints/deps";
 
 const messageSchema = z.object({ deliveryId: z.uuid(), trigger: z.enum(["emit", "retry", "resend", "test"]).optional() });
 const failureSchema = z.object({ sourceBody: z.string() });
@@ -77,7 +76,7 @@ export function registerQstashRoutes(app: OpenAPIHono<AppEnv>): void {
     const message = parse(messageSchema, await verified(c, QSTASH_DELIVER_PATH));
     const retried = Number(c.req.header("upstash-retried") ?? "0");
     const trigger: Trigger = message.trigger === "resend" || message.trigger === "test" ? message.trigger : retried > 0 ? "retry" : "emit";
-    const deps = webhookDeps(c);
+    const deps = c.var.services.webhooks;
     const result = await attemptDelivery(deps, message.deliveryId, trigger);
     if (result.ok) return c.json({ ok: true, statusCode: result.statusCode, retry: false as const }, 200);
     if (!result.retryable) {
@@ -91,7 +90,7 @@ export function registerQstashRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(failedRoute, async (c) => {
     const failure = parse(failureSchema, await verified(c, QSTASH_FAILED_PATH));
     const message = parse(messageSchema, failure.sourceBody, true);
-    await recordFinalFailure(webhookDeps(c), message.deliveryId);
+    await recordFinalFailure(c.var.services.webhooks, message.deliveryId);
     return c.json({ ok: true as const }, 200);
   });
 }

@@ -3,7 +3,6 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context";
 import { errorResponses, jsonBody, jsonResponse } from "../../lib/openapi";
-import { webhookDeps } from "../../routes/v1/webhook-endpoints/deps";
 import { limitVisitor, widgetOf } from "../gate";
 import { chatMessages, greetingOf, widgetReply } from "../reply";
 import { chatMessageSchema, chatReplySchema, widgetTokenQuery } from "../schema";
@@ -32,7 +31,7 @@ export const registerWidgetChat = (app: OpenAPIHono<AppEnv>) =>
     const body = c.req.valid("json");
     await limitVisitor(c, widget, body.visitorId, true);
     const agent = await agentOf(c, widget);
-    const deps = webhookDeps(c);
+    const deps = c.var.services.webhooks;
     const message = { role: "user" as const, text: body.message, at: new Date().toISOString() };
     const session = body.sessionId
       ? await appendVisitorMessage(deps, widget, body.visitorId, body.sessionId, message)

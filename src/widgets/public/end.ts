@@ -4,7 +4,6 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context";
 import { ApiError } from "../../lib/errors";
 import { errorResponses } from "../../lib/openapi";
-import { webhookDeps } from "../../routes/v1/webhook-endpoints/deps";
 import { limitVisitor, widgetOf } from "../gate";
 import { visitorBodySchema, widgetTokenQuery } from "../schema";
 import { endVisitorSession } from "../sessions";
@@ -56,6 +55,6 @@ export const registerWidgetEndSession = (app: OpenAPIHono<AppEnv>) =>
     }
     const visitorId = await visitorOf(await c.req.text());
     await limitVisitor(c, widget, visitorId, false);
-    await endVisitorSession(webhookDeps(c), widget, visitorId, c.req.valid("param").id);
+    await endVisitorSession(c.var.services.webhooks, widget, visitorId, c.req.valid("param").id);
     return c.body(null, 204);
   });

@@ -4,7 +4,6 @@ import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { startWebCall } from "../../calls/place";
 import type { AppEnv } from "../../context";
 import { errorResponses, jsonBody, jsonResponse } from "../../lib/openapi";
-import { webhookDeps } from "../../routes/v1/webhook-endpoints/deps";
 import { publicOrigin } from "../../webhooks/endpoints";
 import { limitVisitor, widgetOf } from "../gate";
 import { publicWebCallSchema, visitorBodySchema, widgetTokenQuery } from "../schema";
@@ -34,7 +33,7 @@ export const registerWidgetWebCall = (app: OpenAPIHono<AppEnv>) =>
         db: c.var.db,
         config: c.var.config,
         env: c.env,
-        deps: webhookDeps(c),
+        deps: c.var.services.webhooks,
         organizationId: widget.organizationId,
         origin: publicOrigin(c.var.config, new URL(c.req.url).origin),
       },

@@ -8,7 +8,6 @@ import type { AppEnv } from "../../../context";
 import { ApiError } from "../../../lib/errors";
 import { bearerSecurity, errorResponses, idParam, jsonBody, jsonResponse } from "../../../lib/openapi";
 import { publicOrigin } from "../../../webhooks/endpoints";
-import { webhookDeps } from "../webhook-endpoints/deps";
 import { callSchema, createCallSchema, createWebCallSchema, webCallSchema } from "./schema";
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
@@ -17,7 +16,7 @@ export const callCtx = (c: Context<AppEnv>): Ctx => ({
   db: c.var.db,
   config: c.var.config,
   env: c.env,
-  deps: webhookDeps(c),
+  deps: c.var.services.webhooks,
   organizationId: c.var.auth.organizationId,
   origin: publicOrigin(c.var.config, new URL(c.req.url).origin),
 });

@@ -4,7 +4,6 @@ import { getCallRecording, getCallWithUsage, listCallsWithUsage } from "../../..
 import type { AppEnv } from "../../../context";
 import { ApiError } from "../../../lib/errors";
 import { bearerSecurity, errorResponses, idParam, jsonResponse } from "../../../lib/openapi";
-import { originOf } from "../webhook-endpoints/deps";
 import { callPageSchema, callSchema, listCallsQuerySchema } from "./schema";
 
 export const getCallRoute = createRoute({
@@ -47,12 +46,12 @@ export const getRecordingRoute = createRoute({
 export function registerReadCalls(app: OpenAPIHono<AppEnv>): void {
   app.openapi(getCallRoute, async (c) => {
     const { call, usage } = await getCallWithUsage(c.var.db, c.var.auth.organizationId, c.req.valid("param").id);
-    return c.json(toCallView(call, usage, originOf(c)), 200);
+    return c.json(toCallView(call, usage, c.var.services.publicOrigin), 200);
   });
 
   app.openapi(listCallsRoute, async (c) => {
     const page = await listCallsWithUsage(c.var.db, c.var.auth.organizationId, c.req.valid("query"));
-    const origin = originOf(c);
+    const origin = c.var.services.publicOrigin;
     return c.json({ ...page, data: page.data.map(({ call, usage }) => toCallView(call, usage, origin)) }, 200);
   });
 

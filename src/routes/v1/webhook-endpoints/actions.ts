@@ -8,7 +8,7 @@ import { CAPTURE_KEEP, endpointCaptures } from "../../../webhooks/capture";
 import { rotateSecret, toEndpointView } from "../../../webhooks/endpoints";
 import { listDeliveries, resendDelivery } from "../../../webhooks/log";
 import { sendTestEvent } from "../../../webhooks/test-event";
-import { type Mount, opId, originOf, webhookDeps } from "./deps";
+import { type Mount, opId } from "./deps";
 import { capturedSchema, deliveryFiltersSchema, deliverySchema, endpointSchema } from "./schema";
 
 const deliveryParams = z.object({
@@ -32,7 +32,7 @@ export function registerEndpointActions(app: OpenAPIHono<AppEnv>, m: Mount): voi
         ...errorResponses(400, 403, 404),
       },
     }),
-    async (c) => c.json(await sendTestEvent(webhookDeps(c), c.var.auth.organizationId, c.req.valid("param").id), 200),
+    async (c) => c.json(await sendTestEvent(c.var.services.webhooks, c.var.auth.organizationId, c.req.valid("param").id), 200),
   );
 
   app.openapi(
@@ -47,7 +47,7 @@ export function registerEndpointActions(app: OpenAPIHono<AppEnv>, m: Mount): voi
     }),
     async (c) => {
       const row = await rotateSecret(c.var.db, c.var.auth.organizationId, c.req.valid("param").id, c.var.config);
-      return c.json(toEndpointView(row, originOf(c), true), 200);
+      return c.json(toEndpointView(row, c.var.services.publicOrigin, true), 200);
     },
   );
 
@@ -63,7 +63,13 @@ export function registerEndpointActions(app: OpenAPIHono<AppEnv>, m: Mount): voi
     }),
     async (c) =>
       c.json(
-        await endpointCaptures(c.var.db, redisFor(c.var.config), c.var.auth.organizationId, c.req.valid("param").id, originOf(c)),
+        await endpointCaptures(
+          c.var.db,
+          redisFor(c.var.config),
+          c.var.auth.organizationId,
+          c.req.valid("param").id,
+          c.var.services.publicOrigin,
+        ),
         200,
       ),
   );
@@ -83,7 +89,7 @@ export function registerEndpointActions(app: OpenAPIHono<AppEnv>, m: Mount): voi
     }),
     async (c) => {
       const { id, deliveryId } = c.req.valid("param");
-      return c.json(await resendDelivery(webhookDeps(c), c.var.auth.organizationId, id, deliveryId), 200);
+      return c.json(await resendDelivery(c.var.services.webhooks, c.var.auth.organizationId, id, deliveryId), 200);
     },
   );
 }

@@ -5,7 +5,7 @@ import { errorResponses, idParam, jsonBody, jsonResponse } from "../../../lib/op
 import { pageQuery, pageQuerySchema, pageSchema } from "../../../lib/pagination";
 import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, toEndpointView, updateEndpoint } from "../../../webhooks/endpoints";
 import { openEndpoint } from "../../../webhooks/secret-store";
-import { type Mount, opId, originOf } from "./deps";
+import { type Mount, opId } from "./deps";
 import { createEndpointSchema, endpointSchema, savedEndpointSchema, updateEndpointSchema } from "./schema";
 
 export function registerEndpointCrud(app: OpenAPIHono<AppEnv>, m: Mount): void {
@@ -23,7 +23,7 @@ export function registerEndpointCrud(app: OpenAPIHono<AppEnv>, m: Mount): void {
     }),
     async (c) => {
       const row = await createEndpoint(c.var.db, c.var.auth.organizationId, c.req.valid("json"), c.var.config);
-      return c.json({ ...toEndpointView(row, originOf(c), true), warnings: row.warnings }, 201);
+      return c.json({ ...toEndpointView(row, c.var.services.publicOrigin, true), warnings: row.warnings }, 201);
     },
   );
 
@@ -41,7 +41,16 @@ export function registerEndpointCrud(app: OpenAPIHono<AppEnv>, m: Mount): void {
       },
     }),
     async (c) =>
-      c.json(await listEndpoints(c.var.db, c.var.auth.organizationId, pageQuery(c.req.valid("query")), originOf(c), c.var.config), 200),
+      c.json(
+        await listEndpoints(
+          c.var.db,
+          c.var.auth.organizationId,
+          pageQuery(c.req.valid("query")),
+          c.var.services.publicOrigin,
+          c.var.config,
+        ),
+        200,
+      ),
   );
 
   app.openapi(
@@ -56,7 +65,7 @@ export function registerEndpointCrud(app: OpenAPIHono<AppEnv>, m: Mount): void {
     }),
     async (c) => {
       const row = await getEndpoint(c.var.db, c.var.auth.organizationId, c.req.valid("param").id);
-      return c.json(toEndpointView(await openEndpoint(c.var.config, row), originOf(c)), 200);
+      return c.json(toEndpointView(await openEndpoint(c.var.config, row), c.var.services.publicOrigin), 200);
     },
   );
 
@@ -72,7 +81,7 @@ export function registerEndpointCrud(app: OpenAPIHono<AppEnv>, m: Mount): void {
     }),
     async (c) => {
       const row = await updateEndpoint(c.var.db, c.var.auth.organizationId, c.req.valid("param").id, c.req.valid("json"), c.var.config);
-      return c.json({ ...toEndpointView(row, originOf(c)), warnings: row.warnings }, 200);
+      return c.json({ ...toEndpointView(row, c.var.services.publicOrigin), warnings: row.warnings }, 200);
     },
   );
 

@@ -1,20 +1,4 @@
-import type { Context } from "hono";
-import type { AppEnv } from "../../../context";
-import type { WebhookDeps } from "../../../webhooks/deliver";
-import { publicOrigin } from "../../../webhooks/endpoints";
-
-/** The webhook engine's dependencies, from a request's context. */
-export const webhookDeps = (c: Context<AppEnv>): WebhookDeps => ({
-  db: c.var.db,
-  config: c.var.config,
-  // Deferred in the request scope, so the pool stays open until direct deliveries finish.
-  waitUntil: (p) => c.var.defer(p),
-  origin: new URL(c.req.url).origin,
-});
-
-/** The origin of URLs we show (the test receiver's): PUBLIC_BASE_URL, else this request's. */
-export const originOf = (c: Context<AppEnv>) => publicOrigin(c.var.config, new URL(c.req.url).origin);
-
+// Where the webhook-endpoint routes are mounted (the API and the dashboard's JSON copy) and their operation ids.
 export interface Mount {
   /** `/v1/webhook-endpoints` or `/dashboard/api/webhook-endpoints`. */
   base: string;
