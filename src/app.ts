@@ -1,4 +1,7 @@
-// The one Hono app: middleware, the /v1 API, the dashboard's JSON routes, docs.
+// The one Hono app: the middleware every request passes, then one router per surface, each with
+// its own middleware, mounted with app.route() (openstatus' apps/server/src/routes/v1/index.ts
+// pattern). Order: the public surfaces before the ones that authenticate, so a public path that
+// shares a prefix with a guarded one (/v1/openapi.json) answers first.
 import { requestId } from "hono/request-id";
 import { secureHeaders } from "hono/secure-headers";
 import { createRouter } from "./context";
@@ -7,18 +10,22 @@ import { dashboardPageFrame, registerDashboardPages } from "./dashboard/pages";
 import { ApiError, handleError } from "./lib/errors";
 import { newId } from "./lib/ids";
 import { authenticate, requireSettingsAccess } from "./middleware/auth";
-import { guardInput, requireContentType, sameOriginForCookies, v1BodyPolicy } from "./middleware/guards";
+import { guardInput, requireContentType, sameOriginForCookies } from "./middleware/guards";
 import { init } from "./middleware/init";
 import { rateLimit } from "./middleware/ratelimit";
-import { registerDocs } from "./routes/docs";
-import { registerTelephonyRoutes } from "./routes/telephony";
-import { registerV1 } from "./routes/v1";
-import { registerModels } from "./routes/v1/models";
-import { registerWebhookEndpoints } from "./routes/v1/webhook-endpoints";
+import { publicRoutes } from "./routes/public";
+import { telephonyRoutes } from "./routes/telephony";
+import { v1Routes } from "./routes/v1";
 import { registerDeliveryLog } from "./routes/v1/webhook-endpoints/actions";
-import { registerQstashRoutes } from "./routes/webhooks/qstash";
-import { registerTestReceiver } from "./routes/webhooks/test-receiver";
-import { registerWidgetRoutes } from "./widgets";
+import { WIDGET_API_BASE, widgetRoutes } from "./widgets";
+
+/** The spec's delivery log has no /v1 prefix: `/webhooks/<endpoint_id>/deliveries`, with /v1's credentials and limits. */
+function deliveryLogRoutes() {
+  const router = createRouter();
+  router.use("/:id/deliveries", authenticate(), rateLimit, requireSettingsAccess);
+  registerDeliveryLog(router, "/{id}/deliveries", { security: [{ apiKey: [] }], prefix: "", tag: "Webhooks" });
+  return router;
+}
 
 export function createApp() {
   const app = createRouter();
@@ -34,36 +41,16 @@ export function createApp() {
   app.use("*", init);
   // Every request, of every surface and method, before any route's middleware: the body's size
   // cap, strict UTF-8 and JSON, and no NUL or lone surrogate in the path, query, JSON or form
-  // (src/middleware/guards.ts). Dashboard pages show its refusals as pages.
+  // (src/middleware/guards.ts). Dashboard pages show its refusals as pages: their frame goes first.
   app.use("/dashboard/*", ...dashboardPageFrame);
   app.use("*", guardInput);
 
-  // Public: /health (no auth, no I/O: the benchmark's baseline), /v1/openapi.json and /docs.
-  // Registered before the /v1 middleware below, so they answer without a credential.
-  registerDocs(app);
-  // Public too: the built-in test receiver (capture token in the URL) and QStash's callbacks
-  // (verified by Upstash-Signature). Registered before the /webhooks/* auth below.
-  registerTestReceiver(app);
-  registerQstashRoutes(app);
-
-  // Public too: the live-call routes (Twilio's signed callbacks and media stream, the browser's
-  // web-call socket with its one-time token).
-  registerTelephonyRoutes(app);
-
-  // The embeddable widget: its public routes check the widget token and the page's origin.
-  registerWidgetRoutes(app);
-
-  app.use("/v1/*", sameOriginForCookies, v1BodyPolicy);
-  app.use("/v1/*", (c, next) => authenticate({ orgOptional: c.req.path === "/v1/me" })(c, next));
-  app.use("/v1/*", rateLimit);
-  registerV1(app);
-  registerModels(app);
-  for (const path of ["/v1/webhook-endpoints", "/v1/webhook-endpoints/*"]) app.use(path, requireSettingsAccess);
-  registerWebhookEndpoints(app);
-
-  // The spec's delivery log path has no /v1 prefix: same credentials, same limits.
-  app.use("/webhooks/:id/deliveries", authenticate(), rateLimit, requireSettingsAccess);
-  registerDeliveryLog(app, "/webhooks/{id}/deliveries", { security: [{ apiKey: [] }], prefix: "", tag: "Webhooks" });
+  app.route("/", publicRoutes(app));
+  // Live calls: Twilio's signed callbacks and media stream, the browser's web-call socket with its one-time token.
+  app.route("/", telephonyRoutes());
+  app.route(WIDGET_API_BASE, widgetRoutes());
+  app.route("/v1", v1Routes());
+  app.route("/webhooks", deliveryLogRoutes());
 
   app.use("/dashboard/api/*", sameOriginForCookies, requireContentType());
   registerDashboardApi(app);

@@ -31,11 +31,9 @@ import * as schema from "../../src/db/schema";
 import { type Bindings, parseEnv } from "../../src/env";
 import { handleError } from "../../src/lib/errors";
 import { newId } from "../../src/lib/ids";
-import { authenticate } from "../../src/middleware/auth";
-import { guardInput, sameOriginForCookies, v1BodyPolicy } from "../../src/middleware/guards";
+import { guardInput } from "../../src/middleware/guards";
 import { init as appInit } from "../../src/middleware/init";
-import { rateLimit } from "../../src/middleware/ratelimit";
-import { registerV1 } from "../../src/routes/v1";
+import { v1Routes } from "../../src/routes/v1";
 
 export const STRATEGIES = ["http", "pool", "client", "pool-early"] as const;
 export type Strategy = (typeof STRATEGIES)[number];
@@ -220,10 +218,7 @@ app.get("/bench/deferred", (c) => c.json(Object.fromEntries(deferred)));
 // As src/app.ts mounts /v1 (the parts GET /v1/me and GET /v1/agents go through; src/app.ts runs the
 // input guard on every path, here on /v1 alone).
 app.use("/v1/*", guardInput);
-app.use("/v1/*", sameOriginForCookies, v1BodyPolicy);
-app.use("/v1/*", (c, next) => authenticate({ orgOptional: c.req.path === "/v1/me" })(c, next));
-app.use("/v1/*", rateLimit);
-registerV1(app);
+app.route("/v1", v1Routes());
 
 type BenchBindings = Bindings & { BENCH_DEV_WS_PROXY?: string; BENCH_DEV_HTTP_ENDPOINT?: string };
 const devProxyEnvs = new WeakMap<object, Bindings>();

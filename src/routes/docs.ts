@@ -77,22 +77,24 @@ table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:2px 6px;text-
 <nav>${[...byTag.keys()].map((t) => html`<a href="#${t}">${t}</a> · `)}</nav>${sections}</body></html>`;
 }
 
-export function registerDocs(app: OpenAPIHono<AppEnv>): void {
-  app.openAPIRegistry.registerComponent("securitySchemes", "apiKey", {
+/**
+ * /health, the OpenAPI document and the reference page on `router`; the document is `root`'s,
+ * the whole app's, whose registry every mounted surface's operations are merged into.
+ */
+export function registerDocs(router: OpenAPIHono<AppEnv>, root: OpenAPIHono<AppEnv> = router): void {
+  router.openAPIRegistry.registerComponent("securitySchemes", "apiKey", {
     type: "http",
     scheme: "bearer",
     description: "An organization API key, `sk-live-…`, created in the dashboard.",
   });
-  app.openAPIRegistry.registerComponent("securitySchemes", "session", {
+  router.openAPIRegistry.registerComponent("securitySchemes", "session", {
     type: "apiKey",
     in: "cookie",
     name: "session",
     description: "The dashboard's session cookie (with `x-organization-id` to choose the organization).",
   });
-  app.openapi(healthRoute, (c) => c.json({ status: "ok" as const }, 200));
-  app.doc31(OPENAPI_PATH, (c) => openApiConfig(new URL(c.req.url).origin));
-  app.openapi(docsRoute, async (c) => {
-    const doc = app.getOpenAPI31Document(openApiConfig(new URL(c.req.url).origin));
-    return c.html(raw(String(await renderReference(doc))), 200);
-  });
+  const documentOf = (c: { req: { url: string } }) => root.getOpenAPI31Document(openApiConfig(new URL(c.req.url).origin));
+  router.openapi(healthRoute, (c) => c.json({ status: "ok" as const }, 200));
+  router.get(OPENAPI_PATH, (c) => c.json(documentOf(c)));
+  router.openapi(docsRoute, async (c) => c.html(raw(String(await renderReference(documentOf(c)))), 200));
 }

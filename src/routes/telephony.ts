@@ -3,19 +3,17 @@
 // - GET  /telephony/twilio/media/:callId: Twilio's media stream (WebSocket), the per-call stream
 //   token in the stream's `start` message (checked by the call's session);
 // - GET  /web-calls/:callId/socket?token=: the browser's socket, the one-time web-call token.
-import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { finishCall, startCall } from "../calls/lifecycle";
 import { redeemWebCallToken } from "../calls/place";
 import type { EndedReason } from "../calls/states";
 import { answeredDeadline, findCall, moveCall } from "../calls/store";
 import { CALL_ID_HEADER, TRANSPORT_HEADER } from "../calls/stub";
-import type { AppEnv } from "../context";
+import { type AppEnv, createRouter } from "../context";
 import { ApiError } from "../lib/errors";
 import { isUuid } from "../lib/ids";
 import { errorResponses } from "../lib/openapi";
-import { telephonyProvider } from "../telephony/registry";
-import { publicOrigin } from "../webhooks/endpoints";
 
 const TWILIO_ENDINGS: Record<string, EndedReason> = {
   busy: "customer-busy",
@@ -82,14 +80,16 @@ export const webCallSocketRoute = createRoute({
   responses: { ...switching, ...errorResponses(401, 426) },
 });
 
-export function registerTelephonyRoutes(app: OpenAPIHono<AppEnv>): void {
+/** The telephony surface (absolute paths: /telephony/… and /web-calls/…; no middleware of its own). */
+export function telephonyRoutes() {
+  const app = createRouter();
   app.openapi(twilioStatusRoute, async (c) => {
     const callId = c.req.param("callId");
     const { config, db } = c.var;
-    const telephony = telephonyProvider(config);
+    const telephony = c.var.services.telephony();
     const raw = await c.req.text();
     const params = new URLSearchParams(raw);
-    const url = `${publicOrigin(config, new URL(c.req.url).origin)}${new URL(c.req.url).pathname}${new URL(c.req.url).search}`;
+    const url = `${c.var.services.publicOrigin}${new URL(c.req.url).pathname}${new URL(c.req.url).search}`;
     if (!(await telephony.verifyCallback(url, params, c.req.header("x-twilio-signature"))))
       throw new ApiError("unauthorized", "The X-Twilio-Signature does not match this request.");
     if (!isUuid(callId)) throw unknownCall();
@@ -128,4 +128,5 @@ export function registerTelephonyRoutes(app: OpenAPIHono<AppEnv>): void {
       throw new ApiError("unauthorized", "This web-call token is not valid: it is wrong, expired or already used. Start a new web call.");
     return (await toSession(c, callId, "web")) as never;
   });
+  return app;
 }

@@ -1,5 +1,11 @@
-import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv } from "../../context";
+// The /v1 surface: one router mounted at /v1 (src/app.ts), its paths relative to it. Its own
+// middleware: CSRF for cookie sessions and the body types, then authentication and the rate limit
+// for every operation; the exceptions carry route-level middleware (GET /v1/me authenticates
+// itself, with the organization optional; the webhook operations require settings access).
+import { createRouter } from "../../context";
+import { authenticate, requireSettingsAccess } from "../../middleware/auth";
+import { sameOriginForCookies, v1BodyPolicy } from "../../middleware/guards";
+import { rateLimit } from "../../middleware/ratelimit";
 import { registerCreateAgent } from "./agents/create";
 import { registerDeleteAgent } from "./agents/delete";
 import { registerGetAgent } from "./agents/get";
@@ -9,32 +15,44 @@ import { registerPhoneNumbers } from "./calls/phone-numbers";
 import { registerPlaceCalls } from "./calls/place";
 import { registerReadCalls } from "./calls/read";
 import { registerGetMe } from "./me/get";
+import { registerModels } from "./models";
 import { registerCreateVoice } from "./voices/create";
 import { registerDeleteVoice } from "./voices/delete";
 import { registerGetVoice } from "./voices/get";
 import { registerListVoices } from "./voices/list";
 import { registerUpdateVoice } from "./voices/update";
+import { API_MOUNT, registerWebhookEndpoints } from "./webhook-endpoints";
 import { registerWidgets } from "./widgets";
 
-/** Every /v1 operation, one file each, registered here. */
-export function registerV1(app: OpenAPIHono<AppEnv>): void {
-  registerGetMe(app);
+/** Every /v1 operation, one file each, on one router with the surface's middleware. */
+export function v1Routes() {
+  const v1 = createRouter();
+  v1.use("*", sameOriginForCookies, v1BodyPolicy);
+  // Authenticates itself (route-level middleware: a session needs no organization here), so it
+  // answers before the router's authentication below runs.
+  registerGetMe(v1);
+  v1.use("*", authenticate(), rateLimit);
 
-  registerListAgents(app);
-  registerCreateAgent(app);
-  registerGetAgent(app);
-  registerUpdateAgent(app);
-  registerDeleteAgent(app);
+  registerListAgents(v1);
+  registerCreateAgent(v1);
+  registerGetAgent(v1);
+  registerUpdateAgent(v1);
+  registerDeleteAgent(v1);
 
-  registerPlaceCalls(app);
-  registerReadCalls(app);
-  registerPhoneNumbers(app);
+  registerPlaceCalls(v1);
+  registerReadCalls(v1);
+  registerPhoneNumbers(v1);
 
-  registerListVoices(app);
-  registerCreateVoice(app);
-  registerGetVoice(app);
-  registerUpdateVoice(app);
-  registerDeleteVoice(app);
+  registerListVoices(v1);
+  registerCreateVoice(v1);
+  registerGetVoice(v1);
+  registerUpdateVoice(v1);
+  registerDeleteVoice(v1);
 
-  registerWidgets(app);
+  registerWidgets(v1);
+  registerModels(v1);
+
+  for (const path of [API_MOUNT.base, `${API_MOUNT.base}/*`]) v1.use(path, requireSettingsAccess);
+  registerWebhookEndpoints(v1, API_MOUNT);
+  return v1;
 }

@@ -11,7 +11,7 @@ import { agentOf, PUBLIC_TAG, requireChannel } from "./shared";
 
 export const widgetChatRoute = createRoute({
   method: "post",
-  path: "/widget/v1/chat",
+  path: "/chat",
   tags: [PUBLIC_TAG],
   operationId: "widgetChat",
   summary: "Send a visitor's message and get the agent's reply",

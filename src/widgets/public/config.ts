@@ -9,7 +9,7 @@ import { agentOf, PUBLIC_TAG } from "./shared";
 
 export const widgetConfigRoute = createRoute({
   method: "get",
-  path: "/widget/v1/config",
+  path: "/config",
   tags: [PUBLIC_TAG],
   operationId: "widgetConfig",
   summary: "The widget's public settings, for the embedded script",

@@ -11,7 +11,7 @@ import { PUBLIC_TAG } from "./shared";
 
 export const widgetEndSessionRoute = createRoute({
   method: "post",
-  path: "/widget/v1/sessions/{id}/end",
+  path: "/sessions/{id}/end",
   tags: [PUBLIC_TAG],
   operationId: "widgetEndSession",
   summary: "End a visitor's chat session (widget.completed with the transcript)",

@@ -11,7 +11,7 @@ import { agentOf, PUBLIC_TAG, requireChannel } from "./shared";
 
 export const widgetWebCallRoute = createRoute({
   method: "post",
-  path: "/widget/v1/web-call",
+  path: "/web-call",
   tags: [PUBLIC_TAG],
   operationId: "widgetWebCall",
   summary: "Start a voice session (web call) from the widget",

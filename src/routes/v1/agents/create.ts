@@ -7,7 +7,7 @@ import { bearerSecurity, errorResponses, jsonBody, jsonResponse } from "../../..
 
 export const createAgentRoute = createRoute({
   method: "post",
-  path: "/v1/agents",
+  path: "/agents",
   tags: ["Agents"],
   operationId: "createAgent",
   summary: "Create an agent",

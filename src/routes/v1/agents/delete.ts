@@ -5,7 +5,7 @@ import { bearerSecurity, errorResponses, idParam } from "../../../lib/openapi";
 
 export const deleteAgentRoute = createRoute({
   method: "delete",
-  path: "/v1/agents/{id}",
+  path: "/agents/{id}",
   tags: ["Agents"],
   operationId: "deleteAgent",
   summary: "Delete an agent",

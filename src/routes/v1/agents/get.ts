@@ -7,7 +7,7 @@ import { bearerSecurity, errorResponses, idParam, jsonResponse } from "../../../
 
 export const getAgentRoute = createRoute({
   method: "get",
-  path: "/v1/agents/{id}",
+  path: "/agents/{id}",
   tags: ["Agents"],
   operationId: "getAgent",
   summary: "Fetch an agent",

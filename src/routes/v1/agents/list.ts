@@ -7,7 +7,7 @@ import { bearerSecurity, errorResponses, jsonResponse } from "../../../lib/opena
 
 export const listAgentsRoute = createRoute({
   method: "get",
-  path: "/v1/agents",
+  path: "/agents",
   tags: ["Agents"],
   operationId: "listAgents",
   summary: "List the workspace's agents",

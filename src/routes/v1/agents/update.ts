@@ -7,7 +7,7 @@ import { bearerSecurity, errorResponses, idParam, jsonBody, jsonResponse } from 
 
 export const updateAgentRoute = createRoute({
   method: "patch",
-  path: "/v1/agents/{id}",
+  path: "/agents/{id}",
   tags: ["Agents"],
   operationId: "updateAgent",
   summary: "Update an agent",

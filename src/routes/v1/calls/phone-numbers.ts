@@ -8,7 +8,7 @@ import { createPhoneNumberSchema, phoneNumberPageSchema, phoneNumberSchema } fro
 
 export const listPhoneNumbersRoute = createRoute({
   method: "get",
-  path: "/v1/phone-numbers",
+  path: "/phone-numbers",
   tags: ["Calls"],
   operationId: "listPhoneNumbers",
   summary: "The workspace's caller ids",
@@ -19,7 +19,7 @@ export const listPhoneNumbersRoute = createRoute({
 
 export const createPhoneNumberRoute = createRoute({
   method: "post",
-  path: "/v1/phone-numbers",
+  path: "/phone-numbers",
   tags: ["Calls"],
   operationId: "createPhoneNumber",
   summary: "Add a caller id the workspace may call from",
@@ -33,7 +33,7 @@ export const createPhoneNumberRoute = createRoute({
 
 export const deletePhoneNumberRoute = createRoute({
   method: "delete",
-  path: "/v1/phone-numbers/{id}",
+  path: "/phone-numbers/{id}",
   tags: ["Calls"],
   operationId: "deletePhoneNumber",
   summary: "Remove a caller id",

@@ -23,7 +23,7 @@ export const callCtx = (c: Context<AppEnv>): Ctx => ({
 
 export const createCallRoute = createRoute({
   method: "post",
-  path: "/v1/agents/{id}/calls",
+  path: "/agents/{id}/calls",
   tags: ["Calls"],
   operationId: "createCall",
   summary: "Place an outbound phone call with the agent",
@@ -46,7 +46,7 @@ export const createCallRoute = createRoute({
 
 export const createWebCallRoute = createRoute({
   method: "post",
-  path: "/v1/agents/{id}/web-call",
+  path: "/agents/{id}/web-call",
   tags: ["Calls"],
   operationId: "createWebCall",
   summary: "Start an in-browser voice session with the agent",

@@ -8,7 +8,7 @@ import { callPageSchema, callSchema, listCallsQuerySchema } from "./schema";
 
 export const getCallRoute = createRoute({
   method: "get",
-  path: "/v1/calls/{id}",
+  path: "/calls/{id}",
   tags: ["Calls"],
   operationId: "getCall",
   summary: "Read a call: status, duration, transcript, analysis, cost",
@@ -19,7 +19,7 @@ export const getCallRoute = createRoute({
 
 export const listCallsRoute = createRoute({
   method: "get",
-  path: "/v1/calls",
+  path: "/calls",
   tags: ["Calls"],
   operationId: "listCalls",
   summary: "List the workspace's calls",
@@ -31,7 +31,7 @@ export const listCallsRoute = createRoute({
 
 export const getRecordingRoute = createRoute({
   method: "get",
-  path: "/v1/calls/{id}/recording",
+  path: "/calls/{id}/recording",
   tags: ["Calls"],
   operationId: "getCallRecording",
   summary: "The call's recording: a stereo WAV (left the caller, right the agent)",

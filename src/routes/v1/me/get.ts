@@ -1,6 +1,8 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../context";
 import { bearerSecurity, errorResponses, jsonResponse } from "../../../lib/openapi";
+import { authenticate } from "../../../middleware/auth";
+import { rateLimit } from "../../../middleware/ratelimit";
 
 export const identitySchema = z
   .object({
@@ -14,12 +16,14 @@ export const identitySchema = z
 
 export const getMeRoute = createRoute({
   method: "get",
-  path: "/v1/me",
+  path: "/me",
   tags: ["Identity"],
   operationId: "getMe",
   summary: "Introspect the credential",
   description: "Accepts an API key, or the dashboard's session cookie (the organization may then be chosen with x-organization-id).",
   security: bearerSecurity,
+  // A signed-in user who has chosen no organization yet may ask who they are.
+  middleware: [authenticate({ orgOptional: true }), rateLimit] as const,
   responses: { 200: jsonResponse(identitySchema, "The identity the credential resolves to."), ...errorResponses() },
 });
 

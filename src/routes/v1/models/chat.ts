@@ -6,7 +6,6 @@ import type { AppEnv } from "../../../context";
 import { ApiError } from "../../../lib/errors";
 import { bearerSecurity, errorResponses, jsonBody, jsonResponse } from "../../../lib/openapi";
 import { metered } from "../../../metering/metered";
-import { chatProvider } from "../../../providers/registry";
 import type { ChatRequest } from "../../../providers/types";
 import { chatCompletionSchema, chatRequestSchema, DEFAULT_MAX_TOKENS } from "./schema";
 
@@ -51,7 +50,7 @@ async function complete(c: Context<AppEnv>, body: z.infer<typeof chatRequestSche
     model: body.model ?? config.DEFAULT_CHAT_MODEL,
     max_tokens: body.max_tokens ?? max_completion_tokens ?? maxTokens ?? DEFAULT_MAX_TOKENS,
   };
-  const provider = chatProvider(config);
+  const provider = c.var.services.providers.chat();
   return metered(c, { modality: "chat", provider: provider.name, model: request.model, maxQuantity: maxTokensOf(request) }, async () => {
     const completion = await provider.complete(request);
     const { prompt_tokens, completion_tokens } = completion.usage;
@@ -65,11 +64,11 @@ async function complete(c: Context<AppEnv>, body: z.infer<typeof chatRequestSche
 }
 
 export function registerChat(app: OpenAPIHono<AppEnv>): void {
-  app.openapi(route("/v1/llm/chat", "chat", "Chat completion (non-streaming)"), async (c) =>
+  app.openapi(route("/llm/chat", "chat", "Chat completion (non-streaming)"), async (c) =>
     c.json(await complete(c, c.req.valid("json")), 200),
   );
   app.openapi(
-    route("/v1/chat/completions", "chatCompletions", "Chat completion at the OpenAI SDK's path (alias of /v1/llm/chat)"),
+    route("/chat/completions", "chatCompletions", "Chat completion at the OpenAI SDK's path (alias of /v1/llm/chat)"),
     async (c) => c.json(await complete(c, c.req.valid("json")), 200),
   );
 }

@@ -9,7 +9,6 @@ import { parseWav, sniffAudio } from "../../../lib/audio";
 import { ApiError } from "../../../lib/errors";
 import { bearerSecurity, errorResponses, jsonResponse } from "../../../lib/openapi";
 import { metered } from "../../../metering/metered";
-import { sttProvider } from "../../../providers/registry";
 import type { Transcription } from "../../../providers/types";
 import { STT_MAX_BYTES, STT_MAX_SECONDS, sttFormSchema, transcriptionAliasFormSchema, transcriptionSchema } from "./schema";
 
@@ -34,7 +33,7 @@ async function transcribe(
     knownSeconds = wav.durationSeconds;
     if (knownSeconds > STT_MAX_SECONDS) throw new ApiError("invalid_audio", `Audio is limited to ${STT_MAX_SECONDS / 60} minutes.`);
   }
-  const provider = sttProvider(config);
+  const provider = c.var.services.providers.stt();
   const model = input.model ?? config.DEFAULT_STT_MODEL;
   const maxMs = Math.ceil((knownSeconds ?? boundSecondsFromSize(bytes.length)) * 1000);
   return metered(c, { modality: "stt", provider: provider.name, model, maxQuantity: maxMs }, async () => {
@@ -56,7 +55,7 @@ export function registerStt(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "post",
-      path: "/v1/stt",
+      path: "/stt",
       tags: ["Models"],
       operationId: "stt",
       summary: "Speech to text from a multipart upload (field `file`), metered by seconds of audio",
@@ -76,7 +75,7 @@ export function registerStt(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "post",
-      path: "/v1/audio/transcriptions",
+      path: "/audio/transcriptions",
       tags: ["Models"],
       operationId: "audioTranscriptions",
       summary: "Speech to text at the OpenAI SDK's path (response_format json, text or verbose_json)",

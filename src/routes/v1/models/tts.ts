@@ -6,7 +6,6 @@ import type { AppEnv } from "../../../context";
 import { codePoints } from "../../../lib/fields";
 import { bearerSecurity, errorResponses, jsonBody } from "../../../lib/openapi";
 import { metered } from "../../../metering/metered";
-import { ttsProvider } from "../../../providers/registry";
 import { AUDIO_CONTENT_TYPES, type AudioFormat } from "../../../providers/types";
 import { resolveSpeechVoice } from "../../../voices/service";
 import { speechAliasSchema, ttsRequestSchema } from "./schema";
@@ -14,7 +13,7 @@ import { speechAliasSchema, ttsRequestSchema } from "./schema";
 async function synthesize(c: Context<AppEnv>, input: { text: string; voice: string; model?: string; format: AudioFormat; speed?: number }) {
   const { config } = c.var;
   const voice = await resolveSpeechVoice(c.var.db, c.var.auth.organizationId, input.voice);
-  const provider = ttsProvider(config, voice.provider);
+  const provider = c.var.services.providers.tts(voice.provider);
   const model = input.model ?? (voice.provider === "elevenlabs" ? "eleven_multilingual_v2" : config.DEFAULT_TTS_MODEL);
   const characters = codePoints(input.text);
   const audio = await metered(c, { modality: "tts", provider: provider.name, model, maxQuantity: characters }, async () => ({
@@ -33,7 +32,7 @@ export function registerTts(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "post",
-      path: "/v1/tts",
+      path: "/tts",
       tags: ["Models"],
       operationId: "tts",
       summary: "Text to speech: the full audio buffer, metered by characters",
@@ -49,7 +48,7 @@ export function registerTts(app: OpenAPIHono<AppEnv>): void {
   app.openapi(
     createRoute({
       method: "post",
-      path: "/v1/audio/speech",
+      path: "/audio/speech",
       tags: ["Models"],
       operationId: "audioSpeech",
       summary: "Text to speech at the OpenAI SDK's path (voice: an id, or a name such as alloy; default format wav)",

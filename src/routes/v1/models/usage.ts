@@ -56,7 +56,7 @@ export const querySchema = pageQuerySchema.extend({
 
 export function registerUsage(
   app: OpenAPIHono<AppEnv>,
-  path = "/v1/usage",
+  path = "/usage",
   security: Array<Record<string, string[]>> = [{ apiKey: [] }],
   operationId = "usage",
 ): void {

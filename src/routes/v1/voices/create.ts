@@ -1,14 +1,13 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../context";
 import { bearerSecurity, errorResponses, jsonBody, jsonResponse } from "../../../lib/openapi";
-import { synthesizableProviders } from "../../../providers/registry";
 import { toVoice } from "../../../voices/mapper";
 import { createVoiceSchema, voiceSchema } from "../../../voices/schema";
 import { createVoice } from "../../../voices/service";
 
 export const createVoiceRoute = createRoute({
   method: "post",
-  path: "/v1/voices",
+  path: "/voices",
   tags: ["Voices"],
   operationId: "createVoice",
   summary: "Create an owned voice",
@@ -22,5 +21,5 @@ export const registerCreateVoice = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(createVoiceRoute, async (c) => {
     const row = await createVoice(c.var.db, c.var.auth.organizationId, c.req.valid("json"));
     c.header("Location", `/v1/voices/${row.id}`);
-    return c.json(toVoice(row, synthesizableProviders(c.var.config)), 201);
+    return c.json(toVoice(row, c.var.services.providers.synthesizable()), 201);
   });

@@ -5,7 +5,7 @@ import { deleteVoice } from "../../../voices/service";
 
 export const deleteVoiceRoute = createRoute({
   method: "delete",
-  path: "/v1/voices/{id}",
+  path: "/voices/{id}",
   tags: ["Voices"],
   operationId: "deleteVoice",
   summary: "Delete an owned voice",

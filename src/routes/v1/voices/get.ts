@@ -1,14 +1,13 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../context";
 import { bearerSecurity, errorResponses, idParam, jsonResponse } from "../../../lib/openapi";
-import { synthesizableProviders } from "../../../providers/registry";
 import { toVoice } from "../../../voices/mapper";
 import { voiceSchema } from "../../../voices/schema";
 import { getVoice } from "../../../voices/service";
 
 export const getVoiceRoute = createRoute({
   method: "get",
-  path: "/v1/voices/{id}",
+  path: "/voices/{id}",
   tags: ["Voices"],
   operationId: "getVoice",
   summary: "Fetch a voice (system or owned)",
@@ -20,5 +19,5 @@ export const getVoiceRoute = createRoute({
 export const registerGetVoice = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(getVoiceRoute, async (c) => {
     const row = await getVoice(c.var.db, c.var.auth.organizationId, c.req.valid("param").id);
-    return c.json(toVoice(row, synthesizableProviders(c.var.config)), 200);
+    return c.json(toVoice(row, c.var.services.providers.synthesizable()), 200);
   });

@@ -1,14 +1,13 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../context";
 import { bearerSecurity, errorResponses, jsonResponse } from "../../../lib/openapi";
-import { synthesizableProviders } from "../../../providers/registry";
 import { toVoice } from "../../../voices/mapper";
 import { listVoicesQuerySchema, voicePageSchema } from "../../../voices/schema";
 import { listVoices } from "../../../voices/service";
 
 export const listVoicesRoute = createRoute({
   method: "get",
-  path: "/v1/voices",
+  path: "/voices",
   tags: ["Voices"],
   operationId: "listVoices",
   summary: "List voices: the system catalog plus this workspace's own",
@@ -21,7 +20,7 @@ export const listVoicesRoute = createRoute({
 
 export const registerListVoices = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(listVoicesRoute, async (c) => {
-    const synthesizable = synthesizableProviders(c.var.config);
+    const synthesizable = c.var.services.providers.synthesizable();
     const page = await listVoices(c.var.db, c.var.auth.organizationId, c.req.valid("query"), synthesizable);
     return c.json({ ...page, data: page.data.map((row) => toVoice(row, synthesizable)) }, 200);
   });

@@ -1,14 +1,13 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../context";
 import { bearerSecurity, errorResponses, idParam, jsonBody, jsonResponse } from "../../../lib/openapi";
-import { synthesizableProviders } from "../../../providers/registry";
 import { toVoice } from "../../../voices/mapper";
 import { updateVoiceSchema, voiceSchema } from "../../../voices/schema";
 import { updateVoice } from "../../../voices/service";
 
 export const updateVoiceRoute = createRoute({
   method: "patch",
-  path: "/v1/voices/{id}",
+  path: "/voices/{id}",
   tags: ["Voices"],
   operationId: "updateVoice",
   summary: "Update an owned voice",
@@ -22,5 +21,5 @@ export const updateVoiceRoute = createRoute({
 export const registerUpdateVoice = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(updateVoiceRoute, async (c) => {
     const row = await updateVoice(c.var.db, c.var.auth.organizationId, c.req.valid("param").id, c.req.valid("json"));
-    return c.json(toVoice(row, synthesizableProviders(c.var.config)), 200);
+    return c.json(toVoice(row, c.var.services.providers.synthesizable()), 200);
   });

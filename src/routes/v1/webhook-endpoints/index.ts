@@ -5,7 +5,7 @@ import { registerEndpointCrud } from "./crud";
 import type { Mount } from "./deps";
 
 /** Our addition for integrators: the dashboard's webhook operations under /v1 (admin keys only). */
-export const API_MOUNT: Mount = { base: "/v1/webhook-endpoints", security: [{ apiKey: [] }], prefix: "", tag: "Webhooks" };
+export const API_MOUNT: Mount = { base: "/webhook-endpoints", security: [{ apiKey: [] }], prefix: "", tag: "Webhooks" };
 export const DASHBOARD_MOUNT: Mount = {
   base: "/dashboard/api/webhook-endpoints",
   security: [{ session: [] }],

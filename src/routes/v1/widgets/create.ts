@@ -8,7 +8,7 @@ import { cdnOrigin } from "./shared";
 
 export const createWidgetRoute = createRoute({
   method: "post",
-  path: "/v1/widgets",
+  path: "/widgets",
   tags: ["Widgets"],
   operationId: "createWidget",
   summary: "Create a web widget channel for an agent",

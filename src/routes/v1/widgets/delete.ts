@@ -5,7 +5,7 @@ import { deleteWidget, widgetNotFound } from "../../../widgets/service";
 
 export const deleteWidgetRoute = createRoute({
   method: "delete",
-  path: "/v1/widgets/{id}",
+  path: "/widgets/{id}",
   tags: ["Widgets"],
   operationId: "deleteWidget",
   summary: "Delete a widget",

@@ -8,7 +8,7 @@ import { cdnOrigin } from "./shared";
 
 export const getWidgetRoute = createRoute({
   method: "get",
-  path: "/v1/widgets/{id}",
+  path: "/widgets/{id}",
   tags: ["Widgets"],
   operationId: "getWidget",
   summary: "Fetch a widget (with its token and embed code)",

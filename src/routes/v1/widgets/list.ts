@@ -8,7 +8,7 @@ import { cdnOrigin } from "./shared";
 
 export const listWidgetsRoute = createRoute({
   method: "get",
-  path: "/v1/widgets",
+  path: "/widgets",
   tags: ["Widgets"],
   operationId: "listWidgets",
   summary: "List the workspace's widgets",

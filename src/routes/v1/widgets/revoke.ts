@@ -8,7 +8,7 @@ import { cdnOrigin } from "./shared";
 
 export const revokeWidgetRoute = createRoute({
   method: "post",
-  path: "/v1/widgets/{id}/revoke",
+  path: "/widgets/{id}/revoke",
   tags: ["Widgets"],
   operationId: "revokeWidget",
   summary: "Revoke a widget's token",

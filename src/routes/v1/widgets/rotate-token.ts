@@ -8,7 +8,7 @@ import { cdnOrigin } from "./shared";
 
 export const rotateWidgetTokenRoute = createRoute({
   method: "post",
-  path: "/v1/widgets/{id}/rotate-token",
+  path: "/widgets/{id}/rotate-token",
   tags: ["Widgets"],
   operationId: "rotateWidgetToken",
   summary: "Give a widget a new token",

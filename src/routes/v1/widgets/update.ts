@@ -8,7 +8,7 @@ import { cdnOrigin } from "./shared";
 
 export const updateWidgetRoute = createRoute({
   method: "patch",
-  path: "/v1/widgets/{id}",
+  path: "/widgets/{id}",
   tags: ["Widgets"],
   operationId: "updateWidget",
   summary: "Update a widget",
