@@ -10,3 +10,4 @@ export * from "./users";
 export * from "./voices";
 export * from "./webhooks";
 export * from "./widgets";
+export * from "./messaging";

@@ -28,9 +28,11 @@ export const usageEvents = pgTable(
     costMicro: bigint("cost_micro", { mode: "number" }).notNull().default(0),
     /** Set when the usage was a live call's (speech-to-text, the agent's LLM, text-to-speech). */
     callId: uuid("call_id"),
+    /** Set when the usage was a chat's (a widget chat or a messaging session): the chat's cost. */
+    chatId: uuid("chat_id"),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date", precision: 3 }).notNull().defaultNow(),
   },
-  (t) => [index("usage_events_org_idx").on(t.organizationId, t.id), index("usage_events_call_idx").on(t.callId)],
+  (t) => [index("usage_events_org_idx").on(t.organizationId, t.id), index("usage_events_call_idx").on(t.callId), index("usage_events_chat_idx").on(t.chatId)],
 );
 
 export type UsageEvent = typeof usageEvents.$inferSelect;
