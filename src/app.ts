@@ -13,6 +13,7 @@ import { authenticate, requireSettingsAccess } from "./middleware/auth";
 import { guardInput, requireContentType, sameOriginForCookies } from "./middleware/guards";
 import { init } from "./middleware/init";
 import { rateLimit } from "./middleware/ratelimit";
+import { channelWebhookRoutes } from "./routes/channels";
 import { publicRoutes } from "./routes/public";
 import { telephonyRoutes } from "./routes/telephony";
 import { v1Routes } from "./routes/v1";
@@ -49,6 +50,8 @@ export function createApp() {
   // Live calls: Twilio's signed callbacks and media stream, the browser's web-call socket with its one-time token.
   app.route("/", telephonyRoutes());
   app.route(WIDGET_API_BASE, widgetRoutes());
+  // Messaging providers' webhooks: each delivery is checked against its channel's secret.
+  app.route("/channels", channelWebhookRoutes());
   app.route("/v1", v1Routes());
   app.route("/webhooks", deliveryLogRoutes());
 

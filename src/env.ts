@@ -110,6 +110,14 @@ export const envSchema = z
     /** Milliseconds of silence after speech that end the caller's turn. */
     CALL_ENDPOINTING_MS: z.coerce.number().int().min(100).max(3000).default(500),
 
+    /** Messaging channels (docs/messaging.md): the Telegram Bot API and the WhatsApp Cloud API (Graph), or their local sandboxes. */
+    TELEGRAM_API_BASE_URL: z.string().url().default("https://api.telegram.org"),
+    WHATSAPP_API_BASE_URL: z.string().url().default("https://graph.facebook.com"),
+    WHATSAPP_GRAPH_VERSION: z
+      .string()
+      .regex(/^v\d+\.\d+$/, "a Graph API version such as v21.0")
+      .default("v21.0"),
+
     /** The embeddable widget (docs/widget.md): where widget.js is served from, for the embed code; unset: this worker's origin. */
     WIDGET_CDN_URL: z.string().url().optional(),
     /** A widget chat with no message for this long is ended by the cron sweep (widget.completed). */

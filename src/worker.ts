@@ -5,6 +5,8 @@ import { sweepStaleCalls } from "./calls/watchdog";
 import { openScope } from "./db/scope";
 import { type Bindings, parseEnv } from "./env";
 import { redisFor } from "./lib/redis";
+import { sweepInbound } from "./messaging/inbound";
+import { sweepIdleMessagingSessions } from "./messaging/sessions";
 import { holdLifetimeMs, sweepExpiredHolds } from "./metering/meter";
 import { buildServices } from "./services";
 import { sweepIdleWidgetSessions } from "./widgets/sessions";
@@ -16,7 +18,8 @@ export default {
   /**
    * Cron trigger (wrangler.toml), every minute: the call watchdog's backstop sweep, idle widget chats
    * ended (widget.completed), API keys' last-used moved from Redis to Postgres, and credit holds
-   * whose worker died released (older than the longest a provider call may take).
+   * whose worker died released (older than the longest a provider call may take), idle messaging
+   * conversations ended (`<type>.completed`), and inbound messages left unanswered answered.
    */
   async scheduled(_controller, env, ctx) {
     const config = parseEnv(env);
@@ -29,6 +32,8 @@ export default {
         sweepIdleWidgetSessions(deps, config.WIDGET_SESSION_TIMEOUT_SECONDS),
         flushLastUsed(scope.db, redisFor(config)),
         sweepExpiredHolds(scope.db, holdLifetimeMs(config)),
+        sweepIdleMessagingSessions(deps),
+        sweepInbound(deps),
       ]);
       for (const r of results) {
         if (r.status === "rejected") console.error(JSON.stringify({ level: "error", msg: "cron sweep failed", error: String(r.reason) }));

@@ -12,6 +12,16 @@ export const sha256Hex = (input: string): Promise<string> => hexDigest("SHA-256"
 /** SHA-1 hex: only for what a protocol names by it (a Redis script's EVALSHA), never for secrets. */
 export const sha1Hex = (input: string): Promise<string> => hexDigest("SHA-1", input);
 
+/** HMAC-SHA256 of `message` (text as UTF-8, or raw bytes) keyed with `secret`, lowercase hex. */
+export async function hmacSha256Hex(secret: string, message: string | Uint8Array): Promise<string> {
+  const key = await crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const mac = await crypto.subtle.sign("HMAC", key, typeof message === "string" ? encoder.encode(message) : message);
+  return [...new Uint8Array(mac)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** Whether two strings are equal, in time that depends only on their lengths. */
+export const safeEqual = (a: string, b: string): boolean => timingSafeEqual(encoder.encode(a), encoder.encode(b));
+
 /** Uniformly random base62 string (rejection sampling, no modulo bias). */
 export function randomBase62(length: number): string {
   let out = "";

@@ -14,6 +14,10 @@ export const ERRORS = {
     when: "The caller id is neither a number of the platform's Twilio account nor a verified caller id there; have it bought or verified, then add it again.",
   },
   stream_not_supported: { status: 400, when: "`stream: true` was sent to chat: the API is request/response only." },
+  channel_credentials_rejected: {
+    status: 400,
+    when: "Telegram or WhatsApp refused the channel's credentials (a wrong bot token, access token or phone number id); nothing was saved.",
+  },
   invalid_audio: { status: 400, when: "The uploaded file is not audio we can read (or the multipart body is malformed)." },
   unauthorized: { status: 401, when: "Missing, malformed, unknown or revoked API key, or no valid session." },
   insufficient_credits: { status: 402, when: "The workspace's usage credits cannot cover this Models call; nothing was charged." },
@@ -37,6 +41,7 @@ export const ERRORS = {
     status: 409,
     when: "Another workspace has added this phone number, or it is one of the platform's shared caller ids; a number belongs to one workspace.",
   },
+  channel_taken: { status: 409, when: "That Telegram bot or WhatsApp number is connected to another channel already." },
   read_only: { status: 409, when: "The resource cannot be changed (system voices are read-only)." },
   session_ended: {
     status: 409,
@@ -54,6 +59,10 @@ export const ERRORS = {
   misconfigured: { status: 500, when: "The deployment's configuration is invalid (names the variables, never their values)." },
   provider_error: { status: 502, when: "The model provider failed or answered something we cannot read. Not charged." },
   receiver_failed: { status: 502, when: "The receiver answered non-2xx or could not be reached; QStash retries." },
+  channel_provider_error: {
+    status: 502,
+    when: "Telegram or WhatsApp failed or could not be reached while the channel was being set up or checked; retry.",
+  },
   telephony_error: { status: 502, when: "Twilio failed or could not be reached while checking a caller id; nothing was dialled, retry." },
   provider_not_configured: {
     status: 503,

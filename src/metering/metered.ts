@@ -32,6 +32,8 @@ export interface Payer {
   endpoint: string;
   /** Usage of a live call is tagged with it (docs/calls.md). */
   callId?: string;
+  /** Usage of a chat (a widget chat or a messaging conversation) is tagged with it. */
+  chatId?: string;
 }
 
 /**

@@ -27,6 +27,12 @@ export interface ChatPayload {
   startedAt: string | null;
   endedAt: string | null;
   messageCount: number | null;
+  /** The widget's or the messaging channel's id (null once deleted). */
+  channelId: string | null;
+  /** The widget's visitor id, the Telegram chat id, the WhatsApp user's number. */
+  endUserId: string | null;
+  /** The name the messaging provider gives the end user; null for widget visitors. */
+  endUserName: string | null;
 }
 
 export interface EventData {
@@ -55,7 +61,18 @@ const CALL_FIELDS = [
   "startedAt",
   "endedAt",
 ] as const;
-const CHAT_FIELDS = ["id", "status", "agentId", "agentName", "startedAt", "endedAt", "messageCount"] as const;
+const CHAT_FIELDS = [
+  "id",
+  "status",
+  "agentId",
+  "agentName",
+  "startedAt",
+  "endedAt",
+  "messageCount",
+  "channelId",
+  "endUserId",
+  "endUserName",
+] as const;
 
 export const ENVELOPE_PATHS = ["deliveryId", "event", "timestamp"] as const;
 

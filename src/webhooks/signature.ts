@@ -2,13 +2,7 @@
 // where hex = HMAC-SHA256(secret, `${t}.${rawBody}`). The same scheme as Stripe's, so Stripe's
 // verifier accepts it. Signed at attempt time with the endpoint's current secret.
 // Receivers verify with Stripe's verifier or the plain-crypto snippet in docs/webhooks.md.
-const encoder = new TextEncoder();
-
-async function hmacHex(secret: string, message: string): Promise<string> {
-  const key = await crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  const mac = await crypto.subtle.sign("HMAC", key, encoder.encode(message));
-  return [...new Uint8Array(mac)].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
+import { hmacSha256Hex as hmacHex } from "../lib/crypto";
 
 export async function signPayload(secret: string, rawBody: string, timestamp = Math.floor(Date.now() / 1000)): Promise<string> {
   return `t=${timestamp},v1=${await hmacHex(secret, `${timestamp}.${rawBody}`)}`;

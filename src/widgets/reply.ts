@@ -20,12 +20,20 @@ export const HISTORY_TURNS = 40;
 export const greetingOf = (widget: { greeting: string | null }, agent: Pick<Agent, "firstMessage">): string | null =>
   widget.greeting ?? (agent.firstMessage ? renderTemplate(agent.firstMessage, {}) : null);
 
-/** System prompt, then the latest turns (the greeting is the first when the session is short). */
-export function chatMessages(agent: Pick<Agent, "systemPrompt">, transcript: readonly WidgetTurn[]): ChatMessage[] {
-  const prompt = renderTemplate(agent.systemPrompt, {}).trim();
+/**
+ * System prompt (with `variables`), then the latest turns (the greeting is the first when the
+ * session is short). Widget chats and messaging conversations differ only in `instructions`.
+ */
+export function chatMessages(
+  agent: Pick<Agent, "systemPrompt">,
+  transcript: readonly Pick<WidgetTurn, "role" | "text">[],
+  instructions = CHAT_INSTRUCTIONS,
+  variables: Record<string, string> = {},
+): ChatMessage[] {
+  const prompt = renderTemplate(agent.systemPrompt, variables).trim();
   const recent = transcript.slice(-HISTORY_TURNS);
   return [
-    { role: "system", content: prompt ? `${prompt}\n\n${CHAT_INSTRUCTIONS}` : CHAT_INSTRUCTIONS },
+    { role: "system", content: prompt ? `${prompt}\n\n${instructions}` : instructions },
     ...recent.map((t): ChatMessage => ({ role: t.role === "agent" ? "assistant" : "user", content: t.text })),
   ];
 }

@@ -26,6 +26,9 @@ export function sessionEventData(session: WidgetSession, withTranscript: boolean
       startedAt: session.startedAt.toISOString(),
       endedAt: session.endedAt?.toISOString() ?? null,
       messageCount: session.messageCount,
+      channelId: session.widgetId,
+      endUserId: session.visitorId,
+      endUserName: null,
     },
     transcript: withTranscript
       ? {

@@ -13,6 +13,7 @@ import { registerListAgents } from "./agents/list";
 import { registerUpdateAgent } from "./agents/update";
 import { registerPhoneNumbers } from "./calls/phone-numbers";
 import { registerPlaceCalls } from "./calls/place";
+import { registerChannels } from "./channels";
 import { registerReadCalls } from "./calls/read";
 import { registerGetMe } from "./me/get";
 import { registerModels } from "./models";
@@ -50,6 +51,7 @@ export function v1Routes() {
   registerDeleteVoice(v1);
 
   registerWidgets(v1);
+  registerChannels(v1);
   registerModels(v1);
 
   for (const path of [API_MOUNT.base, `${API_MOUNT.base}/*`]) v1.use(path, requireSettingsAccess);

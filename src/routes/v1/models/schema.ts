@@ -7,8 +7,7 @@ export const MAX_OUTPUT_TOKENS = 16_384;
 /** Applied when a chat request names no limit, so the hold (an upper bound) stays meaningful. */
 export const DEFAULT_MAX_TOKENS = 1_024;
 export const TTS_MAX_CHARACTERS = 4_096;
-export const STT_MAX_BYTES = 25 * 1024 * 1024;
-export const STT_MAX_SECONDS = 3_600;
+export { STT_MAX_BYTES, STT_MAX_SECONDS } from "../../../metering/transcribe";
 
 const tokens = z.number().int().min(1).max(MAX_OUTPUT_TOKENS);
 

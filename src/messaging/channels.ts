@@ -1,0 +1,271 @@
+// Messaging channels: connect (check the credentials with the provider, seal them, and for
+// Telegram point the bot's webhook at us), list, read, change, pause, check, remove. Plain
+// functions of (deps, organizationId, input), shared by /v1/channels and the dashboard; every
+// query is scoped by the organization, another workspace's channel is simply not found.
+import { and, desc, eq, type SQL } from "drizzle-orm";
+import { findAgent } from "../agents/service";
+import type { Db } from "../db/client";
+import { type ChannelInfo, type ChannelType, type MessagingChannel, messagingChannels } from "../db/schema";
+import type { AppConfig } from "../env";
+import { randomBase62 } from "../lib/crypto";
+import { ApiError } from "../lib/errors";
+import { isUuid, newId } from "../lib/ids";
+import { type Page, type PageParams, pageOf, pageQuery } from "../lib/pagination";
+import { openSecret, sealSecret } from "../lib/secrets";
+import type { WebhookDeps } from "../webhooks/deliver";
+import { publicOrigin } from "../webhooks/endpoints";
+import { MessagingApiError, type MessagingCallOptions } from "./http";
+import type { ChannelCheck, CreateChannelInput, UpdateChannelInput } from "./schema";
+import { DEFAULT_IDLE_TIMEOUT_SECONDS } from "./schema";
+import { endChannelSessions } from "./sessions";
+import { TelegramBot } from "./telegram";
+import { WhatsAppNumber } from "./whatsapp";
+
+export type { MessagingChannel };
+
+export interface TelegramCredentials {
+  botToken: string;
+  /** Ours: Telegram sends it back in X-Telegram-Bot-Api-Secret-Token with every update. */
+  secretToken: string;
+}
+export interface WhatsAppCredentials {
+  phoneNumberId: string;
+  accessToken: string;
+  appSecret: string;
+  verifyToken: string;
+}
+export type Credentials = TelegramCredentials | WhatsAppCredentials;
+
+export const channelNotFound = () => new ApiError("not_found", "No channel with that id in this workspace.");
+
+const AGENT_MESSAGE = "no agent with this id in this workspace";
+const unknownAgent = () =>
+  new ApiError("validation_failed", `Invalid json: agentId: ${AGENT_MESSAGE}`, { issues: [{ path: "agentId", message: AGENT_MESSAGE }] });
+
+/** Where the provider sends a channel's messages (src/routes/channels.ts). */
+export const webhookPath = (channel: Pick<MessagingChannel, "id" | "type">) => `/channels/${channel.type}/${channel.id}`;
+
+/** The additional data of a channel's sealed credentials: a value moved to another row does not open. */
+const place = (channelId: string) => `messaging_channels.credentials:${channelId}`;
+
+export async function openCredentials<T extends Credentials>(
+  config: Pick<AppConfig, "SECRETS_KEK">,
+  channel: MessagingChannel,
+): Promise<T> {
+  return JSON.parse(await openSecret(config.SECRETS_KEK, channel.credentials, place(channel.id))) as T;
+}
+
+const callOptions = (config: AppConfig): MessagingCallOptions => ({
+  timeoutMs: Math.min(config.PROVIDER_TIMEOUT_MS, 15_000),
+  retries: config.PROVIDER_RETRIES,
+});
+
+export const telegramBot = (config: AppConfig, credentials: Pick<TelegramCredentials, "botToken">) =>
+  new TelegramBot(config.TELEGRAM_API_BASE_URL, credentials.botToken, callOptions(config));
+
+export const whatsAppNumber = (config: AppConfig, credentials: Pick<WhatsAppCredentials, "phoneNumberId" | "accessToken">) =>
+  new WhatsAppNumber(
+    config.WHATSAPP_API_BASE_URL,
+    config.WHATSAPP_GRAPH_VERSION,
+    credentials.phoneNumberId,
+    credentials.accessToken,
+    callOptions(config),
+  );
+
+/** A provider's refusal of the credentials (401, 403, 404 of the number) is the caller's to fix; anything else is the provider's failure. */
+function providerProblem(err: unknown, type: ChannelType): ApiError {
+  if (err instanceof ApiError) return err;
+  const name = type === "telegram" ? "Telegram" : "WhatsApp";
+  if (err instanceof MessagingApiError && err.status !== null && [400, 401, 403, 404].includes(err.status)) {
+    const what = type === "telegram" ? "Check the bot token (from @BotFather)." : "Check the phone number id and the access token.";
+    return new ApiError("channel_credentials_rejected", `${name} refused the credentials: ${err.description}. ${what}`);
+  }
+  const why = err instanceof MessagingApiError ? err.description : "an unexpected answer";
+  return new ApiError("channel_provider_error", `${name} failed (${why}); nothing was changed. Retry.`);
+}
+
+/** Checks the credentials with the provider; returns the channel's external id and public info. */
+async function identify(config: AppConfig, input: CreateChannelInput): Promise<{ externalId: string; info: ChannelInfo }> {
+  try {
+    if (input.type === "telegram") {
+      const me = await telegramBot(config, input.credentials).getMe();
+      return { externalId: String(me.id), info: { botId: String(me.id), botUsername: me.username } };
+    }
+    const number = await whatsAppNumber(config, input.credentials).details();
+    return {
+      externalId: input.credentials.phoneNumberId,
+      info: { phoneNumberId: input.credentials.phoneNumberId, displayPhoneNumber: number.display_phone_number },
+    };
+  } catch (err) {
+    throw providerProblem(err, input.type);
+  }
+}
+
+const isUniqueViolation = (err: unknown): boolean => {
+  for (let e: unknown = err, i = 0; i < 5 && typeof e === "object" && e !== null; i++, e = (e as { cause?: unknown }).cause)
+    if ((e as { code?: unknown }).code === "23505") return true;
+  return false;
+};
+
+/**
+ * Connects a channel: the credentials are checked with the provider first (nothing is saved when
+ * they are refused), sealed, and the row written; a Telegram bot's webhook is then pointed at us
+ * with a fresh secret token (when Telegram refuses, the row is removed again).
+ */
+export async function createChannel(deps: WebhookDeps, organizationId: string, input: CreateChannelInput): Promise<MessagingChannel> {
+  const { db, config } = deps;
+  if (!(await findAgent(db, organizationId, input.agentId))) throw unknownAgent();
+  const { externalId, info } = await identify(config, input);
+  const credentials: Credentials =
+    input.type === "telegram" ? { botToken: input.credentials.botToken, secretToken: randomBase62(48) } : { ...input.credentials };
+  const rowId = newId();
+  let row: MessagingChannel | undefined;
+  try {
+    [row] = await db
+      .insert(messagingChannels)
+      .values({
+        id: rowId,
+        organizationId,
+        agentId: input.agentId,
+        type: input.type,
+        name: input.name,
+        externalId,
+        info,
+        credentials: await sealSecret(config.SECRETS_KEK, JSON.stringify(credentials), place(rowId)),
+        idleTimeoutSeconds: input.idleTimeoutSeconds ?? DEFAULT_IDLE_TIMEOUT_SECONDS,
+      })
+      .returning();
+  } catch (err) {
+    if (isUniqueViolation(err))
+      throw new ApiError(
+        "channel_taken",
+        `This ${input.type === "telegram" ? "Telegram bot" : "WhatsApp number"} is connected to a channel already. Remove that channel first.`,
+      );
+    throw err;
+  }
+  if (!row) throw new Error("insert returned no row");
+  if (input.type === "telegram") {
+    try {
+      await telegramBot(config, credentials as TelegramCredentials).setWebhook(
+        `${publicOrigin(deps.config, deps.origin)}${webhookPath(row)}`,
+        (credentials as TelegramCredentials).secretToken,
+      );
+    } catch (err) {
+      await db.delete(messagingChannels).where(eq(messagingChannels.id, row.id));
+      throw providerProblem(err, "telegram");
+    }
+  }
+  return row;
+}
+
+/** The workspace's channel by id, or null. */
+export async function findChannel(db: Db, organizationId: string, id: string): Promise<MessagingChannel | null> {
+  if (!isUuid(id)) return null;
+  const [row] = await db
+    .select()
+    .from(messagingChannels)
+    .where(and(eq(messagingChannels.id, id), eq(messagingChannels.organizationId, organizationId)))
+    .limit(1);
+  return row ?? null;
+}
+
+export async function getChannel(db: Db, organizationId: string, id: string): Promise<MessagingChannel> {
+  const row = await findChannel(db, organizationId, id);
+  if (!row) throw channelNotFound();
+  return row;
+}
+
+/** A channel by id whatever its workspace: the provider's webhook names only the channel. */
+export async function channelById(db: Db, id: string): Promise<MessagingChannel | null> {
+  if (!isUuid(id)) return null;
+  const [row] = await db.select().from(messagingChannels).where(eq(messagingChannels.id, id)).limit(1);
+  return row ?? null;
+}
+
+export interface ChannelFilters {
+  type?: ChannelType;
+  agentId?: string;
+  status?: "active" | "paused";
+}
+
+export async function listChannels(db: Db, organizationId: string, params: PageParams & ChannelFilters): Promise<Page<MessagingChannel>> {
+  const page = pageQuery(params);
+  const conditions: SQL[] = [eq(messagingChannels.organizationId, organizationId), ...page.where(messagingChannels)];
+  if (params.type) conditions.push(eq(messagingChannels.type, params.type));
+  if (params.agentId) conditions.push(eq(messagingChannels.agentId, params.agentId));
+  if (params.status) conditions.push(eq(messagingChannels.status, params.status));
+  const rows = await db
+    .select()
+    .from(messagingChannels)
+    .where(and(...conditions))
+    .orderBy(desc(messagingChannels.id))
+    .limit(page.limit + 1);
+  return pageOf(rows, page.limit, (row) => row);
+}
+
+/** Only the fields sent change. A paused channel acknowledges messages and answers none. */
+export async function updateChannel(db: Db, organizationId: string, id: string, input: UpdateChannelInput): Promise<MessagingChannel> {
+  if (input.agentId && !(await findAgent(db, organizationId, input.agentId))) throw unknownAgent();
+  if (!isUuid(id)) throw channelNotFound();
+  const [row] = await db
+    .update(messagingChannels)
+    .set(input)
+    .where(and(eq(messagingChannels.id, id), eq(messagingChannels.organizationId, organizationId)))
+    .returning();
+  if (!row) throw channelNotFound();
+  return row;
+}
+
+/**
+ * Removes a channel: its open conversations end (`channel-removed`, with their
+ * `<type>.completed`), the Telegram bot's webhook is deleted (best effort: a bot whose token was
+ * revoked meanwhile cannot be told), then the row. Transcripts stay.
+ */
+export async function deleteChannel(deps: WebhookDeps, organizationId: string, id: string): Promise<void> {
+  const channel = await getChannel(deps.db, organizationId, id);
+  await endChannelSessions(deps, channel.id, "channel-removed");
+  if (channel.type === "telegram") {
+    const credentials = await openCredentials<TelegramCredentials>(deps.config, channel);
+    await telegramBot(deps.config, credentials)
+      .deleteWebhook()
+      .catch(() => undefined);
+  }
+  await deps.db
+    .delete(messagingChannels)
+    .where(and(eq(messagingChannels.id, channel.id), eq(messagingChannels.organizationId, organizationId)));
+}
+
+/** The dashboard's and the API's "Test": do the credentials still work, and where do messages go? */
+export async function checkChannel(deps: WebhookDeps, organizationId: string, id: string): Promise<ChannelCheck> {
+  const channel = await getChannel(deps.db, organizationId, id);
+  const checkedAt = new Date().toISOString();
+  try {
+    if (channel.type === "telegram") {
+      const credentials = await openCredentials<TelegramCredentials>(deps.config, channel);
+      const bot = telegramBot(deps.config, credentials);
+      const me = await bot.getMe();
+      const hook = await bot.getWebhookInfo();
+      const expected = `${publicOrigin(deps.config, deps.origin)}${webhookPath(channel)}`;
+      const ours = hook.url === expected;
+      return {
+        ok: ours && !hook.last_error_message,
+        checkedAt,
+        detail: ours
+          ? `@${me.username ?? me.id} answers; its webhook points at this channel${hook.last_error_message ? `, but Telegram's last delivery failed: ${hook.last_error_message}` : ""}.`
+          : `@${me.username ?? me.id} answers, but its webhook points elsewhere (${hook.url || "nowhere"}): another service took the bot. Remove and connect the channel again.`,
+        webhook: { url: hook.url || null, pendingUpdates: hook.pending_update_count, lastError: hook.last_error_message ?? null },
+      };
+    }
+    const credentials = await openCredentials<WhatsAppCredentials>(deps.config, channel);
+    const number = await whatsAppNumber(deps.config, credentials).details();
+    return {
+      ok: true,
+      checkedAt,
+      detail: `The access token reaches ${number.display_phone_number ?? credentials.phoneNumberId}. Meta's webhook settings are not visible to the number: send it a message to check them.`,
+      webhook: null,
+    };
+  } catch (err) {
+    const problem = providerProblem(err, channel.type);
+    return { ok: false, checkedAt, detail: problem.message, webhook: null };
+  }
+}

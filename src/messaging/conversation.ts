@@ -1,0 +1,191 @@
+// One inbound message of a conversation, answered: the end user's turn (a voice note transcribed
+// first, metered; an unsupported message kept as such), the agent's reply from its LLM with its
+// prompt, variables and the conversation's history (metered like widget chats), sent through the
+// provider, and both turns in the transcript. Replies are text, voice notes included
+// (docs/messaging.md says why). Nothing here throws for the end user's sake: every failure has a
+// fixed answer, and what the provider refused is kept in the transcript as undelivered.
+import { findAgent } from "../agents/service";
+import type { Agent, InboundMessage, MessagingChannel, MessagingSession, MessagingTurn } from "../db/schema";
+import { ApiError } from "../lib/errors";
+import { agentReply } from "../metering/agent-reply";
+import type { Payer } from "../metering/metered";
+import { meteredTranscription } from "../metering/transcribe";
+import { toApiError } from "../providers/http";
+import { sttProvider } from "../providers/registry";
+import type { WebhookDeps } from "../webhooks/deliver";
+import { chatMessages, REPLY_MAX_TOKENS } from "../widgets/reply";
+import { openCredentials, type TelegramCredentials, telegramBot, type WhatsAppCredentials, whatsAppNumber } from "./channels";
+import { MessagingApiError } from "./http";
+import { appendTurns, endSession, openSession } from "./sessions";
+import { OUTSIDE_WINDOW } from "./whatsapp";
+
+/** The texts the platform says itself (docs/messaging.md). */
+export const FIXED_REPLIES = {
+  unsupported: "Sorry, I can only read text and voice messages. Could you type your question?",
+  unheard: "Sorry, I could not make out that voice message. Could you type it?",
+  ended: "This conversation has ended. Send a new message any time to start another.",
+  outOfCredits: "Sorry, this assistant is unavailable right now. Please try again later.",
+  failed: "Sorry, I cannot answer right now. Please try again in a moment.",
+} as const;
+
+/** Typed by the end user, these end the conversation (`user-ended`). */
+export const END_COMMANDS = new Set(["/end", "/stop"]);
+
+const instructionsFor = (type: MessagingChannel["type"]) =>
+  `You are chatting with a person on ${type === "telegram" ? "Telegram" : "WhatsApp"}. Answer in plain text (no Markdown), briefly and helpfully.`;
+
+interface Driver {
+  send(endUserId: string, text: string): Promise<void>;
+  download(mediaId: string): Promise<{ bytes: ArrayBuffer; type: string }>;
+}
+
+async function driverOf(deps: WebhookDeps, channel: MessagingChannel): Promise<Driver> {
+  if (channel.type === "telegram") {
+    const bot = telegramBot(deps.config, await openCredentials<TelegramCredentials>(deps.config, channel));
+    return {
+      send: async (chatId, text) => void (await bot.sendMessage(chatId, text)),
+      download: async (fileId) => ({ bytes: (await bot.download(fileId)).bytes, type: "" }),
+    };
+  }
+  const number = whatsAppNumber(deps.config, await openCredentials<WhatsAppCredentials>(deps.config, channel));
+  return {
+    send: async (to, text) => void (await number.sendText(to, text)),
+    download: async (mediaId) => {
+      const media = await number.download(mediaId);
+      return { bytes: media.bytes, type: media.mimeType };
+    },
+  };
+}
+
+const now = () => new Date().toISOString();
+
+/** Our error code for a failure (a provider's failure mapped as the Models API maps it). */
+const codeOf = (err: unknown): string => {
+  const e = toApiError(err);
+  return e instanceof ApiError ? e.code : "internal_error";
+};
+
+/** What the provider said when it refused a reply, for the transcript. */
+function undeliveredReason(err: unknown): string {
+  if (err instanceof MessagingApiError) {
+    if (err.provider === "WhatsApp" && err.code === OUTSIDE_WINDOW)
+      return "outside WhatsApp's 24-hour customer-service window (only approved templates may be sent)";
+    return `${err.provider}: ${err.description}`;
+  }
+  return "the provider could not be reached";
+}
+
+export interface Answered {
+  session: MessagingSession;
+  reply: MessagingTurn;
+}
+
+/**
+ * Answers one inbound message of `endUserId` on `channel`. Returns null when the channel is
+ * paused or its agent is gone (nothing is answered).
+ */
+export async function answer(
+  deps: WebhookDeps,
+  channel: MessagingChannel,
+  endUserId: string,
+  message: InboundMessage,
+): Promise<Answered | null> {
+  if (channel.status !== "active") return null;
+  const agent = await findAgent(deps.db, channel.organizationId, channel.agentId);
+  if (!agent) return null;
+  let session = await openSession(deps, channel, agent, { id: endUserId, name: message.userName });
+  const driver = await driverOf(deps, channel);
+  const payer: Payer = {
+    organizationId: channel.organizationId,
+    apiKeyId: null,
+    method: "CHAT",
+    endpoint: `/v1/chats/${session.id}`,
+    chatId: session.id,
+  };
+
+  // The end user's turn.
+  let userTurn: MessagingTurn;
+  let fixed: string | null = null;
+  if (message.kind === "text") {
+    userTurn = { role: "user", text: message.text ?? "", at: message.sentAt, kind: "text" };
+  } else if (message.kind === "voice") {
+    const heard = await transcribe(deps, driver, payer, agent, message).catch((err: unknown) => {
+      console.error(
+        JSON.stringify({ level: "warn", msg: "messaging voice note not transcribed", channelId: channel.id, code: codeOf(err) }),
+      );
+      return { text: "", problem: codeOf(err) === "insufficient_credits" ? FIXED_REPLIES.outOfCredits : FIXED_REPLIES.unheard };
+    });
+    userTurn = { role: "user", text: heard.text || "[voice message]", at: message.sentAt, kind: "voice" };
+    if (!heard.text) fixed = heard.problem ?? FIXED_REPLIES.unheard;
+  } else {
+    userTurn = { role: "user", text: `[${message.type ?? "message"}]`, at: message.sentAt, kind: "unsupported" };
+    fixed = FIXED_REPLIES.unsupported;
+  }
+
+  let appended = await appendTurns(deps, session.id, [userTurn]);
+  if (!appended) {
+    // Full (or ended meanwhile): that conversation ends, this message starts the next one.
+    await endSession(deps, session.id, "session-full");
+    session = await openSession(deps, channel, agent, { id: endUserId, name: message.userName });
+    payer.endpoint = `/v1/chats/${session.id}`;
+    payer.chatId = session.id;
+    appended = await appendTurns(deps, session.id, [userTurn]);
+  }
+  session = appended ?? session;
+
+  const ending = message.kind === "text" && END_COMMANDS.has((message.text ?? "").trim().toLowerCase());
+  let text: string;
+  if (ending) text = FIXED_REPLIES.ended;
+  else if (fixed) text = fixed;
+  else text = await reply(deps, payer, channel, agent, session);
+
+  const replyTurn: MessagingTurn = { role: "agent", text, at: now() };
+  try {
+    await driver.send(endUserId, text);
+  } catch (err) {
+    replyTurn.undelivered = undeliveredReason(err);
+    console.error(
+      JSON.stringify({ level: "warn", msg: "messaging reply not delivered", channelId: channel.id, reason: replyTurn.undelivered }),
+    );
+  }
+  session = (await appendTurns(deps, session.id, [replyTurn])) ?? session;
+  if (ending) session = (await endSession(deps, session.id, "user-ended")) ?? session;
+  return { session, reply: replyTurn };
+}
+
+async function transcribe(
+  deps: WebhookDeps,
+  driver: Driver,
+  payer: Payer,
+  agent: Agent,
+  message: InboundMessage,
+): Promise<{ text: string; problem?: string }> {
+  if (!message.mediaId) return { text: "" };
+  const file = await driver.download(message.mediaId);
+  const result = await meteredTranscription(
+    deps.db,
+    payer,
+    sttProvider(deps.config),
+    {
+      bytes: new Uint8Array(file.bytes),
+      type: file.type || message.mimeType || "",
+      filename: "voice-note",
+      model: deps.config.DEFAULT_STT_MODEL,
+      language: agent.language.split("-")[0],
+    },
+    deps.waitUntil,
+  );
+  return { text: result.text.trim() };
+}
+
+async function reply(deps: WebhookDeps, payer: Payer, channel: MessagingChannel, agent: Agent, session: MessagingSession): Promise<string> {
+  const variables = { channel: channel.type, user_name: session.endUserName ?? "" };
+  const messages = chatMessages(agent, session.transcript, instructionsFor(channel.type), variables);
+  try {
+    const text = await agentReply(deps.db, deps.config, payer, agent, messages, REPLY_MAX_TOKENS, deps.waitUntil);
+    return text || FIXED_REPLIES.failed;
+  } catch (err) {
+    console.error(JSON.stringify({ level: "warn", msg: "messaging reply failed", channelId: channel.id, code: codeOf(err) }));
+    return codeOf(err) === "insufficient_credits" ? FIXED_REPLIES.outOfCredits : FIXED_REPLIES.failed;
+  }
+}
