@@ -1,8 +1,9 @@
 // The whole platform on one machine: Postgres (embedded PGlite, or DATABASE_URL), the
 // stand-ins for Neon's two doors the Neon driver uses (the SQL-over-HTTP endpoint and the
 // WebSocket proxy), the Upstash-REST bridge (memory, or REDIS_URL),
-// migrations, the provider sandbox (OpenAI-compatible and ElevenLabs) and the telephony sandbox
-// (unless real ones are given), and the real worker under `wrangler dev` (workerd). Used by `npm run dev`,
+// migrations, the provider sandbox (OpenAI-compatible and ElevenLabs), the telephony sandbox and the
+// Telegram and WhatsApp sandboxes (unless real ones are given), and the real worker under `wrangler dev`
+// (workerd). Used by `npm run dev`,
 // the integration tests and the benchmarks, so all three run the same stack.
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -15,7 +16,9 @@ import { runMigrations } from "./migrate";
 import { type EmbeddedPostgres, startEmbeddedPostgres } from "./postgres";
 import { type RedisBridge, startRedisBridge } from "./redis-bridge";
 import { startProviderSandbox } from "./sandbox/openai";
+import { startTelegramSandbox, type TelegramSandbox } from "./sandbox/telegram";
 import { startTelephonySandbox, type TelephonySandbox } from "./sandbox/telephony";
+import { startWhatsAppSandbox, type WhatsAppSandbox } from "./sandbox/whatsapp";
 import { newSecretsKek } from "./secrets-key";
 import { type SqlHttp, startSqlHttp } from "./sql-http";
 import { startWsProxy, type WsProxy } from "./ws-proxy";
@@ -41,7 +44,8 @@ export interface StackOptions {
    * Extra worker variables (e.g. a small RATE_LIMIT_REQUESTS in a test); they override the stack's.
    * With ELEVENLABS_API_KEY among them, ElevenLabs is that one (at ELEVENLABS_BASE_URL, or its
    * default), not the sandbox's; with TWILIO_ACCOUNT_SID or TWILIO_AUTH_TOKEN, likewise Twilio and
-   * the telephony sandbox is not started.
+   * the telephony sandbox is not started; with TELEGRAM_API_BASE_URL or WHATSAPP_API_BASE_URL, the
+   * worker talks to that Telegram or Graph API and that sandbox is not started.
    */
   vars?: Record<string, string>;
   /** Progress lines ("Starting Postgres…"); silent when omitted. */
@@ -64,6 +68,10 @@ export interface Stack {
   elevenLabs?: { baseUrl: string; sandbox: boolean };
   /** The Twilio stand-in the worker's phone calls go to; started with the provider sandbox (docs/sandbox.md). */
   telephony?: TelephonySandbox;
+  /** The Telegram Bot API stand-in with scripted users (docs/sandbox.md); absent when TELEGRAM_API_BASE_URL names a real one. */
+  telegram?: TelegramSandbox;
+  /** The WhatsApp Cloud API stand-in with scripted users (docs/sandbox.md); absent when WHATSAPP_API_BASE_URL names a real one. */
+  whatsapp?: WhatsAppSandbox;
   postgres: "pglite" | "postgresql";
   vars: Record<string, string>;
   stop(): Promise<void>;
@@ -135,6 +143,22 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     } else {
       log(`Models: provider at ${new URL(provider.baseUrl).host}`);
     }
+    // The users' voice notes are spoken by the provider, so its transcription gives their words back.
+    const voice = { url: provider.baseUrl, apiKey: provider.apiKey };
+    let telegram: TelegramSandbox | undefined;
+    if (!given("TELEGRAM_API_BASE_URL")) {
+      log("Messaging: starting the local Telegram sandbox (Bot API stand-in, scripted users)…");
+      const sandbox = await startTelegramSandbox({ provider: voice });
+      stops.push(() => sandbox.stop());
+      telegram = sandbox;
+    }
+    let whatsapp: WhatsAppSandbox | undefined;
+    if (!given("WHATSAPP_API_BASE_URL")) {
+      log("Messaging: starting the local WhatsApp sandbox (Cloud API stand-in, scripted users)…");
+      const sandbox = await startWhatsAppSandbox({ provider: voice });
+      stops.push(() => sandbox.stop());
+      whatsapp = sandbox;
+    }
 
     const port = opts.port || (await freePort());
     const vars: Record<string, string> = {
@@ -152,6 +176,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
         TWILIO_API_BASE_URL: telephony.url,
         TWILIO_FROM_NUMBERS: "+15005550006",
       }),
+      ...(telegram && { TELEGRAM_API_BASE_URL: telegram.url }),
+      ...(whatsapp && { WHATSAPP_API_BASE_URL: whatsapp.url }),
       // A key-encryption key for this run only; `npm run dev` passes its persisted one (dev/secrets-key.ts).
       SECRETS_KEK: newSecretsKek("run"),
       ...opts.vars,
@@ -183,6 +209,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
           ? { baseUrl: vars.ELEVENLABS_BASE_URL ?? "https://api.elevenlabs.io", sandbox: false }
           : undefined,
       telephony,
+      telegram,
+      whatsapp,
       postgres: pg ? "pglite" : "postgresql",
       vars,
       stop: stopAll,

@@ -110,13 +110,14 @@ export const envSchema = z
     /** Milliseconds of silence after speech that end the caller's turn. */
     CALL_ENDPOINTING_MS: z.coerce.number().int().min(100).max(3000).default(500),
 
-    /** Messaging channels (docs/messaging.md): the Telegram Bot API and the WhatsApp Cloud API (Graph), or their local sandboxes. */
+    /** Messaging channels (docs/messaging.md): Telegram's Bot API, and Meta's Graph API for WhatsApp (the local sandboxes in development, docs/sandbox.md). */
     TELEGRAM_API_BASE_URL: z.string().url().default("https://api.telegram.org"),
     WHATSAPP_API_BASE_URL: z.string().url().default("https://graph.facebook.com"),
+    /** The Graph API version the WhatsApp calls name (v26.0 is current since 29 July 2026). */
     WHATSAPP_GRAPH_VERSION: z
       .string()
-      .regex(/^v\d+\.\d+$/, "a Graph API version such as v21.0")
-      .default("v21.0"),
+      .regex(/^v\d{1,2}\.\d$/, 'a Graph API version such as "v26.0"')
+      .default("v26.0"),
 
     /** The embeddable widget (docs/widget.md): where widget.js is served from, for the embed code; unset: this worker's origin. */
     WIDGET_CDN_URL: z.string().url().optional(),
