@@ -5,6 +5,7 @@
 import { pcmToWav } from "../src/lib/audio";
 import { addCallerId } from "./calls";
 import { addMemberTo, type Workspace } from "./harness";
+import { connectTelegram } from "./messaging";
 
 /** Path parameters of a resource made in a workspace: `{ id }`, or more for nested paths. */
 export type Params = Record<string, string>;
@@ -43,6 +44,7 @@ const createdId = async (ws: Workspace, path: string, body: unknown): Promise<st
   return ((await res.json()) as { id: string }).id;
 };
 
+const channel = async (ws: Workspace) => ({ id: (await connectTelegram(ws)).channel.id });
 const agent = async (ws: Workspace) => ({ id: await createdId(ws, "/v1/agents", { name: "Tenant's agent", personaId: PERSONA }) });
 const voice = async (ws: Workspace) => ({
   id: await createdId(ws, "/v1/voices", { name: "Tenant's voice", provider: "sandbox", providerVoiceId: "s-1", language: "en" }),
@@ -175,6 +177,27 @@ export const ROUTES: RouteCase[] = [
     why: "starts a web call with that widget's agent only (voice modes), answering its one-time socket URL; 401/403/429 as config",
   },
 
+  // Messaging providers' webhooks: each delivery proves itself with its channel's secret
+  // (messaging/*.test.ts: forged deliveries are refused and store nothing).
+  {
+    method: "POST",
+    path: "/channels/telegram/:id",
+    auth: "public",
+    why: "Telegram only: refused (401) without the channel's X-Telegram-Bot-Api-Secret-Token; stores that channel's new messages, reads nothing back",
+  },
+  {
+    method: "GET",
+    path: "/channels/whatsapp/:id",
+    auth: "public",
+    why: "Meta's verification handshake: echoes hub.challenge only with the channel's verify token (403 otherwise); reads nothing else",
+  },
+  {
+    method: "POST",
+    path: "/channels/whatsapp/:id",
+    auth: "public",
+    why: "Meta only: refused (401) without a valid X-Hub-Signature-256 of the body under the channel's app secret; stores that number's new messages",
+  },
+
   { method: "GET", path: "/v1/me", auth: "api_key" },
 
   { method: "GET", path: "/v1/agents", auth: "api_key" },
@@ -203,6 +226,17 @@ export const ROUTES: RouteCase[] = [
   { method: "PATCH", path: "/v1/voices/:id", auth: "api_key", body: { name: "Renamed" }, resource: voice },
   { method: "DELETE", path: "/v1/voices/:id", auth: "api_key", resource: voice },
 
+  { method: "GET", path: "/v1/channels", auth: "api_key" },
+  {
+    method: "POST",
+    path: "/v1/channels",
+    auth: "api_key",
+    body: { type: "telegram", name: "Bot", agentId: PERSONA, credentials: { botToken: "123456:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" } },
+  },
+  { method: "GET", path: "/v1/channels/:id", auth: "api_key", resource: channel },
+  { method: "PATCH", path: "/v1/channels/:id", auth: "api_key", body: { name: "Renamed" }, resource: channel },
+  { method: "DELETE", path: "/v1/channels/:id", auth: "api_key", resource: channel },
+  { method: "POST", path: "/v1/channels/:id/test", auth: "api_key", resource: channel },
   { method: "GET", path: "/v1/widgets", auth: "api_key" },
   {
     method: "POST",

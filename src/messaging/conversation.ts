@@ -28,6 +28,9 @@ export const FIXED_REPLIES = {
   failed: "Sorry, I cannot answer right now. Please try again in a moment.",
 } as const;
 
+/** WhatsApp's customer-service window: free text may answer a user only this long after their last message. */
+export const WHATSAPP_WINDOW_MS = 24 * 3600 * 1000;
+
 /** Typed by the end user, these end the conversation (`user-ended`). */
 export const END_COMMANDS = new Set(["/end", "/stop"]);
 
@@ -77,7 +80,8 @@ function undeliveredReason(err: unknown): string {
 
 export interface Answered {
   session: MessagingSession;
-  reply: MessagingTurn;
+  /** Null when nothing could be said (outside WhatsApp's window). */
+  reply: MessagingTurn | null;
 }
 
 /**
@@ -132,6 +136,13 @@ export async function answer(
     appended = await appendTurns(deps, session.id, [userTurn]);
   }
   session = appended ?? session;
+
+  // A WhatsApp message older than the window (Meta redelivering after an outage) is kept and not
+  // answered: only approved templates may go then, and we send none on the workspace's behalf.
+  if (channel.type === "whatsapp" && Date.now() - Date.parse(message.sentAt) > WHATSAPP_WINDOW_MS) {
+    console.error(JSON.stringify({ level: "warn", msg: "messaging: not answered, outside WhatsApp's 24-hour window", channelId: channel.id }));
+    return { session, reply: null };
+  }
 
   const ending = message.kind === "text" && END_COMMANDS.has((message.text ?? "").trim().toLowerCase());
   let text: string;
