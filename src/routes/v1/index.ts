@@ -14,6 +14,8 @@ import { registerUpdateAgent } from "./agents/update";
 import { registerPhoneNumbers } from "./calls/phone-numbers";
 import { registerPlaceCalls } from "./calls/place";
 import { registerReadCalls } from "./calls/read";
+import { registerGetChat } from "./chats/get";
+import { registerListChats } from "./chats/list";
 import { registerGetMe } from "./me/get";
 import { registerModels } from "./models";
 import { registerCreateVoice } from "./voices/create";
@@ -48,6 +50,9 @@ export function v1Routes() {
   registerGetVoice(v1);
   registerUpdateVoice(v1);
   registerDeleteVoice(v1);
+
+  registerListChats(v1);
+  registerGetChat(v1);
 
   registerWidgets(v1);
   registerModels(v1);
