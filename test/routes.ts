@@ -6,6 +6,7 @@ import { pcmToWav } from "../src/lib/audio";
 import { addCallerId } from "./calls";
 import { addMemberTo, type Workspace } from "./harness";
 import { connectTelegram } from "./messaging";
+import { createWidget, visitor, chat as widgetChat } from "./widgets";
 
 /** Path parameters of a resource made in a workspace: `{ id }`, or more for nested paths. */
 export type Params = Record<string, string>;
@@ -77,6 +78,11 @@ const widget = async (ws: Workspace) => ({
     allowedOrigins: ["https://tenant.example"],
   }),
 });
+/** A widget chat of the workspace: a visitor's first message through the widget's public route. */
+const widgetChatSession = async (ws: Workspace) => {
+  const { token } = await createWidget(ws);
+  return { id: (await widgetChat(token, { visitorId: visitor(), message: "Hello" })).sessionId };
+};
 
 const ENDPOINT_BODY = { name: "hook", useTestReceiver: true, channels: ["voice"] };
 /** The same endpoint as the dashboard's form posts it. */
@@ -249,6 +255,9 @@ export const ROUTES: RouteCase[] = [
   { method: "DELETE", path: "/v1/widgets/:id", auth: "api_key", resource: widget },
   { method: "POST", path: "/v1/widgets/:id/rotate-token", auth: "api_key", resource: widget },
   { method: "POST", path: "/v1/widgets/:id/revoke", auth: "api_key", resource: widget },
+
+  { method: "GET", path: "/v1/chats", auth: "api_key" },
+  { method: "GET", path: "/v1/chats/:id", auth: "api_key", resource: widgetChatSession },
 
   { method: "POST", path: "/v1/llm/chat", auth: "api_key", body: CHAT_BODY },
   { method: "POST", path: "/v1/chat/completions", auth: "api_key", body: CHAT_BODY },

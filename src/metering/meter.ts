@@ -22,6 +22,7 @@ export interface Hold {
 export interface RequestLog {
   apiKeyId: string | null;
   callId?: string;
+  chatId?: string;
   method: string;
   endpoint: string;
   modality: Modality;
@@ -87,13 +88,13 @@ export async function adjustCredits(
 function logValues(
   log: RequestLog & { status: number; errorCode?: string | null; quantity: number; promptTokens?: number; completionTokens?: number },
 ): SQL {
-  return sql`${log.apiKeyId}::uuid, ${log.callId ?? null}::uuid, ${log.method}::text, ${log.endpoint}::text, ${log.modality}::text,
+  return sql`${log.apiKeyId}::uuid, ${log.callId ?? null}::uuid, ${log.chatId ?? null}::uuid, ${log.method}::text, ${log.endpoint}::text, ${log.modality}::text,
     ${log.provider}::text, ${log.model}::text, ${log.status}::int, ${log.errorCode ?? null}::text, ${Math.round(log.latencyMs)}::int,
     ${UNITS[log.modality]}::text, ${Math.round(log.quantity)}::int, ${log.promptTokens ?? null}::int, ${log.completionTokens ?? null}::int`;
 }
 
 const LOG_COLUMNS = sql.raw(
-  "id, organization_id, api_key_id, call_id, method, endpoint, modality, provider, model, status, error_code, latency_ms, unit, quantity, prompt_tokens, completion_tokens, cost_micro",
+  "id, organization_id, api_key_id, call_id, chat_id, method, endpoint, modality, provider, model, status, error_code, latency_ms, unit, quantity, prompt_tokens, completion_tokens, cost_micro",
 );
 
 /**

@@ -32,7 +32,7 @@ export interface Payer {
   endpoint: string;
   /** Usage of a live call is tagged with it (docs/calls.md). */
   callId?: string;
-  /** Usage of a chat (a widget chat or a messaging conversation) is tagged with it. */
+  /** Usage of a chat (a widget chat or a messaging session) is tagged with it: the chat's cost (docs/chats.md). */
   chatId?: string;
 }
 
@@ -56,6 +56,7 @@ export async function meter<T>(
     method: payer.method,
     endpoint: payer.endpoint,
     callId: payer.callId,
+    chatId: payer.chatId,
     modality: call.modality,
     provider: call.provider,
     model: call.model,

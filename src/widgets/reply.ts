@@ -38,11 +38,11 @@ export function chatMessages(
   ];
 }
 
-/** The reply to a widget chat, logged as POST /widget/v1/chat; failures in our error body. */
+/** The reply to a widget chat, logged as POST /widget/v1/chat and tagged with the session (its cost); failures in our error body. */
 export async function widgetReply(
   db: Db,
   config: AppConfig,
-  payer: { organizationId: string },
+  payer: { organizationId: string; chatId: string },
   agent: Pick<Agent, "llmModel" | "temperature">,
   messages: ChatMessage[],
   settleInBackground?: (work: Promise<unknown>) => void,
@@ -51,7 +51,7 @@ export async function widgetReply(
     return await agentReply(
       db,
       config,
-      { organizationId: payer.organizationId, apiKeyId: null, method: "POST", endpoint: "/widget/v1/chat" },
+      { organizationId: payer.organizationId, chatId: payer.chatId, apiKeyId: null, method: "POST", endpoint: "/widget/v1/chat" },
       agent,
       messages,
       REPLY_MAX_TOKENS,

@@ -15,6 +15,8 @@ import { registerPhoneNumbers } from "./calls/phone-numbers";
 import { registerPlaceCalls } from "./calls/place";
 import { registerChannels } from "./channels";
 import { registerReadCalls } from "./calls/read";
+import { registerGetChat } from "./chats/get";
+import { registerListChats } from "./chats/list";
 import { registerGetMe } from "./me/get";
 import { registerModels } from "./models";
 import { registerCreateVoice } from "./voices/create";
@@ -49,6 +51,9 @@ export function v1Routes() {
   registerGetVoice(v1);
   registerUpdateVoice(v1);
   registerDeleteVoice(v1);
+
+  registerListChats(v1);
+  registerGetChat(v1);
 
   registerWidgets(v1);
   registerChannels(v1);

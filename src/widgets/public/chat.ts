@@ -43,7 +43,8 @@ export const registerWidgetChat = (app: OpenAPIHono<AppEnv>) =>
           greeting: greetingOf(widget, agent),
           message,
         });
-    const text = await widgetReply(c.var.db, c.var.config, widget, agent, chatMessages(agent, session.transcript), c.var.defer);
+    const payer = { organizationId: widget.organizationId, chatId: session.id };
+    const text = await widgetReply(c.var.db, c.var.config, payer, agent, chatMessages(agent, session.transcript), c.var.defer);
     await appendAgentReply(c.var.db, session.id, { role: "agent", text, at: new Date().toISOString() });
     return c.json({ sessionId: session.id, started: !body.sessionId, reply: { role: "agent" as const, text } }, 200);
   });

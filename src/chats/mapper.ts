@@ -1,0 +1,60 @@
+// A chat as the API and the dashboard show it: the row both tables are read into, its usage and
+// (for one chat) its transcript (src/chats/service.ts reads them), mapped without a query.
+import { toCredits } from "../metering/prices";
+import type { ChatSummaryView, ChatView } from "./schema";
+import type { ChatRow, ChatTurn, ChatUsage } from "./service";
+
+const speaker = (role: ChatTurn["role"]) => (role === "agent" ? "Agent" : "User");
+
+/** The turns in the order they were appended, and the same as text (`Agent: …` / `User: …` lines, as the webhooks carry it). */
+export function chatTranscript(turns: readonly ChatTurn[]): ChatView["transcript"] {
+  return {
+    fullText: turns.map((t) => `${speaker(t.role)}: ${t.text}`).join("\n"),
+    turns: turns.map((t) => ({
+      role: t.role,
+      text: t.text,
+      at: t.at,
+      ...("kind" in t && t.kind ? { kind: t.kind } : {}),
+      ...("undelivered" in t && t.undelivered ? { undelivered: t.undelivered } : {}),
+    })),
+  };
+}
+
+/** Audio milliseconds as seconds to a tenth, as a call's cost shows them. */
+const seconds = (ms: number) => Math.round(ms / 100) / 10;
+
+export const chatCost = (u: ChatUsage): ChatSummaryView["cost"] => ({
+  credits: toCredits(u.micro),
+  micro: u.micro,
+  requests: u.requests,
+  llm: {
+    quantity: u.llm.tokens,
+    unit: "tokens",
+    credits: toCredits(u.llm.micro),
+    promptTokens: u.llm.promptTokens,
+    completionTokens: u.llm.completionTokens,
+  },
+  stt: { quantity: seconds(u.stt.audioMs), unit: "seconds", credits: toCredits(u.stt.micro) },
+  tts: { quantity: u.tts.characters, unit: "characters", credits: toCredits(u.tts.micro) },
+});
+
+export const toChatSummary = (chat: ChatRow, usage: ChatUsage): ChatSummaryView => ({
+  id: chat.id,
+  channel: chat.channel,
+  channelId: chat.channelId,
+  agentId: chat.agentId,
+  agentName: chat.agentName,
+  status: chat.status,
+  endedReason: chat.endedReason,
+  endUser: { id: chat.endUserId, name: chat.endUserName, origin: chat.origin },
+  messageCount: chat.messageCount,
+  startedAt: chat.startedAt.toISOString(),
+  endedAt: chat.endedAt?.toISOString() ?? null,
+  lastActivityAt: chat.lastActivityAt.toISOString(),
+  cost: chatCost(usage),
+});
+
+export const toChatView = (chat: ChatRow, usage: ChatUsage, transcript: readonly ChatTurn[]): ChatView => ({
+  ...toChatSummary(chat, usage),
+  transcript: chatTranscript(transcript),
+});

@@ -1,0 +1,89 @@
+// Request and response shapes of the one read model for every chat: widget chat sessions and
+// messaging sessions (Telegram, WhatsApp) together, under /v1/chats (docs/chats.md).
+import { z } from "@hono/zod-openapi";
+import { CHANNEL_TYPES } from "../db/schema";
+import { pageQuerySchema, pageSchema } from "../lib/pagination";
+
+export const CHAT_CHANNELS = ["widget", ...CHANNEL_TYPES] as const;
+export type ChatChannel = (typeof CHAT_CHANNELS)[number];
+export const CHAT_STATUSES = ["in-progress", "completed"] as const;
+export type ChatStatus = (typeof CHAT_STATUSES)[number];
+/** Widget endings, then messaging endings (docs/widget.md, docs/messaging.md). */
+export const CHAT_ENDED_REASONS = ["visitor-ended", "user-ended", "inactivity", "session-full", "channel-removed"] as const;
+export type ChatEndedReason = (typeof CHAT_ENDED_REASONS)[number];
+
+const EXAMPLE_ID = "0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77";
+const EXAMPLE_TIME = "2025-01-15T09:30:00.000Z";
+
+export const listChatsQuerySchema = z.strictObject({
+  ...pageQuerySchema.shape,
+  channel: z.enum(CHAT_CHANNELS).optional().openapi({ description: "Only chats of this channel type." }),
+  channelId: z
+    .uuid({ message: "channelId must be a UUID" })
+    .optional()
+    .openapi({ description: "Only chats of this widget or messaging channel.", example: EXAMPLE_ID }),
+  agentId: z
+    .uuid({ message: "agentId must be a UUID" })
+    .optional()
+    .openapi({ description: "Only this agent's chats.", example: EXAMPLE_ID }),
+  status: z.enum(CHAT_STATUSES).optional(),
+});
+
+export type ListChatsQuery = z.infer<typeof listChatsQuerySchema>;
+
+const usageLine = z.object({ quantity: z.number(), unit: z.string(), credits: z.number() });
+
+export const chatCostSchema = z
+  .object({
+    credits: z.number().openapi({ description: "What the chat was charged, in credits.", example: 0.000412 }),
+    micro: z.number().int().openapi({ description: "The same in micro-credits (1 credit = 1,000,000).", example: 412 }),
+    requests: z.number().int().openapi({ description: "Successful metered uses (LLM replies, transcriptions, speech)." }),
+    llm: usageLine.extend({ promptTokens: z.number().int(), completionTokens: z.number().int() }),
+    stt: usageLine,
+    tts: usageLine,
+  })
+  .openapi("ChatCost", { description: "Summed from the usage log: the uses tagged with this chat." });
+
+const chatFields = {
+  id: z.uuid().openapi({ example: EXAMPLE_ID }),
+  channel: z.enum(CHAT_CHANNELS),
+  channelId: z.uuid().nullable().openapi({ description: "The widget or the messaging channel; null once it was deleted." }),
+  agentId: z.uuid().nullable().openapi({ description: "Null once the agent was deleted (agentName stays)." }),
+  agentName: z.string(),
+  status: z.enum(CHAT_STATUSES),
+  endedReason: z.enum(CHAT_ENDED_REASONS).nullable(),
+  endUser: z
+    .object({
+      id: z.string().openapi({ description: "Widget: the browser's visitor id. Telegram: the chat id. WhatsApp: the user's WhatsApp id." }),
+      name: z.string().nullable().openapi({ description: "The name the messaging provider gave; null for widget visitors." }),
+      origin: z.string().nullable().openapi({ description: "Widget: the page's origin; null for messaging." }),
+    })
+    .openapi("ChatEndUser"),
+  messageCount: z.number().int().openapi({ description: "Turns of both sides, the greeting included." }),
+  startedAt: z.iso.datetime().openapi({ example: EXAMPLE_TIME }),
+  endedAt: z.iso.datetime().nullable(),
+  lastActivityAt: z.iso.datetime(),
+  cost: chatCostSchema,
+};
+
+export const chatSummarySchema = z.object(chatFields).openapi("ChatSummary", { description: "A chat as lists show it: no transcript." });
+
+const turnSchema = z.object({
+  role: z.enum(["agent", "user"]),
+  text: z.string(),
+  at: z.iso.datetime(),
+  kind: z
+    .enum(["text", "voice", "unsupported"])
+    .optional()
+    .openapi({ description: "Messaging user turns: what was received (a voice note's text is its transcription)." }),
+  undelivered: z.string().optional().openapi({ description: "Messaging agent turns the provider refused: why." }),
+});
+
+export const chatSchema = z
+  .object({ ...chatFields, transcript: z.object({ fullText: z.string(), turns: z.array(turnSchema) }) })
+  .openapi("Chat");
+
+export const chatPageSchema = pageSchema(chatSummarySchema, "ChatPage");
+
+export type ChatSummaryView = z.infer<typeof chatSummarySchema>;
+export type ChatView = z.infer<typeof chatSchema>;
