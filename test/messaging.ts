@@ -51,7 +51,10 @@ export const telegram = {
   chat: (bot: SandboxBot, chatId: number) => control<{ messages: TelegramLogEntry[] }>(telegramBase(), `/bots/${bot.id}/chats/${chatId}`),
   /** The bot's next message in the chat after the user's last one (or after message `after`). */
   next: (bot: SandboxBot, chatId: number, after?: number, timeoutMs = 20_000) =>
-    control<TelegramLogEntry>(telegramBase(), `/bots/${bot.id}/chats/${chatId}/next?timeout_ms=${timeoutMs}${after !== undefined ? `&after=${after}` : ""}`),
+    control<TelegramLogEntry>(
+      telegramBase(),
+      `/bots/${bot.id}/chats/${chatId}/next?timeout_ms=${timeoutMs}${after !== undefined ? `&after=${after}` : ""}`,
+    ),
   bot: (bot: SandboxBot) => control<{ webhook: { url: string; secret_token?: string } }>(telegramBase(), `/bots/${bot.id}`),
   revoke: (bot: SandboxBot) => control<unknown>(telegramBase(), `/bots/${bot.id}`, undefined, "DELETE"),
   url: telegramBase,
@@ -78,17 +81,17 @@ export interface WhatsAppLogEntry {
 
 export const whatsapp = {
   subscribe: (number: SandboxNumber, callbackUrl: string, verifyToken: string) =>
-    control<{ success: boolean }>(whatsappBase(), `/apps/${number.app_id}/webhook`, { callback_url: callbackUrl, verify_token: verifyToken }),
+    control<{ success: boolean }>(whatsappBase(), `/apps/${number.app_id}/webhook`, {
+      callback_url: callbackUrl,
+      verify_token: verifyToken,
+    }),
   send: (number: SandboxNumber, waId: string, message: Record<string, unknown>) =>
     control<{ id: string; notification_id: string }>(whatsappBase(), `/numbers/${number.phone_number_id}/users/${waId}/messages`, message),
   redeliver: (notificationId: string) => control<unknown>(whatsappBase(), `/notifications/${notificationId}/redeliver`, {}),
   conversation: (number: SandboxNumber, waId: string) =>
     control<{ messages: WhatsAppLogEntry[] }>(whatsappBase(), `/numbers/${number.phone_number_id}/conversations/${waId}`),
   next: (number: SandboxNumber, waId: string, timeoutMs = 20_000) =>
-    control<WhatsAppLogEntry>(
-      whatsappBase(),
-      `/numbers/${number.phone_number_id}/conversations/${waId}/next?timeout_ms=${timeoutMs}`,
-    ),
+    control<WhatsAppLogEntry>(whatsappBase(), `/numbers/${number.phone_number_id}/conversations/${waId}/next?timeout_ms=${timeoutMs}`),
   notifications: (number: SandboxNumber) =>
     control<Array<{ id: string; body: unknown; signature: string; state: string }>>(whatsappBase(), `/apps/${number.app_id}/notifications`),
   url: whatsappBase,
@@ -110,7 +113,13 @@ export async function connectTelegram(ws: Workspace, opts: { agentId?: string; i
   const agentId = opts.agentId ?? (await createAgent(ws)).id;
   const res = await ws.api("/v1/channels", {
     method: "POST",
-    json: { type: "telegram", name: "Support bot", agentId, credentials: { botToken: bot.token }, ...(opts.idleTimeoutSeconds ? { idleTimeoutSeconds: opts.idleTimeoutSeconds } : {}) },
+    json: {
+      type: "telegram",
+      name: "Support bot",
+      agentId,
+      credentials: { botToken: bot.token },
+      ...(opts.idleTimeoutSeconds ? { idleTimeoutSeconds: opts.idleTimeoutSeconds } : {}),
+    },
   });
   expect(res.status, await res.clone().text()).toBe(201);
   return { bot, channel: (await res.json()) as ChannelView, agentId };
@@ -127,7 +136,12 @@ export async function connectWhatsApp(ws: Workspace, opts: { agentId?: string } 
       type: "whatsapp",
       name: "WhatsApp line",
       agentId,
-      credentials: { phoneNumberId: number.phone_number_id, accessToken: number.access_token, appSecret: number.app_secret, verifyToken: VERIFY_TOKEN },
+      credentials: {
+        phoneNumberId: number.phone_number_id,
+        accessToken: number.access_token,
+        appSecret: number.app_secret,
+        verifyToken: VERIFY_TOKEN,
+      },
     },
   });
   expect(res.status, await res.clone().text()).toBe(201);

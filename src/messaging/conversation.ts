@@ -140,7 +140,9 @@ export async function answer(
   // A WhatsApp message older than the window (Meta redelivering after an outage) is kept and not
   // answered: only approved templates may go then, and we send none on the workspace's behalf.
   if (channel.type === "whatsapp" && Date.now() - Date.parse(message.sentAt) > WHATSAPP_WINDOW_MS) {
-    console.error(JSON.stringify({ level: "warn", msg: "messaging: not answered, outside WhatsApp's 24-hour window", channelId: channel.id }));
+    console.error(
+      JSON.stringify({ level: "warn", msg: "messaging: not answered, outside WhatsApp's 24-hour window", channelId: channel.id }),
+    );
     return { session, reply: null };
   }
 

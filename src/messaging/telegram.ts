@@ -124,7 +124,7 @@ export interface ParsedInbound {
  */
 export function parseTelegramUpdate(update: TelegramUpdate): ParsedInbound | null {
   const m = update.message;
-  if (!m || m.chat.type !== "private" || m.from?.is_bot) return null;
+  if (m?.chat.type !== "private" || m.from?.is_bot) return null;
   const userName = [m.from?.first_name, m.from?.last_name].filter(Boolean).join(" ") || m.from?.username || undefined;
   const base = { externalId: String(update.update_id), seq: update.update_id, endUserId: String(m.chat.id) };
   const sentAt = new Date(m.date * 1000).toISOString();

@@ -47,7 +47,10 @@ export const messagingChannels = pgTable(
     idleTimeoutSeconds: integer("idle_timeout_seconds").notNull().default(1800),
     ...timestamps,
   },
-  (t) => [index("messaging_channels_org_idx").on(t.organizationId, t.id), uniqueIndex("messaging_channels_external_idx").on(t.type, t.externalId)],
+  (t) => [
+    index("messaging_channels_org_idx").on(t.organizationId, t.id),
+    uniqueIndex("messaging_channels_external_idx").on(t.type, t.externalId),
+  ],
 );
 
 export type MessagingChannel = typeof messagingChannels.$inferSelect;
@@ -94,9 +97,7 @@ export const messagingSessions = pgTable(
   },
   (t) => [
     index("messaging_sessions_org_idx").on(t.organizationId, t.id),
-    uniqueIndex("messaging_sessions_open_idx")
-      .on(t.channelId, t.endUserId)
-      .where(sql`${t.status} = 'in-progress'`),
+    uniqueIndex("messaging_sessions_open_idx").on(t.channelId, t.endUserId).where(sql`${t.status} = 'in-progress'`),
     index("messaging_sessions_idle_idx").on(t.lastActivityAt).where(sql`${t.status} = 'in-progress'`),
   ],
 );

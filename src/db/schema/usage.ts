@@ -32,7 +32,11 @@ export const usageEvents = pgTable(
     chatId: uuid("chat_id"),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date", precision: 3 }).notNull().defaultNow(),
   },
-  (t) => [index("usage_events_org_idx").on(t.organizationId, t.id), index("usage_events_call_idx").on(t.callId), index("usage_events_chat_idx").on(t.chatId)],
+  (t) => [
+    index("usage_events_org_idx").on(t.organizationId, t.id),
+    index("usage_events_call_idx").on(t.callId),
+    index("usage_events_chat_idx").on(t.chatId),
+  ],
 );
 
 export type UsageEvent = typeof usageEvents.$inferSelect;

@@ -30,7 +30,12 @@ async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, ms = 15_0
 
 async function hooked(ws: Workspace) {
   const receiver = await startReceiver();
-  const endpoint = await createEndpoint(ws, { name: "chats", url: receiver.url, channels: ["chat"], events: ["telegram.started", "telegram.completed"] });
+  const endpoint = await createEndpoint(ws, {
+    name: "chats",
+    url: receiver.url,
+    channels: ["chat"],
+    events: ["telegram.started", "telegram.completed"],
+  });
   return { receiver, secret: endpoint.secret as string };
 }
 
@@ -39,7 +44,12 @@ describe("a Telegram conversation", () => {
     const ws = await createWorkspace();
     const { receiver, secret } = await hooked(ws);
     const { bot, channel, agentId } = await connectTelegram(ws);
-    expect(channel).toMatchObject({ type: "telegram", status: "active", agentId, info: { botId: String(bot.id), botUsername: bot.username } });
+    expect(channel).toMatchObject({
+      type: "telegram",
+      status: "active",
+      agentId,
+      info: { botId: String(bot.id), botUsername: bot.username },
+    });
     expect(channel.webhookUrl).toBe(`${stack().baseUrl}/channels/telegram/${channel.id}`);
     const hook = (await telegram.bot(bot)).webhook;
     expect(hook.url).toBe(channel.webhookUrl);
@@ -52,8 +62,17 @@ describe("a Telegram conversation", () => {
     expect(reply.from).toBe("bot");
     expect(reply.text?.length).toBeGreaterThan(0);
 
-    const [open] = await until(() => sessionsOf(channel.id), (rows) => rows[0]?.messageCount === 2);
-    expect(open).toMatchObject({ status: "in-progress", channelType: "telegram", endUserId: String(chatId), endUserName: "Ada L", agentId });
+    const [open] = await until(
+      () => sessionsOf(channel.id),
+      (rows) => rows[0]?.messageCount === 2,
+    );
+    expect(open).toMatchObject({
+      status: "in-progress",
+      channelType: "telegram",
+      endUserId: String(chatId),
+      endUserName: "Ada L",
+      agentId,
+    });
     expect(open?.transcript.map((t) => [t.role, t.text])).toEqual([
       ["user", "Hello, what can you do?"],
       ["agent", reply.text],
@@ -63,7 +82,10 @@ describe("a Telegram conversation", () => {
 
     await telegram.send(bot, chatId, { text: "/end" });
     expect((await telegram.next(bot, chatId)).text).toBe(FIXED_REPLIES.ended);
-    const [ended] = await until(() => sessionsOf(channel.id), (rows) => rows[0]?.status === "completed");
+    const [ended] = await until(
+      () => sessionsOf(channel.id),
+      (rows) => rows[0]?.status === "completed",
+    );
     expect(ended).toMatchObject({ status: "completed", endedReason: "user-ended", messageCount: 4 });
 
     const deliveries = await receiver.waitFor(2);
@@ -72,8 +94,23 @@ describe("a Telegram conversation", () => {
     for (const d of deliveries) expect(stripeAccepts(d.body, String(d.headers["x-service-signature"]), secret)).toBe(true);
     expect(bodies[1]).toMatchObject({
       channel: "telegram",
-      chat: { id: open?.id, status: "completed", agentId, channelId: channel.id, endUserId: String(chatId), endUserName: "Ada L", messageCount: 4 },
-      transcript: { turns: [{ role: "user", text: "Hello, what can you do?" }, { role: "agent" }, { role: "user", text: "/end" }, { role: "agent", text: FIXED_REPLIES.ended }] },
+      chat: {
+        id: open?.id,
+        status: "completed",
+        agentId,
+        channelId: channel.id,
+        endUserId: String(chatId),
+        endUserName: "Ada L",
+        messageCount: 4,
+      },
+      transcript: {
+        turns: [
+          { role: "user", text: "Hello, what can you do?" },
+          { role: "agent" },
+          { role: "user", text: "/end" },
+          { role: "agent", text: FIXED_REPLIES.ended },
+        ],
+      },
       metadata: { channelType: "telegram", endedReason: "user-ended" },
     });
     expect(bodies[0].transcript).toBeNull();
@@ -89,7 +126,10 @@ describe("a Telegram conversation", () => {
     expect(reply.text?.length).toBeGreaterThan(0);
     await telegram.send(bot, chatId, { sticker: { emoji: "👍" } });
     expect((await telegram.next(bot, chatId)).text).toBe(FIXED_REPLIES.unsupported);
-    const [session] = await until(() => sessionsOf(channel.id), (rows) => rows[0]?.messageCount === 4);
+    const [session] = await until(
+      () => sessionsOf(channel.id),
+      (rows) => rows[0]?.messageCount === 4,
+    );
     expect(session?.transcript.filter((t) => t.role === "user").map((t) => [t.kind, t.text])).toEqual([
       ["voice", "What are your opening hours on Saturday?"],
       ["unsupported", "[sticker]"],
@@ -127,7 +167,11 @@ describe("a Telegram conversation", () => {
     const { bot, channel } = await connectTelegram(ws);
     const chatId = nextUser();
     for (const text of ["first", "second", "third"]) await telegram.send(bot, chatId, { text });
-    const [session] = await until(() => sessionsOf(channel.id), (rows) => rows[0]?.messageCount === 6, 30_000);
+    const [session] = await until(
+      () => sessionsOf(channel.id),
+      (rows) => rows[0]?.messageCount === 6,
+      30_000,
+    );
     expect(session?.transcript.map((t) => t.role)).toEqual(["user", "agent", "user", "agent", "user", "agent"]);
     expect(session?.transcript.filter((t) => t.role === "user").map((t) => t.text)).toEqual(["first", "second", "third"]);
   });
@@ -144,13 +188,19 @@ describe("a Telegram conversation", () => {
       .where(eq(messagingSessions.channelId, channel.id));
     const cron = await fetch(`${stack().baseUrl}/__scheduled?cron=${encodeURIComponent("* * * * *")}`);
     expect(cron.status).toBe(200);
-    const [ended] = await until(() => sessionsOf(channel.id), (rows) => rows[0]?.status === "completed");
+    const [ended] = await until(
+      () => sessionsOf(channel.id),
+      (rows) => rows[0]?.status === "completed",
+    );
     expect(ended).toMatchObject({ status: "completed", endedReason: "inactivity" });
 
     expect((await ws.api(`/v1/channels/${channel.id}`, { method: "PATCH", json: { status: "paused" } })).status).toBe(200);
     const { update_id } = await telegram.send(bot, chatId, { text: "Anyone?" });
     const deliveries = await until(
-      () => fetch(`${telegram.url()}/__sandbox/bots/${bot.id}/deliveries`).then((r) => r.json() as Promise<Array<{ update_id: number; outcome: string }>>),
+      () =>
+        fetch(`${telegram.url()}/__sandbox/bots/${bot.id}/deliveries`).then(
+          (r) => r.json() as Promise<Array<{ update_id: number; outcome: string }>>,
+        ),
       (d) => d.some((x) => x.update_id === update_id && x.outcome === "delivered"),
     );
     expect(deliveries.find((x) => x.update_id === update_id)?.outcome).toBe("delivered");
@@ -166,7 +216,10 @@ describe("a Telegram conversation", () => {
     await telegram.send(bot, chatId, { text: "Hello" });
     await telegram.next(bot, chatId);
     expect((await ws.api(`/v1/channels/${channel.id}`, { method: "DELETE" })).status).toBe(204);
-    const [session] = await testDb().select().from(messagingSessions).where(eq(messagingSessions.endUserId, String(chatId)));
+    const [session] = await testDb()
+      .select()
+      .from(messagingSessions)
+      .where(eq(messagingSessions.endUserId, String(chatId)));
     expect(session).toMatchObject({ status: "completed", endedReason: "channel-removed", channelId: null });
     expect((await telegram.bot(bot)).webhook.url).toBe("");
     await expectError(await ws.api(`/v1/channels/${channel.id}`), 404, "not_found");
@@ -177,10 +230,17 @@ describe("Telegram refusals", () => {
   it("refuses updates without, or with a wrong, secret token, and stores nothing", async () => {
     const ws = await createWorkspace();
     const { channel } = await connectTelegram(ws);
-    const update = { update_id: 42, message: { message_id: 1, date: 1_700_000_000, chat: { id: 7, type: "private" }, from: { id: 7 }, text: "forged" } };
+    const update = {
+      update_id: 42,
+      message: { message_id: 1, date: 1_700_000_000, chat: { id: 7, type: "private" }, from: { id: 7 }, text: "forged" },
+    };
     await expectError(await request(`/channels/telegram/${channel.id}`, { method: "POST", json: update }), 401, "unauthorized");
     await expectError(
-      await request(`/channels/telegram/${channel.id}`, { method: "POST", json: update, headers: { "x-telegram-bot-api-secret-token": "A".repeat(48) } }),
+      await request(`/channels/telegram/${channel.id}`, {
+        method: "POST",
+        json: update,
+        headers: { "x-telegram-bot-api-secret-token": "A".repeat(48) },
+      }),
       401,
       "unauthorized",
     );
@@ -194,14 +254,20 @@ describe("Telegram refusals", () => {
     const agent = await createAgent(ws);
     const bot = await newBot();
     await telegram.revoke(bot);
-    const refused = await ws.api("/v1/channels", { method: "POST", json: { type: "telegram", name: "x", agentId: agent.id, credentials: { botToken: bot.token } } });
+    const refused = await ws.api("/v1/channels", {
+      method: "POST",
+      json: { type: "telegram", name: "x", agentId: agent.id, credentials: { botToken: bot.token } },
+    });
     expect(await refused.clone().text()).not.toContain(bot.token);
     await expectError(refused, 400, "channel_credentials_rejected");
     const list = (await (await ws.api("/v1/channels")).json()) as { data: unknown[] };
     expect(list.data).toEqual([]);
 
     const { bot: taken } = await connectTelegram(ws);
-    const again = await ws.api("/v1/channels", { method: "POST", json: { type: "telegram", name: "y", agentId: agent.id, credentials: { botToken: taken.token } } });
+    const again = await ws.api("/v1/channels", {
+      method: "POST",
+      json: { type: "telegram", name: "y", agentId: agent.id, credentials: { botToken: taken.token } },
+    });
     await expectError(again, 409, "channel_taken");
   });
 
@@ -212,8 +278,14 @@ describe("Telegram refusals", () => {
     await telegram.send(ca.bot, chatId, { text: "for workspace a" });
     await telegram.send(cb.bot, chatId, { text: "for workspace b" });
     await Promise.all([telegram.next(ca.bot, chatId), telegram.next(cb.bot, chatId)]);
-    const [sa] = await until(() => sessionsOf(ca.channel.id), (r) => r[0]?.messageCount === 2);
-    const [sb] = await until(() => sessionsOf(cb.channel.id), (r) => r[0]?.messageCount === 2);
+    const [sa] = await until(
+      () => sessionsOf(ca.channel.id),
+      (r) => r[0]?.messageCount === 2,
+    );
+    const [sb] = await until(
+      () => sessionsOf(cb.channel.id),
+      (r) => r[0]?.messageCount === 2,
+    );
     expect(sa).toMatchObject({ organizationId: a.organizationId });
     expect(sb).toMatchObject({ organizationId: b.organizationId });
     expect(sa?.transcript[0]?.text).toBe("for workspace a");
@@ -230,13 +302,21 @@ describe("Telegram refusals", () => {
     const ws = await createWorkspace();
     const agent = await createAgent(ws);
     const post = (json: unknown) => ws.api("/v1/channels", { method: "POST", json });
-    await expectError(await post({ type: "telegram", name: "x", agentId: agent.id, credentials: { botToken: "nope" } }), 400, "validation_failed");
+    await expectError(
+      await post({ type: "telegram", name: "x", agentId: agent.id, credentials: { botToken: "nope" } }),
+      400,
+      "validation_failed",
+    );
     await expectError(await post({ type: "sms", name: "x", agentId: agent.id, credentials: {} }), 400, "validation_failed");
     await expectError(
       await post({ type: "telegram", name: "x", agentId: crypto.randomUUID(), credentials: { botToken: `123456:${"A".repeat(35)}` } }),
       400,
       "validation_failed",
     );
-    await expectError(await post({ type: "telegram", name: "", agentId: agent.id, credentials: { botToken: `123456:${"A".repeat(35)}` } }), 400, "validation_failed");
+    await expectError(
+      await post({ type: "telegram", name: "", agentId: agent.id, credentials: { botToken: `123456:${"A".repeat(35)}` } }),
+      400,
+      "validation_failed",
+    );
   });
 });

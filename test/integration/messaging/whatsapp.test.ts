@@ -59,9 +59,20 @@ describe("a WhatsApp conversation", () => {
   it("passes Meta's handshake, answers, ends on /end, and fires whatsapp.started and whatsapp.completed, signed", async () => {
     const ws = await createWorkspace();
     const receiver = await startReceiver();
-    const endpoint = await createEndpoint(ws, { name: "wa", url: receiver.url, channels: ["chat"], events: ["whatsapp.started", "whatsapp.completed"] });
+    const endpoint = await createEndpoint(ws, {
+      name: "wa",
+      url: receiver.url,
+      channels: ["chat"],
+      events: ["whatsapp.started", "whatsapp.completed"],
+    });
     const { number, channel, agentId } = await connectWhatsApp(ws);
-    expect(channel).toMatchObject({ type: "whatsapp", info: { phoneNumberId: number.phone_number_id, displayPhoneNumber: expect.stringContaining(number.display_phone_number.replace(/\D/g, "")) } });
+    expect(channel).toMatchObject({
+      type: "whatsapp",
+      info: {
+        phoneNumberId: number.phone_number_id,
+        displayPhoneNumber: expect.stringContaining(number.display_phone_number.replace(/\D/g, "")),
+      },
+    });
     for (const secret of [number.access_token, number.app_secret, VERIFY_TOKEN]) expect(JSON.stringify(channel)).not.toContain(secret);
 
     const waId = nextUser();
@@ -73,7 +84,10 @@ describe("a WhatsApp conversation", () => {
     await whatsapp.send(number, waId, { text: "/end" });
     expect((await whatsapp.next(number, waId)).text).toBe(FIXED_REPLIES.ended);
 
-    const [session] = await until(() => sessionsOf(channel.id), (rows) => rows[0]?.status === "completed");
+    const [session] = await until(
+      () => sessionsOf(channel.id),
+      (rows) => rows[0]?.status === "completed",
+    );
     expect(session).toMatchObject({ endUserId: waId, endUserName: "Grace", agentId, endedReason: "user-ended", messageCount: 6 });
     expect(session?.transcript.filter((t) => t.role === "user").map((t) => [t.kind, t.text])).toEqual([
       ["text", "Hola, do you deliver on Sundays?"],
@@ -82,7 +96,8 @@ describe("a WhatsApp conversation", () => {
     ]);
     const deliveries = await receiver.waitFor(2);
     expect(deliveries.map((d) => JSON.parse(d.body).event)).toEqual(["whatsapp.started", "whatsapp.completed"]);
-    for (const d of deliveries) expect(stripeAccepts(d.body, String(d.headers["x-service-signature"]), endpoint.secret as string)).toBe(true);
+    for (const d of deliveries)
+      expect(stripeAccepts(d.body, String(d.headers["x-service-signature"]), endpoint.secret as string)).toBe(true);
     await receiver.stop();
   });
 
@@ -114,7 +129,10 @@ describe("a WhatsApp conversation", () => {
       headers: { "content-type": "application/json", "x-hub-signature-256": late.sign(number.app_secret) },
     });
     expect(res.status).toBe(200);
-    const [session] = await until(() => sessionsOf(channel.id), (rows) => rows[0]?.messageCount === 1);
+    const [session] = await until(
+      () => sessionsOf(channel.id),
+      (rows) => rows[0]?.messageCount === 1,
+    );
     expect(session?.transcript.map((t) => [t.role, t.text])).toEqual([["user", "Sent two days ago"]]);
     await new Promise((r) => setTimeout(r, 500));
     expect((await whatsapp.conversation(number, waId)).messages.filter((m) => m.direction === "outbound")).toHaveLength(0);
@@ -125,10 +143,16 @@ describe("WhatsApp refusals", () => {
   it("answers the handshake only with the channel's verify token", async () => {
     const ws = await createWorkspace();
     const { channel } = await connectWhatsApp(ws);
-    const ok = await request(`/channels/whatsapp/${channel.id}?hub.mode=subscribe&hub.verify_token=${VERIFY_TOKEN}&hub.challenge=1158201444`);
+    const ok = await request(
+      `/channels/whatsapp/${channel.id}?hub.mode=subscribe&hub.verify_token=${VERIFY_TOKEN}&hub.challenge=1158201444`,
+    );
     expect(ok.status).toBe(200);
     expect(await ok.text()).toBe("1158201444");
-    await expectError(await request(`/channels/whatsapp/${channel.id}?hub.mode=subscribe&hub.verify_token=wrong-token&hub.challenge=1`), 403, "forbidden");
+    await expectError(
+      await request(`/channels/whatsapp/${channel.id}?hub.mode=subscribe&hub.verify_token=wrong-token&hub.challenge=1`),
+      403,
+      "forbidden",
+    );
     await expectError(await request(`/channels/whatsapp/${channel.id}?hub.mode=subscribe&hub.challenge=1`), 403, "forbidden");
   });
 
@@ -141,7 +165,11 @@ describe("WhatsApp refusals", () => {
     await expectError(await post({}), 401, "unauthorized");
     await expectError(await post({ "x-hub-signature-256": forged.sign("not-the-app-secret") }), 401, "unauthorized");
     // Signed, then altered: the signature covers the raw bytes.
-    await expectError(await post({ "x-hub-signature-256": forged.sign(number.app_secret) }, forged.body.replace("forged", "F0rged")), 401, "unauthorized");
+    await expectError(
+      await post({ "x-hub-signature-256": forged.sign(number.app_secret) }, forged.body.replace("forged", "F0rged")),
+      401,
+      "unauthorized",
+    );
     expect(await storedOf(channel.id)).toBe(0);
   });
 
@@ -155,7 +183,12 @@ describe("WhatsApp refusals", () => {
         type: "whatsapp",
         name: "x",
         agentId: agent.id,
-        credentials: { phoneNumberId: number.phone_number_id, accessToken: `EAA${"x".repeat(40)}`, appSecret: number.app_secret, verifyToken: VERIFY_TOKEN },
+        credentials: {
+          phoneNumberId: number.phone_number_id,
+          accessToken: `EAA${"x".repeat(40)}`,
+          appSecret: number.app_secret,
+          verifyToken: VERIFY_TOKEN,
+        },
       },
     });
     await expectError(res, 400, "channel_credentials_rejected");

@@ -10,6 +10,7 @@ const event = (over: Partial<UsageEvent> = {}): UsageEvent => ({
   organizationId: "0193b6e2-0000-7000-8000-000000000001",
   apiKeyId: null,
   callId: null,
+  chatId: null,
   method: "POST",
   endpoint: "/v1/llm/chat",
   modality: "chat",
