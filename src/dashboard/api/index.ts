@@ -1,12 +1,12 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv } from "../context";
-import { authenticate, requireSettingsAccess } from "../middleware/auth";
-import { rateLimit } from "../middleware/ratelimit";
-import { registerUsage } from "../routes/v1/models/usage";
-import { DASHBOARD_MOUNT, registerWebhookEndpoints } from "../routes/v1/webhook-endpoints";
-import { registerDeliveryLog } from "../routes/v1/webhook-endpoints/actions";
-import { registerDashboardApiKeys } from "./api/api-keys";
-import { registerDashboardAuth } from "./api/auth";
+import type { AppEnv } from "../../context";
+import { authenticate, requireSettingsAccess } from "../../middleware/auth";
+import { rateLimit } from "../../middleware/ratelimit";
+import { registerUsage } from "../../routes/v1/models/usage";
+import { DASHBOARD_MOUNT, registerWebhookEndpoints } from "../../routes/v1/webhook-endpoints";
+import { registerDeliveryLog } from "../../routes/v1/webhook-endpoints/actions";
+import { registerDashboardApiKeys } from "./api-keys";
+import { registerDashboardAuth } from "./auth";
 
 /** The dashboard's JSON routes (outside /v1), used by the dashboard pages. */
 export function registerDashboardApi(app: OpenAPIHono<AppEnv>): void {

@@ -1,14 +1,16 @@
 /** @jsxImportSource hono/jsx */
-// Sign in, sign out, switch organization.
-import type { OpenAPIHono } from "@hono/zod-openapi";
+// Sign in (a public page), sign out and switch organization (signed-in actions, CSRF-checked by
+// the page session). These sit at the dashboard's root, so each path carries its own middleware.
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { z } from "zod";
-import type { AppEnv } from "../../context";
+import { createRouter } from "../../context";
 import { limitSignIn } from "../../middleware/ratelimit";
 import { SESSION_COOKIE, signIn, signOut } from "../../sessions/service";
-import { one, validate } from "./forms";
-import { chooseOrganization, ORG_COOKIE, readForm, SIGN_IN_PATH } from "./session";
-import { Document, ErrorSummary, type FieldErrors, nonceOf, TextField } from "./ui";
+import { one, validate } from "../forms";
+import { publicPage, signedIn } from "../routers";
+import { chooseOrganization, ORG_COOKIE, readForm, SIGN_IN_PATH } from "../session";
+import { nonceOf } from "../ui";
+import { SignIn } from "./views";
 
 const signInForm = z.object({
   email: z.email({ pattern: z.regexes.html5Email, message: "enter the email address you were invited with" }).max(320),
@@ -18,29 +20,18 @@ const signInForm = z.object({
 /** Only paths inside the dashboard, so `next` cannot send anyone elsewhere. */
 const safeNext = (next: string | undefined) => (next && /^\/dashboard(\/[\w\-/]*)?$/.test(next) ? next : "/dashboard/agents");
 
-const SignIn = (p: { nonce: string; email?: string; next?: string; errors?: FieldErrors; message?: string }) => (
-  <Document title="Sign in" nonce={p.nonce}>
-    <main class="narrow" id="main">
-      <div class="card">
-        <h1>Sign in</h1>
-        <ErrorSummary errors={p.errors} message={p.message} />
-        <form method="post" action={SIGN_IN_PATH} novalidate>
-          <input type="hidden" name="next" value={p.next ?? ""} />
-          <TextField name="email" label="Email" type="email" value={p.email} errors={p.errors} required />
-          <TextField name="password" label="Password" type="password" errors={p.errors} required />
-          <p>
-            <button type="submit">Sign in</button>
-          </p>
-        </form>
-      </div>
-    </main>
-  </Document>
-);
+/** Mounted at the dashboard's root: /sign-in, /sign-out, /switch-org. */
+export function authPages() {
+  const app = createRouter();
+  const signInPath = SIGN_IN_PATH.slice("/dashboard".length);
 
-export function registerAuthPages(app: OpenAPIHono<AppEnv>): void {
-  app.get(SIGN_IN_PATH, (c) => c.html(<SignIn nonce={nonceOf(c)} next={c.req.query("next")} />));
+  app.use(signInPath, ...publicPage);
+  app.use("/sign-out", ...signedIn);
+  app.use("/switch-org", ...signedIn);
 
-  app.post(SIGN_IN_PATH, async (c) => {
+  app.get(signInPath, (c) => c.html(<SignIn nonce={nonceOf(c)} next={c.req.query("next")} />));
+
+  app.post(signInPath, async (c) => {
     const form = await readForm(c.req.raw);
     const next = one(form, "next");
     const checked = validate(signInForm, { email: one(form, "email"), password: one(form, "password") });
@@ -61,11 +52,8 @@ export function registerAuthPages(app: OpenAPIHono<AppEnv>): void {
     });
     return c.redirect(safeNext(next), 303);
   });
-}
 
-/** Signed-in actions (after the session middleware: CSRF-checked). */
-export function registerSessionActions(app: OpenAPIHono<AppEnv>): void {
-  app.post("/dashboard/sign-out", async (c) => {
+  app.post("/sign-out", async (c) => {
     const token = getCookie(c, SESSION_COOKIE);
     if (token) await signOut(c.var.db, token);
     deleteCookie(c, SESSION_COOKIE, { path: "/" });
@@ -73,8 +61,10 @@ export function registerSessionActions(app: OpenAPIHono<AppEnv>): void {
     return c.redirect(SIGN_IN_PATH, 303);
   });
 
-  app.post("/dashboard/switch-org", async (c) => {
+  app.post("/switch-org", async (c) => {
     chooseOrganization(c, one(c.var.form, "organizationId"));
     return c.redirect("/dashboard/agents", 303);
   });
+
+  return app;
 }
