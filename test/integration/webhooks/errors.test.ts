@@ -1,14 +1,207 @@
-// The receiver URL guard on a worker configured as in production (WEBHOOKS_ALLOW_PRIVATE_URLS
-// off), at save time (shape, port, and the name's addresses, over the test resolver) and again
-// at delivery time after DNS. No test here reaches real DNS: DNS_RESOLVER_URL is test/dns.ts.
+// Every way a webhook request is refused, and every way a delivery fails. Endpoints: bad fields,
+// an empty PATCH, custom payload paths, a missing URL, and the dashboard's refusal to a member.
+// Direct-mode delivery: a resend to an inactive endpoint, network errors and redirects (not
+// followed), 410 Gone and the disable threshold turning an endpoint off, and a secret that does
+// not open. The receiver URL guard (SSRF) on a worker configured as in production
+// (WEBHOOKS_ALLOW_PRIVATE_URLS off), at save time (shape, port, and the name's addresses, over
+// the test resolver) and again at delivery time after DNS; no test here reaches real DNS:
+// DNS_RESOLVER_URL is test/dns.ts.
 import { createServer, type Server } from "node:http";
+import { eq, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type QstashStandIn, startQstash } from "../../../dev/qstash";
 import { freePort, startWorker } from "../../../dev/stack";
-import { csrfToken } from "../../../src/dashboard/pages/session";
+import { csrfToken } from "../../../src/dashboard/session";
+import { webhookAttempts, webhookEndpoints } from "../../../src/db/schema";
+import type { Page } from "../../../src/lib/pagination";
+import type { EndpointView } from "../../../src/webhooks/endpoints";
 import type { DeliveryView } from "../../../src/webhooks/log";
+import { deliveries, receiversPerTest, sendTest } from "../../deliveries";
 import { startDoh } from "../../dns";
-import { createWorkspace, expectError, json, signIn, stack, type Workspace } from "../../harness";
+import { addMemberTo, createWorkspace, expectError, json, request, signIn, stack, testDb, type Workspace } from "../../harness";
+import { createEndpoint, emitNow, refused } from "../../webhooks";
+
+const { receiver, receivers } = receiversPerTest();
+
+describe("webhook endpoints", () => {
+  it("refuses an empty PATCH", async () => {
+    const ws = await createWorkspace();
+    const e = await createEndpoint(ws, { url: "https://hooks.example.com/a" });
+    const err = await expectError(await ws.api(`/v1/webhook-endpoints/${e.id}`, { method: "PATCH", json: {} }), 400, "validation_failed");
+    expect(err.message).toMatch(/at least one field/);
+  });
+
+  it("custom payload mode needs known leaf paths", async () => {
+    const ws = await createWorkspace();
+    const e = await createEndpoint(ws, {
+      url: "https://hooks.example.com/a",
+      payloadMode: "custom",
+      customFields: ["call.id", "transcript.fullText"],
+    });
+    expect(e.customFields).toEqual(["call.id", "transcript.fullText"]);
+    await expectError(
+      await ws.api("/v1/webhook-endpoints", {
+        method: "POST",
+        json: { name: "x", url: "https://a.example.com", channels: ["voice"], payloadMode: "custom", customFields: ["call.secretField"] },
+      }),
+      400,
+      "validation_failed",
+    );
+    await refused(ws, { url: "https://a.example.com", payloadMode: "custom", customFields: [] }, "customFields");
+  });
+
+  it("needs a URL unless the test receiver is used, and a test URL in test mode", async () => {
+    const ws = await createWorkspace();
+    await refused(ws, {}, "url");
+    await refused(ws, { url: "https://a.example.com", testMode: true }, "testUrl");
+    const e = await createEndpoint(ws, { useTestReceiver: true });
+    expect(e.url).toBeNull();
+  });
+
+  it("validates types, unknown fields, sizes and ids", async () => {
+    const ws = await createWorkspace();
+    const post = (body: unknown) => ws.api("/v1/webhook-endpoints", { method: "POST", json: body });
+    await expectError(await post({ name: 5, url: "https://a.example.com", channels: ["voice"] }), 400, "validation_failed");
+    await expectError(
+      await post({ name: "x", url: "https://a.example.com", channels: ["voice"], secret: "whs_mine" }),
+      400,
+      "validation_failed",
+    );
+    await expectError(await post({ name: "x".repeat(101), url: "https://a.example.com", channels: ["voice"] }), 400, "validation_failed");
+    await expectError(
+      await post({ name: "x", url: `https://a.example.com/${"p".repeat(2100)}`, channels: ["voice"] }),
+      400,
+      "validation_failed",
+    );
+    await expectError(
+      await post({ name: "x", url: "https://a.example.com", channels: ["voice"], active: "yes" }),
+      400,
+      "validation_failed",
+    );
+    await expectError(await ws.api("/v1/webhook-endpoints/not-a-uuid"), 400, "validation_failed");
+    const named = await createEndpoint(ws, { name: "Продакшн 🚀 שלום", url: "https://a.example.com" });
+    expect(named.name).toBe("Продакшн 🚀 שלום");
+  });
+
+  it("is the same in the dashboard for an admin, and refused to a member (admin access required)", async () => {
+    const ws = await createWorkspace();
+    const { cookie } = await signIn(ws.admin.email, ws.admin.password);
+    const headers = { cookie, "x-organization-id": ws.organizationId };
+    const created = await request("/dashboard/api/webhook-endpoints", {
+      method: "POST",
+      json: { name: "d", url: "https://a.example.com", channels: ["voice"] },
+      headers,
+    });
+    expect(created.status).toBe(201);
+    const e = await json<EndpointView>(created);
+    expect((await json<Page<EndpointView>>(await ws.api("/v1/webhook-endpoints"))).data.map((x) => x.id)).toContain(e.id);
+
+    const member = await addMemberTo(ws, "member");
+    const m = await signIn(member.email, member.password);
+    const mh = { cookie: m.cookie, "x-organization-id": ws.organizationId };
+    const denied = await expectError(await request("/dashboard/api/webhook-endpoints", { headers: mh }), 403, "forbidden");
+    expect(denied.message).toMatch(/Admin access required/);
+    await expectError(await request("/v1/webhook-endpoints", { headers: mh }), 403, "forbidden");
+    await expectError(await request(`/webhooks/${e.id}/deliveries`, { headers: mh }), 403, "forbidden");
+  });
+});
+
+describe("webhook delivery (direct mode)", () => {
+  it("resending a delivery of an inactive endpoint is a 409, whether a user or the service turned it off", async () => {
+    const ws = await createWorkspace();
+    const r = await receiver((n) => (n === 1 ? { status: 500 } : { status: 410 }));
+    const endpoint = await createEndpoint(ws, { url: r.url });
+    const failed = await sendTest(ws, endpoint.id);
+    const resend = () => ws.api(`/v1/webhook-endpoints/${endpoint.id}/deliveries/${failed.id}/resend`, { method: "POST" });
+
+    await ws.api(`/v1/webhook-endpoints/${endpoint.id}`, { method: "PATCH", json: { active: false } });
+    const off = await expectError(await resend(), 409, "conflict");
+    expect(off.message).toBe("The endpoint is inactive: turn it on before resending.");
+    expect(r.received).toHaveLength(1);
+
+    // On again; the resend gets 410 Gone and the service turns the endpoint off.
+    await ws.api(`/v1/webhook-endpoints/${endpoint.id}`, { method: "PATCH", json: { active: true } });
+    expect(await json<DeliveryView>(await resend())).toMatchObject({ status: "failed", attemptCount: 2, lastStatusCode: 410 });
+    await expectError(await resend(), 409, "conflict");
+    expect(r.received).toHaveLength(2);
+    const [logged] = (await deliveries(ws, endpoint.id)).data;
+    expect(logged).toMatchObject({ id: failed.id, attemptCount: 2 });
+  });
+
+  it("records a network error, and does not follow redirects", async () => {
+    const ws = await createWorkspace();
+    const target = await receiver();
+    const redirecting = await receiver(() => ({ status: 302, headers: { location: target.url } }));
+    const endpoint = await createEndpoint(ws, { url: redirecting.url });
+    const d = await sendTest(ws, endpoint.id);
+    expect(d.attempts[0]).toMatchObject({ statusCode: 302, error: "redirects are not followed" });
+    expect(d.status).toBe("failed");
+    expect(target.received).toHaveLength(0);
+
+    const dead = await receiver();
+    const deadUrl = dead.url;
+    await dead.stop();
+    receivers.splice(receivers.indexOf(dead), 1);
+    const down = await createEndpoint(ws, { url: deadUrl });
+    const failed = await sendTest(ws, down.id);
+    expect(failed.attempts[0]?.statusCode).toBeNull();
+    expect(failed.attempts[0]?.error).toMatch(/^network error/);
+  });
+
+  it("turns an endpoint off when the receiver answers 410 Gone", async () => {
+    const ws = await createWorkspace();
+    const r = await receiver(() => ({ status: 410 }));
+    const endpoint = await createEndpoint(ws, { url: r.url, events: "all" });
+    await emitNow({ organizationId: ws.organizationId, event: "call.completed", data: { call: { id: "c" } } });
+    const after = await json<{ active: boolean; disabledReason: string | null }>(await ws.api(`/v1/webhook-endpoints/${endpoint.id}`));
+    expect(after).toMatchObject({ active: false, disabledReason: expect.stringContaining("410") });
+    const again = await emitNow({ organizationId: ws.organizationId, event: "call.completed", data: { call: { id: "c2" } } });
+    expect(again.deliveryIds).toEqual([]);
+    const reenabled = await ws.api(`/v1/webhook-endpoints/${endpoint.id}`, { method: "PATCH", json: { active: true } });
+    expect(await json<{ active: boolean; disabledReason: string | null }>(reenabled)).toMatchObject({ active: true, disabledReason: null });
+  });
+
+  it("turns an endpoint off after WEBHOOK_DISABLE_AFTER_FAILURES final failures in a row, as configured", async () => {
+    const ws = await createWorkspace();
+    const failing = await receiver(() => ({ status: 500, body: "no" }));
+    const endpoint = await createEndpoint(ws, { url: failing.url, events: "all" });
+    const emitOnce = () =>
+      emitNow(
+        { organizationId: ws.organizationId, event: "call.completed", data: { call: { id: "t" } } },
+        { WEBHOOK_DISABLE_AFTER_FAILURES: "2" },
+      );
+    await emitOnce();
+    const [first] = await testDb().select().from(webhookEndpoints).where(eq(webhookEndpoints.id, endpoint.id));
+    expect(first).toMatchObject({ consecutiveFailures: 1, active: true, disabledReason: null });
+    await emitOnce();
+    const [second] = await testDb().select().from(webhookEndpoints).where(eq(webhookEndpoints.id, endpoint.id));
+    expect(second).toMatchObject({
+      consecutiveFailures: 2,
+      active: false,
+      disabledReason: "Turned off after 2 failed deliveries in a row.",
+    });
+  });
+
+  it("a secret that does not open is recorded as a failed attempt, sends nothing unsigned, and the rest of the fan-out goes on", async () => {
+    const ws = await createWorkspace();
+    const r = await receiver(() => ({ status: 200, body: "ok" }));
+    const fine = await createEndpoint(ws, { url: r.url, events: "all" });
+    const broken = await createEndpoint(ws, { url: r.url, events: "all" });
+    await testDb().update(webhookEndpoints).set({ secret: "v1:gone:AAAAAAAAAAAAAAAA:AAAA" }).where(eq(webhookEndpoints.id, broken.id));
+    const { deliveryIds } = await emitNow({ organizationId: ws.organizationId, event: "call.completed", data: { call: { id: "k" } } });
+    expect(deliveryIds).toHaveLength(2);
+    expect(r.received).toHaveLength(1);
+    expect(r.received[0]?.headers["x-service-signature"]).toBeTruthy();
+    const attempts = await testDb().select().from(webhookAttempts).where(inArray(webhookAttempts.deliveryId, deliveryIds));
+    expect(attempts.find((a) => a.endpointId === fine.id)).toMatchObject({ statusCode: 200, error: null });
+    expect(attempts.find((a) => a.endpointId === broken.id)).toMatchObject({
+      statusCode: null,
+      error: expect.stringMatching(/^not sent: /),
+    });
+  });
+});
+
+// -- The receiver URL guard (SSRF), on workers with production settings ---------------------------
 
 let worker: Awaited<ReturnType<typeof startWorker>>;
 let doh: Awaited<ReturnType<typeof startDoh>>;
@@ -30,16 +223,6 @@ const dns: Record<string, string[]> = {
   "rebind.example.com": [PUBLIC],
   "rebind-mapped.example.com": [PUBLIC],
 };
-
-beforeAll(async () => {
-  doh = await startDoh(dns);
-  worker = await startWorker({ ...stack().vars, WEBHOOKS_ALLOW_PRIVATE_URLS: "0", DNS_RESOLVER_URL: doh.url, WEBHOOK_TIMEOUT_MS: "1000" });
-}, 120_000);
-
-afterAll(async () => {
-  await worker?.stop();
-  await doh?.stop();
-});
 
 const send = (ws: Workspace, method: string, path: string, body?: unknown) =>
   fetch(worker.baseUrl + path, {
@@ -70,6 +253,21 @@ async function refusedEverywhere(ws: Workspace, url: string): Promise<string> {
 }
 
 describe("SSRF guard (production settings)", () => {
+  beforeAll(async () => {
+    doh = await startDoh(dns);
+    worker = await startWorker({
+      ...stack().vars,
+      WEBHOOKS_ALLOW_PRIVATE_URLS: "0",
+      DNS_RESOLVER_URL: doh.url,
+      WEBHOOK_TIMEOUT_MS: "1000",
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await worker?.stop();
+    await doh?.stop();
+  });
+
   it.each([
     "http://127.0.0.1:9/hook",
     "https://127.0.0.1/hook",
@@ -293,7 +491,7 @@ describe("SSRF guard after DNS, in QStash mode", () => {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
 
-  const sendTest = async (ws: Workspace, host: string, afterSave = () => {}) => {
+  const testThroughQstash = async (ws: Workspace, host: string, afterSave = () => {}) => {
     const created = await qpost(ws, "/v1/webhook-endpoints", { name: "x", url: `https://${host}/hook`, channels: ["voice"] });
     expect(created.status).toBe(201);
     const { id } = await json<{ id: string }>(created);
@@ -310,7 +508,7 @@ describe("SSRF guard after DNS, in QStash mode", () => {
 
   it("a failed DNS lookup is retried (502 to QStash), not refused", async () => {
     const ws = await createWorkspace();
-    const { delivery, calls } = await sendTest(ws, "flaky.example.com");
+    const { delivery, calls } = await testThroughQstash(ws, "flaky.example.com");
     expect(calls).toEqual([
       ["/internal/qstash/deliver", 502],
       ["/internal/qstash/deliver", 502],
@@ -326,7 +524,7 @@ describe("SSRF guard after DNS, in QStash mode", () => {
 
   it("a name resolving to a private address is refused for good: one attempt, no retry", async () => {
     const ws = await createWorkspace();
-    const { delivery, calls } = await sendTest(ws, "private.example.com", () => {
+    const { delivery, calls } = await testThroughQstash(ws, "private.example.com", () => {
       privateAnswer = "10.0.0.8";
     });
     expect(calls).toEqual([["/internal/qstash/deliver", 200]]);

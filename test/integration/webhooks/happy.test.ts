@@ -1,33 +1,137 @@
-// Direct mode (the default of npm run dev): one signed attempt per delivery, recorded.
+// Webhooks that work. Endpoints through the API: defaults, the secret shown once, channels and
+// events (select all, narrowing, no duplicates), concurrent updates, delete. Delivery in direct
+// mode (the default of npm run dev): one signed attempt per delivery, recorded; only to active
+// endpoints subscribed to the event; custom payloads, test mode, secret rotation, the delivery log
+// and resend, a fan-out larger than a record batch, and the built-in test receiver. Refusals
+// and failed deliveries: errors.test.ts; the QStash path: qstash.test.ts; secrets at rest:
+// secrets.test.ts.
 import { Redis } from "@upstash/redis";
 import { eq, inArray } from "drizzle-orm";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "../../../src/db/schema";
 import type { Page } from "../../../src/lib/pagination";
+import type { EndpointView } from "../../../src/webhooks/endpoints";
 import type { DeliveryView } from "../../../src/webhooks/log";
-import { createWorkspace, expectError, json, stack, testDb, type Workspace } from "../../harness";
-import { type Receiver, startReceiver } from "../../receiver";
+import { deliveries, receiversPerTest, sendTest } from "../../deliveries";
+import { createWorkspace, expectError, json, stack, testDb } from "../../harness";
 import { stripeAccepts } from "../../stripe";
-import { createEndpoint, emitNow } from "../../webhooks";
+import { createEndpoint, emitNow, refused } from "../../webhooks";
 
-const receivers: Receiver[] = [];
-afterEach(async () => {
-  await Promise.all(receivers.splice(0).map((r) => r.stop()));
+const { receiver } = receiversPerTest();
+
+describe("webhook endpoints", () => {
+  it("creates with defaults: active, all events of the channels, full payload, secret shown once", async () => {
+    const ws = await createWorkspace();
+    const e = await createEndpoint(ws, { url: "https://hooks.example.com/voice", channels: ["voice", "widget"] });
+    expect(e).toMatchObject({
+      name: "hook",
+      description: null,
+      active: true,
+      useTestReceiver: false,
+      testMode: false,
+      channels: ["voice", "widget"],
+      events: ["call.started", "call.completed", "call.failed", "call.analyzed", "widget.started", "widget.completed"],
+      payloadMode: "all",
+      customFields: [],
+      disabledReason: null,
+    });
+    expect(e.secret).toMatch(/^whs_[0-9A-Za-z]{40}$/);
+    expect(e.testReceiverUrl).toMatch(/\/webhooks\/test-receiver\/[0-9A-Za-z]{32}$/);
+
+    const fetched = await json<EndpointView>(await ws.api(`/v1/webhook-endpoints/${e.id}`));
+    expect(fetched.secret).toBe(`whs_...${e.secret.slice(-6)}`);
+    const list = await ws.api("/v1/webhook-endpoints");
+    const text = await list.text();
+    expect(text).not.toContain(e.secret);
+    expect((JSON.parse(text) as Page<EndpointView>).data.map((x) => x.id)).toEqual([e.id]);
+  });
+
+  it("select all / deselect all, and events outside the channels are refused", async () => {
+    const ws = await createWorkspace();
+    const none = await createEndpoint(ws, { url: "https://hooks.example.com/a", events: [] });
+    expect(none.events).toEqual([]);
+    const all = await json<EndpointView>(await ws.api(`/v1/webhook-endpoints/${none.id}`, { method: "PATCH", json: { events: "all" } }));
+    expect(all.events).toEqual(["call.started", "call.completed", "call.failed", "call.analyzed"]);
+    await refused(ws, { url: "https://hooks.example.com/a", channels: ["voice"], events: ["widget.started"] }, "events");
+    await expectError(
+      await ws.api("/v1/webhook-endpoints", {
+        method: "POST",
+        json: { name: "x", url: "https://a.example.com", channels: ["voice"], events: ["call.exploded"] },
+      }),
+      400,
+      "validation_failed",
+    );
+    await expectError(
+      await ws.api("/v1/webhook-endpoints", { method: "POST", json: { name: "x", url: "https://a.example.com", channels: ["sms"] } }),
+      400,
+      "validation_failed",
+    );
+    await expectError(
+      await ws.api("/v1/webhook-endpoints", { method: "POST", json: { name: "x", url: "https://a.example.com", channels: [] } }),
+      400,
+      "validation_failed",
+    );
+  });
+
+  it("narrowing the channels drops the events no longer selectable", async () => {
+    const ws = await createWorkspace();
+    const e = await createEndpoint(ws, { url: "https://hooks.example.com/a", channels: ["voice", "widget"] });
+    const narrowed = await json<EndpointView>(
+      await ws.api(`/v1/webhook-endpoints/${e.id}`, { method: "PATCH", json: { channels: ["widget"] } }),
+    );
+    expect(narrowed.events).toEqual(["widget.started", "widget.completed"]);
+  });
+
+  it("stores channels and events without duplicates, so select all sends each event once", async () => {
+    const ws = await createWorkspace();
+    const e = await createEndpoint(ws, { url: "https://hooks.example.com/a", channels: ["voice", "voice"], events: "all" });
+    expect(e.channels).toEqual(["voice"]);
+    expect(e.events).toEqual(["call.started", "call.completed", "call.failed", "call.analyzed"]);
+    const patched = await json<EndpointView>(
+      await ws.api(`/v1/webhook-endpoints/${e.id}`, {
+        method: "PATCH",
+        json: { channels: ["widget", "voice", "widget"], events: ["widget.started", "widget.started"] },
+      }),
+    );
+    expect(patched.channels).toEqual(["widget", "voice"]);
+    expect(patched.events).toEqual(["widget.started"]);
+    const all = await json<EndpointView>(await ws.api(`/v1/webhook-endpoints/${e.id}`, { method: "PATCH", json: { events: "all" } }));
+    expect(all.events).toEqual(["widget.started", "widget.completed", "call.started", "call.completed", "call.failed", "call.analyzed"]);
+  });
+
+  it("concurrent updates do not lose each other (PATCH vs PATCH, PATCH vs the service turning it off)", async () => {
+    const ws = await createWorkspace();
+    const e = await createEndpoint(ws, { url: "https://hooks.example.com/a" });
+    const patch = (body: Record<string, unknown>) => ws.api(`/v1/webhook-endpoints/${e.id}`, { method: "PATCH", json: body });
+    for (let i = 0; i < 8; i++) {
+      const [a, b] = await Promise.all([patch({ name: `name ${i}` }), patch({ description: `description ${i}` })]);
+      expect([a.status, b.status]).toEqual([200, 200]);
+      const now = await json<EndpointView>(await ws.api(`/v1/webhook-endpoints/${e.id}`));
+      expect([now.name, now.description]).toEqual([`name ${i}`, `description ${i}`]);
+    }
+    // The service's 410 auto-disable is a plain UPDATE of active/disabledReason (src/webhooks/deliver.ts).
+    for (let i = 0; i < 8; i++) {
+      await testDb().update(webhookEndpoints).set({ active: true, disabledReason: null }).where(eq(webhookEndpoints.id, e.id));
+      const [res] = await Promise.all([
+        patch({ name: `again ${i}` }),
+        testDb()
+          .update(webhookEndpoints)
+          .set({ active: false, disabledReason: "The receiver answered 410 Gone." })
+          .where(eq(webhookEndpoints.id, e.id)),
+      ]);
+      expect(res.status).toBe(200);
+      const now = await json<EndpointView>(await ws.api(`/v1/webhook-endpoints/${e.id}`));
+      expect([now.name, now.active, now.disabledReason]).toEqual([`again ${i}`, false, "The receiver answered 410 Gone."]);
+    }
+  });
+
+  it("deletes (204) and then answers 404", async () => {
+    const ws = await createWorkspace();
+    const e = await createEndpoint(ws, { url: "https://a.example.com" });
+    expect((await ws.api(`/v1/webhook-endpoints/${e.id}`, { method: "DELETE" })).status).toBe(204);
+    await expectError(await ws.api(`/v1/webhook-endpoints/${e.id}`), 404, "not_found");
+  });
 });
-const receiver = async (...args: Parameters<typeof startReceiver>) => {
-  const r = await startReceiver(...args);
-  receivers.push(r);
-  return r;
-};
-
-const sendTest = async (ws: Workspace, id: string) => {
-  const res = await ws.api(`/v1/webhook-endpoints/${id}/test`, { method: "POST" });
-  expect(res.status).toBe(200);
-  return json<DeliveryView>(res);
-};
-
-const deliveries = async (ws: Workspace, id: string, query = "") =>
-  json<Page<DeliveryView>>(await ws.api(`/webhooks/${id}/deliveries${query}`));
 
 describe("webhook delivery (direct mode)", () => {
   it("Send Test posts a signed call.completed that Stripe's verifier accepts", async () => {
@@ -179,60 +283,6 @@ describe("webhook delivery (direct mode)", () => {
     expect((await deliveries(ws, endpoint.id, "?status=failed")).data).toHaveLength(0);
   });
 
-  it("resending a delivery of an inactive endpoint is a 409, whether a user or the service turned it off", async () => {
-    const ws = await createWorkspace();
-    const r = await receiver((n) => (n === 1 ? { status: 500 } : { status: 410 }));
-    const endpoint = await createEndpoint(ws, { url: r.url });
-    const failed = await sendTest(ws, endpoint.id);
-    const resend = () => ws.api(`/v1/webhook-endpoints/${endpoint.id}/deliveries/${failed.id}/resend`, { method: "POST" });
-
-    await ws.api(`/v1/webhook-endpoints/${endpoint.id}`, { method: "PATCH", json: { active: false } });
-    const off = await expectError(await resend(), 409, "conflict");
-    expect(off.message).toBe("The endpoint is inactive: turn it on before resending.");
-    expect(r.received).toHaveLength(1);
-
-    // On again; the resend gets 410 Gone and the service turns the endpoint off.
-    await ws.api(`/v1/webhook-endpoints/${endpoint.id}`, { method: "PATCH", json: { active: true } });
-    expect(await json<DeliveryView>(await resend())).toMatchObject({ status: "failed", attemptCount: 2, lastStatusCode: 410 });
-    await expectError(await resend(), 409, "conflict");
-    expect(r.received).toHaveLength(2);
-    const [logged] = (await deliveries(ws, endpoint.id)).data;
-    expect(logged).toMatchObject({ id: failed.id, attemptCount: 2 });
-  });
-
-  it("records a network error, and does not follow redirects", async () => {
-    const ws = await createWorkspace();
-    const target = await receiver();
-    const redirecting = await receiver(() => ({ status: 302, headers: { location: target.url } }));
-    const endpoint = await createEndpoint(ws, { url: redirecting.url });
-    const d = await sendTest(ws, endpoint.id);
-    expect(d.attempts[0]).toMatchObject({ statusCode: 302, error: "redirects are not followed" });
-    expect(d.status).toBe("failed");
-    expect(target.received).toHaveLength(0);
-
-    const dead = await receiver();
-    const deadUrl = dead.url;
-    await dead.stop();
-    receivers.splice(receivers.indexOf(dead), 1);
-    const down = await createEndpoint(ws, { url: deadUrl });
-    const failed = await sendTest(ws, down.id);
-    expect(failed.attempts[0]?.statusCode).toBeNull();
-    expect(failed.attempts[0]?.error).toMatch(/^network error/);
-  });
-
-  it("turns an endpoint off when the receiver answers 410 Gone", async () => {
-    const ws = await createWorkspace();
-    const r = await receiver(() => ({ status: 410 }));
-    const endpoint = await createEndpoint(ws, { url: r.url, events: "all" });
-    await emitNow({ organizationId: ws.organizationId, event: "call.completed", data: { call: { id: "c" } } });
-    const after = await json<{ active: boolean; disabledReason: string | null }>(await ws.api(`/v1/webhook-endpoints/${endpoint.id}`));
-    expect(after).toMatchObject({ active: false, disabledReason: expect.stringContaining("410") });
-    const again = await emitNow({ organizationId: ws.organizationId, event: "call.completed", data: { call: { id: "c2" } } });
-    expect(again.deliveryIds).toEqual([]);
-    const reenabled = await ws.api(`/v1/webhook-endpoints/${endpoint.id}`, { method: "PATCH", json: { active: true } });
-    expect(await json<{ active: boolean; disabledReason: string | null }>(reenabled)).toMatchObject({ active: true, disabledReason: null });
-  });
-
   it("a fan-out to more endpoints than a record batch logs every attempt and keeps each endpoint's count, in one emit", async () => {
     const ws = await createWorkspace();
     const ok = await receiver(() => ({ status: 200, body: "ok" }));
@@ -271,45 +321,6 @@ describe("webhook delivery (direct mode)", () => {
     });
     expect(endpoints.get(gon.id)).toMatchObject({ active: false, disabledReason: expect.stringContaining("410") });
     expect(endpoints.get(healthy[0]?.id ?? "")).toMatchObject({ consecutiveFailures: 0, active: true });
-  });
-
-  it("turns an endpoint off after WEBHOOK_DISABLE_AFTER_FAILURES final failures in a row, as configured", async () => {
-    const ws = await createWorkspace();
-    const failing = await receiver(() => ({ status: 500, body: "no" }));
-    const endpoint = await createEndpoint(ws, { url: failing.url, events: "all" });
-    const emitOnce = () =>
-      emitNow(
-        { organizationId: ws.organizationId, event: "call.completed", data: { call: { id: "t" } } },
-        { WEBHOOK_DISABLE_AFTER_FAILURES: "2" },
-      );
-    await emitOnce();
-    const [first] = await testDb().select().from(webhookEndpoints).where(eq(webhookEndpoints.id, endpoint.id));
-    expect(first).toMatchObject({ consecutiveFailures: 1, active: true, disabledReason: null });
-    await emitOnce();
-    const [second] = await testDb().select().from(webhookEndpoints).where(eq(webhookEndpoints.id, endpoint.id));
-    expect(second).toMatchObject({
-      consecutiveFailures: 2,
-      active: false,
-      disabledReason: "Turned off after 2 failed deliveries in a row.",
-    });
-  });
-
-  it("a secret that does not open is recorded as a failed attempt, sends nothing unsigned, and the rest of the fan-out goes on", async () => {
-    const ws = await createWorkspace();
-    const r = await receiver(() => ({ status: 200, body: "ok" }));
-    const fine = await createEndpoint(ws, { url: r.url, events: "all" });
-    const broken = await createEndpoint(ws, { url: r.url, events: "all" });
-    await testDb().update(webhookEndpoints).set({ secret: "v1:gone:AAAAAAAAAAAAAAAA:AAAA" }).where(eq(webhookEndpoints.id, broken.id));
-    const { deliveryIds } = await emitNow({ organizationId: ws.organizationId, event: "call.completed", data: { call: { id: "k" } } });
-    expect(deliveryIds).toHaveLength(2);
-    expect(r.received).toHaveLength(1);
-    expect(r.received[0]?.headers["x-service-signature"]).toBeTruthy();
-    const attempts = await testDb().select().from(webhookAttempts).where(inArray(webhookAttempts.deliveryId, deliveryIds));
-    expect(attempts.find((a) => a.endpointId === fine.id)).toMatchObject({ statusCode: 200, error: null });
-    expect(attempts.find((a) => a.endpointId === broken.id)).toMatchObject({
-      statusCode: null,
-      error: expect.stringMatching(/^not sent: /),
-    });
   });
 
   it("the built-in test receiver keeps the most recent 20 requests", async () => {
