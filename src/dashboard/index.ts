@@ -15,7 +15,7 @@ import { voicePages } from "./voices/routes";
 import { webhookPages } from "./webhooks/routes";
 import { widgetPages } from "./widgets/routes";
 
-export { registerDashboardApi } from "./api";
+export { dashboardApi } from "./api";
 export { dashboardPageFrame, pageFrame } from "./frame";
 
 /** Every page, by the path under /dashboard where its screen lives. */
@@ -32,8 +32,4 @@ export function dashboardPages(): OpenAPIHono<AppEnv> {
   pages.route("/usage", usagePages());
   pages.route("/widgets", widgetPages());
   return pages;
-}
-
-export function registerDashboardPages(app: OpenAPIHono<AppEnv>): void {
-  app.route("/dashboard", dashboardPages());
 }

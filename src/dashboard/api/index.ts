@@ -1,6 +1,9 @@
-import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv } from "../../context";
+// The dashboard's JSON routes: one router mounted at /dashboard/api (src/app.ts), its paths
+// relative to it, session only (API keys are refused), used by the dashboard's pages. Its own
+// middleware: the cookie-CSRF origin check and JSON bodies; each group authenticates itself.
+import { createRouter } from "../../context";
 import { authenticate, requireSettingsAccess } from "../../middleware/auth";
+import { requireContentType, sameOriginForCookies } from "../../middleware/guards";
 import { rateLimit } from "../../middleware/ratelimit";
 import { registerUsage } from "../../routes/v1/models/usage";
 import { DASHBOARD_MOUNT, registerWebhookEndpoints } from "../../routes/v1/webhook-endpoints";
@@ -8,8 +11,9 @@ import { registerDeliveryLog } from "../../routes/v1/webhook-endpoints/actions";
 import { registerDashboardApiKeys } from "./api-keys";
 import { registerDashboardAuth } from "./auth";
 
-/** The dashboard's JSON routes (outside /v1), used by the dashboard pages. */
-export function registerDashboardApi(app: OpenAPIHono<AppEnv>): void {
+export function dashboardApi() {
+  const app = createRouter();
+  app.use("*", sameOriginForCookies, requireContentType());
   registerDashboardAuth(app);
   registerDashboardApiKeys(app);
 
@@ -20,6 +24,7 @@ export function registerDashboardApi(app: OpenAPIHono<AppEnv>): void {
   registerDeliveryLog(app, `${base}/{id}/deliveries`, DASHBOARD_MOUNT);
 
   // Usage: every member may see it.
-  app.use("/dashboard/api/usage", authenticate({ sessionOnly: true }), rateLimit);
-  registerUsage(app, "/dashboard/api/usage", [{ session: [] }], "dashboardUsage");
+  app.use("/usage", authenticate({ sessionOnly: true }), rateLimit);
+  registerUsage(app, "/usage", [{ session: [] }], "dashboardUsage", "Dashboard");
+  return app;
 }
