@@ -3,8 +3,8 @@
 // the transcript turns, the analysis and report, and the webhook deliveries of that call.
 import type { FC } from "hono/jsx";
 import type { CallView } from "../../calls/mapper";
-import type { CallDelivery } from "../../calls/service";
 import type { Call } from "../../db/schema";
+import type { SubjectDelivery } from "../../webhooks/log";
 import { DataTable, EmptyState, Flash, Layout, type Shell, When } from "../ui";
 import { CallStatusBadge } from "./list";
 
@@ -125,7 +125,7 @@ export interface CallPageProps {
   call: Call;
   v: CallView;
   live: boolean;
-  deliveries: CallDelivery[];
+  deliveries: SubjectDelivery[];
 }
 
 export const CallPage: FC<CallPageProps> = ({ shell, call, v, live, deliveries }) => (

@@ -7,13 +7,14 @@ import { z } from "zod";
 import { findAgent, listAgentNames } from "../../agents/service";
 import { toCallView } from "../../calls/mapper";
 import { placePhoneCall } from "../../calls/place";
-import { type CallFilters, deliveriesOfCall, getCallRecording, getCallWithUsage, listCalls } from "../../calls/service";
+import { type CallFilters, getCallRecording, getCallWithUsage, listCalls } from "../../calls/service";
 import { ACTIVE_STATUSES, CALL_STATUSES, type CallStatus } from "../../calls/states";
 import type { AppEnv } from "../../context";
 import { ApiError } from "../../lib/errors";
 import { isUuid } from "../../lib/ids";
 import { callCtx } from "../../routes/v1/calls/place";
 import { phoneNumber } from "../../routes/v1/calls/schema";
+import { deliveriesOf } from "../../webhooks/log";
 import { one, validate } from "../forms";
 import { screenRouter } from "../routers";
 import { type FieldErrors, shellOf, when } from "../ui";
@@ -79,7 +80,7 @@ export function callPages() {
   app.get("/:id", async (c) => {
     const { call, usage } = await getCallWithUsage(c.var.db, c.var.auth.organizationId, c.req.param("id"));
     const shell = await shellOf(c, `Call ${when(call.createdAt)}`, "calls");
-    const deliveries = await deliveriesOfCall(c.var.db, c.var.auth.organizationId, call.id);
+    const deliveries = await deliveriesOf(c.var.db, c.var.auth.organizationId, call.id);
     const live = ACTIVE_STATUSES.includes(call.status);
     return c.html(<CallPage shell={shell} call={call} v={toCallView(call, usage, "")} live={live} deliveries={deliveries} />);
   });
