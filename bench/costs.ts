@@ -1,19 +1,20 @@
 // What each route costs at the wire: Postgres sessions (WebSocket connections), SQL-over-HTTP
 // requests and Redis requests per 1,000 requests, counted by forwarders (bench/counters.ts) put
 // between a second worker of the same build and the stack's servers. The timed cases run on the
-// stack's own worker, without the forwarders: each forwarder is one more local hop per round trip,
+// bench's measured worker (bench/run.ts), without the forwarders: each forwarder is one more local hop per round trip,
 // which would tax the routes that make round trips and not /health.
 //
 // Per route, after a warm-up (the key is in the cache, the script is loaded): exactly `requests`
 // requests at `concurrency`, then a wait until the counters stop moving (work after the response:
 // cache fills, last-used), so every request's whole cost is in its row. Two more rows for
 // GET /v1/me: the first use of fresh keys (the cache miss), and Redis answering 503 (fail open).
-import { type Stack, startWorker } from "../dev/stack";
+import type { Stack } from "../dev/stack";
 import { createApiKey } from "../src/api-keys/service";
 import { createDb } from "../src/db/client";
 import { type CountingHttp, type CountingTcp, sqlStatements, startCountingHttp, startCountingTcp, upstashCommands } from "./counters";
 import { percentile } from "./report";
 import type { BenchWorkspace } from "./setup";
+import { startBenchWorker } from "./worker-launch";
 
 export interface CostRoute {
   label: string;
@@ -118,7 +119,7 @@ export async function measureCosts(opts: {
     stops.push(() => redis.stop());
 
     log("costs: starting a second worker behind counting forwarders (WebSocket, SQL over HTTP, Upstash)…");
-    const worker = await startWorker(
+    const worker = await startBenchWorker(
       {
         ...stack.vars,
         DATABASE_WS_PROXY: websocket.address,

@@ -5,7 +5,8 @@
 //   npm run bench -- --quick           1 s per case: a smoke run
 //   npm run bench -- --only calls      one part only (routes, strategies, webhooks, models, calls)
 //
-// It starts the stack (dev/stack.ts, the real worker under wrangler dev), creates a workspace
+// It starts the stack (dev/stack.ts), measures on a worker of the same build started without
+// wrangler's inspector and file watcher (bench/worker-launch.ts), creates a workspace
 // and an API key, seeds agents through POST /v1/agents, warms up, then measures GET /health
 // (the baseline), GET /v1/me and GET /v1/agents at 1, 10 and 50 connections with autocannon,
 // then counts what each route costs at the wire (bench/costs.ts: Postgres WebSocket connections,
@@ -25,6 +26,7 @@ import { parseArgs } from "node:util";
 import { type Stack, startStack } from "../dev/stack";
 import { type CallsBenchResult, DEFAULTS, QUICK, runCallsBench } from "./calls";
 import { type CostsResult, measureCosts } from "./costs";
+import { type EmbeddedDbProcess, startEmbeddedDbProcess } from "./embedded-db";
 import { type CaseResult, failures, runCase, warmUp } from "./load";
 import { type ModelsBenchResult, modelsTable, runModelsBench } from "./models";
 import { casesTable, costsTable, describeMachine, round, strategiesTable, withRatios } from "./report";
@@ -33,6 +35,7 @@ import { compareStrategies, STRATEGY_ROUTE, type StrategyResult } from "./strate
 import { startStrategyWorker } from "./strategies/launch";
 import { FLOOR_LABEL, floorLine, judge, verdictLines } from "./targets";
 import { runWebhookBench, type WebhookBenchResult, webhookLines } from "./webhooks";
+import { startBenchWorker } from "./worker-launch";
 import { WorkerLog } from "./worker-log";
 
 const PARTS = ["routes", "strategies", "webhooks", "models", "calls"] as const;
@@ -153,16 +156,29 @@ let stack: Stack | undefined;
 let exitCode = 0;
 let cleanup: (() => Promise<void>) | undefined;
 let stopFloor: (() => Promise<void>) | undefined;
+let stopMeasured: (() => Promise<void>) | undefined;
+let embeddedDb: EmbeddedDbProcess | undefined;
 try {
   const workerLog = new WorkerLog();
+  if (!process.env.DATABASE_URL) {
+    log("Postgres: starting embedded PGlite (in memory) in its own process (bench/embedded-db.ts)…");
+    embeddedDb = await startEmbeddedDbProcess();
+  }
   stack = await startStack({
-    databaseUrl: process.env.DATABASE_URL,
+    databaseUrl: process.env.DATABASE_URL ?? embeddedDb?.url,
     redisUrl: process.env.REDIS_URL,
     // The limiter still runs on every /v1 request (its cost is measured) but never rejects.
     vars: { RATE_LIMIT_REQUESTS: "100000000" },
     log,
     workerLog: workerLog.push,
   });
+  // The figures are taken on a second worker of the same build, with the stack's variables but
+  // without wrangler's inspector (a per-subrequest tax no deployed Worker pays) and without its
+  // file watcher: bench/worker-launch.ts. The stack's own worker stays up, idle.
+  log("Worker: starting the measured worker (bench/worker-launch.ts: no inspector, no file watching)…");
+  const measured = await startBenchWorker(stack.vars, { workerLog: workerLog.push });
+  stopMeasured = measured.stop;
+  stack = { ...stack, baseUrl: measured.baseUrl, ...(embeddedDb && { postgres: "pglite" as const }) };
   log(`Stack up: worker ${stack.baseUrl}, Postgres ${stack.postgres}, Redis ${stack.redis.backend}`);
 
   log("Creating the benchmark workspace and API key…");
@@ -409,7 +425,9 @@ try {
 } finally {
   log("Removing the benchmark workspace and stopping the stack…");
   await stopFloor?.().catch(() => undefined);
+  await stopMeasured?.().catch(() => undefined);
   await cleanup?.().catch((err) => console.error(`bench: could not remove the benchmark workspace: ${(err as Error).message}`));
   await stack?.stop().catch(() => undefined);
+  await embeddedDb?.stop().catch(() => undefined);
 }
 process.exit(exitCode);

@@ -17,6 +17,7 @@ import { createEndpoint } from "../src/webhooks/endpoints";
 import { signPayload } from "../src/webhooks/signature";
 import { syntheticCallCompleted } from "../src/webhooks/test-event";
 import { type CountingHttp, sqlStatements, startCountingHttp } from "./counters";
+import { startEmbeddedDbProcess } from "./embedded-db";
 import { percentile } from "./report";
 
 const pct = (xs: number[], p: number) => {
@@ -221,11 +222,22 @@ export function webhookLines(r: WebhookBenchResult): string[] {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const stack = await startStack({ log: console.log, vars: { WEBHOOKS_ALLOW_PRIVATE_URLS: "1" } });
+  // As bench/run.ts: the embedded database in its own process (bench/embedded-db.ts), unless DATABASE_URL.
+  const db = process.env.DATABASE_URL ? undefined : await startEmbeddedDbProcess();
   try {
-    const result = await runWebhookBench(stack, console.log, { emits: process.argv.includes("--quick") ? 1 : 5 });
-    if (result.failed > 0) process.exitCode = 1;
+    const stack = await startStack({
+      databaseUrl: process.env.DATABASE_URL ?? db?.url,
+      redisUrl: process.env.REDIS_URL,
+      log: console.log,
+      vars: { WEBHOOKS_ALLOW_PRIVATE_URLS: "1" },
+    });
+    try {
+      const result = await runWebhookBench(stack, console.log, { emits: process.argv.includes("--quick") ? 1 : 5 });
+      if (result.failed > 0) process.exitCode = 1;
+    } finally {
+      await stack.stop();
+    }
   } finally {
-    await stack.stop();
+    await db?.stop();
   }
 }

@@ -5,12 +5,11 @@
 import { requestId } from "hono/request-id";
 import { secureHeaders } from "hono/secure-headers";
 import { createRouter } from "./context";
-import { registerDashboardApi } from "./dashboard/api";
-import { dashboardPageFrame, registerDashboardPages } from "./dashboard/pages";
+import { dashboardApi, dashboardPageFrame, dashboardPages } from "./dashboard";
 import { ApiError, handleError } from "./lib/errors";
 import { newId } from "./lib/ids";
 import { authenticate, requireSettingsAccess } from "./middleware/auth";
-import { guardInput, requireContentType, sameOriginForCookies } from "./middleware/guards";
+import { guardInput } from "./middleware/guards";
 import { init } from "./middleware/init";
 import { rateLimit } from "./middleware/ratelimit";
 import { channelWebhookRoutes } from "./routes/channels";
@@ -55,9 +54,8 @@ export function createApp() {
   app.route("/v1", v1Routes());
   app.route("/webhooks", deliveryLogRoutes());
 
-  app.use("/dashboard/api/*", sameOriginForCookies, requireContentType());
-  registerDashboardApi(app);
-  registerDashboardPages(app);
+  app.route("/dashboard/api", dashboardApi());
+  app.route("/dashboard", dashboardPages());
 
   return app;
 }

@@ -10,12 +10,12 @@
 // and dev/sql-http.ts directly to show what the counters cost.
 
 import { runMigrations } from "../../dev/migrate";
-import { type EmbeddedPostgres, startEmbeddedPostgres } from "../../dev/postgres";
 import { type SqlHttp, startSqlHttp } from "../../dev/sql-http";
 import type { Stack } from "../../dev/stack";
 import { startWsProxy, type WsProxy } from "../../dev/ws-proxy";
 import { send } from "../costs";
 import { type CountingHttp, sqlStatements, startCountingHttp } from "../counters";
+import { startEmbeddedDbProcess } from "../embedded-db";
 import { type CaseResult, measure, type RawRun, summarize, warmUp } from "../load";
 import { createBenchWorkspace, removeBenchWorkspace, seedAgents } from "../setup";
 import { WorkerLog } from "../worker-log";
@@ -124,8 +124,8 @@ export async function compareStrategies(opts: {
   try {
     let databaseUrl = stack.databaseUrl;
     if (stack.postgres === "pglite") {
-      log("Strategies: starting a separate in-memory PGlite…");
-      const pg: EmbeddedPostgres = await startEmbeddedPostgres({});
+      log("Strategies: starting a separate in-memory PGlite (in its own process, as the stack's)…");
+      const pg = await startEmbeddedDbProcess();
       stops.push(() => pg.stop());
       databaseUrl = pg.url;
     }

@@ -2,9 +2,9 @@
 // Plain functions of (db, organizationId, input), shared by /v1/calls and the dashboard; every
 // read is scoped by the organization, and another workspace's call is simply not found.
 // The call runtime's own statements (state changes, unscoped look-ups) are in ./store.ts.
-import { and, asc, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { type Call, calls, usageEvents, type WebhookDelivery, webhookDeliveries, webhookEndpoints } from "../db/schema";
+import { type Call, calls, usageEvents } from "../db/schema";
 import { ApiError } from "../lib/errors";
 import { isUuid } from "../lib/ids";
 import { type Page, type PageParams, pageOf, pageQuery } from "../lib/pagination";
@@ -125,33 +125,4 @@ export async function getCallRecording(
   const call = await getCall(db, organizationId, id);
   if (!call.recordingKey || !recordings) return null;
   return recordings.get(call.recordingKey);
-}
-
-/** A webhook delivery of a call's events, with its endpoint's name (a call's page). */
-export interface CallDelivery {
-  id: string;
-  event: string;
-  status: WebhookDelivery["status"];
-  attempts: number;
-  createdAt: Date;
-  endpointId: string;
-  endpointName: string;
-}
-
-/** The workspace's webhook deliveries about this call, oldest first. */
-export async function deliveriesOfCall(db: Db, organizationId: string, callId: string): Promise<CallDelivery[]> {
-  return db
-    .select({
-      id: webhookDeliveries.id,
-      event: webhookDeliveries.event,
-      status: webhookDeliveries.status,
-      attempts: webhookDeliveries.attemptCount,
-      createdAt: webhookDeliveries.createdAt,
-      endpointId: webhookDeliveries.endpointId,
-      endpointName: webhookEndpoints.name,
-    })
-    .from(webhookDeliveries)
-    .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
-    .where(and(eq(webhookDeliveries.organizationId, organizationId), eq(webhookDeliveries.subjectId, callId)))
-    .orderBy(asc(webhookDeliveries.id));
 }

@@ -1,6 +1,6 @@
 // Validation messages in plain language, for the API's error bodies and the dashboard's forms
 // alike: "must be at most 2" instead of zod's "Too big: expected number to be <=2". Set once,
-// globally (z.config), when this module is imported (src/context.ts, src/dashboard/pages/forms.ts).
+// globally (z.config), when this module is imported (src/context.ts, src/dashboard/forms.ts).
 // A message a schema spells out itself (`.min(1, "enter your password")`, custom refinements)
 // wins over these; an issue not covered here keeps zod's English text.
 import { z } from "zod";

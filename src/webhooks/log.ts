@@ -1,7 +1,7 @@
 // The delivery log: deliveries of an endpoint, newest first, each with its attempt history.
-import { and, desc, eq, inArray } from "drizzle-orm";
+import { and, asc, desc, eq, inArray } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { type WebhookAttempt, type WebhookDelivery, webhookAttempts, webhookDeliveries } from "../db/schema";
+import { type WebhookAttempt, type WebhookDelivery, webhookAttempts, webhookDeliveries, webhookEndpoints } from "../db/schema";
 import { ApiError } from "../lib/errors";
 import { type Page, type PageQuery, pageOf } from "../lib/pagination";
 import { dispatch, type WebhookDeps } from "./deliver";
@@ -122,4 +122,33 @@ export async function resendDelivery(
   }
   await dispatch(deps, [deliveryId], "resend");
   return getDelivery(deps.db, organizationId, endpointId, deliveryId);
+}
+
+/** A webhook delivery about one subject (a call, a chat), with its endpoint's name (a call's page). */
+export interface SubjectDelivery {
+  id: string;
+  event: string;
+  status: WebhookDelivery["status"];
+  attempts: number;
+  createdAt: Date;
+  endpointId: string;
+  endpointName: string;
+}
+
+/** The workspace's webhook deliveries about this subject (a call's or a chat's id), oldest first. */
+export async function deliveriesOf(db: Db, organizationId: string, subjectId: string): Promise<SubjectDelivery[]> {
+  return db
+    .select({
+      id: webhookDeliveries.id,
+      event: webhookDeliveries.event,
+      status: webhookDeliveries.status,
+      attempts: webhookDeliveries.attemptCount,
+      createdAt: webhookDeliveries.createdAt,
+      endpointId: webhookDeliveries.endpointId,
+      endpointName: webhookEndpoints.name,
+    })
+    .from(webhookDeliveries)
+    .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
+    .where(and(eq(webhookDeliveries.organizationId, organizationId), eq(webhookDeliveries.subjectId, subjectId)))
+    .orderBy(asc(webhookDeliveries.id));
 }

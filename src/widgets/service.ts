@@ -1,9 +1,10 @@
 // Widgets: create, read, update, rotate the token, revoke, delete. Plain functions of
 // (db, organizationId, input), shared by /v1/widgets and the dashboard. Every query is scoped
 // by the organization; another workspace's widget is simply not found.
-import { and, asc, desc, eq, isNull, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, isNull, type SQL, sql } from "drizzle-orm";
+import { findAgent, listAgentNames } from "../agents/service";
 import type { Db } from "../db/client";
-import { agents, type Widget, widgets } from "../db/schema";
+import { type Widget, widgets } from "../db/schema";
 import { randomBase62 } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
 import { type PageParams, pageOf, pageQuery } from "../lib/pagination";
@@ -25,12 +26,7 @@ const unknownAgent = () =>
   new ApiError("validation_failed", `Invalid json: agentId: ${AGENT_MESSAGE}`, { issues: [{ path: "agentId", message: AGENT_MESSAGE }] });
 
 async function requireAgent(db: Db, organizationId: string, agentId: string): Promise<void> {
-  const [row] = await db
-    .select({ id: agents.id })
-    .from(agents)
-    .where(and(eq(agents.id, agentId), eq(agents.organizationId, organizationId)))
-    .limit(1);
-  if (!row) throw unknownAgent();
+  if (!(await findAgent(db, organizationId, agentId))) throw unknownAgent();
 }
 
 /** The agent was deleted between the check and the write: the same 400 as if it never existed. */
@@ -48,13 +44,8 @@ async function whileAgentExists<T>(write: Promise<T>): Promise<T> {
 }
 
 /** The agents a widget of this workspace may put on a website (the dashboard's agent picker), by name. */
-export async function listWidgetAgents(db: Db, organizationId: string): Promise<Array<{ id: string; name: string }>> {
-  return db
-    .select({ id: agents.id, name: agents.name })
-    .from(agents)
-    .where(eq(agents.organizationId, organizationId))
-    .orderBy(asc(agents.name));
-}
+export const listWidgetAgents = (db: Db, organizationId: string): Promise<Array<{ id: string; name: string }>> =>
+  listAgentNames(db, organizationId);
 
 const scoped = (organizationId: string, id: string) => and(eq(widgets.id, id), eq(widgets.organizationId, organizationId));
 

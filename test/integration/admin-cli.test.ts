@@ -1,28 +1,20 @@
 // The operator CLI (dev/admin.ts) as an operator runs it: a child process, against the test
 // stack's database through DATABASE_URL (its own in-process WebSocket proxy), with an empty
 // DATA_DIR so no running `npm run dev` is found. Its results are checked on the real worker.
-import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { sql } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
 import { baseUrl, request, signIn, stack, testDb } from "../harness";
+import { runAdmin, runAdminJson } from "../process";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const emptyDataDir = mkdtempSync(join(tmpdir(), "admin-cli-"));
 afterAll(() => rmSync(emptyDataDir, { recursive: true, force: true }));
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function admin(args: string[], env: Record<string, string | undefined> = {}): Promise<Run> {
-  // As an operator runs it against a deployment: the database and the key cache (Upstash Redis).
+/** The environment of an operator running it against a deployment: the database and the key cache (Upstash Redis). */
+function operatorEnv(env: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const childEnv: NodeJS.ProcessEnv = {
     ...process.env,
     DATABASE_URL: stack().databaseUrl,
@@ -32,27 +24,12 @@ function admin(args: string[], env: Record<string, string | undefined> = {}): Pr
     ...env,
   };
   for (const [k, v] of Object.entries(childEnv)) if (v === undefined) delete childEnv[k];
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "dev/admin.ts", ...args], { cwd: ROOT, env: childEnv });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => {
-      stdout += d;
-    });
-    child.stderr.on("data", (d) => {
-      stderr += d;
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
+  return childEnv;
 }
 
+const admin = (args: string[], env: Record<string, string | undefined> = {}) => runAdmin(args, operatorEnv(env));
 /** Runs a command with --json; it must succeed and print exactly one JSON object. */
-async function adminJson<T = Record<string, unknown>>(args: string[]): Promise<T> {
-  const run = await admin([...args, "--json"]);
-  expect(run.code, `admin ${args.join(" ")} failed:\n${run.stderr}`).toBe(0);
-  return JSON.parse(run.stdout) as T;
-}
+const adminJson = <T = Record<string, unknown>>(args: string[]) => runAdminJson<T>(args, operatorEnv());
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const email = (tag: string) => `${tag}-${randomUUID()}@example.test`;

@@ -8,14 +8,13 @@ import { createServer as createHttpServer } from "node:http";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import "../../dev/connect";
 import { freePort } from "../../dev/stack";
 import { WORKER_VARIABLES } from "../../dev/worker-env";
 import { stack } from "../harness";
+import { ROOT, runAdminJson } from "../process";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const START_TIMEOUT = 90_000;
 const STOP_TIMEOUT = 45_000;
 
@@ -88,22 +87,6 @@ async function stopped(dev: Dev) {
   ]);
   clearTimeout(timer);
   return result;
-}
-
-function admin(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "dev/admin.ts", ...args], { cwd: ROOT, env });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => {
-      stdout += d;
-    });
-    child.stderr.on("data", (d) => {
-      stderr += d;
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
 }
 
 async function portIsFree(port: number): Promise<boolean> {
@@ -200,9 +183,8 @@ describe.runIf(stack().backend === "embedded")("npm run dev", () => {
     expect(out).not.toContain(readFileSync(kek, "utf8").match(/^local:.*$/m)?.[0]);
 
     // The CLI, with the same DATA_DIR and no DATABASE_URL, goes through the running stack.
-    const orgs = await admin(["orgs", "list", "--json"], env);
-    expect(orgs.code, orgs.stderr).toBe(0);
-    expect(JSON.parse(orgs.stdout).organizations).toEqual([
+    const orgs = await runAdminJson<{ organizations: unknown[] }>(["orgs", "list"], env);
+    expect(orgs.organizations).toEqual([
       expect.objectContaining({ id: identity.organizationId, name: "Local workspace", members: 1, activeKeys: 1 }),
     ]);
 

@@ -12,7 +12,7 @@ import { Agent, request as httpRequest } from "node:http";
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
-import { csrfToken } from "../../src/dashboard/pages/session";
+import { csrfToken } from "../../src/dashboard/session";
 import { organizations, usageEvents } from "../../src/db/schema";
 import { bodyLimitFor } from "../../src/middleware/guards";
 import { openApiConfig } from "../../src/routes/docs";

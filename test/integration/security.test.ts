@@ -1,7 +1,7 @@
 // The shared security suite: every route of test/routes.ts, every credential failure.
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
-import { csrfToken } from "../../src/dashboard/pages/session";
+import { csrfToken } from "../../src/dashboard/session";
 import { addMemberTo, createWorkspace, expectError, request, revokedKey, signIn, type Workspace } from "../harness";
 import { type Params, ROUTES, type RouteCase } from "../routes";
 

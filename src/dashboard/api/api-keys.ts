@@ -27,7 +27,7 @@ export const createApiKeySchema = z
   .openapi("CreateApiKey");
 
 const security = [{ session: [] }];
-const BASE = "/dashboard/api/api-keys";
+const BASE = "/api-keys";
 
 const listRoute = createRoute({
   method: "get",

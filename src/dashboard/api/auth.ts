@@ -26,7 +26,7 @@ const sessionSchema = z
 
 const signInRoute = createRoute({
   method: "post",
-  path: "/dashboard/api/sign-in",
+  path: "/sign-in",
   tags: ["Dashboard"],
   operationId: "dashboardSignIn",
   summary: "Sign in with email and password; sets the HttpOnly session cookie",
@@ -36,7 +36,7 @@ const signInRoute = createRoute({
 
 const signOutRoute = createRoute({
   method: "post",
-  path: "/dashboard/api/sign-out",
+  path: "/sign-out",
   tags: ["Dashboard"],
   operationId: "dashboardSignOut",
   summary: "End the session",
@@ -46,7 +46,7 @@ const signOutRoute = createRoute({
 
 const sessionRoute = createRoute({
   method: "get",
-  path: "/dashboard/api/session",
+  path: "/session",
   tags: ["Dashboard"],
   operationId: "dashboardSession",
   summary: "The signed-in user and their organizations",

@@ -1,7 +1,7 @@
-import { and, eq } from "drizzle-orm";
 import type { Context } from "hono";
+import { findAgent } from "../../agents/service";
 import type { AppEnv } from "../../context";
-import { agents, type Widget } from "../../db/schema";
+import type { Widget } from "../../db/schema";
 import { ApiError } from "../../lib/errors";
 
 export const PUBLIC_TAG = "Widget (public)";
@@ -9,10 +9,7 @@ export const PUBLIC_TAG = "Widget (public)";
 export const WIDGET_BODY_LIMIT = 16 * 1024;
 
 export async function agentOf(c: Context<AppEnv>, widget: Widget) {
-  const [agent] = await c.var.db
-    .select()
-    .from(agents)
-    .where(and(eq(agents.id, widget.agentId), eq(agents.organizationId, widget.organizationId)));
+  const agent = await findAgent(c.var.db, widget.organizationId, widget.agentId);
   // The widget row cascades with its agent; a race with the agent's deletion reads as a gone widget.
   if (!agent) throw new ApiError("unauthorized", "The widget token is invalid or has been revoked.");
   return agent;

@@ -3,7 +3,7 @@
 // <script> and <style> of the page, no 'unsafe-inline'; signed-in pages are never cached.
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { csrfToken } from "../../../src/dashboard/pages/session";
+import { csrfToken } from "../../../src/dashboard/session";
 import { createWorkspace, request, signIn } from "../../harness";
 import { type Params, ROUTES } from "../../routes";
 

@@ -4,7 +4,7 @@
 import { randomUUID } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { csrfToken } from "../../../src/dashboard/pages/session";
+import { csrfToken } from "../../../src/dashboard/session";
 import { memberships } from "../../../src/db/schema";
 import { addMemberTo, createWorkspace, json, request, signIn, testDb, type Workspace } from "../../harness";
 

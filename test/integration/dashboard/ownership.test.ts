@@ -4,7 +4,7 @@
 // wording of the same rules is pinned by test/integration/{agents,voices}/.
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { csrfToken } from "../../../src/dashboard/pages/session";
+import { csrfToken } from "../../../src/dashboard/session";
 import { createWorkspace, json, request, signIn, type Workspace } from "../../harness";
 
 const ALLOY = "00000000-0000-7000-8000-000000000001";

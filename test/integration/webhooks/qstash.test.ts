@@ -11,8 +11,8 @@ import { webhookDeliveries, webhookEndpoints } from "../../../src/db/schema";
 import { newId } from "../../../src/lib/ids";
 import type { EndpointView } from "../../../src/webhooks/endpoints";
 import type { DeliveryView } from "../../../src/webhooks/log";
+import { receiversPerTest } from "../../deliveries";
 import { createWorkspace, expectError, json, stack, testDb, type Workspace } from "../../harness";
-import { startReceiver } from "../../receiver";
 import { stripeAccepts } from "../../stripe";
 
 let qstash: QstashStandIn;
@@ -44,6 +44,8 @@ afterAll(async () => {
   await qstash?.stop();
 });
 
+const { receiver } = receiversPerTest();
+
 const api = (ws: Workspace, path: string, init: RequestInit & { json?: unknown } = {}) =>
   fetch(worker.baseUrl + path, {
     ...init,
@@ -63,174 +65,150 @@ const log = async (ws: Workspace, endpointId: string) =>
 describe("webhook delivery through QStash", () => {
   it("a receiver that fails twice then succeeds gets exactly one success; three attempts under one delivery id, each freshly signed", async () => {
     const ws = await createWorkspace();
-    const r = await startReceiver((n) => (n <= 2 ? { status: 503, body: "busy" } : { status: 200, body: "ok" }));
-    try {
-      const endpoint = await endpointFor(ws, r.url);
-      const before = qstash.deliveries.length;
-      const sent = await api(ws, `/v1/webhook-endpoints/${endpoint.id}/test`, { method: "POST" });
-      expect(sent.status).toBe(200);
-      const delivery = await json<DeliveryView>(sent);
-      await r.waitFor(3, 20_000);
-      await qstash.idle();
+    const r = await receiver((n) => (n <= 2 ? { status: 503, body: "busy" } : { status: 200, body: "ok" }));
+    const endpoint = await endpointFor(ws, r.url);
+    const before = qstash.deliveries.length;
+    const sent = await api(ws, `/v1/webhook-endpoints/${endpoint.id}/test`, { method: "POST" });
+    expect(sent.status).toBe(200);
+    const delivery = await json<DeliveryView>(sent);
+    await r.waitFor(3, 20_000);
+    await qstash.idle();
 
-      const ids = r.received.map((x) => x.headers["x-service-delivery-id"]);
-      expect(ids).toEqual([delivery.id, delivery.id, delivery.id]);
-      const stamps = r.received.map((x) => Number(/t=(\d+)/.exec(String(x.headers["x-service-signature"]))?.[1]));
-      expect(new Set(stamps).size).toBe(3); // a fresh t per attempt
-      for (const x of r.received) {
-        expect(stripeAccepts(x.body, String(x.headers["x-service-signature"]), endpoint.secret)).toBe(true);
-      }
-      const [logged] = await log(ws, endpoint.id);
-      expect(logged).toMatchObject({ id: delivery.id, status: "succeeded", attemptCount: 3, lastStatusCode: 200 });
-      expect(logged?.attempts.map((a) => [a.attempt, a.statusCode])).toEqual([
-        [1, 503],
-        [2, 503],
-        [3, 200],
-      ]);
-      expect(logged?.attempts.map((a) => a.trigger)).toEqual(["test", "test", "test"]);
-      // QStash saw our route answer 502 twice (retry), then 200.
-      const calls = qstash.deliveries.slice(before).filter((d) => d.url.endsWith("/internal/qstash/deliver"));
-      expect(calls.map((d) => [d.retried, d.status])).toEqual([
-        [0, 502],
-        [1, 502],
-        [2, 200],
-      ]);
-    } finally {
-      await r.stop();
+    const ids = r.received.map((x) => x.headers["x-service-delivery-id"]);
+    expect(ids).toEqual([delivery.id, delivery.id, delivery.id]);
+    const stamps = r.received.map((x) => Number(/t=(\d+)/.exec(String(x.headers["x-service-signature"]))?.[1]));
+    expect(new Set(stamps).size).toBe(3); // a fresh t per attempt
+    for (const x of r.received) {
+      expect(stripeAccepts(x.body, String(x.headers["x-service-signature"]), endpoint.secret)).toBe(true);
     }
+    const [logged] = await log(ws, endpoint.id);
+    expect(logged).toMatchObject({ id: delivery.id, status: "succeeded", attemptCount: 3, lastStatusCode: 200 });
+    expect(logged?.attempts.map((a) => [a.attempt, a.statusCode])).toEqual([
+      [1, 503],
+      [2, 503],
+      [3, 200],
+    ]);
+    expect(logged?.attempts.map((a) => a.trigger)).toEqual(["test", "test", "test"]);
+    // QStash saw our route answer 502 twice (retry), then 200.
+    const calls = qstash.deliveries.slice(before).filter((d) => d.url.endsWith("/internal/qstash/deliver"));
+    expect(calls.map((d) => [d.retried, d.status])).toEqual([
+      [0, 502],
+      [1, 502],
+      [2, 200],
+    ]);
   });
 
   it("a retry after rotation is signed with the new secret: the old one stops at once, even for queued retries", async () => {
     const ws = await createWorkspace();
-    let rotated: string | undefined;
-    const r = await startReceiver((n) => (n === 1 ? { status: 500 } : { status: 200 }));
-    try {
-      const endpoint = await endpointFor(ws, r.url);
-      await api(ws, `/v1/webhook-endpoints/${endpoint.id}/test`, { method: "POST" });
-      await r.waitFor(1);
-      rotated = (await json<{ secret: string }>(await api(ws, `/v1/webhook-endpoints/${endpoint.id}/rotate-secret`, { method: "POST" })))
-        .secret;
-      await r.waitFor(2, 20_000);
-      const [first, second] = r.received;
-      const verify = (x: typeof first, secret: string) => stripeAccepts(x?.body ?? "", String(x?.headers["x-service-signature"]), secret);
-      expect(verify(first, endpoint.secret)).toBe(true);
-      expect(verify(second, rotated)).toBe(true);
-      expect(verify(second, endpoint.secret)).toBe(false);
-    } finally {
-      await r.stop();
-    }
+    const r = await receiver((n) => (n === 1 ? { status: 500 } : { status: 200 }));
+    const endpoint = await endpointFor(ws, r.url);
+    await api(ws, `/v1/webhook-endpoints/${endpoint.id}/test`, { method: "POST" });
+    await r.waitFor(1);
+    const rotated = (
+      await json<{ secret: string }>(await api(ws, `/v1/webhook-endpoints/${endpoint.id}/rotate-secret`, { method: "POST" }))
+    ).secret;
+    await r.waitFor(2, 20_000);
+    const [first, second] = r.received;
+    const verify = (x: typeof first, secret: string) => stripeAccepts(x?.body ?? "", String(x?.headers["x-service-signature"]), secret);
+    expect(verify(first, endpoint.secret)).toBe(true);
+    expect(verify(second, rotated)).toBe(true);
+    expect(verify(second, endpoint.secret)).toBe(false);
   });
 
   it("when retries run out, the failure callback counts a final failure against the endpoint", async () => {
     const ws = await createWorkspace();
-    const r = await startReceiver(() => ({ status: 500 }));
-    try {
-      const endpoint = await endpointFor(ws, r.url);
-      await api(ws, `/v1/webhook-endpoints/${endpoint.id}/test`, { method: "POST" });
-      await r.waitFor(4, 20_000); // 1 + 3 retries
-      await qstash.idle();
-      expect(r.received).toHaveLength(4);
-      const callback = qstash.deliveries.filter((d) => d.url.endsWith("/internal/qstash/failed"));
-      expect(callback.at(-1)?.status).toBe(200);
-      const [row] = await testDb().select().from(webhookEndpoints).where(eq(webhookEndpoints.id, endpoint.id));
-      expect(row?.consecutiveFailures).toBe(1);
-      const [logged] = await log(ws, endpoint.id);
-      expect(logged).toMatchObject({ status: "failed", attemptCount: 4 });
-    } finally {
-      await r.stop();
-    }
+    const r = await receiver(() => ({ status: 500 }));
+    const endpoint = await endpointFor(ws, r.url);
+    await api(ws, `/v1/webhook-endpoints/${endpoint.id}/test`, { method: "POST" });
+    await r.waitFor(4, 20_000); // 1 + 3 retries
+    await qstash.idle();
+    expect(r.received).toHaveLength(4);
+    const callback = qstash.deliveries.filter((d) => d.url.endsWith("/internal/qstash/failed"));
+    expect(callback.at(-1)?.status).toBe(200);
+    const [row] = await testDb().select().from(webhookEndpoints).where(eq(webhookEndpoints.id, endpoint.id));
+    expect(row?.consecutiveFailures).toBe(1);
+    const [logged] = await log(ws, endpoint.id);
+    expect(logged).toMatchObject({ status: "failed", attemptCount: 4 });
   });
 
   it("refuses a missing, forged, wrongly keyed, expired or misaddressed Upstash-Signature on both routes, and delivers nothing", async () => {
     const ws = await createWorkspace();
-    const r = await startReceiver();
-    try {
-      const endpoint = await endpointFor(ws, r.url);
-      const deliveryId = await pendingDelivery(ws, endpoint.id);
-      const body = JSON.stringify({ deliveryId });
-      const failureBody = JSON.stringify({ sourceBody: Buffer.from(body).toString("base64") });
+    const r = await receiver();
+    const endpoint = await endpointFor(ws, r.url);
+    const deliveryId = await pendingDelivery(ws, endpoint.id);
+    const body = JSON.stringify({ deliveryId });
+    const failureBody = JSON.stringify({ sourceBody: Buffer.from(body).toString("base64") });
 
-      for (const [path, raw] of [
-        ["/internal/qstash/deliver", body],
-        ["/internal/qstash/failed", failureBody],
-      ] as const) {
-        const sub = publicBase + path;
-        const post = (signature?: string) => callQstashRoute(path, raw, signature);
-        const refused = async (signature?: string) => {
-          const err = await expectError(await post(signature), 401, "unauthorized");
-          expect(err.message).toMatch(/Upstash-Signature/);
-        };
-        await refused();
-        await refused("not.a.jwt");
-        await refused(await qstashJwt("some-other-key", { sub, body: raw }));
-        // Right key, but the body hash is not this body's.
-        await refused(await qstashJwt(qstash.currentSigningKey, { sub, body: raw, bodyHash: "AAAA" }));
-        // Right key and body, but expired (well past the 5 s clock tolerance).
-        await refused(await qstashJwt(qstash.currentSigningKey, { sub, body: raw, issuedAt: -600, expiresIn: -300 }));
-        // Right key and body, but addressed to another URL.
-        await refused(await qstashJwt(qstash.currentSigningKey, { sub: `https://evil.example.com${path}`, body: raw }));
-        await refused(
-          await qstashJwt(qstash.currentSigningKey, {
-            sub: publicBase + (path.endsWith("deliver") ? "/internal/qstash/failed" : "/internal/qstash/deliver"),
-            body: raw,
-          }),
-        );
-      }
-
-      expect(r.received).toHaveLength(0);
-      const [row] = await testDb().select().from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId));
-      expect(row).toMatchObject({ status: "pending", attemptCount: 0 });
-      const [ep] = await testDb().select().from(webhookEndpoints).where(eq(webhookEndpoints.id, endpoint.id));
-      expect(ep?.consecutiveFailures).toBe(0);
-    } finally {
-      await r.stop();
+    for (const [path, raw] of [
+      ["/internal/qstash/deliver", body],
+      ["/internal/qstash/failed", failureBody],
+    ] as const) {
+      const sub = publicBase + path;
+      const post = (signature?: string) => callQstashRoute(path, raw, signature);
+      const refused = async (signature?: string) => {
+        const err = await expectError(await post(signature), 401, "unauthorized");
+        expect(err.message).toMatch(/Upstash-Signature/);
+      };
+      await refused();
+      await refused("not.a.jwt");
+      await refused(await qstashJwt("some-other-key", { sub, body: raw }));
+      // Right key, but the body hash is not this body's.
+      await refused(await qstashJwt(qstash.currentSigningKey, { sub, body: raw, bodyHash: "AAAA" }));
+      // Right key and body, but expired (well past the 5 s clock tolerance).
+      await refused(await qstashJwt(qstash.currentSigningKey, { sub, body: raw, issuedAt: -600, expiresIn: -300 }));
+      // Right key and body, but addressed to another URL.
+      await refused(await qstashJwt(qstash.currentSigningKey, { sub: `https://evil.example.com${path}`, body: raw }));
+      await refused(
+        await qstashJwt(qstash.currentSigningKey, {
+          sub: publicBase + (path.endsWith("deliver") ? "/internal/qstash/failed" : "/internal/qstash/deliver"),
+          body: raw,
+        }),
+      );
     }
+
+    expect(r.received).toHaveLength(0);
+    const [row] = await testDb().select().from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId));
+    expect(row).toMatchObject({ status: "pending", attemptCount: 0 });
+    const [ep] = await testDb().select().from(webhookEndpoints).where(eq(webhookEndpoints.id, endpoint.id));
+    expect(ep?.consecutiveFailures).toBe(0);
   });
 
   it("accepts a JWT signed with the next signing key (key rollover)", async () => {
     const ws = await createWorkspace();
-    const r = await startReceiver();
-    try {
-      const endpoint = await endpointFor(ws, r.url);
-      const deliveryId = await pendingDelivery(ws, endpoint.id);
-      const body = JSON.stringify({ deliveryId });
-      const signature = await qstashJwt(qstash.nextSigningKey, { sub: `${publicBase}/internal/qstash/deliver`, body });
-      const res = await callQstashRoute("/internal/qstash/deliver", body, signature);
-      expect(res.status).toBe(200);
-      expect(await res.json()).toEqual({ ok: true, statusCode: 200, retry: false });
-      expect(r.received.map((x) => x.headers["x-service-delivery-id"])).toEqual([deliveryId]);
-      const [row] = await testDb().select().from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId));
-      expect(row).toMatchObject({ status: "succeeded", attemptCount: 1 });
-    } finally {
-      await r.stop();
-    }
+    const r = await receiver();
+    const endpoint = await endpointFor(ws, r.url);
+    const deliveryId = await pendingDelivery(ws, endpoint.id);
+    const body = JSON.stringify({ deliveryId });
+    const signature = await qstashJwt(qstash.nextSigningKey, { sub: `${publicBase}/internal/qstash/deliver`, body });
+    const res = await callQstashRoute("/internal/qstash/deliver", body, signature);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ ok: true, statusCode: 200, retry: false });
+    expect(r.received.map((x) => x.headers["x-service-delivery-id"])).toEqual([deliveryId]);
+    const [row] = await testDb().select().from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId));
+    expect(row).toMatchObject({ status: "succeeded", attemptCount: 1 });
   });
 
   it("a failed attempt answers QStash 502 receiver_failed in the one error body; an unreadable failure callback is a 400", async () => {
     const ws = await createWorkspace();
-    const r = await startReceiver(() => ({ status: 500, body: "down" }));
-    try {
-      const endpoint = await endpointFor(ws, r.url);
-      const deliveryId = await pendingDelivery(ws, endpoint.id);
-      const body = JSON.stringify({ deliveryId });
-      const path = "/internal/qstash/deliver";
-      const res = await callQstashRoute(path, body, await qstashJwt(qstash.currentSigningKey, { sub: publicBase + path, body }));
-      const err = await expectError(res, 502, "receiver_failed");
-      expect(err.message).toContain("HTTP 500");
-      expect(r.received).toHaveLength(1);
+    const r = await receiver(() => ({ status: 500, body: "down" }));
+    const endpoint = await endpointFor(ws, r.url);
+    const deliveryId = await pendingDelivery(ws, endpoint.id);
+    const body = JSON.stringify({ deliveryId });
+    const path = "/internal/qstash/deliver";
+    const res = await callQstashRoute(path, body, await qstashJwt(qstash.currentSigningKey, { sub: publicBase + path, body }));
+    const err = await expectError(res, 502, "receiver_failed");
+    expect(err.message).toContain("HTTP 500");
+    expect(r.received).toHaveLength(1);
 
-      const failed = "/internal/qstash/failed";
-      const bad = JSON.stringify({ sourceBody: "%%% not base64 %%%" });
-      await expectError(
-        await callQstashRoute(failed, bad, await qstashJwt(qstash.currentSigningKey, { sub: publicBase + failed, body: bad })),
-        400,
-        "validation_failed",
-      );
-      const [ep] = await testDb().select().from(webhookEndpoints).where(eq(webhookEndpoints.id, endpoint.id));
-      expect(ep?.consecutiveFailures).toBe(0);
-    } finally {
-      await r.stop();
-    }
+    const failed = "/internal/qstash/failed";
+    const bad = JSON.stringify({ sourceBody: "%%% not base64 %%%" });
+    await expectError(
+      await callQstashRoute(failed, bad, await qstashJwt(qstash.currentSigningKey, { sub: publicBase + failed, body: bad })),
+      400,
+      "validation_failed",
+    );
+    const [ep] = await testDb().select().from(webhookEndpoints).where(eq(webhookEndpoints.id, endpoint.id));
+    expect(ep?.consecutiveFailures).toBe(0);
   });
 });
 

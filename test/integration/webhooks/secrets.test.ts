@@ -3,25 +3,24 @@
 // `npm run admin -- secrets reseal`; a rotated key-encryption key; a wrong one failing clearly,
 // and the secret never in a body, a log or the delivery log. Two more workers on the same stack:
 // one with a rotated SECRETS_KEK (a new first key, the stack's key after it), one with a wrong key.
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { eq } from "drizzle-orm";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startWorker } from "../../../dev/stack";
 import { webhookEndpoints } from "../../../src/db/schema";
 import type { Page } from "../../../src/lib/pagination";
 import type { EndpointView } from "../../../src/webhooks/endpoints";
 import type { DeliveryView } from "../../../src/webhooks/log";
+import { receiversPerTest } from "../../deliveries";
 import { createWorkspace, expectError, json, stack, testDb, type Workspace } from "../../harness";
-import { type Receiver, startReceiver } from "../../receiver";
+import { runAdmin, runAdminJson } from "../../process";
+import type { Receiver } from "../../receiver";
 import { stripeAccepts } from "../../stripe";
 import { createEndpoint } from "../../webhooks";
 
-const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 const emptyDataDir = mkdtempSync(join(tmpdir(), "secrets-cli-"));
 
 const stackKek = () => stack().vars.SECRETS_KEK as string;
@@ -50,15 +49,7 @@ afterAll(async () => {
   rmSync(emptyDataDir, { recursive: true, force: true });
 });
 
-const receivers: Receiver[] = [];
-afterEach(async () => {
-  await Promise.all(receivers.splice(0).map((r) => r.stop()));
-});
-const receiver = async () => {
-  const r = await startReceiver();
-  receivers.push(r);
-  return r;
-};
+const { receiver } = receiversPerTest();
 
 /** A request to one of the workers with the workspace's key. */
 const on = (base: string, ws: Workspace, path: string, method = "GET") =>
@@ -83,27 +74,15 @@ async function sendTest(base: string, ws: Workspace, id: string, r: Receiver, n:
 
 const SEALED = (kid: string) => new RegExp(`^v1:${kid}:[A-Za-z0-9_-]{16}:[A-Za-z0-9_-]{70,}$`);
 
-function admin(args: string[], kek: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: stack().databaseUrl, DATA_DIR: emptyDataDir, SECRETS_KEK: kek };
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "dev/admin.ts", ...args, "--json"], { cwd: ROOT, env });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => {
-      stdout += d;
-    });
-    child.stderr.on("data", (d) => {
-      stderr += d;
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
-async function adminJson<T>(args: string[], kek = stackKek()): Promise<T> {
-  const run = await admin(args, kek);
-  expect(run.code, `admin ${args.join(" ")} failed:\n${run.stderr}`).toBe(0);
-  return JSON.parse(run.stdout) as T;
-}
+/** The admin CLI (with --json) on the stack's database, with `kek` as its SECRETS_KEK. */
+const cliEnv = (kek: string): NodeJS.ProcessEnv => ({
+  ...process.env,
+  DATABASE_URL: stack().databaseUrl,
+  DATA_DIR: emptyDataDir,
+  SECRETS_KEK: kek,
+});
+const admin = (args: string[], kek: string) => runAdmin([...args, "--json"], cliEnv(kek));
+const adminJson = <T>(args: string[], kek = stackKek()) => runAdminJson<T>(args, cliEnv(kek));
 
 describe("webhook signing secrets at rest", () => {
   it("the stored column is the sealed secret (AES-GCM under the current key), never the secret", async () => {

@@ -1,19 +1,12 @@
 // The widget's rate limits on a worker of its own with small ones (per visitor, per client
 // address, per widget), the address limit applied before any database lookup (counted at a
-// forwarder in front of Postgres), and the end of idle sessions by the cron sweep (widget.completed).
+// forwarder in front of Postgres).
 import { randomUUID } from "node:crypto";
-import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWorker } from "../../../dev/stack";
-import { widgetSessions } from "../../../src/db/schema";
-import { openScope } from "../../../src/db/scope";
-import { parseEnv } from "../../../src/env";
-import { sweepIdleWidgetSessions } from "../../../src/widgets/sessions";
-import { createWorkspace, expectError, stack, testDb } from "../../harness";
+import { createWorkspace, expectError, stack } from "../../harness";
 import { PostgresCounter } from "../../postgres-counter";
-import { startReceiver } from "../../receiver";
-import { createEndpoint } from "../../webhooks";
-import { chat, createWidget, SITE, visitor, widgetRequest } from "../../widgets";
+import { createWidget, SITE, visitor, widgetRequest } from "../../widgets";
 
 let limited: Awaited<ReturnType<typeof startWorker>>;
 const postgres = new PostgresCounter();
@@ -124,76 +117,5 @@ describe("widget rate limits", () => {
     expect(res.headers.get("access-control-allow-origin")).toBe(SITE);
     expect(postgres.sqlRequests).toBeGreaterThanOrEqual(1);
     expect((await send(widget.token, visitor(), other)).status).toBe(200);
-  });
-});
-
-describe("idle sessions", () => {
-  const sweep = async (timeoutSeconds: number) => {
-    const { vars } = stack();
-    const scope = openScope(parseEnv({ ...vars }));
-    try {
-      return await sweepIdleWidgetSessions({ db: scope.db, config: parseEnv({ ...vars }), waitUntil: scope.defer }, timeoutSeconds);
-    } finally {
-      await scope.close();
-    }
-  };
-
-  it("ends a session idle past the timeout, once, with widget.completed and the transcript", async () => {
-    const ws = await createWorkspace();
-    const receiver = await startReceiver();
-    try {
-      await createEndpoint(ws, { url: receiver.url, channels: ["widget"], events: ["widget.completed"] });
-      const widget = await createWidget(ws);
-      const v = visitor();
-      const idle = await chat(widget.token, { visitorId: v, message: "Are you there?" });
-      const fresh = await chat(widget.token, { visitorId: visitor(), message: "Still here" });
-      await testDb()
-        .update(widgetSessions)
-        .set({ lastActivityAt: sql`now() - interval '31 minutes'` })
-        .where(eq(widgetSessions.id, idle.sessionId));
-      expect(await sweep(1800)).toBeGreaterThanOrEqual(1);
-      const [event] = await receiver.waitFor(1);
-      const body = JSON.parse(event?.body ?? "{}");
-      expect(body).toMatchObject({
-        event: "widget.completed",
-        chat: { id: idle.sessionId, status: "completed", messageCount: 2 },
-        metadata: { endedReason: "inactivity" },
-        transcript: {
-          turns: [
-            { role: "user", text: "Are you there?" },
-            { role: "agent", text: "You said: Are you there?" },
-          ],
-        },
-      });
-      await sweep(1800);
-      await new Promise((r) => setTimeout(r, 300));
-      expect(receiver.received).toHaveLength(1);
-      const [still] = await testDb().select().from(widgetSessions).where(eq(widgetSessions.id, fresh.sessionId));
-      expect(still?.status).toBe("in-progress");
-      // The visitor's next message in the ended session is refused; the widget then starts anew.
-      await expectError(
-        await widgetRequest("/widget/v1/chat", {
-          token: widget.token,
-          json: { visitorId: v, sessionId: idle.sessionId, message: "Hello?" },
-        }),
-        409,
-        "session_ended",
-      );
-    } finally {
-      await receiver.stop();
-    }
-  });
-
-  it("runs as the worker's cron trigger (wrangler dev's /__scheduled)", async () => {
-    const widget = await createWidget(await createWorkspace());
-    const { sessionId } = await chat(widget.token, { visitorId: visitor(), message: "Bye for now" });
-    await testDb().update(widgetSessions).set({ lastActivityAt: sql`now() - interval '2 hours'` }).where(eq(widgetSessions.id, sessionId));
-    const res = await fetch(`${stack().baseUrl}/__scheduled?cron=${encodeURIComponent("* * * * *")}`);
-    expect(res.status).toBe(200);
-    await expect
-      .poll(async () => (await testDb().select().from(widgetSessions).where(eq(widgetSessions.id, sessionId)))[0]?.endedReason, {
-        timeout: 10_000,
-      })
-      .toBe("inactivity");
   });
 });

@@ -4,7 +4,7 @@ import { createRoute } from "@hono/zod-openapi";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createRouter } from "../../../src/context";
-import { validate } from "../../../src/dashboard/pages/forms";
+import { validate } from "../../../src/dashboard/forms";
 import { handleError } from "../../../src/lib/errors";
 
 /** The message of each path's first issue. */

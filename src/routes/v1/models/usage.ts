@@ -59,12 +59,13 @@ export function registerUsage(
   path = "/usage",
   security: Array<Record<string, string[]>> = [{ apiKey: [] }],
   operationId = "usage",
+  tag = "Models",
 ): void {
   app.openapi(
     createRoute({
       method: "get",
       path,
-      tags: [path.startsWith("/dashboard") ? "Dashboard" : "Models"],
+      tags: [tag],
       operationId,
       summary: "Usage: credits remaining, totals by day and modality, and the Models request log",
       security,

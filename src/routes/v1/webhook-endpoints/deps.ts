@@ -1,6 +1,6 @@
 // Where the webhook-endpoint routes are mounted (the API and the dashboard's JSON copy) and their operation ids.
 export interface Mount {
-  /** `/v1/webhook-endpoints` or `/dashboard/api/webhook-endpoints`. */
+  /** The path inside the router the routes are registered on (mounted at /v1 or at /dashboard/api). */
   base: string;
   security: Array<Record<string, string[]>>;
   /** operationId prefix: "" for the API, "dashboard" for the dashboard's copy. */

@@ -7,7 +7,7 @@ import type { Mount } from "./deps";
 /** Our addition for integrators: the dashboard's webhook operations under /v1 (admin keys only). */
 export const API_MOUNT: Mount = { base: "/webhook-endpoints", security: [{ apiKey: [] }], prefix: "", tag: "Webhooks" };
 export const DASHBOARD_MOUNT: Mount = {
-  base: "/dashboard/api/webhook-endpoints",
+  base: "/webhook-endpoints",
   security: [{ session: [] }],
   prefix: "dashboard",
   tag: "Dashboard",

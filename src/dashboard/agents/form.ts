@@ -1,0 +1,85 @@
+// The agent form's fields ↔ the API's JSON shape: the form posts strings, createAgentSchema /
+// updateAgentSchema want numbers, lists and objects; their issues come back on the fields.
+import { AGENT_DEFAULTS, type AgentView } from "../../agents/schema";
+import { type Form, jsonField, lines, num, one } from "../forms";
+import type { FieldErrors } from "../ui";
+
+/** What the form shows: an agent's values, or what the user typed. */
+export type Values = Record<string, string | boolean>;
+
+export const valuesOf = (a: AgentView | null): Values => {
+  const d = a ?? {
+    ...AGENT_DEFAULTS,
+    name: "",
+    personaId: crypto.randomUUID(),
+    analysisPlan: { summaryEnabled: true, successCriteria: [], extractionFields: [] },
+  };
+  return {
+    name: d.name,
+    personaId: d.personaId,
+    systemPrompt: d.systemPrompt,
+    firstMessage: d.firstMessage ?? "",
+    language: d.language,
+    voiceId: d.voiceId ?? "",
+    llmModel: d.llmModel,
+    temperature: String(d.temperature),
+    maxDurationSeconds: String(d.maxDurationSeconds),
+    silenceTimeoutSeconds: String(d.silenceTimeoutSeconds),
+    endCallPhrases: d.endCallPhrases.join("\n"),
+    metadata: JSON.stringify(d.metadata, null, 2),
+    summaryEnabled: d.analysisPlan.summaryEnabled,
+    successCriteria: d.analysisPlan.successCriteria.join("\n"),
+    extractionFields: d.analysisPlan.extractionFields.length ? JSON.stringify(d.analysisPlan.extractionFields, null, 2) : "",
+  };
+};
+
+export const typedValues = (form: Form): Values => ({
+  ...Object.fromEntries(Object.keys(valuesOf(null)).map((k) => [k, one(form, k)])),
+  summaryEnabled: one(form, "summaryEnabled") === "on",
+});
+
+/** Form fields → the API's JSON shape (then the API's schema decides); unparsable JSON goes to `errors`. */
+export function inputOf(form: Form, errors: FieldErrors) {
+  return {
+    name: one(form, "name"),
+    personaId: one(form, "personaId"),
+    systemPrompt: one(form, "systemPrompt"),
+    firstMessage: one(form, "firstMessage").trim() === "" ? null : one(form, "firstMessage"),
+    language: one(form, "language"),
+    voiceId: one(form, "voiceId") === "" ? null : one(form, "voiceId"),
+    llmModel: one(form, "llmModel"),
+    temperature: num(form, "temperature"),
+    maxDurationSeconds: num(form, "maxDurationSeconds"),
+    silenceTimeoutSeconds: num(form, "silenceTimeoutSeconds"),
+    endCallPhrases: lines(form, "endCallPhrases"),
+    metadata: jsonField(form, "metadata", {}, errors),
+    analysisPlan: {
+      summaryEnabled: one(form, "summaryEnabled") === "on",
+      successCriteria: lines(form, "successCriteria"),
+      extractionFields: jsonField(form, "extractionFields", [], errors),
+    },
+  };
+}
+
+/** Nested issue paths (analysisPlan.successCriteria.0) shown on the field that holds them. */
+const FIELD_OF: Record<string, string> = {
+  "analysisPlan.successCriteria": "successCriteria",
+  "analysisPlan.extractionFields": "extractionFields",
+  "analysisPlan.summaryEnabled": "summaryEnabled",
+};
+
+export const onFields = (errors: FieldErrors): FieldErrors => {
+  const out: FieldErrors = {};
+  for (const [path, message] of Object.entries(errors)) {
+    const prefix = Object.keys(FIELD_OF).find((p) => path.startsWith(p));
+    const field = prefix ? (FIELD_OF[prefix] as string) : (path.split(".")[0] as string);
+    const detail =
+      path.includes(".") && !prefix
+        ? `${path}: ${message}`
+        : prefix && path !== prefix
+          ? `${path.slice(prefix.length + 1)}: ${message}`
+          : message;
+    out[field] ??= detail;
+  }
+  return out;
+};

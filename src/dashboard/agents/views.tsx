@@ -1,0 +1,135 @@
+/** @jsxImportSource hono/jsx */
+// The Agents screens: the list, and the form that creates and edits every field.
+import type { FC } from "hono/jsx";
+import type { Agent } from "../../agents/service";
+import {
+  Checkbox,
+  Csrf,
+  DataTable,
+  EmptyState,
+  ErrorSummary,
+  type FieldErrors,
+  Flash,
+  Layout,
+  Select,
+  type Shell,
+  TextArea,
+  TextField,
+  When,
+} from "../ui";
+import type { Values } from "./form";
+
+const NEW = "/dashboard/agents/new";
+
+export const AgentList: FC<{ shell: Shell; agents: Agent[]; notice?: string }> = ({ shell, agents, notice }) => (
+  <Layout
+    shell={shell}
+    actions={
+      <a class="button" href={NEW}>
+        New agent
+      </a>
+    }
+  >
+    {notice ? <Flash>{notice}</Flash> : null}
+    <DataTable
+      rows={agents}
+      empty={<EmptyState action={{ href: NEW, label: "Create the first one" }}>No agents yet.</EmptyState>}
+      columns={[
+        { header: "Name", cell: (a) => <a href={`/dashboard/agents/${a.id}`}>{a.name}</a> },
+        { header: "Model", class: "mono", cell: (a) => a.llmModel },
+        { header: "First message", class: "small", cell: (a) => a.firstMessage ?? <span class="muted">waits for the caller</span> },
+        { header: "Updated", cell: (a) => <When at={a.updatedAt} /> },
+      ]}
+    />
+  </Layout>
+);
+
+export interface AgentFormProps {
+  shell: Shell;
+  agent: Agent | null;
+  values: Values;
+  errors: FieldErrors;
+  voices: Array<{ value: string; label: string }>;
+  notice?: string;
+}
+
+export const AgentForm: FC<AgentFormProps> = ({ shell, agent, values, errors, voices, notice }) => {
+  const v = (k: string) => String(values[k] ?? "");
+  return (
+    <Layout shell={shell}>
+      {notice ? <Flash>{notice}</Flash> : null}
+      <ErrorSummary errors={errors} />
+      <form method="post" action={agent ? `/dashboard/agents/${agent.id}` : "/dashboard/agents"} class="card" novalidate>
+        <Csrf token={shell.csrf} />
+        <div class="grid2">
+          <TextField name="name" label="Name" value={v("name")} errors={errors} required />
+          <TextField name="personaId" label="Persona id (UUID)" value={v("personaId")} errors={errors} required />
+        </div>
+        <TextArea
+          name="systemPrompt"
+          label="System prompt"
+          value={v("systemPrompt")}
+          errors={errors}
+          rows={6}
+          hint="{{name}} is replaced by the call's variable `name`."
+        />
+        <TextArea
+          name="firstMessage"
+          label="First message"
+          value={v("firstMessage")}
+          errors={errors}
+          rows={2}
+          hint="Said when the call connects. Empty: the agent waits for the caller."
+        />
+        <div class="grid2">
+          <TextField name="language" label="Language" value={v("language")} errors={errors} hint="BCP 47, e.g. en-US" />
+          <Select name="voiceId" label="Voice" value={v("voiceId")} options={voices} errors={errors} />
+          <TextField name="llmModel" label="LLM model" value={v("llmModel")} errors={errors} />
+          <TextField name="temperature" label="Temperature (0–2)" type="number" step="0.1" value={v("temperature")} errors={errors} />
+          <TextField
+            name="maxDurationSeconds"
+            label="Max duration (seconds)"
+            type="number"
+            value={v("maxDurationSeconds")}
+            errors={errors}
+          />
+          <TextField
+            name="silenceTimeoutSeconds"
+            label="Silence timeout (seconds)"
+            type="number"
+            value={v("silenceTimeoutSeconds")}
+            errors={errors}
+          />
+        </div>
+        <TextArea name="endCallPhrases" label="End-call phrases (one per line)" value={v("endCallPhrases")} errors={errors} rows={3} />
+        <TextArea name="metadata" label="Metadata (JSON object)" value={v("metadata")} errors={errors} rows={3} />
+        <h2>Post-call analysis</h2>
+        <Checkbox name="summaryEnabled" label="Write a summary of each call" checked={values.summaryEnabled === true} />
+        <TextArea name="successCriteria" label="Success criteria (one per line)" value={v("successCriteria")} errors={errors} rows={3} />
+        <TextArea
+          name="extractionFields"
+          label="Extraction fields (JSON array)"
+          value={v("extractionFields")}
+          errors={errors}
+          rows={4}
+          hint='e.g. [{"name":"visit_type","type":"enum","description":"New or existing patient","choices":["new","existing"]}]'
+        />
+        <p class="row">
+          <button type="submit">{agent ? "Save agent" : "Create agent"}</button>
+          <a class="button secondary" href="/dashboard/agents">
+            Cancel
+          </a>
+        </p>
+      </form>
+      {agent ? (
+        <form method="post" action={`/dashboard/agents/${agent.id}/delete`} data-confirm={`Delete the agent "${agent.name}"?`} class="card">
+          <Csrf token={shell.csrf} />
+          <p class="mt0">Deleting an agent keeps its calls (they show its name).</p>
+          <button type="submit" class="danger">
+            Delete agent
+          </button>
+        </form>
+      ) : null}
+    </Layout>
+  );
+};

@@ -1,0 +1,161 @@
+/** @jsxImportSource hono/jsx */
+// A call's page: status and ended reason, who and when, cost and latency, the recording player,
+// the transcript turns, the analysis and report, and the webhook deliveries of that call.
+import type { FC } from "hono/jsx";
+import type { CallView } from "../../calls/mapper";
+import type { Call } from "../../db/schema";
+import type { SubjectDelivery } from "../../webhooks/log";
+import { DataTable, EmptyState, Flash, Layout, type Shell, When } from "../ui";
+import { CallStatusBadge } from "./list";
+
+const Facts: FC<{ call: Call; v: CallView }> = ({ call, v }) => (
+  <div class="card">
+    <div class="grid2">
+      <p>
+        <strong>Status</strong> <CallStatusBadge status={call.status} />{" "}
+        {v.endedReason ? (
+          <span class="small">
+            ({v.endedReason}, {v.endedReasonCategory})
+          </span>
+        ) : null}
+      </p>
+      <p>
+        <strong>Agent</strong> {call.agentId ? <a href={`/dashboard/agents/${call.agentId}`}>{call.agentName}</a> : call.agentName}
+      </p>
+      <p>
+        <strong>Type</strong> {call.type}, {call.direction}
+      </p>
+      <p>
+        <strong>From → to</strong> <span class="mono">{call.fromNumber ?? "browser"}</span> →{" "}
+        <span class="mono">{call.toNumber ?? "agent"}</span>
+      </p>
+      <p>
+        <strong>Started</strong> <When at={call.startedAt} /> · <strong>Ended</strong> <When at={call.endedAt} />
+      </p>
+      <p>
+        <strong>Duration</strong> {v.durationSeconds !== null ? `${v.durationSeconds} s` : "—"}
+      </p>
+      <p>
+        <strong>Cost</strong> {v.cost.credits} credits (STT {v.cost.stt.quantity} s, LLM {v.cost.llm.quantity} tokens, TTS{" "}
+        {v.cost.tts.quantity} characters)
+      </p>
+      <p>
+        <strong>Latency</strong>{" "}
+        {v.latency
+          ? `voice-to-voice p50 ${v.latency.voiceToVoiceMsP50} ms, of which platform ${v.latency.platformMsP50} ms (${v.latency.turns} replies)`
+          : "—"}
+      </p>
+    </div>
+  </div>
+);
+
+const Recording: FC<{ call: Call; live: boolean }> = ({ call, live }) =>
+  call.recordingKey ? (
+    <div class="card">
+      {/* biome-ignore lint/a11y/useMediaCaption: the transcript below is the recording's text alternative */}
+      <audio controls preload="none" src={`/dashboard/calls/${call.id}/recording`} aria-label="Call recording (left: caller, right: agent)">
+        <a href={`/dashboard/calls/${call.id}/recording`}>Download the recording</a>
+      </audio>
+      <p class="hint">Stereo: the caller on the left, the agent on the right.</p>
+    </div>
+  ) : (
+    <p class="muted">No recording{live ? " yet" : ""}.</p>
+  );
+
+const Transcript: FC<{ v: CallView }> = ({ v }) => (
+  <div class="card">
+    {v.transcript.turns.length === 0 ? (
+      <p class="muted">Nothing was said.</p>
+    ) : (
+      <ol class="turns">
+        {v.transcript.turns.map((t) => (
+          <li>
+            <span class="role">{t.role === "agent" ? "Agent" : "Caller"}</span>
+            <span class="muted small">{(t.startMs / 1000).toFixed(1)} s</span> {t.text}
+            {t.interrupted ? <span class="badge off"> interrupted</span> : null}
+          </li>
+        ))}
+      </ol>
+    )}
+  </div>
+);
+
+const Analysis: FC<{ call: Call; live: boolean }> = ({ call, live }) => (
+  <div class="card">
+    {call.analysis ? (
+      <>
+        <p>{call.analysis.summary}</p>
+        <p>
+          <strong>Sentiment</strong> {call.analysis.sentiment} · <strong>Topics</strong> {call.analysis.topics.join(", ") || "—"}
+        </p>
+        {call.analysis.actionItems.length ? (
+          <ul>
+            {call.analysis.actionItems.map((a) => (
+              <li>{a}</li>
+            ))}
+          </ul>
+        ) : null}
+      </>
+    ) : (
+      <p class="muted">
+        {call.analysisError ?? (live ? "After the call." : "No analysis (the call never connected or nothing was said).")}
+      </p>
+    )}
+    {call.report ? (
+      <>
+        <h3>Report</h3>
+        <p>
+          <strong>Success score</strong> {call.report.successScore}
+        </p>
+        <ul>
+          {call.report.criteriaResults.map((r) => (
+            <li>
+              {r.passed ? "✔" : "✘"} {r.criterion} <span class="muted small">{r.reason}</span>
+            </li>
+          ))}
+        </ul>
+        <pre tabindex={0}>{JSON.stringify(call.report.extractedData, null, 2)}</pre>
+      </>
+    ) : null}
+  </div>
+);
+
+export interface CallPageProps {
+  shell: Shell;
+  call: Call;
+  v: CallView;
+  live: boolean;
+  deliveries: SubjectDelivery[];
+}
+
+export const CallPage: FC<CallPageProps> = ({ shell, call, v, live, deliveries }) => (
+  <Layout shell={shell}>
+    {live ? (
+      <Flash kind="warn">
+        This call is {call.status}. <a href={`/dashboard/calls/${call.id}`}>Refresh</a> to follow it.
+      </Flash>
+    ) : null}
+    <Facts call={call} v={v} />
+    <h2>Recording</h2>
+    <Recording call={call} live={live} />
+    <h2>Transcript</h2>
+    <Transcript v={v} />
+    <h2>Analysis</h2>
+    <Analysis call={call} live={live} />
+    <h2>Webhook deliveries of this call</h2>
+    <DataTable
+      rows={deliveries}
+      empty={<EmptyState muted>None (no endpoint subscribes to voice events, or none fired yet).</EmptyState>}
+      columns={[
+        { header: "Event", class: "mono", cell: (d) => d.event },
+        {
+          header: "Endpoint",
+          cell: (d) => (shell.role === "admin" ? <a href={`/dashboard/webhooks/${d.endpointId}`}>{d.endpointName}</a> : d.endpointName),
+        },
+        { header: "Status", cell: (d) => d.status },
+        { header: "Attempts", cell: (d) => d.attempts },
+        { header: "Created", cell: (d) => <When at={d.createdAt} /> },
+      ]}
+    />
+  </Layout>
+);

@@ -1,0 +1,145 @@
+/** @jsxImportSource hono/jsx */
+// The Calls list: "place a test call", the filters, and the newest calls.
+import type { FC } from "hono/jsx";
+import { CALL_STATUSES } from "../../calls/states";
+import { durationOf } from "../../calls/views";
+import type { Call } from "../../db/schema";
+import { Badge, Csrf, DataTable, EmptyState, ErrorSummary, type FieldErrors, Layout, Select, type Shell, TextField, When } from "../ui";
+
+/** The telephony sandbox's scripted callees (docs/sandbox.md): offered in the test-call form. */
+const SANDBOX_NUMBERS = [
+  { value: "+12025550100", label: "+12025550100: a short conversation" },
+  { value: "+12025550101", label: "+12025550101: silent callee" },
+  { value: "+12025550102", label: "+12025550102: busy" },
+  { value: "+12025550103", label: "+12025550103: no answer" },
+  { value: "+12025550106", label: "+12025550106: interrupts the agent" },
+];
+
+export const CallStatusBadge: FC<{ status: string }> = ({ status }) => (
+  <Badge tone={status === "completed" ? "good" : status === "in-progress" || status === "ringing" || status === "queued" ? "" : "bad"}>
+    {status}
+  </Badge>
+);
+
+/** The list's filters as the form sent them (query strings; "" is any). */
+export type FilterValues = Record<"agentId" | "status" | "type" | "direction", string>;
+
+const ANY = { value: "", label: "Any" };
+const options = (values: readonly string[]) => [ANY, ...values.map((v) => ({ value: v, label: v }))];
+
+const TestCallForm: FC<{
+  shell: Shell;
+  agents: Array<{ id: string; name: string }>;
+  errors?: FieldErrors;
+  values?: Record<string, string>;
+}> = ({ shell, agents, errors, values }) => (
+  <div class="card">
+    <h2 class="mt0">Place a test call</h2>
+    <p class="hint">Calls go out through the configured telephony provider; locally the sandbox plays a scripted callee.</p>
+    <ErrorSummary errors={errors} />
+    {agents.length === 0 ? (
+      <p>
+        A test call needs an agent to answer it. <a href="/dashboard/agents/new">Create an agent</a> first.
+      </p>
+    ) : null}
+    <form method="post" action="/dashboard/calls/test" novalidate hidden={agents.length === 0}>
+      <Csrf token={shell.csrf} />
+      <div class="grid2">
+        <Select
+          name="agentId"
+          label="Agent"
+          value={values?.agentId ?? agents[0]?.id ?? ""}
+          options={agents.map((a) => ({ value: a.id, label: a.name }))}
+          errors={errors}
+        />
+        <TextField
+          name="phoneNumber"
+          label="Phone number (E.164)"
+          value={values?.phoneNumber ?? "+12025550100"}
+          errors={errors}
+          hint={`Sandbox callees: ${SANDBOX_NUMBERS.map((n) => n.label).join("; ")}`}
+        />
+      </div>
+      <p>
+        <button type="submit" disabled={agents.length === 0}>
+          Place test call
+        </button>
+      </p>
+    </form>
+  </div>
+);
+
+const Filters: FC<{ q: FilterValues; agents: Array<{ id: string; name: string }> }> = ({ q, agents }) => (
+  <form method="get" action="/dashboard/calls" class="card row" aria-label="Filter calls">
+    <div class="grow">
+      <Select
+        name="agentId"
+        label="Agent"
+        value={q.agentId}
+        options={[{ value: "", label: "All agents" }, ...agents.map((a) => ({ value: a.id, label: a.name }))]}
+      />
+    </div>
+    <div class="w140">
+      <Select name="status" label="Status" value={q.status} options={options(CALL_STATUSES)} />
+    </div>
+    <div class="w120">
+      <Select name="type" label="Type" value={q.type} options={options(["phone", "web"])} />
+    </div>
+    <div class="w140">
+      <Select name="direction" label="Direction" value={q.direction} options={options(["outbound", "inbound"])} />
+    </div>
+    <button type="submit" class="secondary end">
+      Filter
+    </button>
+  </form>
+);
+
+export interface CallListProps {
+  shell: Shell;
+  calls: Call[];
+  agents: Array<{ id: string; name: string }>;
+  q: FilterValues;
+  errors?: FieldErrors;
+  values?: Record<string, string>;
+}
+
+export const CallList: FC<CallListProps> = ({ shell, calls, agents, q, errors, values }) => (
+  <Layout shell={shell}>
+    <TestCallForm shell={shell} agents={agents} errors={errors} values={values} />
+    <Filters q={q} agents={agents} />
+    <DataTable
+      rows={calls}
+      empty={
+        Object.values(q).some(Boolean) ? (
+          <EmptyState action={{ href: "/dashboard/calls", label: "Show all calls" }}>No calls match these filters.</EmptyState>
+        ) : (
+          <EmptyState>
+            No calls yet. Place a test call above, or start one with <code>POST /v1/agents/{"{id}"}/calls</code>.
+          </EmptyState>
+        )
+      }
+      columns={[
+        {
+          header: "Created",
+          cell: (r) => (
+            <a href={`/dashboard/calls/${r.id}`}>
+              <When at={r.createdAt} />
+            </a>
+          ),
+        },
+        { header: "Agent", cell: (r) => r.agentName },
+        { header: "Type", cell: (r) => r.type },
+        { header: "To", class: "mono", cell: (r) => r.toNumber ?? "—" },
+        { header: "Status", cell: (r) => <CallStatusBadge status={r.status} /> },
+        { header: "Ended reason", class: "small", cell: (r) => r.endedReason ?? "" },
+        {
+          header: "Duration",
+          cell: (r) => {
+            const duration = durationOf(r);
+            return duration !== null ? `${duration} s` : "—";
+          },
+        },
+      ]}
+    />
+  </Layout>
+);

@@ -1,0 +1,13 @@
+// The exports of built.js, which ./build.ts generates from this folder (gitignored): each a
+// minified stylesheet or script that the pages inline with the response's CSP nonce.
+
+/** dashboard.css: the shell and the UI kit, on every page. */
+export declare const DASHBOARD_CSS: string;
+/** dashboard.ts: copy buttons and confirmations, on every page. */
+export declare const DASHBOARD_JS: string;
+/** usage.css: the Usage screen's charts. */
+export declare const USAGE_CSS: string;
+/** webhooks.css: the Webhooks screens. */
+export declare const WEBHOOKS_CSS: string;
+/** webhook-form.ts: the endpoint form's channels, events and live payload preview (with src/webhooks/payload.ts). */
+export declare const WEBHOOK_FORM_JS: string;

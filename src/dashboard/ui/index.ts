@@ -1,0 +1,8 @@
+// The dashboard's UI kit: what every screen builds its views from.
+export { Badge, type Tone } from "./badges";
+export { EmptyState } from "./empty-state";
+export { Checkbox, Csrf, ErrorSummary, type FieldErrors, GroupError, Select, TextArea, TextField } from "./fields";
+export { Document, InlineScript, InlineStyle, Layout, nonceOf, type Shell, shellOf } from "./layout";
+export { AdminRequired, Flash, Secret } from "./notices";
+export { type Column, DataTable } from "./table";
+export { When, when } from "./time";

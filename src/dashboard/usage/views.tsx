@@ -1,0 +1,156 @@
+/** @jsxImportSource hono/jsx */
+// The Usage screen: credits left, a per-day chart per modality (an SVG drawn on the server), and
+// the request log; a workspace with no usage yet is told how to make some instead of being shown
+// empty charts. Colours are the modalities' classes in ui/assets/usage.css.
+import type { FC } from "hono/jsx";
+import type { UsageReport } from "../../usage/mapper";
+import { DataTable, EmptyState, Layout, type Shell, When } from "../ui";
+import { USAGE_CSS } from "../ui/assets/built";
+
+const MODALITIES = [
+  { key: "chat", label: "LLM chat" },
+  { key: "tts", label: "Text to speech" },
+  { key: "stt", label: "Speech to text" },
+] as const;
+
+interface DayTotal {
+  day: string;
+  modality: string;
+  cost: number;
+  requests: number;
+}
+
+/** Stacked bars: credits (or requests) per day, one colour per modality. */
+const Chart: FC<{ days: string[]; totals: DayTotal[]; metric: "cost" | "requests" }> = ({ days, totals, metric }) => {
+  const W = 760;
+  const H = 220;
+  const pad = { l: 48, r: 8, t: 10, b: 28 };
+  const value = (day: string, m: string) => totals.filter((t) => t.day === day && t.modality === m).reduce((n, t) => n + t[metric], 0);
+  const sums = days.map((d) => MODALITIES.reduce((n, m) => n + value(d, m.key), 0));
+  // The tallest day fills the chart (a floor only when nothing was used: small costs stay visible).
+  const max = Math.max(...sums) || (metric === "cost" ? 0.001 : 1);
+  const bw = (W - pad.l - pad.r) / days.length;
+  const y = (v: number) => pad.t + (H - pad.t - pad.b) * (1 - v / max);
+  const fmt = (v: number) => (metric === "cost" ? (v >= 1 ? v.toFixed(2) : v.toPrecision(2)) : String(Math.round(v)));
+  const total = sums.reduce((a, b) => a + b, 0);
+  return (
+    <svg
+      viewBox={`0 0 ${W} ${H}`}
+      width="100%"
+      role="img"
+      aria-label={`${metric === "cost" ? "Credits" : "Requests"} per day over the last ${days.length} days, by modality; total ${fmt(total)}.`}
+    >
+      <line x1={pad.l} y1={y(0)} x2={W - pad.r} y2={y(0)} stroke="#adb5bd" />
+      <line x1={pad.l} y1={y(max)} x2={W - pad.r} y2={y(max)} stroke="#e9ecef" />
+      <text x={pad.l - 6} y={y(max) + 4} text-anchor="end" font-size="12" fill="#5b6475">
+        {fmt(max)}
+      </text>
+      <text x={pad.l - 6} y={y(0) + 4} text-anchor="end" font-size="12" fill="#5b6475">
+        0
+      </text>
+      {days.map((d, i) => {
+        let base = 0;
+        return (
+          <g>
+            {MODALITIES.map((m) => {
+              const v = value(d, m.key);
+              if (v === 0) return null;
+              const top = y(base + v);
+              const bottom = y(base);
+              base += v;
+              return (
+                <rect class={`bar ${m.key}`} x={pad.l + i * bw + 1} y={top} width={Math.max(1, bw - 2)} height={Math.max(1, bottom - top)}>
+                  <title>{`${d} · ${m.label}: ${fmt(v)}`}</title>
+                </rect>
+              );
+            })}
+            {i % Math.ceil(days.length / 8) === 0 ? (
+              <text x={pad.l + i * bw + bw / 2} y={H - 8} text-anchor="middle" font-size="12" fill="#5b6475">
+                {d.slice(5)}
+              </text>
+            ) : null}
+          </g>
+        );
+      })}
+    </svg>
+  );
+};
+
+const NoUsageYet: FC = () => (
+  <div class="card">
+    <h2 class="mt0">No usage yet</h2>
+    <p class="m0">
+      Every metered request (LLM chat, text to speech, speech to text, calls) shows up here with what it cost, per day and one by one. To
+      make the first:
+    </p>
+    <ul class="steps">
+      <li>
+        <a href="/dashboard/api-keys">Create an API key</a> and call the API with it, for example <code>POST /v1/llm/chat</code>.
+      </li>
+      <li>
+        Or <a href="/dashboard/calls">place a test call</a> to one of your agents.
+      </li>
+    </ul>
+  </div>
+);
+
+const Charts: FC<{ days: string[]; totals: DayTotal[] }> = ({ days, totals }) => (
+  <div class="card">
+    <h2 class="mt0">Credits per day</h2>
+    {totals.length === 0 ? <p class="muted">No metered requests in the last {days.length} days.</p> : null}
+    <div class="table-wrap chart-wrap" tabindex={0}>
+      <Chart days={days} totals={totals} metric="cost" />
+    </div>
+    <h2>Requests per day</h2>
+    <div class="table-wrap chart-wrap" tabindex={0}>
+      <Chart days={days} totals={totals} metric="requests" />
+    </div>
+    <p class="row small" aria-hidden="true">
+      {MODALITIES.map((m) => (
+        <span>
+          <span class={`swatch ${m.key}`} />
+          {m.label}
+        </span>
+      ))}
+    </p>
+  </div>
+);
+
+type RequestRow = UsageReport["requests"]["data"][number];
+
+const RequestLog: FC<{ rows: RequestRow[] }> = ({ rows }) => (
+  <DataTable
+    rows={rows}
+    empty={<EmptyState muted>No requests in the log.</EmptyState>}
+    columns={[
+      { header: "Time", cell: (r) => <When at={r.createdAt} /> },
+      { header: "Request", class: "mono small", cell: (r) => `${r.method} ${r.endpoint}` },
+      { header: "Model", class: "mono small", cell: (r) => r.model },
+      { header: "Status", cell: (r) => `${r.status}${r.errorCode ? ` ${r.errorCode}` : ""}` },
+      { header: "Latency", cell: (r) => `${r.latencyMs} ms` },
+      { header: "Used", cell: (r) => (r.unit === "audio_ms" ? `${(r.quantity / 1000).toFixed(1)} s` : `${r.quantity} ${r.unit}`) },
+      { header: "Credits", cell: (r) => r.cost },
+    ]}
+  />
+);
+
+export const UsagePage: FC<{ shell: Shell; report: UsageReport; days: string[] }> = ({ shell, report, days }) => {
+  const empty = report.totals.length === 0 && report.requests.data.length === 0;
+  return (
+    <Layout shell={shell} css={USAGE_CSS}>
+      <div class="card">
+        <p class="big-number">{report.credits.remaining.toLocaleString("en-US", { maximumFractionDigits: 4 })}</p>
+        <p class="muted m0">credits remaining</p>
+      </div>
+      {empty ? (
+        <NoUsageYet />
+      ) : (
+        <>
+          <Charts days={days} totals={report.totals} />
+          <h2>Request log</h2>
+          <RequestLog rows={report.requests.data} />
+        </>
+      )}
+    </Layout>
+  );
+};

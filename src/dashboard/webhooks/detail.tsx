@@ -1,0 +1,134 @@
+/** @jsxImportSource hono/jsx */
+// An endpoint's page: the secret shown once (create, rotate), its status with Send Test, the
+// toggle, rotate and delete; the settings form; the delivery log; the test receiver. And the
+// new-endpoint page.
+import type { FC } from "hono/jsx";
+import type { WebhookEndpoint } from "../../db/schema";
+import type { Captures } from "../../webhooks/capture";
+import { type EndpointView, maskSecret } from "../../webhooks/endpoints";
+import type { DeliveryView } from "../../webhooks/log";
+import { Csrf, type FieldErrors, Flash, Layout, Secret, type Shell, When } from "../ui";
+import { WEBHOOKS_CSS } from "../ui/assets/built";
+import { EndpointForm } from "./form";
+import { DeliveryLog, TestReceiver } from "./log";
+import { BASE, StateBadge, ToggleForm, targetOf } from "./parts";
+import { type Values, valuesOf } from "./values";
+
+export type Notice = { kind: "ok" | "error" | "warn"; text: string };
+
+export const NewEndpoint: FC<{ shell: Shell; values: Values; errors: FieldErrors }> = ({ shell, values, errors }) => (
+  <Layout shell={shell} css={WEBHOOKS_CSS}>
+    <p class="muted small mt0">
+      <a href={BASE}>← Webhooks</a>
+    </p>
+    <EndpointForm csrf={shell.csrf} nonce={shell.nonce} action={BASE} submit="Create endpoint" values={values} errors={errors} />
+  </Layout>
+);
+
+const Status: FC<{ csrf: string; row: WebhookEndpoint; endpoint: EndpointView }> = ({ csrf, row, endpoint }) => {
+  const target = targetOf(endpoint);
+  return (
+    <section class="card" aria-labelledby="status-h">
+      <h2 class="mt0" id="status-h">
+        Status
+      </h2>
+      <dl class="facts">
+        <dt>State</dt>
+        <dd>
+          <StateBadge e={endpoint} />
+          {endpoint.disabledReason ? <div class="small">{endpoint.disabledReason} Turn it on to resume.</div> : null}
+        </dd>
+        <dt>Delivers to</dt>
+        <dd>
+          {target.label}
+          {target.url ? (
+            <div>
+              <code class="wrap">{target.url}</code>
+            </div>
+          ) : null}
+        </dd>
+        <dt>Signing secret</dt>
+        <dd>
+          <code id="masked-secret">{maskSecret(row.secret)}</code>
+          {row.secretRotatedAt ? (
+            <span class="muted small">
+              {" "}
+              · rotated <When at={row.secretRotatedAt} />
+            </span>
+          ) : null}
+        </dd>
+        <dt>Created</dt>
+        <dd>
+          <When at={row.createdAt} />
+        </dd>
+      </dl>
+      <div class="row">
+        <form method="post" action={`${BASE}/${row.id}/test`}>
+          <Csrf token={csrf} />
+          <button type="submit">Send Test</button>
+        </form>
+        <ToggleForm csrf={csrf} e={endpoint} />
+        <form
+          method="post"
+          action={`${BASE}/${row.id}/rotate-secret`}
+          data-confirm="Rotate the signing secret? The current secret stops validating at once, also for deliveries already queued."
+        >
+          <Csrf token={csrf} />
+          <button type="submit" class="secondary">
+            Rotate secret
+          </button>
+        </form>
+        <form method="post" action={`${BASE}/${row.id}/delete`} data-confirm={`Delete the endpoint "${row.name}" and its delivery log?`}>
+          <Csrf token={csrf} />
+          <button type="submit" class="danger">
+            Delete
+          </button>
+        </form>
+      </div>
+      <p class="hint">
+        Send Test posts a synthetic <code>call.completed</code> to where deliveries go now, whether the endpoint is active or not.
+      </p>
+    </section>
+  );
+};
+
+export interface EndpointPageProps {
+  shell: Shell;
+  /** The stored row, its secret opened. */
+  row: WebhookEndpoint;
+  endpoint: EndpointView;
+  log: { deliveries: DeliveryView[]; next: string | null };
+  captures: Captures;
+  /** What the form shows instead of the stored values (after a refused save), and its problems. */
+  values?: Values;
+  errors?: FieldErrors;
+  /** The full secret, in the create and rotate responses only. */
+  secret?: { value: string; warning: string };
+  notice?: Notice;
+}
+
+export const EndpointPage: FC<EndpointPageProps> = ({ shell, row, endpoint, log, captures, values, errors, secret, notice }) => (
+  <Layout shell={shell} css={WEBHOOKS_CSS}>
+    <nav class="subnav" aria-label="On this page">
+      <a href={BASE}>← Webhooks</a>
+      <a href="#settings">Settings</a>
+      <a href="#deliveries">Delivery log</a>
+      <a href="#test-receiver">Test receiver</a>
+    </nav>
+    {secret ? <Secret id="endpoint-secret" value={secret.value} warning={secret.warning} /> : null}
+    {notice ? <Flash kind={notice.kind}>{notice.text}</Flash> : null}
+    <Status csrf={shell.csrf} row={row} endpoint={endpoint} />
+    <div id="settings">
+      <EndpointForm
+        csrf={shell.csrf}
+        nonce={shell.nonce}
+        action={`${BASE}/${row.id}`}
+        submit="Save endpoint"
+        values={values ?? valuesOf(row)}
+        errors={errors ?? {}}
+      />
+    </div>
+    <DeliveryLog csrf={shell.csrf} endpoint={endpoint} deliveries={log.deliveries} next={log.next} />
+    <TestReceiver endpoint={endpoint} captures={captures} />
+  </Layout>
+);

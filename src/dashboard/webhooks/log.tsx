@@ -1,0 +1,155 @@
+/** @jsxImportSource hono/jsx */
+// An endpoint's delivery log (every attempt, resend) and its built-in test receiver's captures.
+import type { FC } from "hono/jsx";
+import type { CapturedRequest, Captures } from "../../webhooks/capture";
+import type { EndpointView } from "../../webhooks/endpoints";
+import type { AttemptView, DeliveryView } from "../../webhooks/log";
+import { Badge, Csrf, When } from "../ui";
+import { BASE, outcome } from "./parts";
+
+const DeliveryBadge: FC<{ status: DeliveryView["status"] }> = ({ status }) => (
+  <Badge tone={status === "succeeded" ? "good" : status === "failed" ? "bad" : "off"}>{status}</Badge>
+);
+
+const Attempt: FC<{ a: AttemptView }> = ({ a }) => (
+  <li>
+    <div class="row small">
+      <strong>Attempt {a.attempt}</strong>
+      <Badge tone={a.statusCode !== null && a.statusCode >= 200 && a.statusCode < 300 ? "good" : "bad"}>{outcome(a)}</Badge>
+      <span class="muted">
+        {a.trigger} · {a.target.replace("_", " ")} · {a.durationMs} ms · <When at={a.createdAt} />
+      </span>
+    </div>
+    <div class="small muted wrap">{a.url}</div>
+    {a.responseBody ? (
+      <>
+        <div class="small muted mt4">Response (first 2 KiB):</div>
+        <pre class="excerpt" tabindex={0}>
+          {a.responseBody}
+        </pre>
+      </>
+    ) : (
+      <div class="small muted">No response body.</div>
+    )}
+  </li>
+);
+
+export const DeliveryLog: FC<{ csrf: string; endpoint: EndpointView; deliveries: DeliveryView[]; next: string | null }> = ({
+  csrf,
+  endpoint,
+  deliveries,
+  next,
+}) => (
+  <section class="card" id="deliveries" aria-labelledby="deliveries-h">
+    <h2 class="mt0" id="deliveries-h">
+      Delivery log
+    </h2>
+    <p class="hint mt0">
+      Newest first. Each delivery keeps its id (<code>X-Service-Delivery-Id</code>) across attempts; its status is that of the latest
+      attempt.
+      {endpoint.active ? "" : " Resend needs the endpoint turned on."}
+    </p>
+    {deliveries.length === 0 ? <p class="muted">No deliveries yet. Send Test makes one.</p> : null}
+    {deliveries.map((d) => (
+      <article class="delivery" id={`delivery-${d.id}`} aria-label={`Delivery ${d.id}`}>
+        <header>
+          <div class="row">
+            <strong>{d.event}</strong>
+            <DeliveryBadge status={d.status} />
+            <span class="small">{d.lastStatusCode !== null ? `HTTP ${d.lastStatusCode}` : "no HTTP status"}</span>
+            <span class="muted small">
+              {d.attemptCount} attempt{d.attemptCount === 1 ? "" : "s"} · <When at={d.createdAt} />
+            </span>
+          </div>
+          <form method="post" action={`${BASE}/${endpoint.id}/deliveries/${d.id}/resend`}>
+            <Csrf token={csrf} />
+            <button type="submit" class="secondary" aria-label={`Resend delivery ${d.id}`}>
+              Resend
+            </button>
+          </form>
+        </header>
+        <div class="small muted wrap">
+          Delivery id <code>{d.id}</code>
+        </div>
+        <ol class="attempts" aria-label={`Attempts of delivery ${d.id}`}>
+          {d.attempts.map((a) => (
+            <Attempt a={a} />
+          ))}
+        </ol>
+      </article>
+    ))}
+    {next ? (
+      <p>
+        <a href={`${BASE}/${endpoint.id}?cursor=${encodeURIComponent(next)}#deliveries`}>Older deliveries</a>
+      </p>
+    ) : null}
+  </section>
+);
+
+const prettyBody = (body: string) => {
+  try {
+    return JSON.stringify(JSON.parse(body), null, 2);
+  } catch {
+    return body;
+  }
+};
+
+const Capture: FC<{ r: CapturedRequest }> = ({ r }) => (
+  <li class="capture">
+    <header>
+      <div class="row">
+        <strong>{r.headers["x-service-event"] ?? r.method}</strong>
+        <span class="muted small">
+          <When at={r.receivedAt} />
+        </span>
+      </div>
+      {r.headers["x-service-delivery-id"] ? <code class="small wrap">{r.headers["x-service-delivery-id"]}</code> : null}
+    </header>
+    <details>
+      <summary class="small">Headers</summary>
+      <dl class="facts mt6">
+        {Object.entries(r.headers).map(([k, v]) => (
+          <>
+            <dt class="mono">{k}</dt>
+            <dd class="mono wrap">{v}</dd>
+          </>
+        ))}
+      </dl>
+    </details>
+    <pre class="excerpt" tabindex={0}>
+      {prettyBody(r.body)}
+    </pre>
+    {r.truncated ? <p class="hint">Body truncated.</p> : null}
+  </li>
+);
+
+export const TestReceiver: FC<{ endpoint: EndpointView; captures: Captures }> = ({ endpoint, captures }) => (
+  <section class="card" id="test-receiver" aria-labelledby="test-receiver-h">
+    <h2 class="mt0" id="test-receiver-h">
+      Built-in test receiver
+    </h2>
+    <p class="small">
+      {endpoint.useTestReceiver
+        ? "On: this endpoint's deliveries are captured here instead of sent to a URL."
+        : "Off: turn on “Use built-in test receiver” in the form to capture this endpoint's deliveries here."}{" "}
+      It keeps the {captures.keeps} most recent requests for 24 hours. Anything may also post to its capture URL:
+    </p>
+    <p>
+      <code class="wrap">{captures.url}</code>
+    </p>
+    <p class="row">
+      <a class="button secondary" href={`${BASE}/${endpoint.id}#test-receiver`}>
+        Refresh
+      </a>
+    </p>
+    {captures.requests.length === 0 ? (
+      <p class="muted">Nothing captured yet.</p>
+    ) : (
+      <ol class="plain-list" aria-label="Captured requests, newest first">
+        {captures.requests.map((r) => (
+          <Capture r={r} />
+        ))}
+      </ol>
+    )}
+  </section>
+);

@@ -1,0 +1,354 @@
+// Webhooks that work. Endpoints through the API: defaults, the secret shown once, channels and
+// events (select all, narrowing, no duplicates), concurrent updates, delete. Delivery in direct
+// mode (the default of npm run dev): one signed attempt per delivery, recorded; only to active
+// endpoints subscribed to the event; custom payloads, test mode, secret rotation, the delivery log
+// and resend, a fan-out larger than a record batch, and the built-in test receiver. Refusals
+// and failed deliveries: errors.test.ts; the QStash path: qstash.test.ts; secrets at rest:
+// secrets.test.ts.
+import { Redis } from "@upstash/redis";
+import { eq, inArray } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "../../../src/db/schema";
+import type { Page } from "../../../src/lib/pagination";
+import type { EndpointView } from "../../../src/webhooks/endpoints";
+import type { DeliveryView } from "../../../src/webhooks/log";
+import { deliveries, receiversPerTest, sendTest } from "../../deliveries";
+import { createWorkspace, expectError, json, stack, testDb } from "../../harness";
+import { stripeAccepts } from "../../stripe";
+import { createEndpoint, emitNow, refused } from "../../webhooks";
+
+const { receiver } = receiversPerTest();
+
+describe("webhook endpoints", () => {
+  it("creates with defaults: active, all events of the channels, full payload, secret shown once", async () => {
+    const ws = await createWorkspace();
+    const e = await createEndpoint(ws, { url: "https://hooks.example.com/voice", channels: ["voice", "widget"] });
+    expect(e).toMatchObject({
+      name: "hook",
+      description: null,
+      active: true,
+      useTestReceiver: false,
+      testMode: false,
+      channels: ["voice", "widget"],
+      events: ["call.started", "call.completed", "call.failed", "call.analyzed", "widget.started", "widget.completed"],
+      payloadMode: "all",
+      customFields: [],
+      disabledReason: null,
+    });
+    expect(e.secret).toMatch(/^whs_[0-9A-Za-z]{40}$/);
+    expect(e.testReceiverUrl).toMatch(/\/webhooks\/test-receiver\/[0-9A-Za-z]{32}$/);
+
+    const fetched = await json<EndpointView>(await ws.api(`/v1/webhook-endpoints/${e.id}`));
+    expect(fetched.secret).toBe(`whs_...${e.secret.slice(-6)}`);
+    const list = await ws.api("/v1/webhook-endpoints");
+    const text = await list.text();
+    expect(text).not.toContain(e.secret);
+    expect((JSON.parse(text) as Page<EndpointView>).data.map((x) => x.id)).toEqual([e.id]);
+  });
+
+  it("select all / deselect all, and events outside the channels are refused", async () => {
+    const ws = await createWorkspace();
+    const none = await createEndpoint(ws, { url: "https://hooks.example.com/a", events: [] });
+    expect(none.events).toEqual([]);
+    const all = await json<EndpointView>(await ws.api(`/v1/webhook-endpoints/${none.id}`, { method: "PATCH", json: { events: "all" } }));
+    expect(all.events).toEqual(["call.started", "call.completed", "call.failed", "call.analyzed"]);
+    await refused(ws, { url: "https://hooks.example.com/a", channels: ["voice"], events: ["widget.started"] }, "events");
+    await expectError(
+      await ws.api("/v1/webhook-endpoints", {
+        method: "POST",
+        json: { name: "x", url: "https://a.example.com", channels: ["voice"], events: ["call.exploded"] },
+      }),
+      400,
+      "validation_failed",
+    );
+    await expectError(
+      await ws.api("/v1/webhook-endpoints", { method: "POST", json: { name: "x", url: "https://a.example.com", channels: ["sms"] } }),
+      400,
+      "validation_failed",
+    );
+    await expectError(
+      await ws.api("/v1/webhook-endpoints", { method: "POST", json: { name: "x", url: "https://a.example.com", channels: [] } }),
+      400,
+      "validation_failed",
+    );
+  });
+
+  it("narrowing the channels drops the events no longer selectable", async () => {
+    const ws = await createWorkspace();
+    const e = await createEndpoint(ws, { url: "https://hooks.example.com/a", channels: ["voice", "widget"] });
+    const narrowed = await json<EndpointView>(
+      await ws.api(`/v1/webhook-endpoints/${e.id}`, { method: "PATCH", json: { channels: ["widget"] } }),
+    );
+    expect(narrowed.events).toEqual(["widget.started", "widget.completed"]);
+  });
+
+  it("stores channels and events without duplicates, so select all sends each event once", async () => {
+    const ws = await createWorkspace();
+    const e = await createEndpoint(ws, { url: "https://hooks.example.com/a", channels: ["voice", "voice"], events: "all" });
+    expect(e.channels).toEqual(["voice"]);
+    expect(e.events).toEqual(["call.started", "call.completed", "call.failed", "call.analyzed"]);
+    const patched = await json<EndpointView>(
+      await ws.api(`/v1/webhook-endpoints/${e.id}`, {
+        method: "PATCH",
+        json: { channels: ["widget", "voice", "widget"], events: ["widget.started", "widget.started"] },
+      }),
+    );
+    expect(patched.channels).toEqual(["widget", "voice"]);
+    expect(patched.events).toEqual(["widget.started"]);
+    const all = await json<EndpointView>(await ws.api(`/v1/webhook-endpoints/${e.id}`, { method: "PATCH", json: { events: "all" } }));
+    expect(all.events).toEqual(["widget.started", "widget.completed", "call.started", "call.completed", "call.failed", "call.analyzed"]);
+  });
+
+  it("concurrent updates do not lose each other (PATCH vs PATCH, PATCH vs the service turning it off)", async () => {
+    const ws = await createWorkspace();
+    const e = await createEndpoint(ws, { url: "https://hooks.example.com/a" });
+    const patch = (body: Record<string, unknown>) => ws.api(`/v1/webhook-endpoints/${e.id}`, { method: "PATCH", json: body });
+    for (let i = 0; i < 8; i++) {
+      const [a, b] = await Promise.all([patch({ name: `name ${i}` }), patch({ description: `description ${i}` })]);
+      expect([a.status, b.status]).toEqual([200, 200]);
+      const now = await json<EndpointView>(await ws.api(`/v1/webhook-endpoints/${e.id}`));
+      expect([now.name, now.description]).toEqual([`name ${i}`, `description ${i}`]);
+    }
+    // The service's 410 auto-disable is a plain UPDATE of active/disabledReason (src/webhooks/deliver.ts).
+    for (let i = 0; i < 8; i++) {
+      await testDb().update(webhookEndpoints).set({ active: true, disabledReason: null }).where(eq(webhookEndpoints.id, e.id));
+      const [res] = await Promise.all([
+        patch({ name: `again ${i}` }),
+        testDb()
+          .update(webhookEndpoints)
+          .set({ active: false, disabledReason: "The receiver answered 410 Gone." })
+          .where(eq(webhookEndpoints.id, e.id)),
+      ]);
+      expect(res.status).toBe(200);
+      const now = await json<EndpointView>(await ws.api(`/v1/webhook-endpoints/${e.id}`));
+      expect([now.name, now.active, now.disabledReason]).toEqual([`again ${i}`, false, "The receiver answered 410 Gone."]);
+    }
+  });
+
+  it("deletes (204) and then answers 404", async () => {
+    const ws = await createWorkspace();
+    const e = await createEndpoint(ws, { url: "https://a.example.com" });
+    expect((await ws.api(`/v1/webhook-endpoints/${e.id}`, { method: "DELETE" })).status).toBe(204);
+    await expectError(await ws.api(`/v1/webhook-endpoints/${e.id}`), 404, "not_found");
+  });
+});
+
+describe("webhook delivery (direct mode)", () => {
+  it("Send Test posts a signed call.completed that Stripe's verifier accepts", async () => {
+    const ws = await createWorkspace();
+    const r = await receiver();
+    const endpoint = await createEndpoint(ws, { url: r.url });
+    expect(endpoint.secret).toMatch(/^whs_[0-9A-Za-z]{40}$/);
+
+    const delivery = await sendTest(ws, endpoint.id);
+    expect(delivery).toMatchObject({ event: "call.completed", status: "succeeded", attemptCount: 1, lastStatusCode: 200 });
+    const [got] = await r.waitFor(1);
+    if (!got) throw new Error("nothing received");
+    expect(got.headers["content-type"]).toBe("application/json");
+    expect(got.headers["user-agent"]).toBe("Service-Webhooks/1.0");
+    expect(got.headers["x-service-event"]).toBe("call.completed");
+    expect(got.headers["x-service-delivery-id"]).toBe(delivery.id);
+    const signature = String(got.headers["x-service-signature"]);
+    expect(signature).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+    expect(stripeAccepts(got.body, signature, endpoint.secret)).toBe(true);
+
+    const body = JSON.parse(got.body);
+    expect(body).toMatchObject({
+      deliveryId: delivery.id,
+      event: "call.completed",
+      channel: "voice",
+      recording: null,
+      analysis: null,
+      report: null,
+    });
+    expect(Object.keys(body.call).sort()).toEqual(
+      ["agentId", "agentName", "direction", "durationSeconds", "endedAt", "fromNumber", "id", "startedAt", "status", "toNumber"].sort(),
+    );
+    expect(body.transcript.turns[0]).toEqual({ role: "agent", text: expect.any(String) });
+    expect(Date.parse(body.timestamp)).toBeGreaterThan(Date.now() - 60_000);
+  });
+
+  it("delivers emitted events only to active endpoints subscribed to them", async () => {
+    const ws = await createWorkspace();
+    const [a, b, c, d] = await Promise.all([receiver(), receiver(), receiver(), receiver()]);
+    if (!a || !b || !c || !d) throw new Error("receivers");
+    await createEndpoint(ws, { url: a.url, events: ["call.started"] });
+    await createEndpoint(ws, { url: b.url, events: ["call.completed"] });
+    await createEndpoint(ws, { url: c.url, events: "all", active: false });
+    await createEndpoint(ws, { url: d.url, channels: ["widget"], events: "all" });
+    const other = await createWorkspace();
+    const e = await receiver();
+    await createEndpoint(other, { url: e.url, events: "all" });
+
+    const result = await emitNow({
+      organizationId: ws.organizationId,
+      event: "call.started",
+      data: { call: { id: "c1", status: "in-progress", agentId: "a1" } },
+      subjectId: "c1",
+    });
+    expect(result.deliveryIds).toHaveLength(1);
+    const [got] = await a.waitFor(1);
+    expect(JSON.parse(got?.body ?? "{}").call).toMatchObject({ id: "c1", status: "in-progress", agentId: "a1", durationSeconds: null });
+    for (const silent of [b, c, d, e]) expect(silent.received).toHaveLength(0);
+  });
+
+  it("sends nothing for chat.started / chat.completed (selectable, never dispatched)", async () => {
+    const ws = await createWorkspace();
+    const r = await receiver();
+    await createEndpoint(ws, { url: r.url, channels: ["chat"], events: ["chat.started", "chat.completed", "whatsapp.started"] });
+    expect((await emitNow({ organizationId: ws.organizationId, event: "chat.started", data: { chat: { id: "x" } } })).deliveryIds).toEqual(
+      [],
+    );
+    const wa = await emitNow({
+      organizationId: ws.organizationId,
+      event: "whatsapp.started",
+      data: { chat: { id: "x", status: "active" } },
+    });
+    expect(wa.deliveryIds).toHaveLength(1);
+    const [got] = await r.waitFor(1);
+    const body = JSON.parse(got?.body ?? "{}");
+    expect(body).toMatchObject({ event: "whatsapp.started", channel: "whatsapp", chat: { id: "x", status: "active" } });
+    expect(body).not.toHaveProperty("call");
+  });
+
+  it("custom payload mode ships only the selected leaf paths (plus the envelope), and signs that body", async () => {
+    const ws = await createWorkspace();
+    const r = await receiver();
+    const endpoint = await createEndpoint(ws, {
+      url: r.url,
+      payloadMode: "custom",
+      customFields: ["call.id", "call.status", "transcript.fullText"],
+    });
+    await sendTest(ws, endpoint.id);
+    const [got] = await r.waitFor(1);
+    const body = JSON.parse(got?.body ?? "{}");
+    expect(Object.keys(body).sort()).toEqual(["call", "deliveryId", "event", "timestamp", "transcript"]);
+    expect(Object.keys(body.call).sort()).toEqual(["id", "status"]);
+    expect(Object.keys(body.transcript)).toEqual(["fullText"]);
+    expect(stripeAccepts(got?.body ?? "", String(got?.headers["x-service-signature"]), endpoint.secret)).toBe(true);
+  });
+
+  it("test mode diverts deliveries to the test URL", async () => {
+    const ws = await createWorkspace();
+    const [prod, test] = await Promise.all([receiver(), receiver()]);
+    if (!prod || !test) throw new Error("receivers");
+    const endpoint = await createEndpoint(ws, { url: prod.url, testUrl: test.url, testMode: true });
+    const d = await sendTest(ws, endpoint.id);
+    expect(d.attempts[0]).toMatchObject({ target: "test", url: test.url, statusCode: 200 });
+    expect(test.received).toHaveLength(1);
+    expect(prod.received).toHaveLength(0);
+  });
+
+  it("rotation: the next delivery is signed with the new secret and the old one no longer verifies", async () => {
+    const ws = await createWorkspace();
+    const r = await receiver();
+    const endpoint = await createEndpoint(ws, { url: r.url });
+    const rotated = await json<{ secret: string }>(await ws.api(`/v1/webhook-endpoints/${endpoint.id}/rotate-secret`, { method: "POST" }));
+    expect(rotated.secret).toMatch(/^whs_/);
+    expect(rotated.secret).not.toBe(endpoint.secret);
+    const masked = await json<{ secret: string }>(await ws.api(`/v1/webhook-endpoints/${endpoint.id}`));
+    expect(masked.secret).toBe(`whs_...${rotated.secret.slice(-6)}`);
+
+    await sendTest(ws, endpoint.id);
+    const [got] = await r.waitFor(1);
+    const sig = String(got?.headers["x-service-signature"]);
+    expect(stripeAccepts(got?.body ?? "", sig, rotated.secret)).toBe(true);
+    expect(stripeAccepts(got?.body ?? "", sig, endpoint.secret)).toBe(false);
+  });
+
+  it("logs every attempt with status, duration and a capped response body; failures are recorded and resend works", async () => {
+    const ws = await createWorkspace();
+    const big = "x".repeat(10_000);
+    const r = await receiver((n) => (n === 1 ? { status: 500, body: big } : { status: 204 }));
+    const endpoint = await createEndpoint(ws, { url: r.url });
+    const failed = await sendTest(ws, endpoint.id);
+    expect(failed).toMatchObject({ status: "failed", lastStatusCode: 500, attemptCount: 1 });
+    expect(failed.attempts[0]?.responseBody).toHaveLength(2048);
+
+    await new Promise((res) => setTimeout(res, 1100)); // so the resend's `t` differs
+    const resent = await json<DeliveryView>(
+      await ws.api(`/v1/webhook-endpoints/${endpoint.id}/deliveries/${failed.id}/resend`, { method: "POST" }),
+    );
+    expect(resent).toMatchObject({ id: failed.id, status: "succeeded", attemptCount: 2, lastStatusCode: 204 });
+    expect(resent.attempts.map((a) => [a.attempt, a.trigger, a.statusCode])).toEqual([
+      [1, "test", 500],
+      [2, "resend", 204],
+    ]);
+    expect(resent.attempts[1]?.signedAt).toBeGreaterThan(resent.attempts[0]?.signedAt ?? Infinity);
+    expect(r.received.map((x) => x.headers["x-service-delivery-id"])).toEqual([failed.id, failed.id]);
+
+    const log = await deliveries(ws, endpoint.id);
+    expect(log.data[0]).toMatchObject({ id: failed.id, status: "succeeded", attemptCount: 2 });
+    expect(log.data[0]?.attempts).toHaveLength(2);
+    expect((await deliveries(ws, endpoint.id, "?status=failed")).data).toHaveLength(0);
+  });
+
+  it("a fan-out to more endpoints than a record batch logs every attempt and keeps each endpoint's count, in one emit", async () => {
+    const ws = await createWorkspace();
+    const ok = await receiver(() => ({ status: 200, body: "ok" }));
+    const failing = await receiver(() => ({ status: 500, body: "no" }));
+    const gone = await receiver(() => ({ status: 410 }));
+    // 28 healthy endpoints (more than one batch of recorded outcomes), one that fails, one gone,
+    // and one healthy endpoint that had failed before (its count must go back to 0).
+    const healthy = await Promise.all(Array.from({ length: 28 }, () => createEndpoint(ws, { url: ok.url, events: "all" })));
+    const bad = await createEndpoint(ws, { url: failing.url, events: "all" });
+    const gon = await createEndpoint(ws, { url: gone.url, events: "all" });
+    const recovering = await createEndpoint(ws, { url: ok.url, events: "all" });
+    await testDb().update(webhookEndpoints).set({ consecutiveFailures: 19 }).where(eq(webhookEndpoints.id, bad.id));
+    await testDb().update(webhookEndpoints).set({ consecutiveFailures: 5 }).where(eq(webhookEndpoints.id, recovering.id));
+
+    const { deliveryIds } = await emitNow({ organizationId: ws.organizationId, event: "call.completed", data: { call: { id: "fan" } } });
+    expect(deliveryIds).toHaveLength(31);
+    expect(ok.received).toHaveLength(29);
+    const rows = await testDb().select().from(webhookDeliveries).where(inArray(webhookDeliveries.id, deliveryIds));
+    const attempts = await testDb().select().from(webhookAttempts).where(inArray(webhookAttempts.deliveryId, deliveryIds));
+    expect(attempts).toHaveLength(31);
+    expect(attempts.every((a) => a.attempt === 1 && a.trigger === "emit")).toBe(true);
+    const byEndpoint = new Map(rows.map((r) => [r.endpointId, r]));
+    for (const e of [...healthy, recovering])
+      expect(byEndpoint.get(e.id)).toMatchObject({ status: "succeeded", attemptCount: 1, lastStatusCode: 200 });
+    expect(byEndpoint.get(bad.id)).toMatchObject({ status: "failed", attemptCount: 1, lastStatusCode: 500 });
+    expect(byEndpoint.get(gon.id)).toMatchObject({ status: "failed", lastStatusCode: 410 });
+
+    const endpoints = new Map(
+      (await testDb().select().from(webhookEndpoints).where(eq(webhookEndpoints.organizationId, ws.organizationId))).map((e) => [e.id, e]),
+    );
+    expect(endpoints.get(recovering.id)).toMatchObject({ consecutiveFailures: 0, active: true, disabledReason: null });
+    expect(endpoints.get(bad.id)).toMatchObject({
+      consecutiveFailures: 20,
+      active: false,
+      disabledReason: expect.stringContaining("20 failed deliveries"),
+    });
+    expect(endpoints.get(gon.id)).toMatchObject({ active: false, disabledReason: expect.stringContaining("410") });
+    expect(endpoints.get(healthy[0]?.id ?? "")).toMatchObject({ consecutiveFailures: 0, active: true });
+  });
+
+  it("the built-in test receiver keeps the most recent 20 requests", async () => {
+    const ws = await createWorkspace();
+    const endpoint = await createEndpoint(ws, { useTestReceiver: true });
+    const d = await sendTest(ws, endpoint.id);
+    expect(d.attempts[0]).toMatchObject({ target: "test_receiver", statusCode: 200 });
+    type Captures = { url: string; keeps: number; requests: Array<{ body: string; headers: Record<string, string> }> };
+    const first = await json<Captures>(await ws.api(`/v1/webhook-endpoints/${endpoint.id}/test-receiver`));
+    expect(first.requests).toHaveLength(1);
+    // Kept in Redis for at most 24 hours.
+    const redis = new Redis({ url: stack().redisUrl, token: stack().redisToken });
+    const ttl = await redis.ttl(`whcap:${first.url.split("/").pop()}`);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(86_400);
+    const captured = first.requests[0];
+    expect(JSON.parse(captured?.body ?? "{}").deliveryId).toBe(d.id);
+    expect(stripeAccepts(captured?.body ?? "", captured?.headers["x-service-signature"] ?? "", endpoint.secret)).toBe(true);
+
+    for (let i = 0; i < 24; i++) {
+      const res = await fetch(first.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ i }) });
+      expect(res.status).toBe(200);
+    }
+    const capped = await json<Captures>(await ws.api(`/v1/webhook-endpoints/${endpoint.id}/test-receiver`));
+    expect(capped.keeps).toBe(20);
+    expect(capped.requests).toHaveLength(20);
+    expect(JSON.parse(capped.requests[0]?.body ?? "{}")).toEqual({ i: 23 });
+    expect(JSON.parse(capped.requests[19]?.body ?? "{}")).toEqual({ i: 4 });
+    expect((await fetch(first.url.replace(/[^/]+$/, "A".repeat(32)), { method: "POST", body: "{}" })).status).toBe(404);
+  });
+});
