@@ -3,7 +3,7 @@
 // first: the end command, the idle sweep, a full transcript, or the channel's removal
 // (`<type>.completed` with the transcript). Each state change is one conditional statement, so
 // each event fires exactly once.
-import { and, eq, lt, sql } from "drizzle-orm";
+import { and, eq, isNull, lt, sql } from "drizzle-orm";
 import type { Agent, MessagingChannel, MessagingEndedReason, MessagingSession, MessagingTurn } from "../db/schema";
 import { messagingChannels, messagingSessions } from "../db/schema";
 import { emit, type WebhookDeps } from "../webhooks/deliver";
@@ -145,7 +145,8 @@ export async function endChannelSessions(deps: WebhookDeps, channelId: string, r
 
 /**
  * The cron trigger's sweep: conversations without a message for their channel's idle timeout end
- * (`inactivity`). Returns how many it ended.
+ * (`inactivity`), and open conversations whose channel is gone (removed with its agent, which the
+ * database cascades) end as `channel-removed`. Returns how many it ended.
  */
 export async function sweepIdleMessagingSessions(deps: WebhookDeps): Promise<number> {
   const idle = await deps.db
@@ -159,8 +160,14 @@ export async function sweepIdleMessagingSessions(deps: WebhookDeps): Promise<num
       ),
     )
     .limit(SWEEP_BATCH);
+  const orphaned = await deps.db
+    .select({ id: messagingSessions.id })
+    .from(messagingSessions)
+    .where(and(eq(messagingSessions.status, "in-progress"), isNull(messagingSessions.channelId)))
+    .limit(SWEEP_BATCH);
   let ended = 0;
   for (const { id } of idle) if (await endSession(deps, id, "inactivity")) ended++;
+  for (const { id } of orphaned) if (await endSession(deps, id, "channel-removed")) ended++;
   if (ended > 0) console.log(JSON.stringify({ level: "info", msg: "messaging sweep ended idle conversations", ended }));
   return ended;
 }

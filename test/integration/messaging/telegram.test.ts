@@ -224,6 +224,24 @@ describe("a Telegram conversation", () => {
     expect((await telegram.bot(bot)).webhook.url).toBe("");
     await expectError(await ws.api(`/v1/channels/${channel.id}`), 404, "not_found");
   });
+
+  it("deleting the channel's agent removes the channel; the cron sweep ends its open conversations", async () => {
+    const ws = await createWorkspace();
+    const { bot, channel, agentId } = await connectTelegram(ws);
+    const chatId = nextUser();
+    await telegram.send(bot, chatId, { text: "Hello" });
+    await telegram.next(bot, chatId);
+    expect((await ws.api(`/v1/agents/${agentId}`, { method: "DELETE" })).status).toBe(204);
+    await expectError(await ws.api(`/v1/channels/${channel.id}`), 404, "not_found");
+    expect((await fetch(`${stack().baseUrl}/__scheduled?cron=${encodeURIComponent("* * * * *")}`)).status).toBe(200);
+    const read = () =>
+      testDb()
+        .select()
+        .from(messagingSessions)
+        .where(eq(messagingSessions.endUserId, String(chatId)));
+    const [session] = await until(read, (rows) => rows[0]?.status === "completed");
+    expect(session).toMatchObject({ status: "completed", endedReason: "channel-removed", channelId: null, agentId: null });
+  });
 });
 
 describe("Telegram refusals", () => {

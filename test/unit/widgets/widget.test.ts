@@ -152,6 +152,9 @@ describe("webhook data of a session", () => {
         startedAt: "2026-01-01T00:00:00.000Z",
         endedAt: "2026-01-01T00:31:00.000Z",
         messageCount: 2,
+        channelId: "w",
+        endUserId: "v_12345678",
+        endUserName: null,
       },
       transcript: {
         fullText: "Agent: Hi\nUser: Hello",
