@@ -7,13 +7,11 @@ import { and, eq, isNull, lt, sql } from "drizzle-orm";
 import type { Agent, MessagingChannel, MessagingEndedReason, MessagingSession, MessagingTurn } from "../db/schema";
 import { messagingChannels, messagingSessions } from "../db/schema";
 import { emit, type WebhookDeps } from "../webhooks/deliver";
-import type { EventData } from "../webhooks/payload";
+import { chatTranscript, type EventData } from "../webhooks/payload";
 
 /** A conversation holds at most this many turns; then it ends (`session-full`) and the next message starts a new one. */
 export const MAX_SESSION_TURNS = 400;
 const SWEEP_BATCH = 100;
-
-const speaker = (role: MessagingTurn["role"]) => (role === "agent" ? "Agent" : "User");
 
 export function messagingEventData(session: MessagingSession, withTranscript: boolean): EventData {
   return {
@@ -29,12 +27,7 @@ export function messagingEventData(session: MessagingSession, withTranscript: bo
       endUserId: session.endUserId,
       endUserName: session.endUserName,
     },
-    transcript: withTranscript
-      ? {
-          fullText: session.transcript.map((t) => `${speaker(t.role)}: ${t.text}`).join("\n"),
-          turns: session.transcript.map((t) => ({ role: t.role, text: t.text, ...(t.kind && t.kind !== "text" ? { kind: t.kind } : {}) })),
-        }
-      : null,
+    transcript: withTranscript ? chatTranscript(session.transcript) : null,
     metadata: {
       channelId: session.channelId,
       channelType: session.channelType,

@@ -95,6 +95,16 @@ export const LEAF_PATHS: readonly string[] = [
   "metadata",
 ];
 
+/** A chat's turns as the payload's transcript: `fullText` ("User: …" / "Agent: …" lines) and the turns (`kind` when not text). */
+export function chatTranscript(
+  turns: ReadonlyArray<{ role: "agent" | "user"; text: string; kind?: string }>,
+): NonNullable<EventData["transcript"]> {
+  return {
+    fullText: turns.map((t) => `${t.role === "agent" ? "Agent" : "User"}: ${t.text}`).join("\n"),
+    turns: turns.map((t) => ({ role: t.role, text: t.text, ...(t.kind && t.kind !== "text" ? { kind: t.kind } : {}) })),
+  };
+}
+
 export type Payload = Record<string, unknown> & { deliveryId: string; event: string; timestamp: string };
 
 const pick = <K extends string>(obj: Record<string, unknown> | undefined, keys: readonly K[]) =>

@@ -8,13 +8,11 @@ import type { Db } from "../db/client";
 import { type Agent, type Widget, type WidgetEndedReason, type WidgetSession, type WidgetTurn, widgetSessions } from "../db/schema";
 import { ApiError } from "../lib/errors";
 import { emit, type WebhookDeps } from "../webhooks/deliver";
-import type { EventData } from "../webhooks/payload";
+import { chatTranscript, type EventData } from "../webhooks/payload";
 
 /** A session holds at most this many turns (visitor and agent); then it ends (`session-full`). */
 export const MAX_SESSION_TURNS = 200;
 const SWEEP_BATCH = 100;
-
-const speaker = (role: WidgetTurn["role"]) => (role === "agent" ? "Agent" : "User");
 
 export function sessionEventData(session: WidgetSession, withTranscript: boolean): EventData {
   return {
@@ -30,12 +28,7 @@ export function sessionEventData(session: WidgetSession, withTranscript: boolean
       endUserId: session.visitorId,
       endUserName: null,
     },
-    transcript: withTranscript
-      ? {
-          fullText: session.transcript.map((t) => `${speaker(t.role)}: ${t.text}`).join("\n"),
-          turns: session.transcript.map((t) => ({ role: t.role, text: t.text })),
-        }
-      : null,
+    transcript: withTranscript ? chatTranscript(session.transcript) : null,
     metadata: {
       widgetId: session.widgetId,
       visitorId: session.visitorId,

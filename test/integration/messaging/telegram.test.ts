@@ -6,7 +6,7 @@ import { and, count, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { messagingInbound, messagingSessions, organizations, usageEvents } from "../../../src/db/schema";
 import { FIXED_REPLIES } from "../../../src/messaging/conversation";
-import { createWorkspace, expectError, request, stack, testDb, type Workspace } from "../../harness";
+import { createWorkspace, expectError, request, stack, testDb, until, type Workspace } from "../../harness";
 import { connectTelegram, createAgent, newBot, telegram } from "../../messaging";
 import { startReceiver } from "../../receiver";
 import { stripeAccepts } from "../../stripe";
@@ -17,15 +17,6 @@ const nextUser = () => ++user;
 
 async function sessionsOf(channelId: string) {
   return testDb().select().from(messagingSessions).where(eq(messagingSessions.channelId, channelId)).orderBy(messagingSessions.id);
-}
-
-async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, ms = 15_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await read();
-    if (ok(v) || Date.now() > deadline) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 async function hooked(ws: Workspace) {

@@ -7,7 +7,7 @@ import { count, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { messagingInbound, messagingSessions } from "../../../src/db/schema";
 import { FIXED_REPLIES } from "../../../src/messaging/conversation";
-import { createWorkspace, expectError, request, testDb } from "../../harness";
+import { createWorkspace, expectError, request, testDb, until } from "../../harness";
 import { connectWhatsApp, createAgent, newNumber, VERIFY_TOKEN, whatsapp } from "../../messaging";
 import { startReceiver } from "../../receiver";
 import { stripeAccepts } from "../../stripe";
@@ -18,15 +18,6 @@ const nextUser = () => String(++user);
 
 const sessionsOf = (channelId: string) =>
   testDb().select().from(messagingSessions).where(eq(messagingSessions.channelId, channelId)).orderBy(messagingSessions.id);
-
-async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, ms = 15_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await read();
-    if (ok(v) || Date.now() > deadline) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const storedOf = async (channelId: string) =>
   (await testDb().select({ n: count() }).from(messagingInbound).where(eq(messagingInbound.channelId, channelId)))[0]?.n;
