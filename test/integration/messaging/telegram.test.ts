@@ -6,7 +6,7 @@ import { and, count, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { messagingInbound, messagingSessions, organizations, usageEvents } from "../../../src/db/schema";
 import { FIXED_REPLIES } from "../../../src/messaging/conversation";
-import { createWorkspace, expectError, request, stack, testDb, until, type Workspace } from "../../harness";
+import { createWorkspace, expectError, request, settled, stack, testDb, until, type Workspace } from "../../harness";
 import { connectTelegram, createAgent, newBot, telegram } from "../../messaging";
 import { startReceiver } from "../../receiver";
 import { stripeAccepts } from "../../stripe";
@@ -68,6 +68,7 @@ describe("a Telegram conversation", () => {
       ["user", "Hello, what can you do?"],
       ["agent", reply.text],
     ]);
+    await settled(ws.organizationId);
     const usage = await testDb().select().from(usageEvents).where(eq(usageEvents.organizationId, ws.organizationId));
     expect(usage).toEqual([expect.objectContaining({ method: "CHAT", endpoint: `/v1/chats/${open?.id}`, modality: "chat", status: 200 })]);
 
@@ -125,6 +126,7 @@ describe("a Telegram conversation", () => {
       ["voice", "What are your opening hours on Saturday?"],
       ["unsupported", "[sticker]"],
     ]);
+    await settled(ws.organizationId);
     const usage = await testDb().select().from(usageEvents).where(eq(usageEvents.organizationId, ws.organizationId));
     expect(usage.map((u) => u.modality).sort()).toEqual(["chat", "stt"]);
   });
