@@ -18,7 +18,13 @@ import { parseWhatsAppNotification, verifyWhatsAppSignature } from "../messaging
 
 const tags = ["Channels (provider webhooks)"];
 const params = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, description: "The channel's id." }) });
-const ack = jsonResponse(z.object({ ok: z.literal(true), stored: z.number().int() }), "Acknowledged: new messages stored, to be answered.");
+const ack = jsonResponse(
+  z.object({
+    ok: z.literal(true),
+    stored: z.number().int().openapi({ description: "Conversations that got a new message (0 for a redelivery)." }),
+  }),
+  "Acknowledged: what is new is stored, to be answered after this response.",
+);
 
 const noChannel = () => new ApiError("not_found", "No such channel.");
 
