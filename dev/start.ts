@@ -243,7 +243,8 @@ function printReady(cfg: Config, stack: Stack, first: FirstRun, seconds: string)
   out(`  API docs     ${url}/docs`);
   out(`  Dashboard    ${url}/dashboard  (sign in with the email and password below)`);
   if (stack.telephony) out("  Phone calls  the telephony sandbox answers them (numbers: docs/sandbox.md; try +12025550100)");
-  if (stack.telegram) out(`  Telegram     sandbox at ${stack.telegram.url}: make a bot, connect it at /v1/channels, write as a user (docs/sandbox.md)`);
+  if (stack.telegram)
+    out(`  Telegram     sandbox at ${stack.telegram.url}: make a bot, connect it at /v1/channels, write as a user (docs/sandbox.md)`);
   if (stack.whatsapp) out(`  WhatsApp     sandbox at ${stack.whatsapp.url}: make a number, connect it at /v1/channels (docs/messaging.md)`);
   if (first.created) {
     out();
