@@ -118,7 +118,7 @@ const Settings: FC<{ csrf: string; channel: MessagingChannel; values: Values; er
           type="number"
           value={p.values.idleTimeoutSeconds}
           errors={p.errors}
-          hint="60 to 604800. Applies to conversations that start from now on."
+          hint="60 to 604800. Open conversations follow the new value too."
         />
       </div>
       <p class="hint">The credentials cannot be changed: remove the channel and connect it again with new ones.</p>
