@@ -88,6 +88,14 @@ const ENDPOINT_BODY = { name: "hook", useTestReceiver: true, channels: ["voice"]
 /** The same endpoint as the dashboard's form posts it. */
 const PAGE_ENDPOINT_FIELDS = { name: "hook", useTestReceiver: "on", channels: "voice", payloadMode: "all" };
 
+/** A Telegram channel as the dashboard's connect form posts it (the agent is not the workspace's: a 400 page). */
+const PAGE_CHANNEL_FIELDS = {
+  type: "telegram",
+  name: "Bot",
+  agentId: PERSONA,
+  botToken: "123456:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+};
+
 const CHAT_BODY = { model: "sandbox-chat", messages: [{ role: "user", content: "Hello" }] };
 /** The seeded system voice "Alloy". */
 const SYSTEM_VOICE = "00000000-0000-7000-8000-000000000001";
@@ -401,4 +409,30 @@ export const ROUTES: RouteCase[] = [
   { method: "POST", path: "/dashboard/widgets/:id/rotate-token", auth: "page", resource: widget },
   { method: "POST", path: "/dashboard/widgets/:id/revoke", auth: "page", resource: widget },
   { method: "POST", path: "/dashboard/widgets/:id/delete", auth: "page", resource: widget },
+  // -- dashboard pages: messaging channels (admins change, everyone looks) and chats --
+  { method: "GET", path: "/dashboard/channels", auth: "page" },
+  { method: "GET", path: "/dashboard/channels/new", auth: "page", permission: "settings:read" },
+  { method: "POST", path: "/dashboard/channels", auth: "page", permission: "settings:write", fields: PAGE_CHANNEL_FIELDS },
+  { method: "GET", path: "/dashboard/channels/:id", auth: "page", resource: channel },
+  {
+    method: "POST",
+    path: "/dashboard/channels/:id",
+    auth: "page",
+    permission: "settings:write",
+    fields: { name: "Renamed" },
+    resource: channel,
+  },
+  { method: "POST", path: "/dashboard/channels/:id/test", auth: "page", permission: "settings:write", resource: channel },
+  {
+    method: "POST",
+    path: "/dashboard/channels/:id/status",
+    auth: "page",
+    permission: "settings:write",
+    fields: { status: "paused" },
+    resource: channel,
+  },
+  { method: "GET", path: "/dashboard/channels/:id/remove", auth: "page", permission: "settings:read", resource: channel },
+  { method: "POST", path: "/dashboard/channels/:id/remove", auth: "page", permission: "settings:write", resource: channel },
+  { method: "GET", path: "/dashboard/chats", auth: "page" },
+  { method: "GET", path: "/dashboard/chats/:id", auth: "page", resource: widgetChatSession },
 ];

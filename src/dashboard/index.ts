@@ -8,6 +8,8 @@ import { agentPages } from "./agents/routes";
 import { apiKeyPages } from "./api-keys/routes";
 import { authPages } from "./auth/routes";
 import { callPages } from "./calls/routes";
+import { channelPages } from "./channels/routes";
+import { chatPages } from "./chats/routes";
 import { homePages } from "./home/routes";
 import { memberPages } from "./members/routes";
 import { usagePages } from "./usage/routes";
@@ -31,5 +33,7 @@ export function dashboardPages(): OpenAPIHono<AppEnv> {
   pages.route("/calls", callPages());
   pages.route("/usage", usagePages());
   pages.route("/widgets", widgetPages());
+  pages.route("/channels", channelPages());
+  pages.route("/chats", chatPages());
   return pages;
 }

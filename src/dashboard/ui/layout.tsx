@@ -46,6 +46,8 @@ const NAV: Array<{ href: string; label: string; key: string; admin?: boolean; se
   { href: "/dashboard/voices", label: "Voices", key: "voices" },
   { href: "/dashboard/calls", label: "Calls", key: "calls" },
   { href: "/dashboard/widgets", label: "Widgets", key: "widgets" },
+  { href: "/dashboard/channels", label: "Channels", key: "channels" },
+  { href: "/dashboard/chats", label: "Chats", key: "chats" },
   { href: "/dashboard/usage", label: "Usage", key: "usage" },
   { href: "/dashboard/api-keys", label: "API Keys", key: "api-keys", admin: true, section: "Settings" },
   { href: "/dashboard/webhooks", label: "Webhooks", key: "webhooks", admin: true },

@@ -1,0 +1,145 @@
+// The Chats screen over HTTP: a widget chat and a Telegram conversation (through the sandbox and
+// the real adapters) in one list, with the filters; a chat's page with its transcript (voice
+// notes, unsupported messages and undelivered replies marked), its end user, channel and webhook
+// deliveries; paging that keeps the filters. Other workspaces' chats: the security table.
+import { describe, expect, it } from "vitest";
+import type { MessagingTurn } from "../../../src/db/schema";
+import { createWorkspace, json, request, signIn, type Workspace } from "../../harness";
+import { connectTelegram, createAgent, telegram } from "../../messaging";
+import { createEndpoint } from "../../webhooks";
+import { chat, createWidget, SITE, visitor } from "../../widgets";
+import { insertChannel, insertSession } from "../chats/helpers";
+
+async function pagesAs(ws: Workspace) {
+  const { cookie } = await signIn(ws.admin.email, ws.admin.password);
+  return async (path: string) => {
+    const res = await request(path, { headers: { cookie } });
+    return { status: res.status, html: await res.text() };
+  };
+}
+
+/** The chats a list page links to, in its order. */
+const linked = (html: string) => [...html.matchAll(/<a href="\/dashboard\/chats\/([0-9a-f-]{36})">/g)].map((m) => m[1]);
+
+async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, ms = 20_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await read();
+    if (ok(v) || Date.now() > deadline) return v;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const user = () => 2_000_000 + Math.floor(Math.random() * 1_000_000);
+
+describe("dashboard chats", () => {
+  it("lists a widget chat and a Telegram conversation together, filters them, and shows each one's transcript and deliveries", async () => {
+    const ws = await createWorkspace("Chats screen");
+    const agent = await createAgent(ws, { name: "Front desk" });
+    const other = await createAgent(ws, { name: "Idle agent" });
+    await createEndpoint(ws, {
+      name: "Chat events",
+      useTestReceiver: true,
+      channels: ["chat"],
+      events: ["telegram.started", "telegram.completed"],
+    });
+    const widget = await createWidget(ws, { agentId: agent.id, name: "Shop widget" });
+    const v = visitor();
+    const widgetChat = (await chat(widget.token, { visitorId: v, message: "Hello from the widget" })).sessionId;
+
+    const { bot, channel } = await connectTelegram(ws, { agentId: agent.id });
+    const chatId = user();
+    await telegram.send(bot, chatId, { voice: "What are your opening hours on Saturday?", from: { first_name: "Ada", last_name: "L" } });
+    await telegram.next(bot, chatId);
+    await telegram.send(bot, chatId, { sticker: { emoji: "👍" } });
+    await telegram.next(bot, chatId);
+    await telegram.send(bot, chatId, { text: "/end" });
+    await telegram.next(bot, chatId);
+    const page = await pagesAs(ws);
+    type Listed = { data: Array<{ id: string; channel: string; status: string }> };
+    const all = await until(
+      async () => (await json<Listed>(await ws.api("/v1/chats"))).data,
+      (rows) => rows.some((r) => r.channel === "telegram" && r.status === "completed"),
+    );
+    const tg = all.find((r) => r.channel === "telegram")?.id ?? "";
+
+    const list = await page("/dashboard/chats");
+    expect(list.status).toBe(200);
+    expect(linked(list.html)).toEqual([tg, widgetChat]);
+    expect(list.html).toContain("Shop widget");
+    expect(list.html).toContain("Support bot");
+    expect(list.html).toContain("Ada L");
+    expect(list.html).toContain(`<option value="${channel.id}">Telegram: Support bot</option>`);
+
+    expect(linked((await page("/dashboard/chats?channel=telegram")).html)).toEqual([tg]);
+    expect(linked((await page(`/dashboard/chats?channel=${widget.id}`)).html)).toEqual([widgetChat]);
+    expect(linked((await page("/dashboard/chats?status=in-progress")).html)).toEqual([widgetChat]);
+    expect(linked((await page(`/dashboard/chats?agentId=${agent.id}&status=completed`)).html)).toEqual([tg]);
+    const none = await page(`/dashboard/chats?agentId=${other.id}`);
+    expect(linked(none.html)).toEqual([]);
+    expect(none.html).toContain("No chats match these filters.");
+    expect(none.html).toContain(`<option value="${other.id}" selected="">Idle agent</option>`);
+    // The channel's page links to its chats.
+    expect((await page(`/dashboard/channels/${channel.id}`)).html).toContain(`href="/dashboard/chats?channel=${channel.id}"`);
+
+    const detail = await until(
+      () => page(`/dashboard/chats/${tg}`),
+      (p) => p.html.includes("telegram.completed"),
+    );
+    expect(detail.status).toBe(200);
+    expect(detail.html).toMatch(/What are your opening hours on Saturday\? <span class="badge">voice note, transcribed<\/span>/);
+    expect(detail.html).toMatch(/\[sticker\] <span class="badge off">unsupported message<\/span>/);
+    expect(detail.html).toContain("/end");
+    expect(detail.html).toContain(`Ada L <span class="mono small">${chatId}</span>`);
+    expect(detail.html).toContain(`<a href="/dashboard/channels/${channel.id}">Support bot</a>`);
+    expect(detail.html).toContain(`<a href="/dashboard/agents/${agent.id}">Front desk</a>`);
+    expect(detail.html).toContain("user-ended");
+    expect(detail.html).toMatch(/<td class="mono">telegram\.started<\/td>/);
+    expect(detail.html).toMatch(/<td class="mono">telegram\.completed<\/td>/);
+    expect(detail.html).toContain("Chat events");
+    expect(detail.html).not.toContain("No messages.");
+
+    const widgetPage = await page(`/dashboard/chats/${widgetChat}`);
+    expect(widgetPage.html).toContain("Hello from the widget");
+    expect(widgetPage.html).toContain(`<span class="mono small">${v}</span><span class="small"> on ${SITE}</span>`);
+    expect(widgetPage.html).toContain(`<a href="/dashboard/widgets/${widget.id}">Shop widget</a>`);
+    expect(widgetPage.html).toContain("This chat is in progress.");
+    expect(widgetPage.html).toContain("None (no endpoint subscribes to the events of this chat&#39;s channel, or none fired yet).");
+  }, 60_000);
+
+  it("marks a reply the provider refused with its reason", async () => {
+    const ws = await createWorkspace("Chats undelivered");
+    const agent = await createAgent(ws);
+    const whatsapp = await insertChannel(ws, agent.id, "whatsapp");
+    const at = new Date().toISOString();
+    const transcript: MessagingTurn[] = [
+      { role: "user", text: "Still open?", at, kind: "text" },
+      { role: "agent", text: "Yes, until 18:00.", at, undelivered: "outside the 24-hour customer service window" },
+    ];
+    const session = await insertSession(ws, { channel: whatsapp, transcript });
+    const detail = await (await pagesAs(ws))(`/dashboard/chats/${session.id}`);
+    expect(detail.html).toMatch(
+      /Yes, until 18:00\. <span class="badge bad">not delivered<\/span> <span class="small">outside the 24-hour customer service window<\/span>/,
+    );
+    expect(detail.html).not.toMatch(/Still open\? <span class="badge/);
+  });
+
+  it("pages through older chats, keeping the filters", async () => {
+    const ws = await createWorkspace("Chats paging");
+    const agent = await createAgent(ws);
+    const whatsapp = await insertChannel(ws, agent.id, "whatsapp");
+    const ids: string[] = [];
+    for (let i = 0; i < 51; i++) ids.unshift((await insertSession(ws, { channel: whatsapp })).id);
+    const widget = await createWidget(ws, { agentId: agent.id });
+    await chat(widget.token, { visitorId: visitor(), message: "Not on a WhatsApp page" });
+    const page = await pagesAs(ws);
+
+    const first = await page("/dashboard/chats?channel=whatsapp&status=");
+    expect(linked(first.html)).toEqual(ids.slice(0, 50));
+    const older = /<a href="([^"]+)">Older chats<\/a>/.exec(first.html)?.[1]?.replace(/&amp;/g, "&") ?? "";
+    expect(older).toMatch(/^\/dashboard\/chats\?channel=whatsapp&cursor=[A-Za-z0-9_-]+$/);
+    const second = await page(older);
+    expect(linked(second.html)).toEqual(ids.slice(50));
+    expect(second.html).not.toContain("Older chats");
+  });
+});
