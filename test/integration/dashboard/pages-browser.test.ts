@@ -159,7 +159,18 @@ describe.runIf(hasBrowser)("dashboard: a first-time user", () => {
     const page = await signInPage(browser, ws.admin.email, ws.admin.password, 390);
     const nav = page.getByRole("navigation", { name: "Dashboard" });
     const links = nav.getByRole("link");
-    expect(await links.allTextContents()).toEqual(["Agents", "Voices", "Calls", "Widgets", "Channels", "Chats", "Usage", "API Keys", "Webhooks", "Members"]);
+    expect(await links.allTextContents()).toEqual([
+      "Agents",
+      "Voices",
+      "Calls",
+      "Widgets",
+      "Channels",
+      "Chats",
+      "Usage",
+      "API Keys",
+      "Webhooks",
+      "Members",
+    ]);
     for (const link of await links.all()) {
       expect(await link.isVisible()).toBe(true);
       const box = await link.boundingBox();
