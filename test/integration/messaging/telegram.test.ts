@@ -175,6 +175,11 @@ describe("a Telegram conversation", () => {
     const chatId = nextUser();
     await telegram.send(bot, chatId, { text: "Hi" });
     await telegram.next(bot, chatId);
+    // The reply's turn is written after it is sent: backdate once it is in, or the append undoes it.
+    await until(
+      () => sessionsOf(channel.id),
+      (rows) => rows[0]?.messageCount === 2,
+    );
     await testDb()
       .update(messagingSessions)
       .set({ lastActivityAt: sql`now() - interval '61 seconds'` })
