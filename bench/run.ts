@@ -3,7 +3,7 @@
 //   npm run bench                      embedded stack (PGlite in memory, in-memory Redis bridge)
 //   DATABASE_URL=… REDIS_URL=… npm run bench   the same on real PostgreSQL / Redis
 //   npm run bench -- --quick           1 s per case: a smoke run
-//   npm run bench -- --only calls      one part only (routes, strategies, webhooks, models, calls)
+//   npm run bench -- --only calls      one part only (routes, strategies, webhooks, models, messaging, calls)
 //
 // It starts the stack (dev/stack.ts), measures on a worker of the same build started without
 // wrangler's inspector and file watcher (bench/worker-launch.ts), creates a workspace
@@ -12,12 +12,15 @@
 // then counts what each route costs at the wire (bench/costs.ts: Postgres WebSocket connections,
 // SQL-over-HTTP requests and Redis requests per 1,000 requests, at counting forwarders in front
 // of a second worker), compares database connection strategies at 50 connections
-// (bench/strategies/), webhook fan-out (bench/webhooks.ts), Models API overhead (bench/models.ts)
-// and live phone calls (bench/calls.ts: voice-to-voice latency and how many simultaneous calls the
-// stack holds). Last, a verdict per target of the issue (bench/targets.ts): met or not, with the
-// figures. Exit status 1 when any measured request of the main cases failed (non-2xx, socket error
-// or timeout), a webhook delivery failed or a conversation call did not end as it should (a missed
-// target alone does not), 2 when the bench itself could not run.
+// (bench/strategies/), webhook fan-out (bench/webhooks.ts), Models API overhead (bench/models.ts),
+// messaging channels (bench/messaging.ts: inbound message → reply next to the bare LLM call, and
+// conversations at once with every reply checked) and live phone calls (bench/calls.ts:
+// voice-to-voice latency and how many simultaneous calls the stack holds). Last, a verdict per
+// target of the issues (bench/targets.ts): met or not, with the figures. Exit status 1 when any
+// measured request of the main cases failed (non-2xx, socket error or timeout), a webhook delivery
+// failed, a messaging reply was lost, duplicated or out of order (or its transcript did not match),
+// or a conversation call did not end as it should (a missed target alone does not), 2 when the
+// bench itself could not run.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -28,17 +31,26 @@ import { type CallsBenchResult, DEFAULTS, QUICK, runCallsBench } from "./calls";
 import { type CostsResult, measureCosts } from "./costs";
 import { type EmbeddedDbProcess, startEmbeddedDbProcess } from "./embedded-db";
 import { type CaseResult, failures, runCase, warmUp } from "./load";
+import {
+  concurrencyLines,
+  latencyLines,
+  MESSAGING_DEFAULTS,
+  MESSAGING_QUICK,
+  type MessagingBenchResult,
+  roundFailed,
+  runMessagingBench,
+} from "./messaging";
 import { type ModelsBenchResult, modelsTable, runModelsBench } from "./models";
 import { casesTable, costsTable, describeMachine, round, strategiesTable, withRatios } from "./report";
 import { createBenchWorkspace, removeBenchWorkspace, routeStatus, seedAgents } from "./setup";
 import { compareStrategies, STRATEGY_ROUTE, type StrategyResult } from "./strategies/compare";
 import { startStrategyWorker } from "./strategies/launch";
-import { FLOOR_LABEL, floorLine, judge, verdictLines } from "./targets";
+import { FLOOR_LABEL, floorLine, judge, messagingLine, verdictLines } from "./targets";
 import { runWebhookBench, type WebhookBenchResult, webhookLines } from "./webhooks";
 import { startBenchWorker } from "./worker-launch";
 import { WorkerLog } from "./worker-log";
 
-const PARTS = ["routes", "strategies", "webhooks", "models", "calls"] as const;
+const PARTS = ["routes", "strategies", "webhooks", "models", "messaging", "calls"] as const;
 type Part = (typeof PARTS)[number];
 
 const HELP = `Usage: npm run bench -- [options]
@@ -49,6 +61,8 @@ const HELP = `Usage: npm run bench -- [options]
   --cost-requests <n>   requests per route for the per-1,000 counts (default 1000, --quick 200)
   --no-strategies       skip the connection-strategy comparison
   --only <list>         comma-separated parts to run: ${PARTS.join(",")} (default all)
+  --messaging-users <n> messaging latency: users one after another, two texts each (default ${MESSAGING_DEFAULTS.users}, --quick ${MESSAGING_QUICK.users})
+  --messaging-concurrent <n>  messaging conversations at once (default ${MESSAGING_DEFAULTS.concurrent})
   --call-runs <n>       conversation calls one after another for voice-to-voice (default ${DEFAULTS.runs}, --quick ${QUICK.runs}; env BENCH_CALL_RUNS)
   --call-levels <list>  simultaneous calls to ramp through (default ${DEFAULTS.levels}, --quick ${QUICK.levels}; env BENCH_CALL_LEVELS)
 Environment: DATABASE_URL (real PostgreSQL) and REDIS_URL (real Redis) replace the embedded servers.`;
@@ -63,6 +77,8 @@ const parse = () =>
       "cost-requests": { type: "string" },
       "no-strategies": { type: "boolean", default: false },
       only: { type: "string" },
+      "messaging-users": { type: "string" },
+      "messaging-concurrent": { type: "string" },
       "call-runs": { type: "string" },
       "call-levels": { type: "string" },
       help: { type: "boolean", default: false },
@@ -94,6 +110,9 @@ const only = args.only === undefined ? undefined : args.only.split(",").map((s) 
 const parts = new Set<Part>(
   only ? PARTS.filter((p) => only.includes(p)) : PARTS.filter((p) => p !== "strategies" || !args["no-strategies"]),
 );
+const messagingDefaults = args.quick ? MESSAGING_QUICK : MESSAGING_DEFAULTS;
+const messagingUsers = Number(args["messaging-users"] ?? messagingDefaults.users);
+const messagingConcurrent = Number(args["messaging-concurrent"] ?? messagingDefaults.concurrent);
 const callRuns = Number(args["call-runs"] ?? process.env.BENCH_CALL_RUNS ?? (args.quick ? QUICK : DEFAULTS).runs);
 const callLevels = String(args["call-levels"] ?? process.env.BENCH_CALL_LEVELS ?? (args.quick ? QUICK : DEFAULTS).levels.join(","))
   .split(",")
@@ -104,6 +123,8 @@ if (
   !Number.isFinite(agentCount) ||
   !(Number.isInteger(costRequests) && costRequests >= 0 && costRequests <= 100_000) ||
   only?.some((p) => !PARTS.includes(p as Part)) ||
+  !(Number.isInteger(messagingUsers) && messagingUsers >= 0 && messagingUsers <= 500) ||
+  !(Number.isInteger(messagingConcurrent) && messagingConcurrent >= 0 && messagingConcurrent <= 500) ||
   !(Number.isInteger(callRuns) && callRuns >= 0 && callRuns <= 100) ||
   callLevels.some((n) => !(Number.isInteger(n) && n > 0 && n <= 200)) ||
   callLevels.some((n, i) => i > 0 && n <= (callLevels[i - 1] as number))
@@ -148,6 +169,8 @@ const plan = [
   want("strategies") && `strategy comparison at ${STRATEGY_CONNECTIONS}`,
   want("webhooks") && "webhooks",
   want("models") && "models",
+  want("messaging") &&
+    `messaging: ${messagingUsers} users one after another, then ${messagingConcurrent} conversations at once, ${messagingDefaults.messagesEach} messages each`,
   want("calls") && `calls: ${callRuns} in a row, then ${callLevels.join("/")} at once`,
 ].filter(Boolean);
 console.log(`Plan: ${plan.join("; ")}\n`);
@@ -308,6 +331,19 @@ try {
     log("Models API overhead (bench/models.ts)…");
     models = await runModelsBench(stack, ws.apiKey, { durationSeconds: args.quick ? 1 : durationSeconds, log });
   }
+  let messaging: MessagingBenchResult | undefined;
+  if (want("messaging")) {
+    log("Messaging channels (bench/messaging.ts): inbound message → reply, then conversations at once…");
+    messaging = await runMessagingBench(stack, ws, {
+      users: messagingUsers,
+      // With the provider's fixed delay each message waits for it twice (the reply and the bare call): fewer users.
+      delayedUsers: Math.min(messagingUsers, messagingDefaults.delayedUsers),
+      concurrent: messagingConcurrent,
+      messagesEach: messagingDefaults.messagesEach,
+      log,
+      workerErrors: () => workerLog.take(),
+    });
+  }
   let calls: CallsBenchResult | undefined;
   if (want("calls")) {
     log(`Live calls (bench/calls.ts): ${callRuns} conversations one after another, then ${callLevels.join("/")} at once…`);
@@ -361,6 +397,12 @@ try {
   const costsFailed = costs?.rows.filter((r) => r.failed > 0) ?? [];
   for (const r of costsFailed) console.log(`\nCosts, ${r.label}: ${r.failed} of ${r.requests} requests did not answer 2xx.`);
   if (webhooksFailed > 0) console.log(`\nWebhooks: ${webhooksFailed} deliveries failed.`);
+  const messagingRoundsFailed = messaging?.concurrency.filter(roundFailed).length ?? 0;
+  const messagingFailed = messagingRoundsFailed + (messaging?.latencyFailures ?? 0);
+  const messagingWhat = [
+    messagingRoundsFailed > 0 && `${messagingRoundsFailed} of the conversation rounds lost, repeated, reordered or misrecorded replies`,
+    (messaging?.latencyFailures ?? 0) > 0 && `${messaging?.latencyFailures} latency messages got no reply or a wrong one`,
+  ].filter(Boolean);
   const callsFailed = calls?.sequentialFailures ?? 0;
   if (callsFailed > 0) console.log(`\nCalls: ${callsFailed} of the ${callRuns} conversation calls did not end as they should.`);
   const failedStrategies = strategies.filter((s) => failures(s) > 0);
@@ -375,10 +417,14 @@ try {
       `\nModels API, ours next to the provider sandbox called directly (${models.cases[0]?.durationSeconds ?? "?"} s per case):\n\n${modelsTable(models)}`,
     );
   if (webhooks) console.log(`\n${webhookLines(webhooks).join("\n")}`);
-  const verdicts = judge({ rows: want("routes") ? rows : [], costs, models, webhooks });
-  console.log(`\nTargets (the issue's; figures from this run, ratios against GET /health in the same run):\n${verdictLines(verdicts)}`);
+  if (messaging) console.log(`\n${[...latencyLines(messaging.latency), "", ...concurrencyLines(messaging.concurrency)].join("\n")}`);
+  if (messagingFailed > 0) console.log(`\nMessaging: ${messagingWhat.join("; ")} (above).`);
+  const verdicts = judge({ rows: want("routes") ? rows : [], costs, models, webhooks, messaging });
+  console.log(`\nTargets (the issues'; figures from this run, ratios against GET /health in the same run):\n${verdictLines(verdicts)}`);
   const floorNote = floorLine(rows);
   if (floorNote) console.log(floorNote);
+  const messagingNote = messagingLine(messaging);
+  if (messagingNote) console.log(messagingNote);
   console.log(`\nLoad average: ${machine.loadAverage.start} at the start, ${machine.loadAverage.end} at the end (${machine.cores} cores).`);
 
   const report = {
@@ -395,9 +441,11 @@ try {
     strategies,
     webhooks,
     models,
+    messaging,
     calls,
     verdicts,
-    failedCases: failed.length + costsFailed.length + (webhooksFailed > 0 ? 1 : 0) + (callsFailed > 0 ? 1 : 0),
+    failedCases:
+      failed.length + costsFailed.length + (webhooksFailed > 0 ? 1 : 0) + (messagingFailed > 0 ? 1 : 0) + (callsFailed > 0 ? 1 : 0),
     totalSeconds: round((Date.now() - started) / 1000, 0),
   };
   mkdirSync(new URL("./results/", import.meta.url), { recursive: true });
@@ -409,11 +457,12 @@ try {
   formatJson(files);
   console.log(`Results written to bench/results/latest.json (${report.totalSeconds} s in all).`);
 
-  if (failed.length > 0 || costsFailed.length > 0 || webhooksFailed > 0 || callsFailed > 0) {
+  if (failed.length > 0 || costsFailed.length > 0 || webhooksFailed > 0 || messagingFailed > 0 || callsFailed > 0) {
     const what = [
       failed.length > 0 && `${failed.length} of ${cases.length + (models?.cases.length ?? 0)} cases had non-2xx responses or errors`,
       costsFailed.length > 0 && `${costsFailed.length} of the per-route cost counts had failed requests`,
       webhooksFailed > 0 && `${webhooksFailed} webhook deliveries failed`,
+      messagingFailed > 0 && `messaging: ${messagingWhat.join("; ")}`,
       callsFailed > 0 && `${callsFailed} conversation calls did not end as they should`,
     ].filter(Boolean);
     console.error(`\nFAILED: ${what.join("; ")}.`);

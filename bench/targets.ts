@@ -2,6 +2,7 @@
 // concurrency level that did not run). They are for the report: a missed target does not change
 // the exit status, a failed request does.
 import type { CostsResult } from "./costs";
+import { type MessagingBenchResult, roundFailed } from "./messaging";
 import type { ModelsBenchResult } from "./models";
 import type { Row } from "./report";
 import type { WebhookBenchResult } from "./webhooks";
@@ -27,12 +28,20 @@ export const TARGETS = {
   chatConnections: [1, 10],
   /** Webhook fan-out deliveries/s ÷ a bare fetch loop's requests/s. */
   webhookRatio: 0.6,
+  /** Issue 14: conversations at once with 0 lost or duplicated replies. */
+  messagingConversations: 50,
 };
 
 const x = (n: number) => `${n.toFixed(2)}×`;
 const num = (n: number) => (n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.toFixed(2));
 
-export function judge(input: { rows: Row[]; costs?: CostsResult; models?: ModelsBenchResult; webhooks?: WebhookBenchResult }): Verdict[] {
+export function judge(input: {
+  rows: Row[];
+  costs?: CostsResult;
+  models?: ModelsBenchResult;
+  webhooks?: WebhookBenchResult;
+  messaging?: MessagingBenchResult;
+}): Verdict[] {
   const out: Verdict[] = [];
   const { rows } = input;
   const find = (label: string, connections: number) => rows.find((r) => r.label === label && r.connections === connections);
@@ -130,7 +139,45 @@ export function judge(input: { rows: Row[]; costs?: CostsResult; models?: Models
         }
       : { target: "GET /v1/me, steady state: 0 Postgres, 1,000 Redis per 1,000", status: "not measured", figures: "—" },
   );
+
+  // Issue 14: each round of conversations at once, judged on its own.
+  const rounds = input.messaging?.concurrency ?? [];
+  const wanted = TARGETS.messagingConversations;
+  if (rounds.length === 0)
+    out.push({
+      target: `messaging: ${wanted} conversations at once, 0 lost and 0 duplicated replies`,
+      status: "not measured",
+      figures: "—",
+    });
+  for (const r of rounds) {
+    const problems = [
+      r.outOfOrder && `${r.outOfOrder} out of order`,
+      r.reorderedByRetry && `${r.reorderedByRetry} reordered by a provider retry`,
+      r.strayReplies && `${r.strayReplies} stray`,
+      r.transcriptMismatches && `${r.transcriptMismatches} transcripts off`,
+      r.inboundLeft && `${r.inboundLeft} inbound left`,
+    ].filter(Boolean);
+    out.push({
+      target: `messaging: ${r.label} at once, 0 lost and 0 duplicated replies, in order, transcripts matching`,
+      status: r.users >= wanted && !roundFailed(r) ? "met" : r.users < wanted ? "not measured" : "not met",
+      figures:
+        `${r.lost} lost, ${r.duplicated} duplicated of ${r.messages} messages${problems.length ? ` (${problems.join(", ")})` : ""}, ${r.seconds} s` +
+        (r.users < wanted ? ` (${r.users} conversations, not ${wanted})` : ""),
+    });
+  }
   return out;
+}
+
+/** For reference next to the verdicts: inbound message → reply against the bare LLM call (issue 14 sets no figure). */
+export function messagingLine(result: MessagingBenchResult | undefined): string | null {
+  const instant = result?.latency.filter((l) => l.providerDelayMs === 0) ?? [];
+  if (instant.length === 0) return null;
+  const at = instant
+    .map(
+      (l) => `${l.channel} p50 ${num(l.reply.p50)} / p95 ${num(l.reply.p95)} ms (bare LLM call ${num(l.bare.p50)} / ${num(l.bare.p95)} ms)`,
+    )
+    .join("; ");
+  return `  reference: messaging, webhook POST → reply at the sandbox, instant provider sandbox: ${at}`;
 }
 
 const perThousand = (r: CostsResult["rows"][number]) =>
