@@ -34,6 +34,7 @@ import type { WhatsAppSandbox } from "../dev/sandbox/whatsapp";
 import type { Stack } from "../dev/stack";
 import { createDb, type Db } from "../src/db/client";
 import { messagingInbound, messagingSessions, usageEvents } from "../src/db/schema";
+import { instructionsFor } from "../src/messaging/conversation";
 import { adjustCredits } from "../src/metering/meter";
 import { chatMessages, REPLY_MAX_TOKENS } from "../src/widgets/reply";
 import { percentile, round, table } from "./report";
@@ -49,12 +50,6 @@ export const MESSAGING_QUICK = { users: 4, delayedUsers: 2, concurrent: 50, mess
  */
 export const PROVIDER_DELAY_MS = 500;
 const SYSTEM_PROMPT = "You help {{user_name}} on {{channel}}.";
-/**
- * What the worker adds to the agent's prompt on a messaging channel (instructionsFor in
- * src/messaging/conversation.ts, not exported), so the bare call sends the worker's messages.
- */
-const instructionsFor = (type: ChannelType) =>
-  `You are chatting with a person on ${type === "telegram" ? "Telegram" : "WhatsApp"}. Answer in plain text (no Markdown), briefly and helpfully.`;
 /** The provider sandbox's answer to a text (docs/sandbox.md, "Chat: the rules", rule 4), for texts without final punctuation. */
 const expectedReply = (text: string) => `You said: ${text}.`;
 const REPLY_TIMEOUT_MS = 30_000;

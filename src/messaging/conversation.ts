@@ -34,7 +34,8 @@ export const WHATSAPP_WINDOW_MS = 24 * 3600 * 1000;
 /** Typed by the end user, these end the conversation (`user-ended`). */
 export const END_COMMANDS = new Set(["/end", "/stop"]);
 
-const instructionsFor = (type: MessagingChannel["type"]) =>
+/** What a messaging channel adds to the agent's prompt (the bench rebuilds the same prompt for its bare call). */
+export const instructionsFor = (type: MessagingChannel["type"]) =>
   `You are chatting with a person on ${type === "telegram" ? "Telegram" : "WhatsApp"}. Answer in plain text (no Markdown), briefly and helpfully.`;
 
 interface Driver {
