@@ -7,7 +7,7 @@
 // (src/calls/service.ts): the API's list and the dashboard's apply the same filters.
 // Refusals: errors.test.ts; calls that fail: failures.test.ts.
 import { eq } from "drizzle-orm";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { calls, organizations, usageEvents } from "../../../src/db/schema";
 import { accepted, BARGE_IN, BUSY, CHATTERBOX, CONVERSATION, dial, finished, HANGS_UP, PLATFORM, place, SILENT } from "../../callees";
 import {
@@ -41,6 +41,14 @@ const webCall = async (ws: Workspace, agentId: string) =>
 
 /** The ids of the calls a page of the dashboard links to, in its order. */
 const linkedCalls = (html: string) => [...html.matchAll(/href="\/dashboard\/calls\/([0-9a-f-]{36})"/g)].map((m) => m[1]);
+
+// The provider sandbox speaks through one eSpeak thread, which starts cold. A phone call's callee
+// makes its lines on it while the phone rings, and speaks first after 3 s of silence
+// (FIRST_WORDS_MS, dev/sandbox/callee.ts): on a cold thread the agent's first message can wait
+// behind those lines past that. Warmed once, every call here starts as on a running stack.
+beforeAll(async () => {
+  await speech("Warming up.", WEB_RATE);
+}, 30_000);
 
 describe("a whole outbound call", () => {
   it("connects, converses, ends by the agent's phrase, is analysed, fires verified webhooks and is charged once", async () => {
