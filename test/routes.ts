@@ -150,22 +150,22 @@ export const ROUTES: RouteCase[] = [
     method: "POST",
     path: "/telephony/twilio/status/:callId",
     auth: "public",
-    why: "Twilio only: refused without a valid X-Twilio-Signature (test/integration/calls/phone.test.ts); moves one call along its state machine, reads nothing back",
+    why: "Twilio only: refused without a valid X-Twilio-Signature (test/integration/calls/errors.test.ts); moves one call along its state machine, reads nothing back",
   },
   {
     method: "GET",
     path: "/telephony/twilio/media/:callId",
     auth: "public",
-    why: "Twilio's media stream for one phone call: the session closes it unless `start` carries that call's stream token (calls/phone.test.ts); answers 426 without an upgrade",
+    why: "Twilio's media stream for one phone call: the session closes it unless `start` carries that call's stream token (calls/errors.test.ts); answers 426 without an upgrade",
   },
   {
     method: "GET",
     path: "/web-calls/:callId/socket",
     auth: "public",
-    why: "the browser's socket of one web call: refused (401) without that call's one-time, unexpired token (calls/web.test.ts)",
+    why: "the browser's socket of one web call: refused (401) without that call's one-time, unexpired token (calls/failures.test.ts refuses a wrong one, calls/happy.test.ts uses one once)",
   },
   // The embeddable widget's public routes: each takes one widget's token (query) from a page on
-  // its allowed origins, is rate-limited, and reaches only that widget (widgets/public.test.ts).
+  // its allowed origins, is rate-limited, and reaches only that widget (widgets/errors.test.ts).
   {
     method: "GET",
     path: "/widget/v1/config",

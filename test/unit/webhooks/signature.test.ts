@@ -28,7 +28,7 @@ describe("webhook signatures", () => {
   });
 
   // A rotated-out secret is a wrong secret here; rotation itself is proven end to end in
-  // test/integration/webhooks (delivery.test.ts and qstash.test.ts).
+  // test/integration/webhooks (happy.test.ts and qstash.test.ts).
   it("reject a tampered body, a wrong secret, an old timestamp, a changed signature digit and garbage", async () => {
     const verify = await docSnippet();
     // Pick a recent t whose HMAC starts with "0": the case where overwriting the first digit
