@@ -224,24 +224,40 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
 /**
  * Starts the worker under `wrangler dev` with these variables and waits until it answers.
  * Tests use it to run a second worker against a stack with other settings (a small rate limit).
+ * A port picked free can be taken by another server of the machine before wrangler binds it (the
+ * sandboxes and other stacks bind ports of their own meanwhile): wrangler then exits with "Address
+ * already in use", and the worker is started again on other ports, up to three times, unless the
+ * caller chose the port.
  */
 export async function startWorker(
   vars: Record<string, string>,
-  opts: {
-    port?: number;
-    workerLog?: (chunk: string) => void;
-    /** Another entry than wrangler.toml's `main` (the bench's strategy worker), and its name. */
-    script?: string;
-    name?: string;
-    timeoutMs?: number;
-    /**
-     * Where wrangler keeps the local Durable Objects (call sessions and their watchdog alarms)
-     * and R2 (call recordings). Omitted: a fresh temporary folder, removed on stop, so a test or
-     * bench run never inherits another run's alarms or recordings.
-     */
-    persistTo?: string;
-  } = {},
+  opts: WorkerOptions = {},
 ): Promise<{ baseUrl: string; stop(): Promise<void> }> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startWorkerOnce(vars, opts);
+    } catch (err) {
+      if (opts.port || attempt >= 3 || !/Address already in use/.test((err as Error).message)) throw err;
+    }
+  }
+}
+
+interface WorkerOptions {
+  port?: number;
+  workerLog?: (chunk: string) => void;
+  /** Another entry than wrangler.toml's `main` (the bench's strategy worker), and its name. */
+  script?: string;
+  name?: string;
+  timeoutMs?: number;
+  /**
+   * Where wrangler keeps the local Durable Objects (call sessions and their watchdog alarms)
+   * and R2 (call recordings). Omitted: a fresh temporary folder, removed on stop, so a test or
+   * bench run never inherits another run's alarms or recordings.
+   */
+  persistTo?: string;
+}
+
+async function startWorkerOnce(vars: Record<string, string>, opts: WorkerOptions): Promise<{ baseUrl: string; stop(): Promise<void> }> {
   const port = opts.port || (await freePort());
   const workerLog = opts.workerLog;
   const temporaryState = opts.persistTo ? undefined : mkdtempSync(join(tmpdir(), "wrangler-state-"));
@@ -309,7 +325,10 @@ export async function startWorker(
   const timeoutMs = opts.timeoutMs ?? 60_000;
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`wrangler dev exited (${child.exitCode}):\n${output}`);
+    if (child.exitCode !== null) {
+      removeState();
+      throw new Error(`wrangler dev exited (${child.exitCode}):\n${output}`);
+    }
     try {
       const res = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(2_000) });
       if (res.ok) return { baseUrl: `http://127.0.0.1:${port}`, stop };
