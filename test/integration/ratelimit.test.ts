@@ -1,10 +1,10 @@
 // Rate limiting through the real worker with a small limit, and the fail-open choice when
 // Redis is unreachable (docs/rate-limits.md).
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { freePort, startWorker } from "../../dev/stack";
 import { createApiKey } from "../../src/api-keys/service";
-import { createWorkspace, expectError, stack, testDb } from "../harness";
+import { clearOfWindowEdge, createWorkspace, expectError, stack, testDb } from "../harness";
 
 let limited: Awaited<ReturnType<typeof startWorker>>;
 let noRedis: Awaited<ReturnType<typeof startWorker>>;
@@ -34,6 +34,8 @@ const freshAddress = () => `2001:db8::${randomUUID().replace(/-/g, "").slice(0, 
 const me = (base: string, key: string) => fetch(`${base}/v1/me`, { headers: { authorization: `Bearer ${key}` } });
 
 describe("rate limit", () => {
+  beforeEach(() => clearOfWindowEdge());
+
   it("allows the limit, then answers 429 with Retry-After and RateLimit headers", async () => {
     const ws = await createWorkspace();
     const remaining: string[] = [];

@@ -2,9 +2,9 @@
 // address, per widget), the address limit applied before any database lookup (counted at a
 // forwarder in front of Postgres).
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startWorker } from "../../../dev/stack";
-import { createWorkspace, expectError, stack } from "../../harness";
+import { clearOfWindowEdge, createWorkspace, expectError, stack } from "../../harness";
 import { PostgresCounter } from "../../postgres-counter";
 import { createWidget, SITE, visitor, widgetRequest } from "../../widgets";
 
@@ -41,6 +41,8 @@ const send = (token: string, visitorId: string, ip: string) =>
   });
 
 describe("widget rate limits", () => {
+  beforeEach(() => clearOfWindowEdge());
+
   it("per visitor: 429 with Retry-After and the RateLimit headers, readable by the page; other visitors go on", async () => {
     const widget = await createWidget(await createWorkspace());
     const ip = address();
