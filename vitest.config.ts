@@ -15,6 +15,8 @@ const integration = (name: string, backend: "embedded" | "real") => ({
     name,
     include: ["test/integration/**/*.test.ts"],
     globalSetup: ["test/setup/stack.ts"],
+    // Every /v1 and /webhooks JSON response is checked against the OpenAPI document.
+    setupFiles: ["test/setup/contract.ts"],
     env: { TEST_BACKEND: backend },
     testTimeout: 30_000,
     hookTimeout: 120_000,

@@ -3,7 +3,7 @@
 //   npm run bench                      embedded stack (PGlite in memory, in-memory Redis bridge)
 //   DATABASE_URL=… REDIS_URL=… npm run bench   the same on real PostgreSQL / Redis
 //   npm run bench -- --quick           1 s per case: a smoke run
-//   npm run bench -- --only calls      one part only (routes, strategies, webhooks, models, messaging, calls)
+//   npm run bench -- --only calls      one part only (routes, strategies, webhooks, models, messaging, calls, tools)
 //
 // It starts the stack (dev/stack.ts), measures on a worker of the same build started without
 // wrangler's inspector and file watcher (bench/worker-launch.ts), creates a workspace
@@ -46,11 +46,12 @@ import { createBenchWorkspace, removeBenchWorkspace, routeStatus, seedAgents } f
 import { compareStrategies, STRATEGY_ROUTE, type StrategyResult } from "./strategies/compare";
 import { startStrategyWorker } from "./strategies/launch";
 import { FLOOR_LABEL, floorLine, judge, messagingLine, verdictLines } from "./targets";
+import { runToolsBench, type ToolsBenchResult, toolsLines } from "./tools";
 import { runWebhookBench, type WebhookBenchResult, webhookLines } from "./webhooks";
 import { startBenchWorker } from "./worker-launch";
 import { WorkerLog } from "./worker-log";
 
-const PARTS = ["routes", "strategies", "webhooks", "models", "messaging", "calls"] as const;
+const PARTS = ["routes", "strategies", "webhooks", "models", "messaging", "calls", "tools"] as const;
 type Part = (typeof PARTS)[number];
 
 const HELP = `Usage: npm run bench -- [options]
@@ -162,6 +163,7 @@ console.log(
     `Redis ${process.env.REDIS_URL ? `real (${new URL(process.env.REDIS_URL).host}, REDIS_URL)` : "in-memory bridge"}`,
 );
 const want = (part: Part) => parts.has(part);
+const toolRuns = args.quick ? 20 : 100;
 const plan = [
   want("routes") &&
     `routes: ${durationSeconds} s per case${args.quick ? " (--quick)" : ""}, connections ${connectionLevels.join("/")}` +
@@ -172,6 +174,7 @@ const plan = [
   want("messaging") &&
     `messaging: ${messagingUsers} users one after another, then ${messagingConcurrent} conversations at once, ${messagingDefaults.messagesEach} messages each`,
   want("calls") && `calls: ${callRuns} in a row, then ${callLevels.join("/")} at once`,
+  want("tools") && `tools: ${toolRuns} widget chats with one tool call each`,
 ].filter(Boolean);
 console.log(`Plan: ${plan.join("; ")}\n`);
 
@@ -349,6 +352,11 @@ try {
     log(`Live calls (bench/calls.ts): ${callRuns} conversations one after another, then ${callLevels.join("/")} at once…`);
     calls = await runCallsBench(stack, ws, { runs: callRuns, levels: callLevels, log, reloads: () => workerLog.reloads });
   }
+  let tools: ToolsBenchResult | undefined;
+  if (want("tools")) {
+    log("Tools (bench/tools.ts): the platform's overhead per tool call, next to a bare fetch…");
+    tools = await runToolsBench(stack, ws, { runs: toolRuns, log, workerLog: workerLog.push });
+  }
   machine.loadAverage.end = round(loadavg()[0] ?? 0, 2);
 
   const order = new Map(routes.map((r, i) => [r.label, i]));
@@ -419,6 +427,8 @@ try {
   if (webhooks) console.log(`\n${webhookLines(webhooks).join("\n")}`);
   if (messaging) console.log(`\n${[...latencyLines(messaging.latency), "", ...concurrencyLines(messaging.concurrency)].join("\n")}`);
   if (messagingFailed > 0) console.log(`\nMessaging: ${messagingWhat.join("; ")} (above).`);
+  if (tools) console.log(`\n${toolsLines(tools).join("\n")}`);
+  const toolsFailed = tools?.failures ?? 0;
   const verdicts = judge({ rows: want("routes") ? rows : [], costs, models, webhooks, messaging });
   console.log(`\nTargets (the issues'; figures from this run, ratios against GET /health in the same run):\n${verdictLines(verdicts)}`);
   const floorNote = floorLine(rows);
@@ -443,9 +453,15 @@ try {
     models,
     messaging,
     calls,
+    tools,
     verdicts,
     failedCases:
-      failed.length + costsFailed.length + (webhooksFailed > 0 ? 1 : 0) + (messagingFailed > 0 ? 1 : 0) + (callsFailed > 0 ? 1 : 0),
+      failed.length +
+      costsFailed.length +
+      (webhooksFailed > 0 ? 1 : 0) +
+      (messagingFailed > 0 ? 1 : 0) +
+      (callsFailed > 0 ? 1 : 0) +
+      (toolsFailed > 0 ? 1 : 0),
     totalSeconds: round((Date.now() - started) / 1000, 0),
   };
   mkdirSync(new URL("./results/", import.meta.url), { recursive: true });
@@ -457,13 +473,14 @@ try {
   formatJson(files);
   console.log(`Results written to bench/results/latest.json (${report.totalSeconds} s in all).`);
 
-  if (failed.length > 0 || costsFailed.length > 0 || webhooksFailed > 0 || messagingFailed > 0 || callsFailed > 0) {
+  if (failed.length > 0 || costsFailed.length > 0 || webhooksFailed > 0 || messagingFailed > 0 || callsFailed > 0 || toolsFailed > 0) {
     const what = [
       failed.length > 0 && `${failed.length} of ${cases.length + (models?.cases.length ?? 0)} cases had non-2xx responses or errors`,
       costsFailed.length > 0 && `${costsFailed.length} of the per-route cost counts had failed requests`,
       webhooksFailed > 0 && `${webhooksFailed} webhook deliveries failed`,
       messagingFailed > 0 && `messaging: ${messagingWhat.join("; ")}`,
       callsFailed > 0 && `${callsFailed} conversation calls did not end as they should`,
+      toolsFailed > 0 && `tools: ${tools?.failuresWhy.join("; ")}`,
     ].filter(Boolean);
     console.error(`\nFAILED: ${what.join("; ")}.`);
     exitCode = 1;

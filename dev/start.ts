@@ -256,6 +256,9 @@ function printReady(cfg: Config, stack: Stack, first: FirstRun, seconds: string)
     out("               (shown once: it is stored only as a hash; copy it now)");
     out("  Try it");
     out(`    curl -H "Authorization: Bearer ${first.apiKey}" ${url}/v1/me`);
+    out('  or with the SDK (import { VoiceAgentPlatform } from "@voice-agent-platform/sdk"; packages/sdk/README.md)');
+    out(`    const client = new VoiceAgentPlatform({ apiKey: "${first.apiKey}", baseURL: "${url}" });`);
+    out("    console.log(await client.me.retrieve());");
     out();
     out(`  The sign-in (not the API key) is saved in ${shown(first.file)}.`);
   } else {

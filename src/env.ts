@@ -109,6 +109,12 @@ export const envSchema = z
     CALL_WATCHDOG_GRACE_SECONDS: z.coerce.number().int().min(5).max(3600).default(60),
     /** Milliseconds of silence after speech that end the caller's turn. */
     CALL_ENDPOINTING_MS: z.coerce.number().int().min(100).max(3000).default(500),
+    /**
+     * The voice loop (docs/calls.md): `streaming` (LLM tokens → sentences → streamed speech) or
+     * `serial` (the whole transcription, then the whole reply, then its whole audio), kept so the
+     * bench measures both with the same code.
+     */
+    CALL_PIPELINE: z.enum(["streaming", "serial"]).default("streaming"),
 
     /** Messaging channels (docs/messaging.md): Telegram's Bot API, and Meta's Graph API for WhatsApp (the local sandboxes in development, docs/sandbox.md). */
     TELEGRAM_API_BASE_URL: z.string().url().default("https://api.telegram.org"),

@@ -281,3 +281,37 @@ export async function providerCallId(callId: string): Promise<string> {
   }
   throw new Error(`call ${callId} has no provider call id`);
 }
+
+/**
+ * GET /v1/calls/:id/recording: checks it is the 16-bit PCM stereo WAV the API serves (stored
+ * compressed, docs/calls.md "Recordings") with a Content-Length that matches, and returns its tracks.
+ */
+export async function downloadRecording(ws: Workspace, id: string): Promise<{ rate: number; caller: Int16Array; agent: Int16Array }> {
+  const res = await ws.api(`/v1/calls/${id}/recording`);
+  if (res.status !== 200) throw new Error(`recording: ${res.status} ${await res.text()}`);
+  if (res.headers.get("content-type") !== "audio/wav") throw new Error(`recording content-type ${res.headers.get("content-type")}`);
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  const view = new DataView(bytes.buffer);
+  const header = {
+    riff: new TextDecoder().decode(bytes.subarray(0, 4)),
+    contentLength: Number(res.headers.get("content-length")),
+    riffSize: view.getUint32(4, true) + 8,
+    format: view.getUint16(20, true),
+    channels: view.getUint16(22, true),
+    bits: view.getUint16(34, true),
+    dataSize: view.getUint32(40, true) + 44,
+  };
+  const expected = {
+    riff: "RIFF",
+    contentLength: bytes.length,
+    riffSize: bytes.length,
+    format: 1,
+    channels: 2,
+    bits: 16,
+    dataSize: bytes.length,
+  };
+  if (JSON.stringify(header) !== JSON.stringify(expected)) throw new Error(`recording header ${JSON.stringify(header)}`);
+  const frames = (bytes.length - 44) / 4;
+  const track = (offset: number) => Int16Array.from({ length: frames }, (_, i) => view.getInt16(44 + i * 4 + offset, true));
+  return { rate: view.getUint32(24, true), caller: track(0), agent: track(2) };
+}

@@ -47,6 +47,18 @@ const createdId = async (ws: Workspace, path: string, body: unknown): Promise<st
 
 const channel = async (ws: Workspace) => ({ id: (await connectTelegram(ws)).channel.id });
 const agent = async (ws: Workspace) => ({ id: await createdId(ws, "/v1/agents", { name: "Tenant's agent", personaId: PERSONA }) });
+/** An agent with tools (a function tool and the built-ins): its secret and tools are the workspace's only. */
+const agentWithTools = async (ws: Workspace) => ({
+  id: await createdId(ws, "/v1/agents", {
+    name: "Tenant's agent with tools",
+    personaId: PERSONA,
+    tools: [
+      { type: "function", name: "lookup_order", description: "Looks up an order.", url: "https://tools.example.com/order" },
+      { type: "end_call" },
+      { type: "transfer_call", destinations: [{ number: "+14155550100" }] },
+    ],
+  }),
+});
 const voice = async (ws: Workspace) => ({
   id: await createdId(ws, "/v1/voices", { name: "Tenant's voice", provider: "sandbox", providerVoiceId: "s-1", language: "en" }),
 });
@@ -153,6 +165,12 @@ export const ROUTES: RouteCase[] = [
     why: "Twilio only: refused without a valid X-Twilio-Signature (test/integration/calls/errors.test.ts); moves one call along its state machine, reads nothing back",
   },
   {
+    method: "POST",
+    path: "/telephony/twilio/voice",
+    auth: "public",
+    why: "Twilio only: refused (401) without a valid X-Twilio-Signature (calls/inbound.test.ts); answers TwiML for a call to a workspace's number, creating that one call for the agent assigned to it; reads nothing back",
+  },
+  {
     method: "GET",
     path: "/telephony/twilio/media/:callId",
     auth: "public",
@@ -216,8 +234,15 @@ export const ROUTES: RouteCase[] = [
 
   { method: "GET", path: "/v1/agents", auth: "api_key" },
   { method: "POST", path: "/v1/agents", auth: "api_key", body: { name: "Security check", personaId: PERSONA } },
-  { method: "GET", path: "/v1/agents/:id", auth: "api_key", resource: agent },
-  { method: "PATCH", path: "/v1/agents/:id", auth: "api_key", body: { name: "Renamed" }, resource: agent },
+  { method: "GET", path: "/v1/agents/:id", auth: "api_key", resource: agentWithTools },
+  {
+    method: "PATCH",
+    path: "/v1/agents/:id",
+    auth: "api_key",
+    body: { name: "Renamed", tools: [{ type: "end_call" }] },
+    resource: agentWithTools,
+  },
+  { method: "POST", path: "/v1/agents/:id/rotate-tool-secret", auth: "api_key", resource: agentWithTools },
   { method: "DELETE", path: "/v1/agents/:id", auth: "api_key", resource: agent },
 
   { method: "POST", path: "/v1/agents/:id/calls", auth: "api_key", body: { phoneNumber: "+12025550100" }, resource: agent },
@@ -227,6 +252,7 @@ export const ROUTES: RouteCase[] = [
   { method: "GET", path: "/v1/calls/:id/recording", auth: "api_key", resource: webCall },
   { method: "GET", path: "/v1/phone-numbers", auth: "api_key" },
   { method: "POST", path: "/v1/phone-numbers", auth: "api_key", body: { number: "+15005550006" } },
+  { method: "PATCH", path: "/v1/phone-numbers/:id", auth: "api_key", body: { label: "Renamed" }, resource: phoneNumber },
   { method: "DELETE", path: "/v1/phone-numbers/:id", auth: "api_key", resource: phoneNumber },
 
   { method: "GET", path: "/v1/voices", auth: "api_key" },

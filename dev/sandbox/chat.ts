@@ -373,7 +373,7 @@ function mentionAt(text: string, name: string): number {
   return best;
 }
 
-type Reply = { kind: "text"; content: string } | { kind: "tool"; name: string; arguments: string };
+type Reply = { kind: "text"; content: string } | { kind: "tool"; calls: Array<{ name: string; arguments: string }> };
 
 function decide(req: ChatRequest): Reply {
   const lastUser = [...req.messages].reverse().find((m) => m.role === "user")?.text ?? "";
@@ -384,12 +384,19 @@ function decide(req: ChatRequest): Reply {
     .join("\n");
   const sentence = (() => {
     if (last.role === "tool") {
-      // A tool result answers the latest call: say what it returned (never call again on "auto").
-      const call = req.messages.flatMap((m) => m.toolCalls).find((c) => c.id === last.toolCallId);
-      const result = collapse(last.text);
-      const words = result.split(" ");
-      const shown = words.length > ECHO_MAX_WORDS ? `${words.slice(0, ECHO_MAX_WORDS).join(" ")} …` : result;
-      return `The tool ${call ? `${call.function.name} ` : ""}returned: ${shown || "nothing"}${/[.!?…]$/.test(shown) ? "" : "."}`;
+      // Tool results answer the latest calls: say what each returned, in order (never call again on "auto").
+      let first = req.messages.length - 1;
+      while (first > 0 && req.messages[first - 1]?.role === "tool") first--;
+      return req.messages
+        .slice(first)
+        .map((m) => {
+          const call = req.messages.flatMap((x) => x.toolCalls).find((c) => c.id === m.toolCallId);
+          const result = collapse(m.text);
+          const words = result.split(" ");
+          const shown = words.length > ECHO_MAX_WORDS ? `${words.slice(0, ECHO_MAX_WORDS).join(" ")} …` : result;
+          return `The tool ${call ? `${call.function.name} ` : ""}returned: ${shown || "nothing"}${/[.!?…]$/.test(shown) ? "" : "."}`;
+        })
+        .join(" ");
     }
     return GOODBYE_RE.test(lastUser) ? `Goodbye! ${echo(lastUser)}` : echo(lastUser);
   })();
@@ -398,24 +405,27 @@ function decide(req: ChatRequest): Reply {
 
   // Tools
   if (req.toolChoice !== "none" && req.tools.length > 0) {
-    let tool: Tool | undefined;
+    let chosen: Tool[] = [];
     if (typeof req.toolChoice === "object") {
       const wanted = req.toolChoice.name;
-      tool = req.tools.find((t) => t.name === wanted);
+      chosen = req.tools.filter((t) => t.name === wanted).slice(0, 1);
     } else if (req.toolChoice === "required" || last.role === "user") {
-      let at = -1;
-      for (const t of req.tools) {
-        const i = mentionAt(lastUser, t.name);
-        if (i !== -1 && (at === -1 || i < at)) {
-          at = i;
-          tool = t;
-        }
-      }
-      if (!tool && req.toolChoice === "required") tool = req.tools[0];
+      // Every tool the message names is called, in parallel, in the order they are named.
+      chosen = req.tools
+        .map((t) => ({ t, at: mentionAt(lastUser, t.name) }))
+        .filter((m) => m.at !== -1)
+        .sort((a, b) => a.at - b.at)
+        .map((m) => m.t);
+      if (chosen.length === 0 && req.toolChoice === "required" && req.tools[0]) chosen = [req.tools[0]];
     }
-    if (tool) {
-      const args = tool.parameters ? valueFor(tool.parameters, derive) : {};
-      return { kind: "tool", name: tool.name, arguments: JSON.stringify(args) };
+    if (chosen.length > 0) {
+      return {
+        kind: "tool",
+        calls: chosen.map((tool) => ({
+          name: tool.name,
+          arguments: JSON.stringify(tool.parameters ? valueFor(tool.parameters, derive) : {}),
+        })),
+      };
     }
   }
 
@@ -485,18 +495,35 @@ export function complete(req: ChatRequest): Completion {
       finish_reason: cut ? "length" : "stop",
     };
   } else {
-    const nameTokens = countTokens(reply.name);
-    const all = nameTokens + countTokens(reply.arguments);
-    const cut = req.maxTokens !== undefined && all > req.maxTokens;
-    const args = cut ? truncateTokens(reply.arguments, Math.max(0, (req.maxTokens as number) - nameTokens)) : reply.arguments;
-    tokens = nameTokens + countTokens(args);
-    const call: ToolCall = {
-      id: `call_${hash(`${reply.name}\n${reply.arguments}\n${req.messages.length}`, 24)}`,
-      type: "function",
-      function: { name: reply.name, arguments: args },
-    };
+    // max_tokens bounds all the calls together: the first call's arguments are cut, later calls dropped.
+    let budget = req.maxTokens ?? Number.POSITIVE_INFINITY;
+    let cut = false;
+    tokens = 0;
+    const calls: ToolCall[] = [];
+    for (const [i, c] of reply.calls.entries()) {
+      const nameTokens = countTokens(c.name);
+      const all = nameTokens + countTokens(c.arguments);
+      if (cut) break;
+      let args = c.arguments;
+      if (all > budget) {
+        if (i > 0) {
+          cut = true;
+          break;
+        }
+        args = truncateTokens(c.arguments, Math.max(0, budget - nameTokens));
+        cut = true;
+      }
+      const used = nameTokens + countTokens(args);
+      tokens += used;
+      budget -= used;
+      calls.push({
+        id: `call_${hash(`${c.name}\n${c.arguments}\n${req.messages.length}${i > 0 ? `\n${i}` : ""}`, 24)}`,
+        type: "function",
+        function: { name: c.name, arguments: args },
+      });
+    }
     choice = {
-      message: { role: "assistant", content: null, refusal: null, annotations: [], tool_calls: [call] },
+      message: { role: "assistant", content: null, refusal: null, annotations: [], tool_calls: calls },
       logprobs: null,
       finish_reason: cut ? "length" : "tool_calls",
     };

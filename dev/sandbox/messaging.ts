@@ -276,6 +276,33 @@ export function isMain(importMetaUrl: string): boolean {
   }
 }
 
+/**
+ * A messaging sandbox run on its own (`tsx dev/sandbox/telegram.ts`): with the provider sandbox
+ * at PROVIDER_URL, or one started here for the users' voice notes; prints its banner and stops
+ * both on SIGINT/SIGTERM.
+ */
+export async function runSandboxCli<S extends { stop(): Promise<void> }>(
+  start: (provider: ProviderRef) => Promise<S>,
+  banner: (sandbox: S, voiceFrom: string) => string[],
+): Promise<void> {
+  const { startProviderSandbox } = await import("./openai");
+  const own = process.env.PROVIDER_URL ? undefined : await startProviderSandbox();
+  const provider = own
+    ? { url: own.url, apiKey: own.apiKey }
+    : { url: process.env.PROVIDER_URL as string, apiKey: process.env.PROVIDER_API_KEY ?? "" };
+  const sandbox = await start(provider);
+  const voiceFrom = own ? `a provider sandbox started here (${own.url})` : provider.url;
+  process.stdout.write([...banner(sandbox, voiceFrom), ""].join("\n"));
+  const shutdown = () => {
+    void sandbox
+      .stop()
+      .then(() => own?.stop())
+      .then(() => process.exit(0));
+  };
+  process.once("SIGINT", shutdown);
+  process.once("SIGTERM", shutdown);
+}
+
 /** A bounded integer from a control-API query value, or the default. */
 export function intParam(value: string | null, fallback: number, min: number, max: number): number {
   const n = value === null || value === "" ? fallback : Number(value);

@@ -18,6 +18,15 @@ import { parseSpeechRequest, parseTranscriptionForm, Synthesizer, synthesize, TR
 import { checkModel, complete, parseChatRequest, streamEvents } from "./chat";
 import { ElevenLabsError, parseElevenLabsRequest, speakElevenLabs, ttsPath } from "./elevenlabs";
 import { ApiError, invalid } from "./errors";
+import {
+  jittered,
+  LATENCY_HEADER,
+  LATENCY_PROFILES,
+  type LatencyProfileName,
+  PROFILES,
+  parseProfileName,
+  splitProfilePath,
+} from "./latency";
 import { SpeechMemory } from "./recognize";
 
 export interface SandboxRequest {
@@ -30,6 +39,10 @@ export interface SandboxRequest {
   model?: string;
   /** The status answered; absent while the request is pending or held (fault-timeout). */
   status?: number;
+  /** The latency profile that timed the answer (docs/sandbox.md#latency-profiles). */
+  profile?: LatencyProfileName;
+  /** The client went away before the whole answer was sent (an aborted stream). */
+  aborted?: boolean;
 }
 
 export interface ProviderSandbox {
@@ -40,6 +53,8 @@ export interface ProviderSandbox {
   elevenLabs: { url: string; apiKey: string };
   /** Every request received, in arrival order, including refused ones. */
   requests: SandboxRequest[];
+  /** The profile of requests that name none (option `latency`, else SANDBOX_LATENCY, else `instant`). */
+  latency: LatencyProfileName;
   stop(): Promise<void>;
 }
 
@@ -86,8 +101,12 @@ const sha256 = (...parts: Array<string | Buffer>) => {
 };
 
 export async function startProviderSandbox(
-  opts: { port?: number; apiKey?: string; elevenLabsApiKey?: string } = {},
+  opts: { port?: number; apiKey?: string; elevenLabsApiKey?: string; latency?: LatencyProfileName } = {},
 ): Promise<ProviderSandbox> {
+  const fromEnv = process.env.SANDBOX_LATENCY;
+  if (!opts.latency && fromEnv && !parseProfileName(fromEnv))
+    throw new Error(`SANDBOX_LATENCY=${fromEnv} is not a latency profile: use one of ${LATENCY_PROFILES.join(", ")}`);
+  const defaultProfile: LatencyProfileName = opts.latency ?? parseProfileName(fromEnv) ?? "instant";
   const apiKey = opts.apiKey ?? `sk-sandbox-${randomBytes(16).toString("hex")}`;
   const expected = Buffer.from(`Bearer ${apiKey}`);
   const elevenLabsApiKey = opts.elevenLabsApiKey ?? `sk_sandbox_${randomBytes(24).toString("hex")}`;
@@ -144,9 +163,40 @@ export async function startProviderSandbox(
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const started = Date.now();
     const method = req.method ?? "GET";
-    const path = (req.url ?? "/").split("?")[0] ?? "/";
+    const split = splitProfilePath((req.url ?? "/").split("?")[0] ?? "/");
+    const path = split.path;
     const entry: SandboxRequest = { method, path, at: started };
     requests.push(entry);
+    res.on("close", () => {
+      if (!res.writableFinished) entry.aborted = true;
+    });
+    const named = split.profile ?? (req.headers[LATENCY_HEADER] as string | undefined) ?? null;
+    const profileName = named === null ? defaultProfile : parseProfileName(named);
+    const profile = PROFILES[profileName ?? "instant"];
+    entry.profile = profile.name;
+    /** Resolves `ms` after the request arrived (at once when that is past); false when the client left meanwhile. */
+    const until = (ms: number) =>
+      new Promise<boolean>((resolve) => {
+        const t = setTimeout(
+          () => {
+            timers.delete(t);
+            resolve(!res.destroyed);
+          },
+          Math.max(0, started + ms - Date.now()),
+        );
+        timers.add(t);
+      });
+    /** Writes `body` in chunks, the first at `ttfbMs`, the rest as a speech engine `1 / rtf` times faster than real time would produce them. */
+    const streamAudio = async (body: Buffer, headers: Record<string, string>, ttfbMs: number, rtf: number, bytesPerSecond: number) => {
+      entry.status = 200;
+      if (!(await until(ttfbMs))) return;
+      res.writeHead(200, { ...ownHeaders(), ...headers });
+      for (let at = 0; at < body.length; at += STREAM_CHUNK) {
+        if (!(await until(ttfbMs + rtf * (at / bytesPerSecond) * 1000))) return;
+        res.write(body.subarray(at, at + STREAM_CHUNK));
+      }
+      res.end();
+    };
     const requestId = `req_${randomBytes(16).toString("hex")}`;
     /** ElevenLabs' paths answer with its headers and error shape; every other path is OpenAI's. */
     const tts = ttsPath(path);
@@ -194,6 +244,13 @@ export async function startProviderSandbox(
     const jsonGarbage = { body: "<html><body>502 upstream hiccup — this body is not JSON", type: "application/json" };
 
     try {
+      if (profileName === null)
+        throw new ApiError(
+          404,
+          `Unknown latency profile "${named}": the sandbox's profiles are ${LATENCY_PROFILES.join(", ")}.`,
+          "invalid_request_error",
+          "unknown_latency_profile",
+        );
       if (tts) {
         const key = Buffer.from(String(req.headers["xi-api-key"] ?? ""));
         if (key.length !== expectedXi.length || !timingSafeEqual(key, expectedXi)) {
@@ -219,6 +276,15 @@ export async function startProviderSandbox(
         if (await applyFault(speech.model, fingerprint, { body: "this body is not audio", type: "audio/pcm" })) return;
         const audio = await speakElevenLabs(synth, speech, memory);
         const headers = { "content-type": audio.contentType, "x-character-count": String([...speech.text].length) };
+        const timing = profile.speech?.elevenlabs;
+        if (timing) {
+          const ttfb = jittered(timing.ttfbMs, profile.sigma);
+          const perSecond = speech.format.codec === "ulaw" ? 8000 : speech.format.rate * 2;
+          if (speech.stream) return streamAudio(audio.body, headers, ttfb, timing.rtf, perSecond);
+          // The whole file once all of it is made.
+          if (!(await until(ttfb + timing.rtf * (audio.body.length / perSecond) * 1000))) return;
+          return send(200, audio.body, headers);
+        }
         if (!speech.stream) return send(200, audio.body, headers);
         // The streaming variant: the same bytes, chunked as they would arrive.
         entry.status = 200;
@@ -285,7 +351,14 @@ export async function startProviderSandbox(
         if (model && (await applyFault(model, () => sha256(path, raw), jsonGarbage))) return;
         const request = parseChatRequest(body);
         const completion = complete(request);
-        if (!request.stream) return sendJson(200, completion);
+        const timing = profile.chat;
+        const ttft = timing ? jittered(timing.ttftMs, profile.sigma) : 0;
+        const perToken = timing ? 1000 / (timing.tokensPerSecond / jittered(1, profile.sigma)) : 0;
+        const tokens = completion.usage.completion_tokens;
+        if (!request.stream) {
+          if (timing && !(await until(ttft + tokens * perToken))) return;
+          return sendJson(200, completion);
+        }
         entry.status = 200;
         res.writeHead(200, {
           "content-type": "text/event-stream; charset=utf-8",
@@ -294,7 +367,12 @@ export async function startProviderSandbox(
           "x-request-id": requestId,
           "openai-processing-ms": String(Date.now() - started),
         });
-        for (const event of streamEvents(completion, request.includeUsage)) res.write(event);
+        // Event 0 is the role's (at the first token), then one per token; the closing events follow the last token.
+        const events = streamEvents(completion, request.includeUsage);
+        for (const [i, event] of events.entries()) {
+          if (timing && !(await until(ttft + Math.min(Math.max(0, i - 1), tokens) * perToken))) return;
+          res.write(event);
+        }
         res.end();
         return;
       }
@@ -304,6 +382,18 @@ export async function startProviderSandbox(
         if (model && (await applyFault(model, () => sha256(path, raw), { body: "this body is not audio", type: "audio/wav" }))) return;
         const speech = parseSpeechRequest(body);
         const audio = await synthesize(synth, speech, memory);
+        const timing = profile.speech?.openai;
+        // OpenAI sends speech with chunked transfer encoding as it is made: so does the realistic profile.
+        if (timing) {
+          const perSecond = speech.format === "wav" ? 22_050 * 2 : 24_000 * 2;
+          return streamAudio(
+            audio.body,
+            { "content-type": audio.contentType },
+            jittered(timing.ttfbMs, profile.sigma),
+            timing.rtf,
+            perSecond,
+          );
+        }
         return send(200, audio.body, { "content-type": audio.contentType });
       }
 
@@ -342,6 +432,7 @@ export async function startProviderSandbox(
           if (await applyFault(model, fingerprint, jsonGarbage)) return;
         }
         const out = transcribe(parseTranscriptionForm(form, file), memory);
+        if (profile.transcription && !(await until(jittered(profile.transcription.finalizeMs, profile.sigma)))) return;
         return send(200, out.body, { "content-type": out.contentType });
       }
 
@@ -391,6 +482,7 @@ export async function startProviderSandbox(
     apiKey,
     elevenLabs: { url: `http://127.0.0.1:${port}`, apiKey: elevenLabsApiKey },
     requests,
+    latency: defaultProfile,
     async stop() {
       for (const t of timers) clearTimeout(t);
       timers.clear();
@@ -430,6 +522,7 @@ if (isMain) {
       `    export OPENAI_BASE_URL=${sandbox.url} OPENAI_API_KEY=${sandbox.apiKey}`,
       "  ElevenLabs' text-to-speech API (xi-api-key):",
       `    export ELEVENLABS_BASE_URL=${sandbox.elevenLabs.url} ELEVENLABS_API_KEY=${sandbox.elevenLabs.apiKey}`,
+      `  Latency profile: ${sandbox.latency} (SANDBOX_LATENCY; per base URL: …/latency/<${LATENCY_PROFILES.join("|")}>/v1)`,
       "",
     ].join("\n"),
   );

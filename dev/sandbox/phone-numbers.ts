@@ -5,7 +5,8 @@
 // digit, matched anywhere) and `FriendlyName` (exact). Tests configure the numbers the way one
 // would at Twilio: POST IncomingPhoneNumbers.json buys one, POST OutgoingCallerIds.json (a
 // validation request) verifies one at once (no verification call: a sandbox difference), DELETE
-// releases either. See docs/sandbox.md.
+// releases either; POST IncomingPhoneNumbers/{sid}.json sets where its incoming calls go (VoiceUrl,
+// VoiceMethod), which the sandbox's inbound calls follow (telephony.ts). See docs/sandbox.md.
 import { randomBytes } from "node:crypto";
 
 export const API_VERSION = "2010-04-01";
@@ -42,6 +43,9 @@ export interface AccountNumber {
   friendlyName: string;
   kind: NumberKind;
   createdAt: number;
+  /** Bought numbers: where Twilio sends the number's incoming calls (VoiceUrl, VoiceMethod); null: nowhere. */
+  voiceUrl: string | null;
+  voiceMethod: "GET" | "POST";
 }
 
 const RESOURCE: Record<NumberKind, string> = { incoming: "IncomingPhoneNumbers", verified: "OutgoingCallerIds" };
@@ -94,6 +98,8 @@ export class AccountNumbers {
       friendlyName: (friendlyName || formatted(phoneNumber)).slice(0, 64),
       kind,
       createdAt: Date.now(),
+      voiceUrl: null,
+      voiceMethod: "POST",
     };
     this.entries.set(entry.sid, entry);
     return entry;
@@ -168,9 +174,9 @@ export class AccountNumbers {
       voice_caller_id_lookup: false,
       voice_fallback_method: "POST",
       voice_fallback_url: null,
-      voice_method: "POST",
+      voice_method: e.voiceMethod,
       voice_receive_mode: "voice",
-      voice_url: null,
+      voice_url: e.voiceUrl,
     };
   }
 
@@ -251,6 +257,25 @@ export class AccountNumbers {
     if (req.method === "DELETE") {
       this.entries.delete(sid);
       return { status: 204 };
+    }
+    if (req.method === "POST") {
+      // Updating a number: its friendly name, and for bought numbers where incoming calls go.
+      const form = await req.form();
+      const friendly = form.get("FriendlyName");
+      if (friendly !== null) entry.friendlyName = friendly.slice(0, 64);
+      if (kind === "incoming") {
+        const url = form.get("VoiceUrl");
+        if (url !== null) {
+          if (url !== "" && !/^https?:\/\/[^/\s]+/.test(url)) throw new TwilioError(400, 21502, `VoiceUrl is not a valid URL: ${url}`);
+          entry.voiceUrl = url || null;
+        }
+        const method = form.get("VoiceMethod")?.toUpperCase();
+        if (method !== undefined) {
+          if (method !== "GET" && method !== "POST") throw new TwilioError(400, 21503, `VoiceMethod must be GET or POST; got ${method}`);
+          entry.voiceMethod = method;
+        }
+      }
+      return { status: 200, body: this.json(entry) };
     }
     throw new TwilioError(405, 20004, "Method not allowed");
   }

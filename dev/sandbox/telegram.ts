@@ -26,6 +26,7 @@ import {
   postWebhook,
   randomChars,
   readBody,
+  runSandboxCli,
   sendJson,
   sniffAudio,
   VoiceNotes,
@@ -1175,30 +1176,18 @@ export async function startTelegramSandbox(opts: TelegramSandboxOptions = {}): P
 // CLI: `tsx dev/sandbox/telegram.ts`
 
 if (isMain(import.meta.url)) {
-  const { startProviderSandbox } = await import("./openai");
-  const own = process.env.PROVIDER_URL ? undefined : await startProviderSandbox();
-  const provider = own
-    ? { url: own.url, apiKey: own.apiKey }
-    : { url: process.env.PROVIDER_URL as string, apiKey: process.env.PROVIDER_API_KEY ?? "" };
-  const sandbox = await startTelegramSandbox({ port: Number(process.env.PORT ?? DEFAULT_TELEGRAM_PORT), provider });
-  const bot = sandbox.createBot({ username: "sandbox_demo_bot" });
-  process.stdout.write(
-    [
-      "Telegram sandbox (Bot API stand-in, scripted users) listening.",
-      `  API base:   ${sandbox.url}   (what https://api.telegram.org is; TELEGRAM_API_BASE_URL for the worker)`,
-      `  A bot:      @${bot.username}, token ${bot.token}`,
-      `  More bots:  curl -X POST ${sandbox.url}/__sandbox/bots`,
-      `  A user:     curl -X POST ${sandbox.url}/__sandbox/bots/${bot.id}/users/1001/messages -H 'content-type: application/json' -d '{"text":"Hello"}'`,
-      `  Voice from: ${own ? `a provider sandbox started here (${own.url})` : provider.url}`,
-      "",
-    ].join("\n"),
+  await runSandboxCli(
+    (provider) => startTelegramSandbox({ port: Number(process.env.PORT ?? DEFAULT_TELEGRAM_PORT), provider }),
+    (sandbox, voiceFrom) => {
+      const bot = sandbox.createBot({ username: "sandbox_demo_bot" });
+      return [
+        "Telegram sandbox (Bot API stand-in, scripted users) listening.",
+        `  API base:   ${sandbox.url}   (what https://api.telegram.org is; TELEGRAM_API_BASE_URL for the worker)`,
+        `  A bot:      @${bot.username}, token ${bot.token}`,
+        `  More bots:  curl -X POST ${sandbox.url}/__sandbox/bots`,
+        `  A user:     curl -X POST ${sandbox.url}/__sandbox/bots/${bot.id}/users/1001/messages -H 'content-type: application/json' -d '{"text":"Hello"}'`,
+        `  Voice from: ${voiceFrom}`,
+      ];
+    },
   );
-  const shutdown = () => {
-    void sandbox
-      .stop()
-      .then(() => own?.stop())
-      .then(() => process.exit(0));
-  };
-  process.once("SIGINT", shutdown);
-  process.once("SIGTERM", shutdown);
 }

@@ -1,6 +1,8 @@
 // The telephony sandbox: a local HTTP server that speaks the subset of Twilio's Programmable
 // Voice API the worker uses, and plays a scripted, simulated callee, so a whole outbound phone call
-// runs on a laptop and in CI with no network. The worker's Twilio adapter is the real code path:
+// runs on a laptop and in CI with no network; and an incoming call to one of the account's numbers
+// (dialIn, POST /__sandbox/inbound): Twilio's signed voice webhook to the number's VoiceUrl, then the
+// TwiML it answers, the media stream included. The worker's Twilio adapter is the real code path:
 // it creates the call (POST .../Calls.json with inline <Connect><Stream> TwiML), receives signed
 // status callbacks, accepts the Media Streams WebSocket the sandbox opens to it, and hangs up
 // (POST .../Calls/{sid}.json Status=completed). The dialled number picks the callee's behaviour
@@ -10,6 +12,8 @@
 //   npx tsx dev/sandbox/telephony.ts   # PORT (default 8791), TWILIO_ACCOUNT_SID / TWILIO_AUTH_TOKEN
 //                                      # (default random), PROVIDER_URL + PROVIDER_API_KEY (default:
 //                                      # a provider sandbox started in-process)
+//   curl -u "$TWILIO_ACCOUNT_SID:$TWILIO_AUTH_TOKEN" -d From=+12025550100 -d To=+1… \
+//     http://127.0.0.1:8791/__sandbox/inbound     # an incoming call to one of the account's numbers
 import { randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
 import { realpathSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -50,6 +54,11 @@ export interface SandboxCall {
   sid: string;
   to: string;
   from: string;
+  /** `outbound-api`: created through POST Calls.json; `inbound`: dialled in to one of the account's numbers (dialIn). */
+  direction: "outbound-api" | "inbound";
+  /** Inbound calls: the TwiML the number's VoiceUrl answered, and what its <Say> said. */
+  answerTwiml?: string;
+  platformSaid: string[];
   scenario: Scenario;
   status: CallStatus;
   statuses: Array<{ status: CallStatus; at: number }>;
@@ -110,6 +119,13 @@ export interface TelephonySandbox {
   numbers: AccountNumbers;
   /** Sends the call's last status callback again, verbatim (same signature and idempotency token). */
   redeliver(callSid: string): Promise<CallbackAttempt>;
+  /**
+   * An incoming call from `from` (whose number picks the caller's script, as for outbound callees)
+   * to `to`, one of the account's bought numbers: its VoiceUrl gets Twilio's signed voice webhook,
+   * and the TwiML answered is played (<Connect><Stream>, <Say>, <Hangup>, <Reject>). Resolves once
+   * the webhook was answered. Also `POST /__sandbox/inbound` (From, To).
+   */
+  dialIn(from: string, to: string): Promise<SandboxCall>;
   /**
    * With a call sid: resolves when that call has ended and its last status callback was attempted.
    * With a predicate: resolves with the first call for which it holds (checked every 10 ms).
@@ -200,6 +216,8 @@ interface Live {
   ended: boolean;
 }
 
+/** `POST /__sandbox/inbound`: an incoming call (form From, To). */
+const INBOUND_PATH = "/__sandbox/inbound";
 /** `GET /__sandbox/calls[/{sid}[/settled]]`, `POST /__sandbox/calls/{sid}/redeliver`. */
 const INSPECT_PATH = /^\/__sandbox\/calls(?:\/(CA[0-9a-f]{32})(?:\/(redeliver|settled))?)?\/?$/;
 const ACCOUNT_PATH = /^\/2010-04-01\/Accounts\/([^/]+)(\/.*)$/;
@@ -379,7 +397,7 @@ export async function startTelephonySandbox(opts: {
       caller_name: null,
       date_created: rfc2822(call.createdAt),
       date_updated: rfc2822(call.statuses.at(-1)?.at ?? call.createdAt),
-      direction: "outbound-api",
+      direction: call.direction,
       duration: call.duration === undefined ? null : String(call.duration),
       end_time: call.endedAt === undefined ? null : rfc2822(call.endedAt),
       forwarded_from: null,
@@ -455,20 +473,37 @@ export async function startTelephonySandbox(opts: {
     const timeout = rawTimeout === null || rawTimeout === "" ? 60 : Number(rawTimeout);
     if (!Number.isInteger(timeout)) throw new TwilioError(400, 20001, `Timeout must be an integer number of seconds; got ${rawTimeout}.`);
 
-    const call: SandboxCall = {
-      sid: `CA${hex(16)}`,
+    const live = register({
       to,
       from,
+      direction: "outbound-api",
       scenario: scenarioFor(to),
-      status: "queued",
-      statuses: [],
-      callbacks: [],
       statusCallback,
       statusCallbackEvents: events.length > 0 ? [...new Set(events)] : ["completed"], // Twilio's default
       timeout: Math.min(600, Math.max(1, timeout)),
-      createdAt: clock(),
       streamUrl: stream.url,
       customParameters: stream.parameters,
+    });
+    live.method = method;
+    void progress(live);
+    return live.call;
+  };
+
+  /** A new call and its live state: the callee (its lines made at once, while the phone rings). */
+  const register = (
+    fields: Pick<
+      SandboxCall,
+      "to" | "from" | "direction" | "scenario" | "statusCallback" | "statusCallbackEvents" | "timeout" | "streamUrl" | "customParameters"
+    >,
+  ): Live => {
+    const call: SandboxCall = {
+      sid: `CA${hex(16)}`,
+      ...fields,
+      status: "queued",
+      statuses: [],
+      callbacks: [],
+      platformSaid: [],
+      createdAt: clock(),
       said: [],
       heardFrames: 0,
       agentUtterances: [],
@@ -483,7 +518,7 @@ export async function startTelephonySandbox(opts: {
     const live: Live = {
       call,
       events: new Set(call.statusCallbackEvents),
-      method,
+      method: "POST",
       sequence: 0,
       chain: Promise.resolve(),
       pending: 0,
@@ -501,7 +536,91 @@ export async function startTelephonySandbox(opts: {
     setStatus(live, "queued");
     calls.push(call);
     lives.set(call.sid, live);
-    void progress(live);
+    return live;
+  };
+
+  const dialIn = async (from: string, to: string): Promise<SandboxCall> => {
+    if (!E164.test(from)) throw new TwilioError(400, 21212, `The 'From' number ${from} is not a valid phone number.`);
+    if (!E164.test(to)) throw new TwilioError(400, 21217, `The 'To' number ${to} is not a valid phone number.`);
+    const number = numbers.find("incoming", to);
+    if (!number) throw new TwilioError(404, 20404, `${to} is not a number of this account: a call to it never reaches the account.`);
+    if (!number.voiceUrl)
+      throw new TwilioError(400, 21502, `${to} has no VoiceUrl: set one (POST IncomingPhoneNumbers/${number.sid}.json) to receive calls.`);
+    const live = register({
+      to,
+      from,
+      direction: "inbound",
+      scenario: scenarioFor(from),
+      statusCallbackEvents: [],
+      timeout: 60,
+      customParameters: {},
+    });
+    const { call } = live;
+    setStatus(live, "ringing");
+    // Twilio's voice webhook: the incoming call's parameters, signed like any Twilio request.
+    const params: Record<string, string> = {
+      AccountSid: accountSid,
+      ApiVersion: API_VERSION,
+      CallSid: call.sid,
+      CallStatus: "ringing",
+      Called: to,
+      Caller: from,
+      Direction: "inbound",
+      From: from,
+      To: to,
+    };
+    const target = new URL(number.voiceUrl);
+    if (number.voiceMethod === "GET") for (const [k, v] of Object.entries(params)) target.searchParams.append(k, v);
+    let twiml = "";
+    try {
+      const res = await fetch(target, {
+        method: number.voiceMethod,
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          "x-twilio-signature": twilioSignature(
+            authToken,
+            number.voiceMethod === "GET" ? target.toString() : number.voiceUrl,
+            number.voiceMethod === "POST" ? params : {},
+          ),
+          "i-twilio-idempotency-token": randomUUID(),
+          "user-agent": "TwilioProxy/1.1",
+        },
+        body: number.voiceMethod === "POST" ? new URLSearchParams(params).toString() : undefined,
+        redirect: "manual",
+        signal: AbortSignal.any([AbortSignal.timeout(CALLBACK_TIMEOUT_MS), stopping.signal]),
+      });
+      twiml = await res.text();
+      if (!res.ok) throw new Error(`the voice webhook answered ${res.status}`);
+    } catch (err) {
+      // Twilio plays "an application error has occurred" and hangs up (error 11200).
+      call.errors.push(`voice webhook failed: ${err instanceof Error ? err.message : String(err)}`);
+      end(live, "failed", "network");
+      return call;
+    }
+    call.answerTwiml = twiml;
+    const doc = twiml.replace(/<\?xml[\s\S]*?\?>/, "");
+    if (/<Reject\b/.test(doc)) {
+      end(live, "busy", "worker");
+      return call;
+    }
+    if (/<Connect\b/.test(doc)) {
+      try {
+        const stream = parseStreamTwiml(twiml);
+        call.streamUrl = stream.url;
+        call.customParameters = stream.parameters;
+      } catch (err) {
+        call.errors.push(`voice webhook TwiML: ${err instanceof Error ? err.message : String(err)}`);
+        end(live, "failed", "network");
+        return call;
+      }
+      answer(live);
+      return call;
+    }
+    // <Say> … <Hangup/>: answered, spoken to, hung up.
+    for (const m of doc.matchAll(/<Say\b[^>]*>([\s\S]*?)<\/Say>/g)) call.platformSaid.push(decodeXml(m[1] ?? "").trim());
+    call.answeredAt = clock();
+    setStatus(live, "in-progress");
+    end(live, "completed", "worker");
     return call;
   };
 
@@ -562,6 +681,11 @@ export async function startTelephonySandbox(opts: {
       }
       // Sandbox only (not Twilio's API): what the simulated callee saw, for tests and benches in
       // other processes than the one that started the sandbox. Same Basic auth.
+      if (path === INBOUND_PATH) {
+        if (method !== "POST") throw new TwilioError(405, 20004, "Method not allowed");
+        const form = await readForm(req);
+        return send(201, await dialIn(form.get("From")?.trim() ?? "", form.get("To")?.trim() ?? ""));
+      }
       const inspect = INSPECT_PATH.exec(path);
       if (inspect) {
         const [, sid, action] = inspect;
@@ -613,6 +737,7 @@ export async function startTelephonySandbox(opts: {
     authToken,
     calls,
     numbers,
+    dialIn,
     async redeliver(callSid) {
       const live = lives.get(callSid);
       if (!live?.last) throw new Error(`call ${callSid} has sent no status callback to redeliver`);
@@ -678,6 +803,7 @@ if (isMain) {
       `  Auth token:  ${sandbox.authToken}`,
       `  Numbers:     ${fromNumbers} (POST …/IncomingPhoneNumbers.json or OutgoingCallerIds.json for more)`,
       `  Voice from:  ${own ? `a provider sandbox started here (${own.url})` : provider.url}`,
+      `  Inbound:     curl -u SID:TOKEN -d From=+12025550100 -d To=<a number with a VoiceUrl> ${sandbox.url}/__sandbox/inbound`,
       "  For the worker:",
       `    TWILIO_API_BASE_URL=${sandbox.url} TWILIO_ACCOUNT_SID=${sandbox.accountSid} TWILIO_AUTH_TOKEN=${sandbox.authToken}`,
       "",

@@ -24,6 +24,7 @@ import {
   randomChars,
   randomDigits,
   readBody,
+  runSandboxCli,
   sendJson,
   sniffAudio,
   VoiceNotes,
@@ -1231,32 +1232,20 @@ export async function startWhatsAppSandbox(opts: WhatsAppSandboxOptions = {}): P
 // CLI: `tsx dev/sandbox/whatsapp.ts`
 
 if (isMain(import.meta.url)) {
-  const { startProviderSandbox } = await import("./openai");
-  const own = process.env.PROVIDER_URL ? undefined : await startProviderSandbox();
-  const provider = own
-    ? { url: own.url, apiKey: own.apiKey }
-    : { url: process.env.PROVIDER_URL as string, apiKey: process.env.PROVIDER_API_KEY ?? "" };
-  const sandbox = await startWhatsAppSandbox({ port: Number(process.env.PORT ?? DEFAULT_WHATSAPP_PORT), provider });
-  const n = sandbox.createNumber({ verified_name: "Sandbox Demo" });
-  process.stdout.write(
-    [
-      "WhatsApp sandbox (Cloud API stand-in, scripted users) listening.",
-      `  API base:        ${sandbox.url}   (what https://graph.facebook.com is; WHATSAPP_API_BASE_URL for the worker)`,
-      `  A number:        +${n.display_phone_number}, phone_number_id ${n.phone_number_id}, WABA ${n.waba_id}`,
-      `  Access token:    ${n.access_token}`,
-      `  App ${n.app_id} secret: ${n.app_secret}`,
-      `  Webhook:         curl -X POST ${sandbox.url}/__sandbox/apps/${n.app_id}/webhook -H 'content-type: application/json' -d '{"callback_url":"…","verify_token":"…"}'`,
-      `  A user:          curl -X POST ${sandbox.url}/__sandbox/numbers/${n.phone_number_id}/users/15551234567/messages -H 'content-type: application/json' -d '{"text":"Hello"}'`,
-      `  Voice from:      ${own ? `a provider sandbox started here (${own.url})` : provider.url}`,
-      "",
-    ].join("\n"),
+  await runSandboxCli(
+    (provider) => startWhatsAppSandbox({ port: Number(process.env.PORT ?? DEFAULT_WHATSAPP_PORT), provider }),
+    (sandbox, voiceFrom) => {
+      const n = sandbox.createNumber({ verified_name: "Sandbox Demo" });
+      return [
+        "WhatsApp sandbox (Cloud API stand-in, scripted users) listening.",
+        `  API base:        ${sandbox.url}   (what https://graph.facebook.com is; WHATSAPP_API_BASE_URL for the worker)`,
+        `  A number:        +${n.display_phone_number}, phone_number_id ${n.phone_number_id}, WABA ${n.waba_id}`,
+        `  Access token:    ${n.access_token}`,
+        `  App ${n.app_id} secret: ${n.app_secret}`,
+        `  Webhook:         curl -X POST ${sandbox.url}/__sandbox/apps/${n.app_id}/webhook -H 'content-type: application/json' -d '{"callback_url":"…","verify_token":"…"}'`,
+        `  A user:          curl -X POST ${sandbox.url}/__sandbox/numbers/${n.phone_number_id}/users/15551234567/messages -H 'content-type: application/json' -d '{"text":"Hello"}'`,
+        `  Voice from:      ${voiceFrom}`,
+      ];
+    },
   );
-  const shutdown = () => {
-    void sandbox
-      .stop()
-      .then(() => own?.stop())
-      .then(() => process.exit(0));
-  };
-  process.once("SIGINT", shutdown);
-  process.once("SIGTERM", shutdown);
 }

@@ -1,6 +1,7 @@
 // Where the agents row (drizzle) and the API shapes (zod) meet; nowhere else.
 import { type SQL, sql } from "drizzle-orm";
 import { type Agent, type AnalysisPlan, agents } from "../db/schema";
+import { maskToolSecret } from "../tools/secret";
 import type { AgentView, CreateAgentInput, UpdateAgentInput } from "./schema";
 
 type NewAgentRow = typeof agents.$inferInsert;
@@ -17,7 +18,11 @@ const toAnalysisPlan = (plan: AnalysisPlan): AgentView["analysisPlan"] => ({
   })),
 });
 
-export const toAgent = (row: Agent): AgentView => ({
+/**
+ * The API's view of an agent. `toolSecret` is the opened secret (src/agents/service.ts
+ * openToolSecretOf), masked unless `reveal`; null when the agent has none yet.
+ */
+export const toAgent = (row: Agent, toolSecret: string | null, reveal = false): AgentView => ({
   id: row.id,
   name: row.name,
   personaId: row.personaId,
@@ -32,11 +37,14 @@ export const toAgent = (row: Agent): AgentView => ({
   endCallPhrases: row.endCallPhrases,
   metadata: row.metadata,
   analysisPlan: toAnalysisPlan(row.analysisPlan),
+  tools: row.tools,
+  toolSecret: toolSecret === null ? null : reveal ? toolSecret : maskToolSecret(toolSecret),
   createdAt: row.createdAt.toISOString(),
   updatedAt: row.updatedAt.toISOString(),
 });
 
-export const toNewAgentRow = (organizationId: string, input: CreateAgentInput): NewAgentRow => ({
+export const toNewAgentRow = (organizationId: string, input: CreateAgentInput, id: string, sealedToolSecret: string): NewAgentRow => ({
+  id,
   organizationId,
   name: input.name,
   personaId: input.personaId,
@@ -51,6 +59,8 @@ export const toNewAgentRow = (organizationId: string, input: CreateAgentInput): 
   endCallPhrases: input.endCallPhrases,
   metadata: input.metadata,
   analysisPlan: input.analysisPlan,
+  tools: input.tools,
+  toolSecret: sealedToolSecret,
 });
 
 /**

@@ -3,6 +3,7 @@
 import { z } from "@hono/zod-openapi";
 import { languageTag, metadataSchema, NON_EMPTY_PATCH, nonEmptyPatch, text } from "../lib/fields";
 import { pageQuerySchema, pageSchema } from "../lib/pagination";
+import { toolSchema, toolsSchema } from "../tools/schema";
 
 export const AGENT_DEFAULTS = {
   systemPrompt: "",
@@ -139,6 +140,12 @@ export const agentSchema = z
         ),
       })
       .openapi({ example: { summaryEnabled: true, successCriteria: ["The caller booked an appointment"], extractionFields: [] } }),
+    tools: z.array(toolSchema).openapi({ description: "Functions of yours the agent may call, and the built-ins (docs/tools.md)." }),
+    toolSecret: z.string().nullable().openapi({
+      description:
+        "Signs the agent's tool requests (X-Service-Signature, as webhooks). In full in the create and rotate responses (and the update that first created it), `tss_...XXXXXX` otherwise.",
+      example: "tss_...a1B2c3",
+    }),
     createdAt: z.iso.datetime().openapi({ example: "2025-01-15T09:30:00.000Z" }),
     updatedAt: z.iso.datetime().openapi({ example: "2025-01-15T09:30:00.000Z" }),
   })
@@ -177,6 +184,7 @@ export const createAgentSchema = z
     endCallPhrases: fields.endCallPhrases().default(() => []),
     metadata: metadataSchema().default(() => ({})),
     analysisPlan: analysisPlanSchema.default(() => ({ summaryEnabled: true, successCriteria: [], extractionFields: [] })),
+    tools: toolsSchema.default(() => []),
   })
   .openapi("CreateAgent", { example: CREATE_EXAMPLE });
 
@@ -197,6 +205,7 @@ export const updateAgentSchema = z
     endCallPhrases: fields.endCallPhrases().optional(),
     metadata: metadataSchema().optional().openapi({ description: "Replaces the whole metadata object; send {} to clear it." }),
     analysisPlan: analysisPlanPatchSchema.optional(),
+    tools: toolsSchema.optional().openapi({ description: "Replaces the whole list; send [] to remove every tool." }),
   })
   .refine(nonEmptyPatch, NON_EMPTY_PATCH)
   .openapi("UpdateAgent", { example: { firstMessage: null, temperature: 0.3, analysisPlan: { summaryEnabled: false } } });

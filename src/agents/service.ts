@@ -2,12 +2,13 @@
 // shared by /v1/agents, the dashboard and the other resources that name an agent. Every query
 // is scoped by the organization; another workspace's agent is simply not found, with the same
 // answer as a missing one. An agent's voiceId must name a voice the workspace can see.
-import { and, asc, desc, eq, ilike, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, ilike, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { type Agent, agents } from "../db/schema";
 import { ApiError } from "../lib/errors";
-import { isUuid } from "../lib/ids";
+import { isUuid, newId } from "../lib/ids";
 import { type Page, type PageParams, pageOf, pageQuery } from "../lib/pagination";
+import { checkToolUrls, mintToolSecret, openToolSecretOf, type ToolConfig } from "../tools/service";
 import { findVisibleVoice } from "../voices/service";
 import { toAgentPatch, toNewAgentRow } from "./mapper";
 import type { CreateAgentInput, UpdateAgentInput } from "./schema";
@@ -48,11 +49,40 @@ async function whileVoiceExists<T>(write: Promise<T>): Promise<T> {
   }
 }
 
-export async function createAgent(db: Db, organizationId: string, input: CreateAgentInput): Promise<Agent> {
-  await requireUsableVoice(db, organizationId, input.voiceId);
-  const [row] = await whileVoiceExists(db.insert(agents).values(toNewAgentRow(organizationId, input)).returning());
+/** An agent as a write returns it: with its tool signing secret in clear, and whether the write created it (shown in full then). */
+export interface SavedAgent {
+  agent: Agent;
+  toolSecret: string | null;
+  secretCreated: boolean;
+}
+
+/** Every agent gets its tool signing secret when it is created (docs/tools.md). */
+export async function createAgent(db: Db, config: ToolConfig, organizationId: string, input: CreateAgentInput): Promise<SavedAgent> {
+  await Promise.all([requireUsableVoice(db, organizationId, input.voiceId), checkToolUrls(config, input.tools)]);
+  const id = newId();
+  const secret = await mintToolSecret(config, id);
+  const [row] = await whileVoiceExists(
+    db
+      .insert(agents)
+      .values(toNewAgentRow(organizationId, input, id, secret.sealed))
+      .returning(),
+  );
   if (!row) throw new Error("insert returned no row");
-  return row;
+  return { agent: row, toolSecret: secret.plain, secretCreated: true };
+}
+
+/** The agent with its tool signing secret opened (for the views). */
+export async function withToolSecret(config: ToolConfig, agent: Agent): Promise<SavedAgent> {
+  return { agent, toolSecret: await openToolSecretOf(config, agent), secretCreated: false };
+}
+
+/** A new tool signing secret for the agent: the old one stops signing at once; 404 when not the workspace's. */
+export async function rotateToolSecret(db: Db, config: ToolConfig, organizationId: string, id: string): Promise<SavedAgent> {
+  if (!isUuid(id)) throw agentNotFound();
+  const secret = await mintToolSecret(config, id);
+  const [row] = await db.update(agents).set({ toolSecret: secret.sealed }).where(scoped(organizationId, id)).returning();
+  if (!row) throw agentNotFound();
+  return { agent: row, toolSecret: secret.plain, secretCreated: true };
 }
 
 /** The workspace's agent by id, or null. An id that is not a UUID names no agent. */
@@ -103,14 +133,27 @@ export async function listAgentNames(db: Db, organizationId: string): Promise<Ar
     .orderBy(asc(agents.name));
 }
 
-/** Only the fields sent change (mapper.ts: `metadata` replaced whole, `analysisPlan` merged); 404 when not the workspace's. */
-export async function updateAgent(db: Db, organizationId: string, id: string, input: UpdateAgentInput): Promise<Agent> {
-  await requireUsableVoice(db, organizationId, input.voiceId);
-  const [row] = isUuid(id)
-    ? await whileVoiceExists(db.update(agents).set(toAgentPatch(input)).where(scoped(organizationId, id)).returning())
-    : [];
+/**
+ * Only the fields sent change (mapper.ts: `metadata` and `tools` replaced whole, `analysisPlan`
+ * merged); 404 when not the workspace's. An agent created before tools existed gets its signing
+ * secret with its first tools (shown in full in that response).
+ */
+export async function updateAgent(
+  db: Db,
+  config: ToolConfig,
+  organizationId: string,
+  id: string,
+  input: UpdateAgentInput,
+): Promise<SavedAgent> {
+  if (!isUuid(id)) throw agentNotFound();
+  await Promise.all([requireUsableVoice(db, organizationId, input.voiceId), input.tools ? checkToolUrls(config, input.tools) : undefined]);
+  const patch = toAgentPatch(input);
+  const minted = input.tools?.length ? await mintToolSecret(config, id) : null;
+  if (minted) patch.toolSecret = sql`coalesce(${agents.toolSecret}, ${minted.sealed})`;
+  const [row] = await whileVoiceExists(db.update(agents).set(patch).where(scoped(organizationId, id)).returning());
   if (!row) throw agentNotFound();
-  return row;
+  if (minted && row.toolSecret === minted.sealed) return { agent: row, toolSecret: minted.plain, secretCreated: true };
+  return withToolSecret(config, row);
 }
 
 /** Deletes at once (the agent's calls are kept); 404 when not the workspace's. */

@@ -5,14 +5,17 @@
 import { DurableObject } from "cloudflare:workers";
 import { openScope } from "../db/scope";
 import { type Bindings, parseEnv } from "../env";
+import { type PreparedSpeech, prepareFirstMessage } from "./first-message";
 import { finishCall } from "./lifecycle";
-import { CallSessionRuntime } from "./session";
+import { CallSessionRuntime, DEFAULT_VOICE_ID } from "./session";
 import { TERMINAL } from "./states";
 import { findCall } from "./store";
 import { CALL_ID_HEADER, TRANSPORT_HEADER } from "./stub";
 
 export class CallSession extends DurableObject<Bindings> {
   private session: CallSessionRuntime | null = null;
+  /** The first message's audio, made while the phone rings (`/__prepare`); the session plays it on answer. */
+  private prepared: Promise<PreparedSpeech | null> | null = null;
 
   override async fetch(request: Request): Promise<Response> {
     const callId = request.headers.get(CALL_ID_HEADER) ?? "";
@@ -23,10 +26,23 @@ export class CallSession extends DurableObject<Bindings> {
       await this.ctx.storage.setAlarm(deadline);
       return new Response(null, { status: 204 });
     }
+    if (request.method === "POST" && url.pathname === "/__prepare") {
+      if (!this.prepared) {
+        this.prepared = prepareFirstMessage(parseEnv(this.env), callId, DEFAULT_VOICE_ID);
+        this.ctx.waitUntil(this.prepared);
+      }
+      return new Response(null, { status: 202 });
+    }
     if (request.method === "POST" && url.pathname === "/__hangup") {
-      if (!this.session?.live) return new Response(null, { status: 404 });
-      await this.session.end("customer-ended-call");
-      return new Response(null, { status: 204 });
+      // The carrier says the callee hung up. A live session ends the call; one already ending is
+      // left to finish (it writes the transcript and the recording). Either way the session owns
+      // the ending, and the caller is told so: 202 {"session": "ending"}. 404: no session runs here.
+      const session = this.session;
+      if (!session || !(session.live || session.isEnding)) return new Response(null, { status: 404 });
+      const already = session.isEnding;
+      this.ctx.waitUntil(session.end("customer-ended-call"));
+      console.log(JSON.stringify({ level: "info", msg: "carrier hang-up left to the session", callId, alreadyEnding: already }));
+      return Response.json({ session: "ending" }, { status: 202 });
     }
     if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") return new Response("expected a WebSocket upgrade", { status: 426 });
     if (this.session) return new Response("this call already has a live media stream", { status: 409 });
@@ -44,6 +60,7 @@ export class CallSession extends DurableObject<Bindings> {
       socket: server,
       origin: url.origin,
       recordings: this.env.RECORDINGS,
+      prepared: this.prepared,
       waitUntil: (p) => this.ctx.waitUntil(p),
       onClosed: () => {
         this.session = null;
@@ -75,7 +92,7 @@ export class CallSession extends DurableObject<Bindings> {
         return;
       }
       console.log(JSON.stringify({ level: "warn", msg: "watchdog ending a stale call", callId, status: call.status }));
-      if (this.session?.live) await this.session.end("watchdog-timeout");
+      if (this.session?.live || this.session?.isEnding) await this.session.end("watchdog-timeout");
       else
         await finishCall(
           { db: scope.db, config, waitUntil: (p) => scope.defer(p), origin: config.PUBLIC_BASE_URL },

@@ -8,7 +8,7 @@ import { emit, type WebhookDeps } from "../webhooks/deliver";
 import { publicOrigin } from "../webhooks/endpoints";
 import { AnalysisError, analyzeCall } from "./analysis";
 import { type EndedReason, TERMINAL } from "./states";
-import { endCall, moveCall, refreshCost } from "./store";
+import { endCall, moveCall, refreshCost, type StoredRecording } from "./store";
 import { callEventData } from "./views";
 
 const originOf = (deps: WebhookDeps) => publicOrigin(deps.config, deps.origin ?? "");
@@ -33,8 +33,9 @@ export async function finishCall(
   callId: string,
   reason: EndedReason,
   transcript?: TranscriptTurn[],
+  recording?: StoredRecording | null,
 ): Promise<Call | null> {
-  const row = await endCall(deps.db, callId, reason, transcript);
+  const row = await endCall(deps.db, callId, reason, transcript, recording);
   if (!row) return null;
   await fire(deps, row, row.status === "completed" ? "call.completed" : "call.failed");
   if (row.startedAt && row.transcript.length > 0) deps.waitUntil(analyze(deps, row));

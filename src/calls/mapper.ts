@@ -56,5 +56,6 @@ export const toPhoneNumberView = (p: PhoneNumber) => ({
   number: p.number,
   provider: p.provider,
   label: p.label,
+  agentId: p.agentId,
   createdAt: p.createdAt.toISOString(),
 });

@@ -8,8 +8,9 @@
 // Twilio is asked when a number is added and again at every call, not cached: a call already
 // costs a request to Twilio, and a number released from the account stops working at once.
 import { and, asc, desc, eq } from "drizzle-orm";
+import { findAgent } from "../agents/service";
 import type { Db } from "../db/client";
-import { type PhoneNumber, phoneNumbers } from "../db/schema";
+import { type Agent, agents, type PhoneNumber, phoneNumbers } from "../db/schema";
 import type { AppConfig } from "../env";
 import { ApiError } from "../lib/errors";
 import { type Page, type PageParams, pageOf, pageQuery } from "../lib/pagination";
@@ -21,6 +22,55 @@ export interface CallerIdCtx {
   db: Db;
   config: AppConfig;
   organizationId: string;
+  /** The platform's public origin: a number assigned to an agent sends its calls to our voice webhook there. */
+  origin?: string;
+}
+
+export const TWILIO_VOICE_PATH = "/telephony/twilio/voice";
+
+const AGENT_MESSAGE = "no agent with this id in this workspace";
+const unknownAgent = () =>
+  new ApiError("validation_failed", `Invalid json: agentId: ${AGENT_MESSAGE}`, { issues: [{ path: "agentId", message: AGENT_MESSAGE }] });
+
+/** Another workspace's agent answers like a missing one. */
+async function requireAgent(db: Db, organizationId: string, agentId: string): Promise<void> {
+  if (!(await findAgent(db, organizationId, agentId))) throw unknownAgent();
+}
+
+/** The agent was deleted between the check and the write: the same 400 as if it never existed. */
+async function whileAgentExists<T>(write: Promise<T>): Promise<T> {
+  try {
+    return await write;
+  } catch (err) {
+    let e: unknown = err;
+    for (let i = 0; i < 5 && typeof e === "object" && e !== null; i++) {
+      if ((e as { code?: unknown }).code === "23503") throw unknownAgent();
+      e = (e as { cause?: unknown }).cause;
+    }
+    throw err;
+  }
+}
+
+/**
+ * Points the number's incoming calls at our voice webhook (Twilio: the number's VoiceUrl), so the
+ * agent assigned to it answers them. A verified caller id is not the account's number: it cannot
+ * receive calls here.
+ */
+async function routeIncomingCalls(ctx: CallerIdCtx, number: string): Promise<void> {
+  const telephony = telephonyProvider(ctx.config);
+  let routed: boolean;
+  try {
+    routed = await telephony.routeIncomingCalls(number, `${ctx.origin ?? ctx.config.PUBLIC_BASE_URL ?? ""}${TWILIO_VOICE_PATH}`);
+  } catch (err) {
+    if (!(err instanceof ProviderError)) throw err;
+    throw new ApiError("telephony_error", `Twilio could not route ${number}'s incoming calls to the platform (${err.message}); retry.`);
+  }
+  if (!routed)
+    throw new ApiError(
+      "validation_failed",
+      `${number} is a caller id verified in the platform's Twilio account, not one of its numbers: it can place calls but cannot receive them, so no agent can answer it.`,
+      { issues: [{ path: "agentId", message: "this number cannot receive calls" }] },
+    );
 }
 
 /** Asks Twilio whether its account may call from `number`; refuses when it may not. */
@@ -42,8 +92,12 @@ const NOT_IN_TWILIO = (number: string) =>
   "Ask the platform's operator to buy or verify it in that account, then add it again.";
 
 /** Adds a caller id to the workspace: not shared, not another workspace's, and known to Twilio. */
-export async function addPhoneNumber(ctx: CallerIdCtx, input: { number: string; label?: string | null }): Promise<PhoneNumber> {
+export async function addPhoneNumber(
+  ctx: CallerIdCtx,
+  input: { number: string; label?: string | null; agentId?: string | null },
+): Promise<PhoneNumber> {
   const { number } = input;
+  if (input.agentId) await requireAgent(ctx.db, ctx.organizationId, input.agentId);
   if (ctx.config.TWILIO_FROM_NUMBERS.includes(number))
     throw new ApiError(
       "phone_number_taken",
@@ -61,11 +115,14 @@ export async function addPhoneNumber(ctx: CallerIdCtx, input: { number: string; 
   const existing = await holder();
   if (existing) throw taken(existing);
   await requireTwilioCallerId(ctx.config, number, NOT_IN_TWILIO(number));
-  const [row] = await ctx.db
-    .insert(phoneNumbers)
-    .values({ organizationId: ctx.organizationId, number, label: input.label })
-    .onConflictDoNothing()
-    .returning();
+  if (input.agentId) await routeIncomingCalls(ctx, number);
+  const [row] = await whileAgentExists(
+    ctx.db
+      .insert(phoneNumbers)
+      .values({ organizationId: ctx.organizationId, number, label: input.label, agentId: input.agentId ?? null })
+      .onConflictDoNothing()
+      .returning(),
+  );
   if (row) return row;
   // Another request added it between our check and the insert: the unique index decided.
   const winner = await holder();
@@ -142,4 +199,45 @@ export async function removePhoneNumber(ctx: Pick<CallerIdCtx, "db" | "organizat
     .where(and(eq(phoneNumbers.id, id), eq(phoneNumbers.organizationId, ctx.organizationId)))
     .returning({ id: phoneNumbers.id });
   if (!row) throw phoneNumberNotFound();
+}
+
+/**
+ * Changes a number's label or the agent that answers it (`agentId`: one of the workspace's agents,
+ * or null to stop answering). Assigning an agent points the number's incoming calls at the
+ * platform at Twilio. 404 for a number that is not the workspace's.
+ */
+export async function updatePhoneNumber(
+  ctx: CallerIdCtx,
+  id: string,
+  input: { label?: string | null; agentId?: string | null },
+): Promise<PhoneNumber> {
+  const mine = and(eq(phoneNumbers.id, id), eq(phoneNumbers.organizationId, ctx.organizationId));
+  const [row] = await ctx.db.select().from(phoneNumbers).where(mine);
+  if (!row) throw phoneNumberNotFound();
+  if (input.agentId) {
+    await requireAgent(ctx.db, ctx.organizationId, input.agentId);
+    await routeIncomingCalls(ctx, row.number);
+  }
+  const [updated] = await whileAgentExists(
+    ctx.db
+      .update(phoneNumbers)
+      .set({
+        ...(input.label !== undefined ? { label: input.label } : {}),
+        ...(input.agentId !== undefined ? { agentId: input.agentId } : {}),
+      })
+      .where(mine)
+      .returning(),
+  );
+  if (!updated) throw phoneNumberNotFound(); // removed meanwhile
+  return updated;
+}
+
+/** The workspace number a call to `number` reached, with the agent assigned to answer it (any workspace: the carrier's webhook). */
+export async function numberForIncomingCall(db: Db, number: string): Promise<{ number: PhoneNumber; agent: Agent | null } | null> {
+  const [row] = await db
+    .select({ number: phoneNumbers, agent: agents })
+    .from(phoneNumbers)
+    .leftJoin(agents, and(eq(agents.id, phoneNumbers.agentId), eq(agents.organizationId, phoneNumbers.organizationId)))
+    .where(eq(phoneNumbers.number, number));
+  return row ?? null;
 }

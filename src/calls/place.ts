@@ -12,7 +12,7 @@ import { DialError } from "../telephony/types";
 import type { WebhookDeps } from "../webhooks/deliver";
 import { finishCall } from "./lifecycle";
 import { callerIdFor } from "./phone-numbers";
-import { armWatchdog } from "./stub";
+import { armWatchdog, prepareFirstMessageWhileRinging } from "./stub";
 
 export const TWILIO_MEDIA_PATH = (callId: string) => `/telephony/twilio/media/${callId}`;
 export const TWILIO_STATUS_PATH = (callId: string) => `/telephony/twilio/status/${callId}`;
@@ -37,18 +37,23 @@ export interface Ctx {
   origin: string;
 }
 
-function sessions(env: Bindings): DurableObjectNamespace {
+export function sessions(env: Bindings): DurableObjectNamespace {
   if (!env.CALL_SESSIONS) throw new ApiError("misconfigured", "The CALL_SESSIONS Durable Object binding is missing (wrangler.toml).");
   return env.CALL_SESSIONS;
 }
 
-/** Calls need credits for their first turns: refuse at once when there are none. */
-async function requireCredits(db: Db, organizationId: string): Promise<void> {
+/** Whether the workspace has credits left for a call's first turns. */
+export async function hasCredits(db: Db, organizationId: string): Promise<boolean> {
   const [org] = await db
     .select({ id: organizations.id })
     .from(organizations)
     .where(and(eq(organizations.id, organizationId), gt(organizations.creditsMicro, 0)));
-  if (!org)
+  return Boolean(org);
+}
+
+/** Calls need credits for their first turns: refuse at once when there are none. */
+async function requireCredits(db: Db, organizationId: string): Promise<void> {
+  if (!(await hasCredits(db, organizationId)))
     throw new ApiError("insufficient_credits", "The workspace has no usage credits left for the call's speech and LLM; add credits first.");
 }
 
@@ -122,6 +127,8 @@ export async function placePhoneCall(ctx: Ctx, agent: Agent, input: PlaceInput, 
       statusCallbackUrl: `${ctx.origin}${TWILIO_STATUS_PATH(id)}`,
       ringTimeoutSeconds: ctx.config.CALL_RING_TIMEOUT_SECONDS,
     });
+    // The carrier took the call: its first message is synthesized while it rings (off the response path).
+    if (agent.firstMessage) ctx.deps.waitUntil(prepareFirstMessageWhileRinging(sessions(ctx.env), id));
     const [updated] = await ctx.db.update(calls).set({ providerCallId }).where(eq(calls.id, id)).returning();
     return { call: updated ?? row, replayed: false };
   } catch (err) {

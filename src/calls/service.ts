@@ -8,6 +8,7 @@ import { type Call, calls, usageEvents } from "../db/schema";
 import { ApiError } from "../lib/errors";
 import { isUuid } from "../lib/ids";
 import { type Page, type PageParams, pageOf, pageQuery } from "../lib/pagination";
+import { servedRecording } from "./recording";
 import type { CallStatus } from "./states";
 
 /** The one answer for a missing call and another workspace's call. */
@@ -112,17 +113,26 @@ export async function listCallsWithUsage(
 }
 
 /**
- * The workspace's call's recording (a stereo WAV in R2), or null while it has none (or the
- * deployment has no bucket); 404 for a call that is not the workspace's. Each surface says
- * "no recording" in its own words.
+ * The workspace's call's recording as served: a 16-bit PCM stereo WAV (stored compressed:
+ * src/calls/recording.ts), streamed with its length; null while it has none (or the deployment
+ * has no bucket); 404 for a call that is not the workspace's. Each surface says "no recording" in
+ * its own words.
  */
 export async function getCallRecording(
   db: Db,
   recordings: R2Bucket | undefined,
   organizationId: string,
   id: string,
-): Promise<R2ObjectBody | null> {
+): Promise<{ body: ReadableStream<Uint8Array>; size: number } | null> {
   const call = await getCall(db, organizationId, id);
   if (!call.recordingKey || !recordings) return null;
-  return recordings.get(call.recordingKey);
+  const object = await recordings.get(call.recordingKey);
+  if (!object) return null;
+  const served = servedRecording(object.body, object.size, object.customMetadata);
+  // A fixed length: the response carries Content-Length, and a body that would not match fails.
+  const fixed = new FixedLengthStream(served.size);
+  served.body.pipeTo(fixed.writable).catch((err: Error) => {
+    console.error(JSON.stringify({ level: "error", msg: "recording could not be served", callId: id, error: err.name }));
+  });
+  return { body: fixed.readable, size: served.size };
 }

@@ -9,20 +9,24 @@ import type { AppConfig } from "../env";
 import { pcmToWav } from "../lib/audio";
 import { sha256Hex, timingSafeEqual } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
-import { agentReply } from "../metering/agent-reply";
+import { agentReply, agentReplyStream } from "../metering/agent-reply";
 import { meter, type Payer } from "../metering/metered";
+import { synthesizeStreamed, synthesizeWhole } from "../metering/speech";
+import { ProviderError } from "../providers/http";
 import { sttProvider, ttsProvider } from "../providers/registry";
 import type { ChatMessage } from "../providers/types";
 import { telephonyProvider } from "../telephony/registry";
 import type { WebhookDeps } from "../webhooks/deliver";
 import { pcm16FromBytes, pcm16ToBytes, resample } from "./codec";
+import type { PreparedSpeech } from "./first-message";
 import { finishCall, isEnded, startCall } from "./lifecycle";
 import { renderTemplate } from "./prompt";
 import { Recorder } from "./recording";
-import type { EndedReason } from "./states";
-import { findCall, saveTranscript } from "./store";
+import { type EndedReason, statusFor } from "./states";
+import { findCall, type StoredRecording, saveTranscript } from "./store";
 import { type SessionEvents, type Transport, TwilioTransport, WebTransport } from "./transports";
 import { TurnDetector } from "./turns";
+import { heardText, type PlayedChunk, SentenceChunker, Utterance } from "./utterance";
 
 export const DEFAULT_VOICE_ID = "00000000-0000-7000-8000-000000000001";
 /** OpenAI's (and our adapters') `pcm`: 16-bit mono at 24 kHz. */
@@ -32,15 +36,42 @@ const TICK_MS = 200;
 /** A mark that never comes back (a lost message) stops counting as speaking after this much extra time. */
 const MARK_GRACE_MS = 3_000;
 const RECORDING_SAVE_MS = 10_000;
+/** The caller's last words (said inside the endpointing wait, then the call ended) get this long to be transcribed. */
+const PENDING_SPEECH_MS = 5_000;
+
+/** `work`, or an error after `ms`. */
+const within = <T>(work: Promise<T>, ms: number, message: string): Promise<T> => {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return Promise.race([
+    work,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(message)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+};
 
 const VOICE_INSTRUCTIONS =
   "You are speaking on a live voice call. Answer in one to three short spoken sentences, without lists, markdown or emoji.";
 
 interface Playing {
-  mark: string;
+  /** The mark sent after the reply's last audio; null while its audio is still streaming. */
+  mark: string | null;
   turn: TranscriptTurn;
+  /** The reply's entry in the LLM history: after a barge-in, what the caller heard. */
+  said: ChatMessage;
   sentAt: number;
-  durationMs: number;
+  /** When the audio sent so far ends playing (epoch ms). */
+  endsAt: number;
+  /** The reply's chunks on the playback timeline, to tell what was heard at a barge-in. */
+  chunks: PlayedChunk[];
+  /** Cancels the reply's LLM and speech requests still in flight (the streaming loop). */
+  cancel: AbortController | null;
+}
+
+/** What a reply's latency is measured from (not the first message). */
+interface ReplyTiming {
+  speechEndAt: number;
+  sttMs: number;
 }
 
 interface Stage {
@@ -54,9 +85,14 @@ export interface SessionOptions {
   socket: WebSocket;
   origin: string;
   recordings?: R2Bucket;
+  /** The first message's audio, made while the phone rang (src/calls/first-message.ts). */
+  prepared?: Promise<PreparedSpeech | null> | null;
   waitUntil(p: Promise<unknown>): void;
   onClosed(): void;
 }
+
+/** A request we cancelled (a barge-in): not a failure of the call. */
+const isCancel = (err: unknown) => err instanceof ProviderError && err.failure === "canceled";
 
 export class CallSessionRuntime implements SessionEvents {
   private readonly transport: Transport;
@@ -76,7 +112,8 @@ export class CallSessionRuntime implements SessionEvents {
   private busy = 0;
   private queue: Promise<void> = Promise.resolve();
   private ticker: ReturnType<typeof setInterval> | undefined;
-  private state: "waiting" | "starting" | "live" | "ended" = "waiting";
+  private state: "waiting" | "starting" | "live" | "ending" | "ended" = "waiting";
+  private ending: Promise<void> | null = null;
 
   constructor(private readonly opts: SessionOptions) {
     const { config } = opts;
@@ -120,14 +157,14 @@ export class CallSessionRuntime implements SessionEvents {
   }
 
   onMark(name: string): void {
-    if (this.playing?.mark !== name) return;
+    if (!this.playing?.mark || this.playing.mark !== name) return;
     this.playing = null;
     this.lastActivity = Date.now();
     if (this.endAfterPlayback) void this.end(this.endAfterPlayback);
   }
 
   onHangup(cause: string): void {
-    if (this.state === "ended") return;
+    if (this.state === "ended" || this.state === "ending") return;
     this.log("caller side closed", { cause });
     if (this.state === "waiting") {
       // The socket closed before the stream started: nothing to end here; the provider's
@@ -195,7 +232,7 @@ export class CallSessionRuntime implements SessionEvents {
       const text = renderTemplate(agent.firstMessage, call.variables);
       this.busy++;
       this.queue = this.queue
-        .then(() => this.speak(text, null))
+        .then(() => this.speakFirstMessage(text))
         .catch((err) => this.fail(err, { stage: "tts" }))
         .finally(() => {
           this.busy--;
@@ -237,6 +274,10 @@ export class CallSessionRuntime implements SessionEvents {
       this.turns.push({ role: "user", text, startMs: speechStartAt - this.connectedAt, endMs: speechEndAt - this.connectedAt });
       this.history.push({ role: "user", content: text });
       this.transport.notify({ type: "transcript", role: "user", text });
+      if (this.opts.config.CALL_PIPELINE !== "serial") {
+        await this.respondStreamed({ speechEndAt, sttMs }, stage);
+        return;
+      }
       stage.stage = "llm";
       const t1 = Date.now();
       const reply = await this.reply();
@@ -280,24 +321,181 @@ export class CallSessionRuntime implements SessionEvents {
     const voice = this.voice;
     const provider = ttsProvider(config, voice?.provider ?? "openai");
     const model = voice?.provider === "elevenlabs" ? "eleven_multilingual_v2" : config.DEFAULT_TTS_MODEL;
-    const characters = [...text].length;
-    const audio = await meter(
+    const audio = await synthesizeWhole(
       this.scope.db,
       this.payer(),
-      { modality: "tts", provider: provider.name, model, maxQuantity: characters },
-      async () => ({
-        result: await provider.synthesize({ text, voice: voice?.providerVoiceId ?? "alloy", model, format: "pcm" }),
-        quantity: characters,
-      }),
+      provider,
+      { text, voice: voice?.providerVoiceId ?? "alloy", model, format: "pcm" },
       (p) => this.scope.defer(p),
     );
     return resample(pcm16FromBytes(new Uint8Array(audio)), TTS_PCM_RATE, this.transport.sampleRate);
   }
 
-  /** Speaks `text` as the agent's turn; `latency` is set for replies (not the first message). */
-  private async speak(text: string, latency: { speechEndAt: number; sttMs: number; llmMs: number } | null): Promise<void> {
+  /** One chunk's speech, streamed as it is made (24 kHz PCM bytes to `onAudio`), metered. */
+  private synthesizeChunk(text: string, onAudio: (bytes: Uint8Array) => void, signal: AbortSignal): Promise<number> {
+    const { config } = this.opts;
+    const voice = this.voice;
+    const provider = ttsProvider(config, voice?.provider ?? "openai");
+    const model = voice?.provider === "elevenlabs" ? "eleven_multilingual_v2" : config.DEFAULT_TTS_MODEL;
+    return synthesizeStreamed(
+      this.scope.db,
+      this.payer(),
+      provider,
+      { text, voice: voice?.providerVoiceId ?? "alloy", model, format: "pcm" },
+      onAudio,
+      signal,
+      (p) => this.scope.defer(p),
+    );
+  }
+
+  /**
+   * The streaming loop's reply: the LLM's tokens cut into sentences, each sentence's speech asked
+   * for as soon as it is complete, the audio sent as it arrives (docs/calls.md).
+   */
+  private async respondStreamed(timing: ReplyTiming, stage: Stage): Promise<void> {
+    const cancel = new AbortController();
+    const chunker = new SentenceChunker();
+    const t1 = Date.now();
+    let llmMs: number | null = null;
+    const utterance = this.startUtterance(cancel, () => ({
+      speechEndAt: timing.speechEndAt,
+      sttMs: timing.sttMs,
+      llmMs: llmMs ?? Date.now() - t1,
+    }));
+    const add = (chunks: string[]) => {
+      for (const chunk of chunks) {
+        llmMs ??= Date.now() - t1;
+        if (this.state !== "live") cancel.abort(); // the call ended: stop making what nobody will hear
+        if (!cancel.signal.aborted) utterance.add(chunk);
+      }
+    };
+    stage.stage = "llm";
+    try {
+      await agentReplyStream(
+        this.scope.db,
+        this.opts.config,
+        this.payer(),
+        this.agent as Agent,
+        [...this.history],
+        REPLY_MAX_TOKENS,
+        (text) => add(chunker.push(text)),
+        cancel.signal,
+        (p) => this.scope.defer(p),
+      );
+      add(chunker.flush());
+    } catch (err) {
+      utterance.end();
+      if (!isCancel(err) && !cancel.signal.aborted) {
+        cancel.abort();
+        throw err;
+      }
+    }
+    utterance.end();
+    stage.stage = "tts";
+    await this.finishUtterance(utterance, cancel);
+  }
+
+  /** The first message (or any known text) through the streaming path: its sentences' speech streamed in order. */
+  private async speakStreamed(text: string, timing: ReplyTiming | null): Promise<void> {
+    const cancel = new AbortController();
+    const utterance = this.startUtterance(cancel, timing ? () => ({ ...timing, llmMs: 0 }) : null);
+    const chunker = new SentenceChunker();
+    for (const chunk of [...chunker.push(text), ...chunker.flush()]) utterance.add(chunk);
+    utterance.end();
+    await this.finishUtterance(utterance, cancel);
+  }
+
+  /**
+   * An agent turn whose audio streams: on its first audio the turn enters the transcript (with its
+   * latency) and becomes what is playing, so a barge-in can cut it and cancel what is in flight.
+   */
+  private startUtterance(
+    cancel: AbortController,
+    latency: (() => { speechEndAt: number; sttMs: number; llmMs: number }) | null,
+  ): Utterance {
+    const utterance = new Utterance({
+      synthesize: (text, onAudio, signal) => this.synthesizeChunk(text, onAudio, signal),
+      send: (samples) => {
+        if (this.state !== "live") return cancel.abort();
+        this.transport.sendAudio(samples);
+        this.recorder?.agent(samples, Date.now() - this.connectedAt);
+        if (this.playing?.cancel === cancel) this.playing.endsAt = utterance.playhead;
+      },
+      fromRate: TTS_PCM_RATE,
+      rate: this.transport.sampleRate,
+      signal: cancel.signal,
+    });
+    utterance.onFirstAudio = () => {
+      const first = utterance.firstAudio as { at: number; ttsMs: number };
+      const sentAt = first.at;
+      const turn: TranscriptTurn = { role: "agent", text: "", startMs: sentAt - this.connectedAt, endMs: sentAt - this.connectedAt };
+      const l = latency?.();
+      if (l) {
+        const voiceToVoiceMs = sentAt - l.speechEndAt;
+        turn.latency = {
+          voiceToVoiceMs,
+          sttMs: l.sttMs,
+          llmMs: l.llmMs,
+          ttsMs: first.ttsMs,
+          platformMs: voiceToVoiceMs - (l.sttMs + l.llmMs + first.ttsMs),
+        };
+      }
+      const said: ChatMessage = { role: "assistant", content: "" };
+      this.turns.push(turn);
+      this.history.push(said);
+      this.playing = { mark: null, turn, said, sentAt, endsAt: utterance.playhead, chunks: utterance.timeline, cancel };
+    };
+    utterance.onChunkStart = (text) => {
+      if (this.playing?.cancel !== cancel) return; // cut already
+      const full = this.playing.turn.text ? `${this.playing.turn.text} ${text}` : text;
+      this.playing.turn.text = full;
+      this.playing.said.content = full;
+    };
+    return utterance;
+  }
+
+  /** Waits for the utterance's audio to be sent, then closes the turn: its mark, transcript, end-call phrase. */
+  private async finishUtterance(utterance: Utterance, cancel: AbortController): Promise<void> {
+    try {
+      await utterance.done;
+    } catch (err) {
+      if (!isCancel(err) && !cancel.signal.aborted) {
+        cancel.abort();
+        throw err;
+      }
+    }
+    const playing = this.playing?.cancel === cancel ? this.playing : null;
+    if (!playing || this.state !== "live") return; // cut by a barge-in (which closed the turn), or the call ended
+    const turn = playing.turn;
+    turn.endMs = Math.round(playing.endsAt - this.connectedAt);
+    const mark = `turn-${this.turns.length}`;
+    this.transport.sendMark(mark);
+    playing.mark = mark;
+    playing.cancel = null;
+    this.transport.notify({ type: "transcript", role: "agent", text: turn.text });
+    const said = turn.text.toLowerCase();
+    if (this.agent?.endCallPhrases.some((p) => said.includes(p.toLowerCase()))) this.endAfterPlayback = "agent-ended-call";
+    this.scope.defer(saveTranscript(this.scope.db, (this.call as Call).id, [...this.turns]));
+  }
+
+  /** The first message: its audio made while the phone rang when there is one, else spoken now. */
+  private async speakFirstMessage(text: string): Promise<void> {
+    const prepared = await (this.opts.prepared ?? Promise.resolve(null)).catch(() => null);
+    if (prepared?.text === text) {
+      this.log("first message prepared while ringing");
+      return this.speak(text, null, resample(pcm16FromBytes(prepared.pcm), TTS_PCM_RATE, this.transport.sampleRate));
+    }
+    return this.opts.config.CALL_PIPELINE === "serial" ? this.speak(text, null) : this.speakStreamed(text, null);
+  }
+
+  /** Speaks `text` as the agent's turn (`samples`: its audio, when already made); `latency` is set for replies (not the first message). */
+  private async speak(
+    text: string,
+    latency: { speechEndAt: number; sttMs: number; llmMs: number } | null,
+    ready?: Int16Array,
+  ): Promise<void> {
     const t0 = Date.now();
-    const samples = await this.synthesize(text);
+    const samples = ready ?? (await this.synthesize(text));
     const ttsMs = Date.now() - t0;
     if (this.state !== "live") return;
     const sentAt = Date.now();
@@ -319,25 +517,42 @@ export class CallSessionRuntime implements SessionEvents {
       };
     }
     this.turns.push(turn);
-    this.history.push({ role: "assistant", content: text });
+    const said: ChatMessage = { role: "assistant", content: text };
+    this.history.push(said);
     this.transport.notify({ type: "transcript", role: "agent", text });
-    this.playing = { mark, turn, sentAt, durationMs };
-    const said = text.toLowerCase();
-    if (this.agent?.endCallPhrases.some((p) => said.includes(p.toLowerCase()))) this.endAfterPlayback = "agent-ended-call";
+    const endsAt = sentAt + durationMs;
+    this.playing = { mark, turn, said, sentAt, endsAt, chunks: [{ text, startAt: sentAt, endAt: endsAt }], cancel: null };
+    const lower = text.toLowerCase();
+    if (this.agent?.endCallPhrases.some((p) => lower.includes(p.toLowerCase()))) this.endAfterPlayback = "agent-ended-call";
     this.scope.defer(saveTranscript(this.scope.db, (this.call as Call).id, [...this.turns]));
   }
 
-  /** The caller spoke over the agent: stop its audio and keep what it meant to say, marked interrupted. */
+  /**
+   * The caller spoke over the agent: stop its audio, cancel what of the reply is still being made,
+   * and keep what the caller heard of it, marked interrupted (in the transcript and the LLM history).
+   */
   private bargeIn(at: number): void {
     const playing = this.playing;
     if (!playing) return;
     this.playing = null;
+    playing.cancel?.abort();
     this.transport.clear();
-    const played = Math.max(0, Math.min(playing.durationMs, at - playing.sentAt));
+    const played = Math.max(0, Math.min(playing.endsAt, at) - playing.sentAt);
+    const heard = heardText(playing.chunks, at);
     playing.turn.interrupted = true;
-    playing.turn.endMs = playing.turn.startMs + played;
+    playing.turn.text = heard;
+    playing.said.content = heard;
+    playing.turn.endMs = Math.round(playing.turn.startMs + played);
     this.recorder?.cutAgent(at - this.connectedAt);
-    this.log("barge-in", { playedMs: played, of: playing.durationMs });
+    this.log("barge-in", {
+      playedMs: Math.round(played),
+      of: Math.round(playing.endsAt - playing.sentAt),
+      streaming: Boolean(playing.cancel),
+    });
+    if (playing.cancel) {
+      this.transport.notify({ type: "transcript", role: "agent", text: heard });
+      this.scope.defer(saveTranscript(this.scope.db, (this.call as Call).id, [...this.turns]));
+    }
     if (this.endAfterPlayback) void this.end(this.endAfterPlayback);
   }
 
@@ -348,13 +563,13 @@ export class CallSessionRuntime implements SessionEvents {
       void this.end("max-duration-reached");
       return;
     }
-    if (this.playing && now > this.playing.sentAt + this.playing.durationMs + MARK_GRACE_MS) this.onMark(this.playing.mark);
+    if (this.playing?.mark && now > this.playing.endsAt + MARK_GRACE_MS) this.onMark(this.playing.mark);
     const idle = !this.playing && this.busy === 0 && !this.detector?.inSpeech;
     if (idle && now - this.lastActivity >= this.agent.silenceTimeoutSeconds * 1000) void this.end("silence-timeout");
   }
 
   private async fail(err: unknown, stage: Stage): Promise<void> {
-    if (this.state === "ended") return;
+    if (this.state === "ended" || this.state === "ending") return;
     const reason: EndedReason =
       err instanceof ApiError && err.code === "insufficient_credits" ? "insufficient-credits" : (`${stage.stage}-provider-error` as const);
     const e = err as Error;
@@ -364,27 +579,41 @@ export class CallSessionRuntime implements SessionEvents {
 
   // -- the end --------------------------------------------------------------------------------
 
-  async end(reason: EndedReason): Promise<void> {
-    if (this.state === "ended") return;
-    this.state = "ended";
+  /**
+   * Ends the call, once. Every way in (the caller hanging up, the carrier's `completed` callback,
+   * the watchdog, a failure, an end-call phrase) gets the same ending: the first starts it, the
+   * others wait for it. Until the call's final write the session is `ending`, and its Durable
+   * Object tells a `completed` callback so (src/calls/durable-object.ts), so the callback never
+   * ends the call itself without the transcript and the recording (docs/calls.md, "Twilio").
+   */
+  end(reason: EndedReason): Promise<void> {
+    if (this.ending) return this.ending;
+    if (this.state === "ended") return Promise.resolve();
+    this.state = "ending";
+    this.ending = this.finish(reason);
+    return this.ending;
+  }
+
+  private async finish(reason: EndedReason): Promise<void> {
     clearInterval(this.ticker);
     this.transport.notify({ type: "ended", reason });
     const call = this.call;
+    // A conversation that ended normally keeps what the caller was still saying.
+    if (call && statusFor(reason) === "completed") await this.keepPendingSpeech();
+    let recording: StoredRecording | null = null;
     try {
       // Bounded: a slow bucket must not hold back the call's end and its webhook.
       if (call && this.recorder && this.opts.recordings)
-        await Promise.race([
-          this.recorder.save(this.opts.recordings, this.scope.db, call),
-          new Promise((_, reject) => setTimeout(() => reject(new Error("recording upload timed out")), RECORDING_SAVE_MS)),
-        ]);
+        recording = await within(this.recorder.store(this.opts.recordings, call), RECORDING_SAVE_MS, "recording upload timed out");
     } catch (err) {
       this.log("recording not saved", { message: (err as Error).message });
     }
     try {
-      await finishCall(this.deps, this.opts.callId, reason, call ? [...this.turns] : undefined);
+      await finishCall(this.deps, this.opts.callId, reason, call ? [...this.turns] : undefined, recording);
     } catch (err) {
       this.log("ending the call failed", { message: (err as Error).message });
     }
+    this.state = "ended";
     if (this.opts.kind === "twilio" && call && reason !== "customer-ended-call") {
       // Then hang up at the carrier (Twilio stops the stream), so the callee side ends as ours too.
       try {
@@ -398,6 +627,32 @@ export class CallSessionRuntime implements SessionEvents {
     this.cleanUp();
   }
 
+  /**
+   * The caller spoke and the call ended inside the endpointing wait (they said their piece and hung
+   * up): that speech never became a turn. It is transcribed (metered like any turn) and kept in the
+   * transcript, without a reply. Bounded, so a slow provider does not hold the ending back.
+   */
+  private async keepPendingSpeech(): Promise<void> {
+    const pending = this.detector?.flush(Date.now());
+    if (!pending) return;
+    try {
+      const text = (await within(this.transcribe(pending.audio), PENDING_SPEECH_MS, "transcription timed out")).trim();
+      this.log("caller's last words", {
+        audioMs: Math.round((pending.audio.length / this.transport.sampleRate) * 1000),
+        recognized: !!text,
+      });
+      if (text)
+        this.turns.push({
+          role: "user",
+          text,
+          startMs: pending.speechStartAt - this.connectedAt,
+          endMs: pending.speechEndAt - this.connectedAt,
+        });
+    } catch (err) {
+      this.log("caller's last words not transcribed", { message: (err as Error).message });
+    }
+  }
+
   private cleanUp(): void {
     clearInterval(this.ticker);
     // A turn may still be inside a provider call: its settlement needs the pool, so the pool
@@ -409,5 +664,10 @@ export class CallSessionRuntime implements SessionEvents {
   /** The watchdog's way in: ends a live session that its Durable Object alarm found overdue. */
   get live(): boolean {
     return this.state === "live" || this.state === "starting";
+  }
+
+  /** Ending: the call's final write has not happened yet (end() answers the ending under way). */
+  get isEnding(): boolean {
+    return this.state === "ending";
   }
 }

@@ -29,11 +29,24 @@ export async function moveCall(db: Db, callId: string, to: CallStatus, extra: Mo
   return row ?? null;
 }
 
+/** A recording stored in the bucket: its key and length. */
+export interface StoredRecording {
+  key: string;
+  seconds: number;
+}
+
 /**
- * Ends a call with a reason (and its status), saving the transcript and the cost so far in the
- * same statement. Null when the call had already ended: the first ending wins.
+ * Ends a call with a reason (and its status), saving the transcript, the recording and the cost
+ * so far in the same statement: the call's final write. Null when the call had already ended:
+ * the first ending wins.
  */
-export async function endCall(db: Db, callId: string, reason: EndedReason, transcript?: TranscriptTurn[]): Promise<Call | null> {
+export async function endCall(
+  db: Db,
+  callId: string,
+  reason: EndedReason,
+  transcript?: TranscriptTurn[],
+  recording?: StoredRecording | null,
+): Promise<Call | null> {
   const to = statusFor(reason);
   const cost = db
     .select({ total: sql`coalesce(sum(${usageEvents.costMicro}), 0)` })
@@ -47,6 +60,7 @@ export async function endCall(db: Db, callId: string, reason: EndedReason, trans
       endedAt: sql`now()`,
       costMicro: sql`(${cost})`,
       ...(transcript ? { transcript } : {}),
+      ...(recording ? { recordingKey: recording.key, recordingSeconds: Math.round(recording.seconds) } : {}),
     })
     .where(and(eq(calls.id, callId), inArray(calls.status, sourcesOf(to))))
     .returning();

@@ -13,3 +13,10 @@ export async function armWatchdog(ns: DurableObjectNamespace, callId: string, de
   });
   if (res.status !== 204) throw new Error(`arming the call watchdog failed (${res.status})`);
 }
+
+/** Asks the call's Durable Object to synthesize the first message while the phone rings (docs/calls.md). */
+export async function prepareFirstMessageWhileRinging(ns: DurableObjectNamespace, callId: string): Promise<void> {
+  const stub = ns.get(ns.idFromName(callId));
+  const res = await stub.fetch("https://call/__prepare", { method: "POST", headers: { [CALL_ID_HEADER]: callId } });
+  if (res.status !== 202) throw new Error(`preparing the first message failed (${res.status})`);
+}

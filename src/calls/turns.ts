@@ -83,7 +83,15 @@ export class TurnDetector {
     return events;
   }
 
-  private close(at: number): TurnEvent {
+  /**
+   * The caller's turn in progress, closed now: the call is ending (they hung up) inside the
+   * endpointing wait, so this speech would otherwise never become a turn. Null when not speaking.
+   */
+  flush(at: number): Extract<TurnEvent, { type: "turn-end" }> | null {
+    return this.speaking ? this.close(at) : null;
+  }
+
+  private close(at: number): Extract<TurnEvent, { type: "turn-end" }> {
     const total = this.turn.reduce((n, f) => n + f.length, 0);
     const audio = new Int16Array(total);
     let o = 0;
@@ -91,7 +99,13 @@ export class TurnDetector {
       audio.set(f, o);
       o += f.length;
     }
-    const event: TurnEvent = { type: "turn-end", audio, speechStartAt: this.speechStartAt, speechEndAt: this.lastSpeechAt + FRAME_MS, at };
+    const event: Extract<TurnEvent, { type: "turn-end" }> = {
+      type: "turn-end",
+      audio,
+      speechStartAt: this.speechStartAt,
+      speechEndAt: this.lastSpeechAt + FRAME_MS,
+      at,
+    };
     this.speaking = false;
     this.voiced = 0;
     this.quiet = 0;

@@ -4,7 +4,8 @@ import { toCredits } from "../metering/prices";
 import type { ChatSummaryView, ChatView } from "./schema";
 import type { ChatRow, ChatTurn, ChatUsage } from "./service";
 
-const speaker = (role: ChatTurn["role"]) => (role === "agent" ? "Agent" : "User");
+const SPEAKERS = { agent: "Agent", user: "User", tool: "Tool" } as const;
+const speaker = (role: ChatTurn["role"]) => SPEAKERS[role];
 
 /** The turns in the order they were appended, and the same as text (`Agent: …` / `User: …` lines, as the webhooks carry it). */
 export function chatTranscript(turns: readonly ChatTurn[]): ChatView["transcript"] {
@@ -16,6 +17,7 @@ export function chatTranscript(turns: readonly ChatTurn[]): ChatView["transcript
       at: t.at,
       ...("kind" in t && t.kind ? { kind: t.kind } : {}),
       ...("undelivered" in t && t.undelivered ? { undelivered: t.undelivered } : {}),
+      ...(t.tool ? { tool: t.tool } : {}),
     })),
   };
 }
@@ -48,6 +50,7 @@ export const toChatSummary = (chat: ChatRow, usage: ChatUsage): ChatSummaryView 
   endedReason: chat.endedReason,
   endUser: { id: chat.endUserId, name: chat.endUserName, origin: chat.origin },
   messageCount: chat.messageCount,
+  toolCallCount: chat.toolCallCount,
   startedAt: chat.startedAt.toISOString(),
   endedAt: chat.endedAt?.toISOString() ?? null,
   lastActivityAt: chat.lastActivityAt.toISOString(),

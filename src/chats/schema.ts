@@ -9,7 +9,7 @@ export type ChatChannel = (typeof CHAT_CHANNELS)[number];
 export const CHAT_STATUSES = ["in-progress", "completed"] as const;
 export type ChatStatus = (typeof CHAT_STATUSES)[number];
 /** Widget endings, then messaging endings (docs/widget.md, docs/messaging.md). */
-export const CHAT_ENDED_REASONS = ["visitor-ended", "user-ended", "inactivity", "session-full", "channel-removed"] as const;
+export const CHAT_ENDED_REASONS = ["visitor-ended", "user-ended", "agent-ended", "inactivity", "session-full", "channel-removed"] as const;
 export type ChatEndedReason = (typeof CHAT_ENDED_REASONS)[number];
 
 const EXAMPLE_ID = "0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77";
@@ -59,7 +59,8 @@ const chatFields = {
       origin: z.string().nullable().openapi({ description: "Widget: the page's origin; null for messaging." }),
     })
     .openapi("ChatEndUser"),
-  messageCount: z.number().int().openapi({ description: "Turns of both sides, the greeting included." }),
+  messageCount: z.number().int().openapi({ description: "Turns of the transcript: both sides, the greeting and tool turns included." }),
+  toolCallCount: z.number().int().openapi({ description: "Tool calls the agent made in this chat (docs/tools.md)." }),
   startedAt: z.iso.datetime().openapi({ example: EXAMPLE_TIME }),
   endedAt: z.iso.datetime().nullable(),
   lastActivityAt: z.iso.datetime(),
@@ -68,8 +69,25 @@ const chatFields = {
 
 export const chatSummarySchema = z.object(chatFields).openapi("ChatSummary", { description: "A chat as lists show it: no transcript." });
 
+const toolTurnSchema = z
+  .object({
+    callId: z.string().openapi({ description: "The model's id of the call." }),
+    requestId: z
+      .string()
+      .nullable()
+      .openapi({ description: "The signed request's id (X-Service-Delivery-Id); null when nothing was sent." }),
+    name: z.string(),
+    arguments: z.unknown(),
+    outcome: z.enum(["ok", "timeout", "http_error", "invalid_json", "invalid_arguments", "url_refused", "network_error", "unknown_tool"]),
+    statusCode: z.number().int().nullable(),
+    latencyMs: z.number().int(),
+    result: z.string().openapi({ description: "What the model was given back (the first 4 KB)." }),
+    error: z.string().optional(),
+  })
+  .openapi("ToolTurn");
+
 const turnSchema = z.object({
-  role: z.enum(["agent", "user"]),
+  role: z.enum(["agent", "user", "tool"]),
   text: z.string(),
   at: z.iso.datetime(),
   kind: z
@@ -77,6 +95,7 @@ const turnSchema = z.object({
     .optional()
     .openapi({ description: "Messaging user turns: what was received (a voice note's text is its transcription)." }),
   undelivered: z.string().optional().openapi({ description: "Messaging agent turns the provider refused: why." }),
+  tool: toolTurnSchema.optional().openapi({ description: "Tool turns: the call, its outcome and latency (docs/tools.md)." }),
 });
 
 export const chatSchema = z

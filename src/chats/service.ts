@@ -32,6 +32,7 @@ export interface ChatRow {
   /** Widget: the page's origin. */
   origin: string | null;
   messageCount: number;
+  toolCallCount: number;
   startedAt: Date;
   endedAt: Date | null;
   lastActivityAt: Date;
@@ -78,6 +79,7 @@ const widgetColumns = {
   endUserName: sql<string | null>`null::text`.as("end_user_name"),
   origin: as<string | null>(widgetSessions.origin, "origin"),
   messageCount: as<number>(widgetSessions.messageCount, "message_count"),
+  toolCallCount: as<number>(widgetSessions.toolCallCount, "tool_call_count"),
   startedAt: as<Date>(widgetSessions.startedAt, "started_at"),
   endedAt: as<Date | null>(widgetSessions.endedAt, "ended_at"),
   lastActivityAt: as<Date>(widgetSessions.lastActivityAt, "last_activity_at"),
@@ -95,6 +97,7 @@ const messagingColumns: typeof widgetColumns = {
   endUserName: as<string | null>(messagingSessions.endUserName, "end_user_name"),
   origin: sql<string | null>`null::text`.as("origin"),
   messageCount: as<number>(messagingSessions.messageCount, "message_count"),
+  toolCallCount: as<number>(messagingSessions.toolCallCount, "tool_call_count"),
   startedAt: as<Date>(messagingSessions.startedAt, "started_at"),
   endedAt: as<Date | null>(messagingSessions.endedAt, "ended_at"),
   lastActivityAt: as<Date>(messagingSessions.lastActivityAt, "last_activity_at"),

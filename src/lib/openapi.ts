@@ -36,3 +36,10 @@ export const idParam = (name: string) =>
   });
 
 export const bearerSecurity = [{ apiKey: [] }];
+
+/**
+ * Operations that take no credential of ours (`security: []` in the document): what guards them
+ * instead (a provider's signature, a capture token in the path, the widget's origin) is in their
+ * description.
+ */
+export const publicSecurity: Array<Record<string, string[]>> = [];

@@ -7,11 +7,11 @@
 import { findAgent } from "../agents/service";
 import type { Agent, InboundMessage, MessagingChannel, MessagingSession, MessagingTurn } from "../db/schema";
 import { ApiError } from "../lib/errors";
-import { agentReply } from "../metering/agent-reply";
 import type { Payer } from "../metering/metered";
 import { meteredTranscription } from "../metering/transcribe";
 import { toApiError } from "../providers/http";
 import { sttProvider } from "../providers/registry";
+import { agentTurn } from "../tools/runtime";
 import type { WebhookDeps } from "../webhooks/deliver";
 import { chatMessages, REPLY_MAX_TOKENS } from "../widgets/reply";
 import { openCredentials, type TelegramCredentials, telegramBot, type WhatsAppCredentials, whatsAppNumber } from "./channels";
@@ -149,9 +149,16 @@ export async function answer(
 
   const ending = message.kind === "text" && END_COMMANDS.has((message.text ?? "").trim().toLowerCase());
   let text: string;
+  let before: MessagingTurn[] = [];
+  let agentEnded = false;
   if (ending) text = FIXED_REPLIES.ended;
   else if (fixed) text = fixed;
-  else text = await reply(deps, payer, channel, agent, session);
+  else {
+    const turn = await reply(deps, payer, channel, agent, session, (said) => driver.send(endUserId, said));
+    text = turn.text;
+    before = turn.turns;
+    agentEnded = turn.ended;
+  }
 
   const replyTurn: MessagingTurn = { role: "agent", text, at: now() };
   try {
@@ -162,8 +169,9 @@ export async function answer(
       JSON.stringify({ level: "warn", msg: "messaging reply not delivered", channelId: channel.id, reason: replyTurn.undelivered }),
     );
   }
-  session = (await appendTurns(deps, session.id, [replyTurn])) ?? session;
+  session = (await appendTurns(deps, session.id, [...before, replyTurn])) ?? session;
   if (ending) session = (await endSession(deps, session.id, "user-ended")) ?? session;
+  else if (agentEnded) session = (await endSession(deps, session.id, "agent-ended")) ?? session;
   return { session, reply: replyTurn };
 }
 
@@ -192,14 +200,34 @@ async function transcribe(
   return { text: result.text.trim() };
 }
 
-async function reply(deps: WebhookDeps, payer: Payer, channel: MessagingChannel, agent: Agent, session: MessagingSession): Promise<string> {
+/**
+ * The agent's reply with its tools (src/tools/runtime.ts): a tool's `requestStart` message is
+ * sent at once, as its own message, while the tool runs; the turn's tool turns come back to be
+ * appended before the reply.
+ */
+async function reply(
+  deps: WebhookDeps,
+  payer: Payer,
+  channel: MessagingChannel,
+  agent: Agent,
+  session: MessagingSession,
+  say: (text: string) => Promise<void>,
+): Promise<{ text: string; turns: MessagingTurn[]; ended: boolean }> {
   const variables = { channel: channel.type, user_name: session.endUserName ?? "" };
   const messages = chatMessages(agent, session.transcript, instructionsFor(channel.type), variables);
   try {
-    const text = await agentReply(deps.db, deps.config, payer, agent, messages, REPLY_MAX_TOKENS, deps.waitUntil);
-    return text || FIXED_REPLIES.failed;
+    const turn = await agentTurn(
+      deps,
+      payer,
+      agent,
+      { kind: "chat", id: session.id, channel: channel.type },
+      messages,
+      REPLY_MAX_TOKENS,
+      say,
+    );
+    return { text: turn.text || FIXED_REPLIES.failed, turns: turn.turns, ended: turn.ended };
   } catch (err) {
     console.error(JSON.stringify({ level: "warn", msg: "messaging reply failed", channelId: channel.id, code: codeOf(err) }));
-    return codeOf(err) === "insufficient_credits" ? FIXED_REPLIES.outOfCredits : FIXED_REPLIES.failed;
+    return { text: codeOf(err) === "insufficient_credits" ? FIXED_REPLIES.outOfCredits : FIXED_REPLIES.failed, turns: [], ended: false };
   }
 }

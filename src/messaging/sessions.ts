@@ -100,6 +100,7 @@ export async function appendTurns(
     .set({
       transcript: sql`${messagingSessions.transcript} || ${JSON.stringify(turns)}::jsonb`,
       messageCount: sql`${messagingSessions.messageCount} + ${turns.length}`,
+      toolCallCount: sql`${messagingSessions.toolCallCount} + ${turns.filter((t) => t.role === "tool").length}`,
       lastActivityAt: sql`now()`,
     })
     .where(

@@ -1,11 +1,12 @@
-// An agent's reply from its LLM, metered: the one path live calls and widget chats take (hold an
-// upper bound of the tokens, call the provider, settle the exact usage).
+// An agent's reply from its LLM, metered: the one path live calls, widget chats and messaging take
+// (hold an upper bound of the tokens, call the provider, settle the exact usage); with tools, one
+// such round per model answer (src/tools/runtime.ts).
 import type { Db } from "../db/client";
 import type { Agent } from "../db/schema";
 import type { AppConfig } from "../env";
 import { chatProvider } from "../providers/registry";
-import type { ChatMessage } from "../providers/types";
-import { meter, type Payer } from "./metered";
+import type { ChatCompletion, ChatMessage } from "../providers/types";
+import { meter, meterStream, type Payer } from "./metered";
 
 const utf8 = new TextEncoder();
 
@@ -13,22 +14,106 @@ const utf8 = new TextEncoder();
 export const maxTokensOf = (messages: ChatMessage[], replyTokens: number) =>
   utf8.encode(JSON.stringify(messages)).length + 8 * messages.length + replyTokens;
 
-export async function agentReply(
+/**
+ * Prompt tokens of a stream cancelled before its usage chunk came: OpenAI's rule of thumb of about
+ * four bytes of English per token (docs/calls.md). The hold (bytes) bounds it.
+ */
+export const promptTokensEstimate = (messages: ChatMessage[]) => Math.ceil(utf8.encode(JSON.stringify(messages)).length / 4);
+
+export interface StreamedReply {
+  text: string;
+  finishReason: string | null;
+  /** The provider's usage when the stream finished (null when it was cancelled first). */
+  usage: ChatCompletion["usage"] | null;
+}
+
+/**
+ * The agent's reply streamed: `onText` gets each piece as the LLM produces it. Metered like
+ * `agentReply`, except that a reply cancelled by `signal` (or broken off) is charged what was
+ * produced: the prompt (estimated when the usage never came) and one token per piece received.
+ */
+export async function agentReplyStream(
   db: Db,
   config: AppConfig,
   payer: Payer,
   agent: Pick<Agent, "llmModel" | "temperature">,
   messages: ChatMessage[],
   replyTokens: number,
+  onText: (text: string) => void,
+  signal?: AbortSignal,
   settleInBackground?: (work: Promise<unknown>) => void,
-): Promise<string> {
+): Promise<StreamedReply> {
   const provider = chatProvider(config);
-  const completion = await meter(
+  return meterStream(
     db,
     payer,
     { modality: "chat", provider: provider.name, model: agent.llmModel, maxQuantity: maxTokensOf(messages, replyTokens) },
-    async () => {
-      const c = await provider.complete({ model: agent.llmModel, messages, temperature: agent.temperature, max_tokens: replyTokens });
+    async (produced) => {
+      const prompt = promptTokensEstimate(messages);
+      let pieces = 0;
+      let text = "";
+      for await (const event of provider.stream(
+        { model: agent.llmModel, messages, temperature: agent.temperature, max_tokens: replyTokens },
+        signal,
+      )) {
+        if (event.type === "delta") {
+          pieces++;
+          text += event.text;
+          Object.assign(produced, { quantity: prompt + pieces, promptTokens: prompt, completionTokens: pieces });
+          onText(event.text);
+          continue;
+        }
+        if (event.usage)
+          Object.assign(produced, {
+            quantity: event.usage.total_tokens,
+            promptTokens: event.usage.prompt_tokens,
+            completionTokens: event.usage.completion_tokens,
+          });
+        return { text, finishReason: event.finishReason, usage: event.usage };
+      }
+      return { text, finishReason: null, usage: null };
+    },
+    settleInBackground,
+  );
+}
+
+/** The model's answer: its text (trimmed) and the tool calls it made, in the OpenAI shape. */
+export interface AgentAnswer {
+  content: string;
+  toolCalls: Array<Record<string, unknown>>;
+}
+
+/**
+ * One metered round with the agent's LLM, with the tools it may call (their definitions count
+ * in what is held). The tool runtime (src/tools/runtime.ts) calls it once per round.
+ */
+export async function agentCompletion(
+  db: Db,
+  config: AppConfig,
+  payer: Payer,
+  agent: Pick<Agent, "llmModel" | "temperature">,
+  messages: ChatMessage[],
+  replyTokens: number,
+  tools: { tools?: Array<Record<string, unknown>>; toolChoice?: "auto" | "none" },
+  settleInBackground?: (work: Promise<unknown>) => void,
+): Promise<AgentAnswer> {
+  const provider = chatProvider(config);
+  const toolBytes = tools.tools?.length ? utf8.encode(JSON.stringify(tools.tools)).length : 0;
+  const completion = await meter(
+    db,
+    payer,
+    { modality: "chat", provider: provider.name, model: agent.llmModel, maxQuantity: maxTokensOf(messages, replyTokens) + toolBytes },
+    async (signal) => {
+      const c = await provider.complete(
+        {
+          model: agent.llmModel,
+          messages,
+          temperature: agent.temperature,
+          max_tokens: replyTokens,
+          ...(tools.tools?.length ? { tools: tools.tools, tool_choice: tools.toolChoice ?? "auto" } : {}),
+        },
+        signal,
+      );
       return {
         result: c,
         quantity: c.usage.total_tokens,
@@ -38,5 +123,19 @@ export async function agentReply(
     },
     settleInBackground,
   );
-  return (completion.choices[0]?.message.content ?? "").trim();
+  const message = completion.choices[0]?.message;
+  return { content: (message?.content ?? "").trim(), toolCalls: message?.tool_calls ?? [] };
+}
+
+/** The agent's text reply without tools (live calls until they call tools). */
+export async function agentReply(
+  db: Db,
+  config: AppConfig,
+  payer: Payer,
+  agent: Pick<Agent, "llmModel" | "temperature">,
+  messages: ChatMessage[],
+  replyTokens: number,
+  settleInBackground?: (work: Promise<unknown>) => void,
+): Promise<string> {
+  return (await agentCompletion(db, config, payer, agent, messages, replyTokens, {}, settleInBackground)).content;
 }

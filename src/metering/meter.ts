@@ -17,6 +17,8 @@ export interface Hold {
   id: string;
   organizationId: string;
   amountMicro: number;
+  /** The workspace's balance right after this hold took its amount. */
+  balanceMicro: number;
 }
 
 export interface RequestLog {
@@ -36,24 +38,40 @@ const UNITS = { chat: "tokens", tts: "characters", stt: "audio_ms" } as const;
 /** Rows of a raw statement, whichever driver ran it (neon-http and the Pool both return `rows`). */
 const rowsOf = <T>(result: unknown): T[] => ((result as { rows?: T[] }).rows ?? (result as T[])) as T[];
 
+/** A hold the workspace cannot cover: 402, and the balance it has (the caller's cache learns it). */
+export class InsufficientCredits extends ApiError {
+  constructor(
+    message: string,
+    readonly balanceMicro: number,
+  ) {
+    super("insufficient_credits", message);
+  }
+}
+
 export async function hold(db: Db, organizationId: string, amountMicro: number, purpose: string): Promise<Hold> {
   const id = newId();
-  const taken = await db.execute(sql`
+  const taken = rowsOf<{ balance: string | number }>(
+    await db.execute(sql`
     with debit as (
       update ${organizations} set credits_micro = credits_micro - ${amountMicro}
       where id = ${organizationId}::uuid and credits_micro >= ${amountMicro}
+      returning id, credits_micro
+    ),
+    held as (
+      insert into credit_holds (id, organization_id, amount_micro, purpose)
+      select ${id}::uuid, debit.id, ${amountMicro}::bigint, ${purpose}::text from debit
       returning id
     )
-    insert into credit_holds (id, organization_id, amount_micro, purpose)
-    select ${id}::uuid, debit.id, ${amountMicro}::bigint, ${purpose}::text from debit
-    returning id`);
-  if (rowsOf(taken).length === 1) return { id, organizationId, amountMicro };
+    select debit.credits_micro as balance from debit join held on true`),
+  );
+  if (taken.length === 1) return { id, organizationId, amountMicro, balanceMicro: Number(taken[0]?.balance) };
   const [org] = rowsOf<{ credits_micro: string | number }>(
     await db.execute(sql`select credits_micro from ${organizations} where id = ${organizationId}::uuid`),
   );
-  throw new ApiError(
-    "insufficient_credits",
-    `This call may cost up to ${toCredits(amountMicro)} credits and the workspace has ${toCredits(Number(org?.credits_micro ?? 0))}. Nothing was charged; add credits to continue.`,
+  const balanceMicro = Number(org?.credits_micro ?? 0);
+  throw new InsufficientCredits(
+    `This call may cost up to ${toCredits(amountMicro)} credits and the workspace has ${toCredits(balanceMicro)}. Nothing was charged; add credits to continue.`,
+    balanceMicro,
   );
 }
 
@@ -128,7 +146,15 @@ async function close(
 export function settle(
   db: Db,
   held: Hold,
-  log: RequestLog & { status: number; quantity: number; costMicro: number; promptTokens?: number; completionTokens?: number },
+  log: RequestLog & {
+    status: number;
+    quantity: number;
+    costMicro: number;
+    promptTokens?: number;
+    completionTokens?: number;
+    /** Set when the charge is for part of an answer (a cancelled or broken stream). */
+    errorCode?: string | null;
+  },
 ): Promise<number> {
   return close(db, held, log.costMicro, log);
 }

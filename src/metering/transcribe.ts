@@ -51,13 +51,16 @@ export async function meteredTranscription(
     db,
     payer,
     { modality: "stt", provider: provider.name, model: audio.model, maxQuantity: maxMs },
-    async () => {
-      const result = await provider.transcribe({
-        audio: new Blob([bytes], { type: audio.type || "application/octet-stream" }),
-        filename: audio.filename || `audio.${container}`,
-        model: audio.model,
-        language: audio.language,
-      });
+    async (signal) => {
+      const result = await provider.transcribe(
+        {
+          audio: new Blob([bytes], { type: audio.type || "application/octet-stream" }),
+          filename: audio.filename || `audio.${container}`,
+          model: audio.model,
+          language: audio.language,
+        },
+        signal,
+      );
       const seconds = knownSeconds ?? result.durationSeconds ?? maxMs / 1000;
       const audioMs = Math.min(maxMs, Math.ceil(seconds * 1000));
       return { result: { ...result, durationSeconds: audioMs / 1000 }, quantity: audioMs };

@@ -16,6 +16,7 @@ import {
 import { type AppEnv, type AuthContext, type Permission, permissionsFor } from "../context";
 import { sha256Hex } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
+import { answers } from "../lib/guard-answers";
 import { isUuid } from "../lib/ids";
 import { redisFor } from "../lib/redis";
 import { isSessionShaped, type ResolvedSession, resolveSession, SESSION_COOKIE } from "../sessions/service";
@@ -24,6 +25,15 @@ import { applyLimit, defaultPolicy, warnUnavailable } from "./ratelimit";
 const unauthorized = (message: string) => new ApiError("unauthorized", message);
 
 export const authenticate = (opts: { orgOptional?: boolean; sessionOnly?: boolean } = {}) =>
+  answers(authenticateWith(opts), () => [
+    { status: 400, why: "a session request whose `x-organization-id` is missing or not a UUID" },
+    { status: 401, why: "missing, malformed, unknown or revoked credentials (unauthorized)" },
+    { status: 403, why: "a session naming an organization the user is not a member of (forbidden)" },
+    ...(opts.sessionOnly ? [] : [{ status: 429, why: "too many requests for this API key; wait `Retry-After` seconds (rate_limited)" }]),
+    { status: 503, why: "the database cannot be reached to check the credential (service_unavailable)" },
+  ]);
+
+const authenticateWith = (opts: { orgOptional?: boolean; sessionOnly?: boolean }) =>
   createMiddleware<AppEnv>(async (c, next) => {
     const header = c.req.header("authorization");
     let bearer: string | undefined;
@@ -120,15 +130,19 @@ export const sessionAuth = (session: ResolvedSession, membership: ResolvedSessio
 
 /** Guards a route with a permission; members lack the settings permissions. */
 export const requirePermission = (permission: Permission) =>
-  createMiddleware<AppEnv>(async (c, next) => {
-    if (!c.var.auth.permissions.includes(permission)) {
-      throw new ApiError("forbidden", `Admin access required: this needs the \`${permission}\` permission.`);
-    }
-    return next();
-  });
+  answers(
+    createMiddleware<AppEnv>(async (c, next) => {
+      if (!c.var.auth.permissions.includes(permission)) {
+        throw new ApiError("forbidden", `Admin access required: this needs the \`${permission}\` permission.`);
+      }
+      return next();
+    }),
+    () => [{ status: 403, why: `a role without the \`${permission}\` permission (forbidden)` }],
+  );
 
 /** Admin-only areas: reading needs `settings:read`, changing needs `settings:write`. */
-export const requireSettingsAccess = createMiddleware<AppEnv>(async (c, next) => {
-  const safe = c.req.method === "GET" || c.req.method === "HEAD";
-  return requirePermission(safe ? "settings:read" : "settings:write")(c, next);
-});
+const settingsPermission = (method: string): Permission => (method === "GET" || method === "HEAD" ? "settings:read" : "settings:write");
+export const requireSettingsAccess = answers(
+  createMiddleware<AppEnv>(async (c, next) => requirePermission(settingsPermission(c.req.method))(c, next)),
+  (method) => [{ status: 403, why: `a role without the \`${settingsPermission(method)}\` permission (forbidden)` }],
+);

@@ -9,6 +9,7 @@ import type { AppEnv } from "../context";
 import { decodeUtf8, parseUrlEncoded, readLimited } from "../lib/body";
 import { ApiError } from "../lib/errors";
 import { badName, findBadText, type TextIssue, textProblem } from "../lib/fields";
+import { answers, CONTENT_METHODS, guardAnswersOf, SAFE_METHODS } from "../lib/guard-answers";
 import { WIDGET_BODY_LIMIT } from "../widgets/public/shared";
 
 export const JSON_BODY_LIMIT = 256 * 1024;
@@ -132,51 +133,70 @@ async function checkBody(c: Context<AppEnv>, bytes: Uint8Array): Promise<void> {
  * bodyLimitFor; routes read what was read here (c.req.raw is rebuilt on the bytes, and Hono's body
  * cache holds what was decoded).
  */
-export const guardInput = createMiddleware<AppEnv>(async (c, next) => {
-  checkUrl(c);
-  const bytes = await readLimited(c.req.raw, bodyLimitFor(c.req.path));
-  if (bytes && BODY_METHODS.has(c.req.method)) {
-    c.req.raw = new Request(c.req.raw, { body: bytes });
-    await checkBody(c, bytes);
-  }
-  return next();
-});
+export const guardInput = answers(
+  createMiddleware<AppEnv>(async (c, next) => {
+    checkUrl(c);
+    const bytes = await readLimited(c.req.raw, bodyLimitFor(c.req.path));
+    if (bytes && BODY_METHODS.has(c.req.method)) {
+      c.req.raw = new Request(c.req.raw, { body: bytes });
+      await checkBody(c, bytes);
+    }
+    return next();
+  }),
+  (method, path) => [
+    {
+      status: 400,
+      why: BODY_METHODS.has(method)
+        ? "a NUL or lone surrogate in a path or query parameter, a JSON value or a form field, or a body that is not well-formed UTF-8 or JSON"
+        : "a NUL or lone surrogate in a path or query parameter",
+    },
+    { status: 413, why: `a body over ${bodyLimitFor(path)} bytes, whatever the method (GET and DELETE too)` },
+  ],
+);
 
 const hasBody = (req: Request) => req.headers.has("transfer-encoding") || Number(req.headers.get("content-length") ?? "0") > 0;
 
 /** Requests with a body must send one of `types` (default: application/json). */
 export const requireContentType = (types: string[] = ["application/json"]) =>
-  createMiddleware<AppEnv>(async (c, next) => {
-    if (["POST", "PUT", "PATCH"].includes(c.req.method) && hasBody(c.req.raw)) {
-      const type = (c.req.header("content-type") ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
-      if (!types.includes(type)) {
-        throw new ApiError("unsupported_media_type", `Send the body as ${types.join(" or ")} (got ${type || "no Content-Type"}).`);
+  answers(
+    createMiddleware<AppEnv>(async (c, next) => {
+      if (CONTENT_METHODS.has(c.req.method) && hasBody(c.req.raw)) {
+        const type = (c.req.header("content-type") ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+        if (!types.includes(type)) {
+          throw new ApiError("unsupported_media_type", `Send the body as ${types.join(" or ")} (got ${type || "no Content-Type"}).`);
+        }
       }
-    }
-    return next();
-  });
+      return next();
+    }),
+    (method) => (CONTENT_METHODS.has(method) ? [{ status: 415, why: `a body sent as other than ${types.join(" or ")}` }] : []),
+  );
 
 /**
  * CSRF for cookie-authenticated state changes: browsers send Sec-Fetch-Site and Origin; a
  * cross-site request is refused. Requests with a Bearer credential carry no ambient authority.
  */
-export const sameOriginForCookies = createMiddleware<AppEnv>(async (c, next) => {
-  const safe = ["GET", "HEAD", "OPTIONS"].includes(c.req.method);
-  const usesCookie = !c.req.header("authorization") && (c.req.header("cookie") ?? "").includes("session=");
-  if (!safe && usesCookie) {
-    const site = c.req.header("sec-fetch-site");
-    const origin = c.req.header("origin");
-    const own = new URL(c.req.url).origin;
-    if (site === "cross-site" || (origin !== undefined && origin !== own)) {
-      throw new ApiError("csrf_rejected", "Cross-site request refused. Use the dashboard, or an API key for integrations.");
+export const sameOriginForCookies = answers(
+  createMiddleware<AppEnv>(async (c, next) => {
+    const safe = SAFE_METHODS.has(c.req.method);
+    const usesCookie = !c.req.header("authorization") && (c.req.header("cookie") ?? "").includes("session=");
+    if (!safe && usesCookie) {
+      const site = c.req.header("sec-fetch-site");
+      const origin = c.req.header("origin");
+      const own = new URL(c.req.url).origin;
+      if (site === "cross-site" || (origin !== undefined && origin !== own)) {
+        throw new ApiError("csrf_rejected", "Cross-site request refused. Use the dashboard, or an API key for integrations.");
+      }
     }
-  }
-  return next();
-});
+    return next();
+  }),
+  (method) => (SAFE_METHODS.has(method) ? [] : [{ status: 403, why: "a cookie session's request from another site (csrf_rejected)" }]),
+);
 
 const types = { json: requireContentType(["application/json"]), upload: requireContentType(["multipart/form-data"]) };
 
 /** /v1 bodies: audio uploads are multipart, the rest JSON (their sizes: bodyLimitFor). */
-export const v1BodyPolicy = createMiddleware<AppEnv>(async (c, next) =>
-  (UPLOAD_PATHS.has(c.req.path) ? types.upload : types.json)(c, next),
+const bodyTypeFor = (path: string) => (UPLOAD_PATHS.has(path) ? types.upload : types.json);
+export const v1BodyPolicy = answers(
+  createMiddleware<AppEnv>(async (c, next) => bodyTypeFor(c.req.path)(c, next)),
+  (method, path) => guardAnswersOf(bodyTypeFor(path))?.(method, path) ?? [],
 );

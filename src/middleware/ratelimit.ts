@@ -12,6 +12,7 @@ import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../context";
 import { durationSeconds } from "../env";
 import { ApiError } from "../lib/errors";
+import { answers } from "../lib/guard-answers";
 import { redisFor } from "../lib/redis";
 
 // Ratelimit's in-isolate cache of blocked identifiers: plain data, safe across requests.
@@ -95,13 +96,16 @@ export const defaultPolicy = (config: AppEnv["Variables"]["config"]) => ({
  * After authentication: per user and organization for a session. An API key's request was counted
  * by `authenticate` already, in the same Redis round trip that verified the key.
  */
-export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
-  const { config, auth } = c.var;
-  if (auth.type === "api_key") return next();
-  const identifier = `user:${auth.user?.id}:org:${auth.organizationId}`;
-  await enforce(c, { name: "default", limit: config.RATE_LIMIT_REQUESTS, window: config.RATE_LIMIT_WINDOW, prefix: "rl" }, identifier);
-  return next();
-});
+export const rateLimit = answers(
+  createMiddleware<AppEnv>(async (c, next) => {
+    const { config, auth } = c.var;
+    if (auth.type === "api_key") return next();
+    const identifier = `user:${auth.user?.id}:org:${auth.organizationId}`;
+    await enforce(c, { name: "default", limit: config.RATE_LIMIT_REQUESTS, window: config.RATE_LIMIT_WINDOW, prefix: "rl" }, identifier);
+    return next();
+  }),
+  () => [{ status: 429, why: "too many requests for this credential; wait `Retry-After` seconds (rate_limited)" }],
+);
 
 /**
  * Sign-in attempts per email and per client address in 15 minutes (SIGN_IN_LIMIT_PER_*),

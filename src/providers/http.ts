@@ -3,7 +3,7 @@
 // message never carries the request's headers (where provider keys live).
 import { ApiError } from "../lib/errors";
 
-export type ProviderFailure = "timeout" | "rate_limited" | "upstream" | "bad_response" | "rejected";
+export type ProviderFailure = "timeout" | "rate_limited" | "upstream" | "bad_response" | "rejected" | "canceled";
 
 export class ProviderError extends Error {
   constructor(
@@ -27,19 +27,30 @@ export interface CallOptions {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** POSTs (or GETs) to a provider; returns the 2xx response, or throws ProviderError. */
+/** The error of a request that we cancelled ourselves (a barge-in, a discarded speculation): never retried. */
+export const canceled = (provider: string) => new ProviderError("canceled", `the request to ${provider} was cancelled`);
+
+/**
+ * POSTs (or GETs) to a provider; returns the 2xx response, or throws ProviderError. `init.signal`
+ * cancels it (before or after the answer started, body included): no retry follows a cancel.
+ */
 export async function providerFetch(provider: string, url: string, init: RequestInit, opts: CallOptions): Promise<Response> {
   const backoff = opts.backoffMs ?? 250;
+  const cancel = init.signal ?? undefined;
   let last: ProviderError | undefined;
   for (let attempt = 0; attempt <= opts.retries; attempt++) {
+    if (cancel?.aborted) throw canceled(provider);
     if (attempt > 0) {
       const hinted = last?.retryAfterSeconds ? last.retryAfterSeconds * 1000 : 0;
       await sleep(Math.min(5000, Math.max(hinted, backoff * 2 ** (attempt - 1))));
+      if (cancel?.aborted) throw canceled(provider);
     }
     let res: Response;
     try {
-      res = await fetch(url, { ...init, signal: AbortSignal.timeout(opts.timeoutMs) });
+      const timeout = AbortSignal.timeout(opts.timeoutMs);
+      res = await fetch(url, { ...init, signal: cancel ? AbortSignal.any([timeout, cancel]) : timeout });
     } catch (err) {
+      if (cancel?.aborted) throw canceled(provider);
       const e = err as Error;
       last =
         e.name === "TimeoutError"
@@ -77,6 +88,67 @@ function safeDetail(text: string): string {
     // not JSON: keep the text
   }
   return message.replace(/\b(sk|pk|rk|xi|key|Bearer)[-_ ]?[A-Za-z0-9_-]{8,}/gi, "[redacted]").slice(0, 200);
+}
+
+/**
+ * The chunks of a streamed answer's body as they arrive. A read that fails (the connection broke,
+ * or the timeout or `signal` aborted it) is a ProviderError: `canceled` when `signal` did it.
+ */
+export async function* readChunks(provider: string, res: Response, signal?: AbortSignal): AsyncGenerator<Uint8Array> {
+  if (!res.body) throw new ProviderError("bad_response", `${provider} answered without a body`);
+  const reader = res.body.getReader();
+  try {
+    for (;;) {
+      let next: ReadableStreamReadResult<Uint8Array>;
+      try {
+        next = await reader.read();
+      } catch {
+        if (signal?.aborted) throw canceled(provider);
+        throw new ProviderError("upstream", `${provider} broke off its answer`);
+      }
+      if (next.done) return;
+      if (next.value.length > 0) yield next.value;
+    }
+  } finally {
+    // Leaving early (a cancel, or the consumer stopped) releases the connection.
+    reader.cancel().catch(() => undefined);
+  }
+}
+
+/** The `data:` payloads of a server-sent event stream (OpenAI's streamed completions), one per event. */
+export async function* readSse(provider: string, res: Response, signal?: AbortSignal): AsyncGenerator<string> {
+  const decoder = new TextDecoder();
+  let buffer = "";
+  let data: string[] = [];
+  const lines = function* (final: boolean) {
+    for (let nl = buffer.indexOf("\n"); nl !== -1; nl = buffer.indexOf("\n")) {
+      yield buffer.slice(0, nl).replace(/\r$/, "");
+      buffer = buffer.slice(nl + 1);
+    }
+    if (final && buffer) {
+      yield buffer;
+      buffer = "";
+    }
+  };
+  const events = function* (final: boolean) {
+    for (const line of lines(final)) {
+      if (line === "") {
+        if (data.length > 0) yield data.join("\n");
+        data = [];
+      } else if (line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""));
+      // comments (": …"), event:, id: and retry: lines carry nothing we use
+    }
+    if (final && data.length > 0) {
+      yield data.join("\n");
+      data = [];
+    }
+  };
+  for await (const chunk of readChunks(provider, res, signal)) {
+    buffer += decoder.decode(chunk, { stream: true });
+    yield* events(false);
+  }
+  buffer += decoder.decode();
+  yield* events(true);
 }
 
 export async function readJson<T>(provider: string, res: Response): Promise<T> {

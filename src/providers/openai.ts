@@ -1,11 +1,12 @@
 // The OpenAI-compatible adapter: OpenAI itself, and every server that speaks its API (Groq,
 // Together, vLLM, Ollama, LM Studio… and our local sandbox). Chat, speech and transcription.
 import { z } from "zod";
-import { type CallOptions, ProviderError, providerFetch, readJson } from "./http";
+import { type CallOptions, ProviderError, providerFetch, readChunks, readJson, readSse } from "./http";
 import type {
   ChatCompletion,
   ChatProvider,
   ChatRequest,
+  ChatStreamEvent,
   SpeechRequest,
   SttProvider,
   Transcription,
@@ -37,6 +38,24 @@ const completionSchema = z.object({
   }),
 });
 
+const usageSchema = z.object({
+  prompt_tokens: z.number().int().min(0),
+  completion_tokens: z.number().int().min(0),
+  total_tokens: z.number().int().min(0),
+});
+
+/** A chunk of a streamed completion (`chat.completion.chunk`): what we read of it. */
+const chunkSchema = z.object({
+  choices: z.array(
+    z.object({
+      index: z.number(),
+      delta: z.object({ content: z.string().nullish() }).passthrough().nullish(),
+      finish_reason: z.string().nullish(),
+    }),
+  ),
+  usage: usageSchema.nullish(),
+});
+
 const transcriptionSchema = z.object({
   text: z.string(),
   language: z.string().nullish(),
@@ -64,11 +83,11 @@ export class OpenAICompatible implements ChatProvider, TtsProvider, SttProvider 
     return `${this.baseUrl.replace(/\/$/, "")}${path}`;
   }
 
-  async complete(request: ChatRequest): Promise<ChatCompletion> {
+  async complete(request: ChatRequest, signal?: AbortSignal): Promise<ChatCompletion> {
     const res = await providerFetch(
       this.name,
       this.url("/chat/completions"),
-      { method: "POST", headers: this.headers(), body: JSON.stringify({ ...request, stream: false }) },
+      { method: "POST", headers: this.headers(), body: JSON.stringify({ ...request, stream: false }), signal },
       this.call,
     );
     const parsed = completionSchema.safeParse(await readJson(this.name, res));
@@ -76,18 +95,73 @@ export class OpenAICompatible implements ChatProvider, TtsProvider, SttProvider 
     return { ...parsed.data, object: "chat.completion" };
   }
 
-  async synthesize(request: SpeechRequest): Promise<ArrayBuffer> {
-    const body = {
+  /** `stream: true` with the usage in the last chunk (`stream_options.include_usage`), as OpenAI sends it. */
+  async *stream(request: ChatRequest, signal?: AbortSignal): AsyncGenerator<ChatStreamEvent> {
+    const res = await providerFetch(
+      this.name,
+      this.url("/chat/completions"),
+      {
+        method: "POST",
+        headers: this.headers(),
+        body: JSON.stringify({ ...request, stream: true, stream_options: { include_usage: true } }),
+        signal,
+      },
+      this.call,
+    );
+    let finishReason: string | null = null;
+    let usage: ChatCompletion["usage"] | null = null;
+    for await (const data of readSse(this.name, res, signal)) {
+      if (data === "[DONE]") {
+        yield { type: "end", finishReason, usage };
+        return;
+      }
+      let json: unknown;
+      try {
+        json = JSON.parse(data);
+      } catch {
+        throw new ProviderError("bad_response", `${this.name} streamed an event that is not JSON`);
+      }
+      const chunk = chunkSchema.safeParse(json);
+      if (!chunk.success) throw new ProviderError("bad_response", `${this.name} streamed a chunk we cannot read`);
+      const choice = chunk.data.choices.find((c) => c.index === 0);
+      if (choice?.delta?.content) yield { type: "delta", text: choice.delta.content };
+      if (choice?.finish_reason) finishReason = choice.finish_reason;
+      if (chunk.data.usage) usage = chunk.data.usage;
+    }
+    throw new ProviderError("upstream", `${this.name} ended its stream before [DONE]`);
+  }
+
+  private speechBody(request: SpeechRequest) {
+    return {
       model: request.model,
       input: request.text,
       voice: request.voice,
       response_format: request.format,
       ...(request.speed ? { speed: request.speed } : {}),
     };
+  }
+
+  /** OpenAI's speech comes with chunked transfer encoding as it is made: the same request, read as it arrives. */
+  async *synthesizeStream(request: SpeechRequest, signal?: AbortSignal): AsyncGenerator<Uint8Array> {
     const res = await providerFetch(
       this.name,
       this.url("/audio/speech"),
-      { method: "POST", headers: this.headers(), body: JSON.stringify(body) },
+      { method: "POST", headers: this.headers(), body: JSON.stringify(this.speechBody(request)), signal },
+      this.call,
+    );
+    let bytes = 0;
+    for await (const chunk of readChunks(this.name, res, signal)) {
+      bytes += chunk.length;
+      yield chunk;
+    }
+    if (bytes === 0) throw new ProviderError("bad_response", `${this.name} answered empty audio`);
+  }
+
+  async synthesize(request: SpeechRequest, signal?: AbortSignal): Promise<ArrayBuffer> {
+    const res = await providerFetch(
+      this.name,
+      this.url("/audio/speech"),
+      { method: "POST", headers: this.headers(), body: JSON.stringify(this.speechBody(request)), signal },
       this.call,
     );
     const audio = await res.arrayBuffer();
@@ -95,7 +169,7 @@ export class OpenAICompatible implements ChatProvider, TtsProvider, SttProvider 
     return audio;
   }
 
-  async transcribe(request: TranscriptionRequest): Promise<Transcription> {
+  async transcribe(request: TranscriptionRequest, signal?: AbortSignal): Promise<Transcription> {
     const form = new FormData();
     form.set("file", request.audio, request.filename);
     form.set("model", request.model);
@@ -104,7 +178,7 @@ export class OpenAICompatible implements ChatProvider, TtsProvider, SttProvider 
     const res = await providerFetch(
       this.name,
       this.url("/audio/transcriptions"),
-      { method: "POST", headers: this.headers(false), body: form },
+      { method: "POST", headers: this.headers(false), body: form, signal },
       this.call,
     );
     const parsed = transcriptionSchema.safeParse(await readJson(this.name, res));

@@ -37,9 +37,16 @@ export interface ChatCompletion {
   usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
 }
 
+/** One event of a streamed completion: a piece of the reply's text, then its end with the usage. */
+export type ChatStreamEvent =
+  | { type: "delta"; text: string }
+  | { type: "end"; finishReason: string | null; usage: ChatCompletion["usage"] | null };
+
 export interface ChatProvider {
   readonly name: string;
-  complete(request: ChatRequest): Promise<ChatCompletion>;
+  complete(request: ChatRequest, signal?: AbortSignal): Promise<ChatCompletion>;
+  /** The reply as it is generated; `signal` cancels the request (no retry after the first byte). */
+  stream(request: ChatRequest, signal?: AbortSignal): AsyncIterable<ChatStreamEvent>;
 }
 
 export type AudioFormat = "wav" | "pcm" | "mp3";
@@ -57,7 +64,9 @@ export interface SpeechRequest {
 
 export interface TtsProvider {
   readonly name: string;
-  synthesize(request: SpeechRequest): Promise<ArrayBuffer>;
+  synthesize(request: SpeechRequest, signal?: AbortSignal): Promise<ArrayBuffer>;
+  /** The audio as it is made (pcm only: chunks may split a sample); `signal` cancels the request. */
+  synthesizeStream(request: SpeechRequest, signal?: AbortSignal): AsyncIterable<Uint8Array>;
 }
 
 export interface TranscriptionRequest {
@@ -76,5 +85,5 @@ export interface Transcription {
 
 export interface SttProvider {
   readonly name: string;
-  transcribe(request: TranscriptionRequest): Promise<Transcription>;
+  transcribe(request: TranscriptionRequest, signal?: AbortSignal): Promise<Transcription>;
 }

@@ -10,7 +10,7 @@ import { type AppEnv, createRouter } from "../context";
 import type { MessagingChannel } from "../db/schema";
 import { safeEqual } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
-import { errorResponses, jsonResponse } from "../lib/openapi";
+import { errorResponses, jsonResponse, publicSecurity } from "../lib/openapi";
 import { channelById, openCredentials, type TelegramCredentials, type WhatsAppCredentials } from "../messaging/channels";
 import { drainConversation, receive } from "../messaging/inbound";
 import { parseTelegramUpdate, type TelegramUpdate } from "../messaging/telegram";
@@ -47,9 +47,10 @@ export const telegramUpdateRoute = createRoute({
   path: "/telegram/{id}",
   tags,
   operationId: "telegramUpdate",
+  security: publicSecurity,
   summary: "Telegram's updates for a channel's bot (X-Telegram-Bot-Api-Secret-Token)",
   request: { params },
-  responses: { 200: ack, ...errorResponses(400, 401, 404, 413) },
+  responses: { 200: ack, ...errorResponses(400, 401, 404) },
 });
 
 export const whatsappVerifyRoute = createRoute({
@@ -57,6 +58,7 @@ export const whatsappVerifyRoute = createRoute({
   path: "/whatsapp/{id}",
   tags,
   operationId: "whatsappVerify",
+  security: publicSecurity,
   summary: "Meta's webhook verification: echoes hub.challenge when hub.verify_token is the channel's",
   request: {
     params,
@@ -77,9 +79,10 @@ export const whatsappNotificationRoute = createRoute({
   path: "/whatsapp/{id}",
   tags,
   operationId: "whatsappNotification",
+  security: publicSecurity,
   summary: "WhatsApp's notifications for a channel's number (X-Hub-Signature-256)",
   request: { params },
-  responses: { 200: ack, ...errorResponses(400, 401, 404, 413) },
+  responses: { 200: ack, ...errorResponses(400, 401, 404) },
 });
 
 /** The messaging surface, mounted at /channels (src/app.ts). */

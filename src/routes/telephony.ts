@@ -1,11 +1,14 @@
 // The public routes of live calls. None takes an API key; each proves itself another way:
 // - POST /telephony/twilio/status/:callId: Twilio's status callbacks, X-Twilio-Signature;
+// - POST /telephony/twilio/voice: Twilio's voice webhook for incoming calls, X-Twilio-Signature;
 // - GET  /telephony/twilio/media/:callId: Twilio's media stream (WebSocket), the per-call stream
 //   token in the stream's `start` message (checked by the call's session);
 // - GET  /web-calls/:callId/socket?token=: the browser's socket, the one-time web-call token.
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import { answerIncomingCall } from "../calls/inbound";
 import { finishCall, startCall } from "../calls/lifecycle";
+import { TWILIO_VOICE_PATH } from "../calls/phone-numbers";
 import { redeemWebCallToken } from "../calls/place";
 import type { EndedReason } from "../calls/states";
 import { answeredDeadline, findCall, moveCall } from "../calls/store";
@@ -13,7 +16,7 @@ import { CALL_ID_HEADER, TRANSPORT_HEADER } from "../calls/stub";
 import { type AppEnv, createRouter } from "../context";
 import { ApiError } from "../lib/errors";
 import { isUuid } from "../lib/ids";
-import { errorResponses } from "../lib/openapi";
+import { errorResponses, publicSecurity } from "../lib/openapi";
 
 const TWILIO_ENDINGS: Record<string, EndedReason> = {
   busy: "customer-busy",
@@ -55,9 +58,26 @@ export const twilioStatusRoute = createRoute({
   path: "/telephony/twilio/status/{callId}",
   tags: ["Telephony"],
   operationId: "twilioStatusCallback",
+  security: publicSecurity,
   summary: "Twilio's call status callbacks (form-encoded, X-Twilio-Signature)",
   request: { params: callIdParam },
   responses: { 204: { description: "Applied (or already applied)." }, ...errorResponses(401, 404, 503) },
+});
+
+export const twilioVoiceRoute = createRoute({
+  method: "post",
+  path: TWILIO_VOICE_PATH,
+  tags: ["Telephony"],
+  operationId: "twilioVoiceWebhook",
+  security: publicSecurity,
+  summary: "Twilio's voice webhook for an incoming call to a workspace's number (form-encoded, X-Twilio-Signature); answers TwiML",
+  responses: {
+    200: {
+      description: "TwiML: the media stream to the number's agent, or the call turned away.",
+      content: { "text/xml": { schema: z.string() } },
+    },
+    ...errorResponses(401, 503),
+  },
 });
 
 export const twilioMediaRoute = createRoute({
@@ -65,6 +85,7 @@ export const twilioMediaRoute = createRoute({
   path: "/telephony/twilio/media/{callId}",
   tags: ["Telephony"],
   operationId: "twilioMediaStream",
+  security: publicSecurity,
   summary: "Twilio Media Streams (WebSocket); the stream token arrives in `start`",
   request: { params: callIdParam },
   responses: { ...switching, ...errorResponses(404, 426) },
@@ -75,6 +96,7 @@ export const webCallSocketRoute = createRoute({
   path: "/web-calls/{callId}/socket",
   tags: ["Calls"],
   operationId: "webCallSocket",
+  security: publicSecurity,
   summary: "The browser's web-call WebSocket (one-time token in the query; protocol in docs/calls.md)",
   request: { params: callIdParam, query: z.object({ token: z.string().optional() }) },
   responses: { ...switching, ...errorResponses(401, 426) },
@@ -102,13 +124,40 @@ export function telephonyRoutes() {
       await startCall(deps, callId, await answeredDeadline(db, call, config.CALL_WATCHDOG_GRACE_SECONDS));
     } else if (status === "completed") {
       if (call.status === "in-progress") {
-        // The callee hung up: the live session ends the call with its whole transcript; when no
-        // session is running (it died), end it here.
+        // The callee hung up: the call's session ends it with its whole transcript and recording,
+        // also when it is already ending (202: left to it, this callback writes nothing). Only
+        // when no session runs (it died, or the stream never started) is it ended here; a session
+        // that finished meanwhile has already written the end, and this write then changes nothing.
         const res = await sessionStub(c, callId).fetch("https://call/__hangup", { method: "POST", headers: { [CALL_ID_HEADER]: callId } });
-        if (res.status !== 204) await finishCall(deps, callId, "customer-ended-call");
+        await res.arrayBuffer();
+        if (res.status !== 202) await finishCall(deps, callId, "customer-ended-call");
       } else if (call.status === "queued" || call.status === "ringing") await finishCall(deps, callId, "media-stream-failed");
     } else if (TWILIO_ENDINGS[status]) await finishCall(deps, callId, TWILIO_ENDINGS[status] as EndedReason);
     return c.body(null, 204);
+  });
+
+  app.openapi(twilioVoiceRoute, async (c) => {
+    const telephony = c.var.services.telephony();
+    const params = new URLSearchParams(await c.req.text());
+    const url = `${c.var.services.publicOrigin}${new URL(c.req.url).pathname}${new URL(c.req.url).search}`;
+    if (!(await telephony.verifyCallback(url, params, c.req.header("x-twilio-signature"))))
+      throw new ApiError("unauthorized", "The X-Twilio-Signature does not match this request.");
+    const incoming = { callSid: params.get("CallSid") ?? "", from: params.get("From") ?? "", to: params.get("To") ?? "" };
+    if (!incoming.callSid || !incoming.to)
+      throw new ApiError("bad_request", "A voice webhook carries CallSid, From and To (Twilio's incoming call parameters).");
+    const answer = await answerIncomingCall(
+      { db: c.var.db, config: c.var.config, env: c.env, origin: c.var.services.publicOrigin },
+      incoming,
+    );
+    console.log(
+      JSON.stringify({
+        level: "info",
+        msg: "incoming call",
+        answer: answer.kind,
+        ...(answer.kind === "stream" ? { callId: answer.call.id } : { reason: answer.reason }),
+      }),
+    );
+    return c.body(answer.twiml, 200, { "content-type": "text/xml; charset=utf-8" }) as never;
   });
 
   app.openapi(twilioMediaRoute, async (c) => {

@@ -1,6 +1,7 @@
 // Twilio: REST call creation with TwiML that connects a bidirectional Media Stream to our media
-// route, hang-up, X-Twilio-Signature checks on status callbacks, and whether a number is the
-// account's (IncomingPhoneNumbers, OutgoingCallerIds). Wire formats from Twilio's docs (Calls,
+// route, hang-up, X-Twilio-Signature checks on status callbacks and voice webhooks, whether a
+// number is the account's (IncomingPhoneNumbers, OutgoingCallerIds), and pointing a number's
+// incoming calls at our voice webhook (IncomingPhoneNumbers/{sid} VoiceUrl). Wire formats from Twilio's docs (Calls,
 // IncomingPhoneNumber and OutgoingCallerId resources, paging, "Webhooks security", Media
 // Streams); docs/calls.md lists what we use.
 import { timingSafeEqual } from "../lib/crypto";
@@ -21,6 +22,13 @@ export function streamTwiml(url: string, parameters: Record<string, string>): st
     .join("");
   return `<?xml version="1.0" encoding="UTF-8"?><Response><Connect><Stream url="${xml(url)}">${params}</Stream></Connect></Response>`;
 }
+
+/** Turns an incoming call away without answering it (no charge to anyone): `<Reject>`, heard as a busy line. */
+export const rejectTwiml = () => `<?xml version="1.0" encoding="UTF-8"?><Response><Reject reason="busy"/></Response>`;
+
+/** Answers an incoming call only to say why it cannot be taken, then hangs up. */
+export const sayAndHangUpTwiml = (text: string) =>
+  `<?xml version="1.0" encoding="UTF-8"?><Response><Say>${xml(text)}</Say><Hangup/></Response>`;
 
 /** Twilio's request signature: base64 HMAC-SHA1 of the URL followed by each POST param's name and value, sorted. */
 export async function twilioSignature(authToken: string, url: string, params: URLSearchParams): Promise<string> {
@@ -117,8 +125,20 @@ export class Twilio implements TelephonyProvider {
     return incoming ? "incoming" : verified ? "verified" : null;
   }
 
-  /** Whether a list resource has exactly this number: filtered by PhoneNumber, following next_page_uri. */
-  private async lists(resource: string, key: string, phoneNumber: string): Promise<boolean> {
+  async routeIncomingCalls(phoneNumber: string, voiceUrl: string): Promise<boolean> {
+    const number = await this.lists("IncomingPhoneNumbers", "incoming_phone_numbers", phoneNumber);
+    if (!number) return false;
+    await providerFetch(
+      "twilio",
+      this.url(`/IncomingPhoneNumbers/${encodeURIComponent(number.sid)}.json`),
+      { method: "POST", headers: this.headers(), body: new URLSearchParams({ VoiceUrl: voiceUrl, VoiceMethod: "POST" }) },
+      this.call,
+    );
+    return true;
+  }
+
+  /** The list resource's entry for exactly this number (filtered by PhoneNumber, following next_page_uri), or null. */
+  private async lists(resource: string, key: string, phoneNumber: string): Promise<{ sid: string } | null> {
     const root = this.baseUrl.replace(/\/$/, "");
     let url: string | null = this.url(`/${resource}.json?${new URLSearchParams({ PhoneNumber: phoneNumber, PageSize: "50" })}`);
     for (let page = 0; url && page < MAX_LIST_PAGES; page++) {
@@ -126,12 +146,15 @@ export class Twilio implements TelephonyProvider {
       const body = (await res.json().catch(() => null)) as Record<string, unknown> | null;
       const items = body?.[key];
       if (!Array.isArray(items)) throw new ProviderError("bad_response", `Twilio's ${resource} list could not be read`);
-      if (items.some((item) => (item as { phone_number?: unknown } | null)?.phone_number === phoneNumber)) return true;
+      const hit = items.find((item) => (item as { phone_number?: unknown } | null)?.phone_number === phoneNumber) as
+        | { sid?: unknown }
+        | undefined;
+      if (hit) return { sid: String(hit.sid ?? "") };
       const next = body?.next_page_uri;
       // A path on the same API only: the credentials are never sent to another host.
       url = typeof next === "string" && next.startsWith("/") && !next.startsWith("//") ? `${root}${next}` : null;
     }
-    return false;
+    return null;
   }
 
   async verifyCallback(url: string, params: URLSearchParams, signature: string | undefined): Promise<boolean> {

@@ -41,6 +41,11 @@ export interface TelephonyProvider {
    * OutgoingCallerIds); null when it is neither. Throws ProviderError when the carrier cannot say.
    */
   callerIdSource(phoneNumber: string): Promise<CallerIdSource | null>;
-  /** Checks a status callback's signature; `url` is the URL the carrier requested. */
+  /**
+   * Sends the number's incoming calls to `voiceUrl` (Twilio: the IncomingPhoneNumber's VoiceUrl).
+   * False when the number is not one the account bought (a verified caller id cannot receive calls).
+   */
+  routeIncomingCalls(phoneNumber: string, voiceUrl: string): Promise<boolean>;
+  /** Checks a status callback's or voice webhook's signature; `url` is the URL the carrier requested. */
   verifyCallback(url: string, params: URLSearchParams, signature: string | undefined): Promise<boolean>;
 }

@@ -33,3 +33,6 @@ export const payloadChannel = (event: string): string => {
   if (prefix === "call") return "voice";
   return prefix;
 };
+
+/** The OpenAPI document's `webhooks` entry of the `custom` payload mode (any event; src/webhooks/payload-schema.ts). */
+export const CUSTOM_PAYLOAD_WEBHOOK = "custom-payload";

@@ -6,39 +6,17 @@
 // refused when the endpoint is saved. The envelope (`deliveryId`, `event`, `timestamp`) is
 // always sent so a receiver can verify, route and de-duplicate.
 
-export interface CallPayload {
-  id: string;
-  status: string;
-  direction: string | null;
-  durationSeconds: number | null;
-  fromNumber: string | null;
-  toNumber: string | null;
-  agentId: string | null;
-  agentName: string | null;
-  startedAt: string | null;
-  endedAt: string | null;
-}
+import type { ToolOutcome } from "../db/schema/tools";
+import type { CallPayload, CallTranscript, ChatPayload, ChatTranscript } from "./payload-schema";
 
-export interface ChatPayload {
-  id: string;
-  status: string;
-  agentId: string | null;
-  agentName: string | null;
-  startedAt: string | null;
-  endedAt: string | null;
-  messageCount: number | null;
-  /** The widget's or the messaging channel's id (null once deleted). */
-  channelId: string | null;
-  /** The widget's visitor id, the Telegram chat id, the WhatsApp user's number. */
-  endUserId: string | null;
-  /** The name the messaging provider gives the end user; null for widget visitors. */
-  endUserName: string | null;
-}
+// The shapes are zod schemas (payload-schema.ts, imported for types only: the dashboard's
+// browser bundle takes shapePayload from this file without zod).
+export type { CallPayload, ChatPayload };
 
 export interface EventData {
   call?: Partial<CallPayload> & { id: string };
   chat?: Partial<ChatPayload> & { id: string };
-  transcript?: { fullText: string; turns: Array<{ role: string; text: string }> } | null;
+  transcript?: CallTranscript | ChatTranscript | null;
   recording?: { url: string; durationSeconds: number | string } | null;
   analysis?: { summary: string; sentiment: string; topics: string[]; actionItems: string[] } | null;
   report?: {
@@ -49,7 +27,7 @@ export interface EventData {
   metadata?: Record<string, unknown> | null;
 }
 
-const CALL_FIELDS = [
+export const CALL_FIELDS = [
   "id",
   "status",
   "direction",
@@ -61,7 +39,7 @@ const CALL_FIELDS = [
   "startedAt",
   "endedAt",
 ] as const;
-const CHAT_FIELDS = [
+export const CHAT_FIELDS = [
   "id",
   "status",
   "agentId",
@@ -97,13 +75,28 @@ export const LEAF_PATHS: readonly string[] = [
 
 /** A chat's turns as the payload's transcript: `fullText` ("User: …" / "Agent: …" lines) and the turns (`kind` when not text). */
 export function chatTranscript(
-  turns: ReadonlyArray<{ role: "agent" | "user"; text: string; kind?: string }>,
-): NonNullable<EventData["transcript"]> {
+  turns: ReadonlyArray<{
+    role: "agent" | "user" | "tool";
+    text: string;
+    kind?: "text" | "voice" | "unsupported";
+    tool?: { name: string; outcome: ToolOutcome; latencyMs: number; statusCode: number | null };
+  }>,
+): ChatTranscript {
   return {
-    fullText: turns.map((t) => `${t.role === "agent" ? "Agent" : "User"}: ${t.text}`).join("\n"),
-    turns: turns.map((t) => ({ role: t.role, text: t.text, ...(t.kind && t.kind !== "text" ? { kind: t.kind } : {}) })),
+    fullText: turns.map((t) => `${SPEAKERS[t.role]}: ${t.text}`).join("\n"),
+    turns: turns.map((t) => ({
+      role: t.role,
+      text: t.text,
+      ...(t.kind && t.kind !== "text" ? { kind: t.kind } : {}),
+      ...(t.tool
+        ? { tool: { name: t.tool.name, outcome: t.tool.outcome, latencyMs: t.tool.latencyMs, statusCode: t.tool.statusCode } }
+        : {}),
+    })),
   };
 }
+
+/** Who a transcript line is from; tool turns (docs/tools.md) are `Tool: <name>: ok (120 ms)`. */
+const SPEAKERS = { agent: "Agent", user: "User", tool: "Tool" } as const;
 
 export type Payload = Record<string, unknown> & { deliveryId: string; event: string; timestamp: string };
 

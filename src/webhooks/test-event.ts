@@ -26,8 +26,8 @@ export function syntheticCallCompleted(now = new Date()): EventData {
     transcript: {
       fullText: "Agent: Hello, this is a test call.\nUser: Thanks, the webhook works.",
       turns: [
-        { role: "agent", text: "Hello, this is a test call." },
-        { role: "user", text: "Thanks, the webhook works." },
+        { role: "agent", text: "Hello, this is a test call.", startMs: 0, endMs: 2_100 },
+        { role: "user", text: "Thanks, the webhook works.", startMs: 2_600, endMs: 4_300 },
       ],
     },
     recording: null,

@@ -2,12 +2,10 @@
 // first assistant message, and the session's history; metered to the workspace like every
 // Models call (hold, call, settle), logged as POST /widget/v1/chat.
 import { renderTemplate } from "../calls/prompt";
-import type { Db } from "../db/client";
 import type { Agent, WidgetTurn } from "../db/schema";
-import type { AppConfig } from "../env";
-import { agentReply } from "../metering/agent-reply";
 import { toApiError } from "../providers/http";
 import type { ChatMessage } from "../providers/types";
+import { type AgentTurn, agentTurn, type ToolTurnDeps } from "../tools/runtime";
 
 export const CHAT_INSTRUCTIONS =
   "You are chatting with a visitor of a website through its chat widget. Answer in plain text, briefly and helpfully.";
@@ -26,36 +24,57 @@ export const greetingOf = (widget: { greeting: string | null }, agent: Pick<Agen
  */
 export function chatMessages(
   agent: Pick<Agent, "systemPrompt">,
-  transcript: readonly Pick<WidgetTurn, "role" | "text">[],
+  transcript: readonly Pick<WidgetTurn, "role" | "text" | "tool">[],
   instructions = CHAT_INSTRUCTIONS,
   variables: Record<string, string> = {},
 ): ChatMessage[] {
   const prompt = renderTemplate(agent.systemPrompt, variables).trim();
   const recent = transcript.slice(-HISTORY_TURNS);
-  return [
-    { role: "system", content: prompt ? `${prompt}\n\n${instructions}` : instructions },
-    ...recent.map((t): ChatMessage => ({ role: t.role === "agent" ? "assistant" : "user", content: t.text })),
-  ];
+  const messages: ChatMessage[] = [{ role: "system", content: prompt ? `${prompt}\n\n${instructions}` : instructions }];
+  for (let i = 0; i < recent.length; i++) {
+    const t = recent[i] as (typeof recent)[number];
+    if (t.role !== "tool" || !t.tool) {
+      // A tool turn without its detail (never written so) is left out rather than shown as speech.
+      if (t.role !== "tool") messages.push({ role: t.role === "agent" ? "assistant" : "user", content: t.text });
+      continue;
+    }
+    // Tool turns in a row are one answer of the model: its tool calls, then their results.
+    const group: NonNullable<WidgetTurn["tool"]>[] = [];
+    while (i < recent.length && recent[i]?.role === "tool" && recent[i]?.tool)
+      group.push((recent[i++] as WidgetTurn).tool as NonNullable<WidgetTurn["tool"]>);
+    i--;
+    messages.push({
+      role: "assistant",
+      content: null,
+      tool_calls: group.map((d) => ({
+        id: d.callId,
+        type: "function",
+        function: { name: d.name, arguments: typeof d.arguments === "string" ? d.arguments : JSON.stringify(d.arguments ?? {}) },
+      })),
+    });
+    for (const d of group) messages.push({ role: "tool", tool_call_id: d.callId, content: d.result });
+  }
+  return messages;
 }
 
-/** The reply to a widget chat, logged as POST /widget/v1/chat and tagged with the session (its cost); failures in our error body. */
+/**
+ * The reply to a widget chat, with the agent's tools (src/tools/runtime.ts), logged as POST
+ * /widget/v1/chat and tagged with the session (its cost); failures in our error body.
+ */
 export async function widgetReply(
-  db: Db,
-  config: AppConfig,
+  deps: ToolTurnDeps,
   payer: { organizationId: string; chatId: string },
-  agent: Pick<Agent, "llmModel" | "temperature">,
+  agent: Pick<Agent, "id" | "name" | "llmModel" | "temperature" | "tools" | "toolSecret" | "metadata">,
   messages: ChatMessage[],
-  settleInBackground?: (work: Promise<unknown>) => void,
-): Promise<string> {
+): Promise<AgentTurn> {
   try {
-    return await agentReply(
-      db,
-      config,
+    return await agentTurn(
+      deps,
       { organizationId: payer.organizationId, chatId: payer.chatId, apiKeyId: null, method: "POST", endpoint: "/widget/v1/chat" },
       agent,
+      { kind: "chat", id: payer.chatId, channel: "widget" },
       messages,
       REPLY_MAX_TOKENS,
-      settleInBackground,
     );
   } catch (err) {
     throw toApiError(err);

@@ -214,6 +214,7 @@ export const chatReplySchema = z
   .object({
     sessionId: z.uuid(),
     started: z.boolean().openapi({ description: "This message started the session (widget.started fired)." }),
+    ended: z.boolean().openapi({ description: "The agent ended the chat (its end_call tool): the next message starts a new session." }),
     reply: z.object({ role: z.literal("agent"), text: z.string() }),
   })
   .openapi("WidgetChatReply");

@@ -124,13 +124,19 @@ export async function appendVisitorMessage(
   throw sessionEnded();
 }
 
-/** The agent's reply; nothing when the session ended meanwhile (the visitor still gets the reply). */
-export async function appendAgentReply(db: Db, sessionId: string, reply: WidgetTurn): Promise<void> {
+/**
+ * The agent's reply, after the turn's tool turns and what was said while they ran, in one
+ * statement; nothing when the session ended meanwhile (the visitor still gets the reply).
+ */
+export async function appendAgentReply(db: Db, sessionId: string, reply: WidgetTurn, before: readonly WidgetTurn[] = []): Promise<void> {
+  const turns = [...before, reply];
+  const toolCalls = turns.filter((t) => t.role === "tool").length;
   await db
     .update(widgetSessions)
     .set({
-      transcript: sql`${widgetSessions.transcript} || ${JSON.stringify([reply])}::jsonb`,
-      messageCount: sql`${widgetSessions.messageCount} + 1`,
+      transcript: sql`${widgetSessions.transcript} || ${JSON.stringify(turns)}::jsonb`,
+      messageCount: sql`${widgetSessions.messageCount} + ${turns.length}`,
+      toolCallCount: sql`${widgetSessions.toolCallCount} + ${toolCalls}`,
       lastActivityAt: sql`now()`,
     })
     .where(and(eq(widgetSessions.id, sessionId), eq(widgetSessions.status, "in-progress")));

@@ -147,6 +147,8 @@ describe.runIf(stack().backend === "embedded")("npm run dev", () => {
     expect(out).toMatch(/Email\s+admin@localhost/);
     expect(out).toMatch(/shown once/);
     expect(out).toContain(`curl -H "Authorization: Bearer ${firstKey}" ${baseUrl}/v1/me`);
+    expect(out).toContain(`const client = new VoiceAgentPlatform({ apiKey: "${firstKey}", baseURL: "${baseUrl}" });`);
+    expect(out).toContain("console.log(await client.me.retrieve());");
 
     const res = await fetch(`${baseUrl}/v1/me`, { headers: { authorization: `Bearer ${firstKey}` } });
     expect(res.status).toBe(200);

@@ -8,7 +8,7 @@
 // - a chunked body over the limit leaves the connection and the worker usable;
 // - list filters (createdAfter / createdBefore) outside what Postgres stores: 400.
 import { randomUUID } from "node:crypto";
-import { Agent, request as httpRequest } from "node:http";
+import { Agent } from "node:http";
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
@@ -17,51 +17,12 @@ import { organizations, usageEvents } from "../../src/db/schema";
 import { bodyLimitFor } from "../../src/middleware/guards";
 import { openApiConfig } from "../../src/routes/docs";
 import { baseUrl, createWorkspace, expectError, json, signIn, testDb, type Workspace } from "../harness";
+import { type Answer, send } from "../http";
 import { type Params, ROUTES, type RouteCase } from "../routes";
 import { createWidget, SITE, visitor, widgetRequest } from "../widgets";
 
 /** Fills `:name` parameters from `params`, and any other with a fresh UUID. */
 const fill = (path: string, params: Params = {}) => path.replace(/:(\w+)/g, (_, name: string) => params[name] ?? randomUUID());
-
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  text: string;
-}
-
-/**
- * A request through node:http, which (unlike fetch) sends a body with any method: either with
- * its Content-Length or chunked (Transfer-Encoding: chunked, no Content-Length) in `chunkSize`
- * pieces. `agent` keeps the connection for the next request.
- */
-function send(
-  method: string,
-  path: string,
-  opts: { headers?: Record<string, string>; body?: Uint8Array; chunked?: boolean; agent?: Agent } = {},
-): Promise<Answer> {
-  const url = new URL(baseUrl() + path);
-  const headers: Record<string, string> = { ...opts.headers };
-  if (opts.body && opts.chunked) headers["transfer-encoding"] = "chunked";
-  else if (opts.body) headers["content-length"] = String(opts.body.byteLength);
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      { host: url.hostname, port: url.port, path: url.pathname + url.search, method, headers, agent: opts.agent ?? false },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString("utf8") }));
-        res.on("error", reject);
-      },
-    );
-    // The server may answer (413) and stop reading before the whole body is sent.
-    req.on("error", (err: NodeJS.ErrnoException) => (err.code === "EPIPE" || err.code === "ECONNRESET" ? undefined : reject(err)));
-    if (opts.body) {
-      const step = 64 * 1024;
-      for (let i = 0; i < opts.body.byteLength; i += step) req.write(opts.body.subarray(i, i + step));
-    }
-    req.end();
-  });
-}
 
 /** A dashboard HTML page (its errors render as pages), not the dashboard's JSON API. */
 const isPage = (path: string) => path.startsWith("/dashboard") && !path.startsWith("/dashboard/api/");

@@ -2,13 +2,13 @@
 // has a route missing from either, or the table names a route the app does not have.
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
-import { OPENAPI_PATH, openApiConfig } from "../../src/routes/docs";
+import { OPENAPI_PATH, openApiDocument } from "../../src/routes/docs";
 import { ROUTES } from "../routes";
 
 const app = createApp();
 const key = (method: string, path: string) => `${method.toUpperCase()} ${path}`;
 const appRoutes = [...new Set(app.routes.filter((r) => r.method !== "ALL").map((r) => key(r.method, r.path)))];
-const doc = app.getOpenAPI31Document(openApiConfig("http://localhost"));
+const doc = openApiDocument(app, "http://localhost");
 const docRoutes = Object.entries(doc.paths ?? {}).flatMap(([path, item]) =>
   Object.keys(item as object)
     .filter((m) => ["get", "post", "put", "patch", "delete"].includes(m))
@@ -45,6 +45,17 @@ describe("route completeness", () => {
     }
     const ids = ops.map((o) => o.operationId);
     expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it("declares `security: []` on exactly the public operations, and a scheme on every other", () => {
+    const documented = ROUTES.filter((r) => docRoutes.includes(key(r.method, r.path)));
+    expect(documented.length).toBeGreaterThan(50);
+    for (const r of documented) {
+      const item = doc.paths?.[r.path.replace(/:(\w+)/g, "{$1}")] as Record<string, { security?: unknown[] }> | undefined;
+      const security = item?.[r.method.toLowerCase()]?.security;
+      if (r.auth === "public") expect(security, `${r.method} ${r.path}`).toEqual([]);
+      else expect(security?.length, `${r.method} ${r.path}`).toBeGreaterThan(0);
+    }
   });
 
   it("documents the one error body on every guarded operation", () => {

@@ -15,6 +15,8 @@ export interface WidgetConfig {
 export interface ChatReply {
   sessionId: string;
   started: boolean;
+  /** The agent ended the chat (its end_call tool): the next message starts a new session. */
+  ended?: boolean;
   reply: { role: "agent"; text: string };
 }
 

@@ -292,7 +292,7 @@ class Widget {
         this.state.sessionId = null;
         reply = await this.api.chat(this.visitor, null, text);
       }
-      this.state.sessionId = reply.sessionId;
+      this.state.sessionId = reply.ended ? null : reply.sessionId;
       typing.remove();
       this.bubble("agent", reply.reply.text);
     } catch (err) {

@@ -13,6 +13,8 @@ export const valuesOf = (a: AgentView | null): Values => {
     name: "",
     personaId: crypto.randomUUID(),
     analysisPlan: { summaryEnabled: true, successCriteria: [], extractionFields: [] },
+    tools: [],
+    toolSecret: null,
   };
   return {
     name: d.name,
@@ -30,12 +32,16 @@ export const valuesOf = (a: AgentView | null): Values => {
     summaryEnabled: d.analysisPlan.summaryEnabled,
     successCriteria: d.analysisPlan.successCriteria.join("\n"),
     extractionFields: d.analysisPlan.extractionFields.length ? JSON.stringify(d.analysisPlan.extractionFields, null, 2) : "",
+    tools: d.tools.length ? JSON.stringify(d.tools, null, 2) : "",
+    toolSecret: d.toolSecret ?? "",
   };
 };
 
 export const typedValues = (form: Form): Values => ({
   ...Object.fromEntries(Object.keys(valuesOf(null)).map((k) => [k, one(form, k)])),
   summaryEnabled: one(form, "summaryEnabled") === "on",
+  // Shown, never posted back.
+  toolSecret: "",
 });
 
 /** Form fields → the API's JSON shape (then the API's schema decides); unparsable JSON goes to `errors`. */
@@ -58,6 +64,7 @@ export function inputOf(form: Form, errors: FieldErrors) {
       successCriteria: lines(form, "successCriteria"),
       extractionFields: jsonField(form, "extractionFields", [], errors),
     },
+    tools: jsonField(form, "tools", [], errors),
   };
 }
 

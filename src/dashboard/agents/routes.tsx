@@ -5,7 +5,7 @@
 import type { Context } from "hono";
 import { toAgent } from "../../agents/mapper";
 import { createAgentSchema, updateAgentSchema } from "../../agents/schema";
-import { type Agent, createAgent, deleteAgent, getAgent, listAgents, updateAgent } from "../../agents/service";
+import { type Agent, createAgent, deleteAgent, getAgent, listAgents, updateAgent, withToolSecret } from "../../agents/service";
 import type { AppEnv } from "../../context";
 import { listVoicesByName } from "../../voices/service";
 import { apiErrorFields, validate } from "../forms";
@@ -54,8 +54,8 @@ export function agentPages() {
     const checked = validate(createAgentSchema, inputOf(form, pre), pre);
     if (!checked.ok) return renderForm(c, null, typedValues(form), onFields(checked.errors), 400);
     try {
-      const row = await createAgent(c.var.db, c.var.auth.organizationId, checked.data);
-      return c.redirect(`/dashboard/agents/${row.id}?saved=1`, 303);
+      const { agent } = await createAgent(c.var.db, c.var.config, c.var.auth.organizationId, checked.data);
+      return c.redirect(`/dashboard/agents/${agent.id}?saved=1`, 303);
     } catch (err) {
       return renderForm(c, null, typedValues(form), apiErrorFields(err), 400);
     }
@@ -63,7 +63,8 @@ export function agentPages() {
 
   app.get("/:id", async (c) => {
     const agent = await ownAgent(c, c.req.param("id"));
-    return renderForm(c, agent, valuesOf(toAgent(agent)), {}, 200, c.req.query("saved") ? "Agent saved." : undefined);
+    const { toolSecret } = await withToolSecret(c.var.config, agent);
+    return renderForm(c, agent, valuesOf(toAgent(agent, toolSecret)), {}, 200, c.req.query("saved") ? "Agent saved." : undefined);
   });
 
   app.post("/:id", async (c) => {
@@ -73,7 +74,7 @@ export function agentPages() {
     const checked = validate(updateAgentSchema, inputOf(form, pre), pre);
     if (!checked.ok) return renderForm(c, agent, typedValues(form), onFields(checked.errors), 400);
     try {
-      await updateAgent(c.var.db, c.var.auth.organizationId, agent.id, checked.data);
+      await updateAgent(c.var.db, c.var.config, c.var.auth.organizationId, agent.id, checked.data);
       return c.redirect(`/dashboard/agents/${agent.id}?saved=1`, 303);
     } catch (err) {
       return renderForm(c, agent, typedValues(form), apiErrorFields(err), 400);

@@ -114,6 +114,21 @@ export const AgentForm: FC<AgentFormProps> = ({ shell, agent, values, errors, vo
           rows={4}
           hint='e.g. [{"name":"visit_type","type":"enum","description":"New or existing patient","choices":["new","existing"]}]'
         />
+        <h2>Tools</h2>
+        <TextArea
+          name="tools"
+          label="Tools (JSON array)"
+          value={v("tools")}
+          errors={errors}
+          rows={8}
+          hint='Functions on your server and the built-ins (docs/tools.md), e.g. [{"type":"function","name":"lookup_order","description":"Looks up an order","parameters":{"type":"object","properties":{"orderId":{"type":"string"}},"required":["orderId"]},"url":"https://api.example.com/tools/order","timeoutSeconds":10},{"type":"end_call"}]'
+        />
+        {v("toolSecret") ? (
+          <p class="small muted">
+            Tool requests are signed with <code>{v("toolSecret")}</code> (X-Service-Signature, verified like webhooks). The full secret is
+            shown when the agent is created through the API and by POST /v1/agents/{"{id}"}/rotate-tool-secret.
+          </p>
+        ) : null}
         <p class="row">
           <button type="submit">{agent ? "Save agent" : "Create agent"}</button>
           <a class="button secondary" href="/dashboard/agents">

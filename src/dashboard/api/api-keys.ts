@@ -53,7 +53,7 @@ const createKeyRoute = createRoute({
       z.object({ key: apiKeySchema, secret: z.string().openapi({ example: "sk-live-…" }) }).openapi("CreatedApiKey"),
       "Created; store the secret now.",
     ),
-    ...errorResponses(400, 403, 413, 415),
+    ...errorResponses(400, 403),
   },
 });
 

@@ -3,7 +3,7 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { AppEnv } from "../../context";
 import { ApiError } from "../../lib/errors";
-import { errorResponses, jsonBody, jsonResponse } from "../../lib/openapi";
+import { errorResponses, jsonBody, jsonResponse, publicSecurity } from "../../lib/openapi";
 import { authenticate } from "../../middleware/auth";
 import { limitSignIn, rateLimit } from "../../middleware/ratelimit";
 import { resolveSession, SESSION_COOKIE, type SessionMembership, signIn, signOut } from "../../sessions/service";
@@ -29,9 +29,10 @@ const signInRoute = createRoute({
   path: "/sign-in",
   tags: ["Dashboard"],
   operationId: "dashboardSignIn",
+  security: publicSecurity,
   summary: "Sign in with email and password; sets the HttpOnly session cookie",
   request: jsonBody(signInSchema),
-  responses: { 200: jsonResponse(sessionSchema, "Signed in."), ...errorResponses(400, 413, 415) },
+  responses: { 200: jsonResponse(sessionSchema, "Signed in."), ...errorResponses(400) },
 });
 
 const signOutRoute = createRoute({

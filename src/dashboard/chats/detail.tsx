@@ -44,7 +44,8 @@ const Facts: FC<{ chat: ChatView; channelName: string | null }> = ({ chat, chann
           <strong>Started</strong> <When at={chat.startedAt} /> · <strong>Ended</strong> <When at={chat.endedAt} />
         </p>
         <p class="m0">
-          <strong>Messages</strong> {chat.messageCount} · <strong>Last</strong> <When at={chat.lastActivityAt} />
+          <strong>Messages</strong> {chat.messageCount} · <strong>Tool calls</strong> {chat.toolCallCount} · <strong>Last</strong>{" "}
+          <When at={chat.lastActivityAt} />
         </p>
       </div>
       <p class="mt18 m0">
@@ -62,6 +63,17 @@ const TurnMarks: FC<{ turn: Turn }> = ({ turn }) => (
   <>
     {turn.kind === "voice" ? <Badge>voice note, transcribed</Badge> : null}
     {turn.kind === "unsupported" ? <Badge tone="off">unsupported message</Badge> : null}
+    {turn.tool ? (
+      <>
+        <Badge tone={turn.tool.outcome === "ok" ? undefined : "bad"}>
+          tool {turn.tool.outcome === "ok" ? "ok" : turn.tool.outcome.replace("_", " ")}
+        </Badge>{" "}
+        <span class="small muted">
+          {turn.tool.latencyMs} ms{turn.tool.statusCode !== null ? ` · HTTP ${turn.tool.statusCode}` : ""}
+          {turn.tool.requestId ? ` · request ${turn.tool.requestId}` : ""}
+        </span>
+      </>
+    ) : null}
     {turn.undelivered ? (
       <>
         <Badge tone="bad">not delivered</Badge> <span class="small">{turn.undelivered}</span>
@@ -78,7 +90,7 @@ const Transcript: FC<{ chat: ChatView }> = ({ chat }) => (
       <ol class="turns">
         {chat.transcript.turns.map((t) => (
           <li>
-            <span class="role">{t.role === "agent" ? "Agent" : "User"}</span>
+            <span class="role">{t.role === "agent" ? "Agent" : t.role === "tool" ? "Tool" : "User"}</span>
             <time class="muted small" datetime={t.at}>
               {offset(chat, t)}
             </time>{" "}

@@ -1,5 +1,6 @@
 import { doublePrecision, index, integer, jsonb, pgTable, text, uuid } from "drizzle-orm/pg-core";
 import { organizations } from "./organizations";
+import type { AgentTool } from "./tools";
 import { id, timestamps } from "./util";
 import { voices } from "./voices";
 
@@ -36,6 +37,13 @@ export const agents = pgTable(
     endCallPhrases: jsonb("end_call_phrases").$type<string[]>().notNull().default([]),
     metadata: jsonb("metadata").$type<Record<string, unknown>>().notNull().default({}),
     analysisPlan: jsonb("analysis_plan").$type<AnalysisPlan>().notNull(),
+    /** docs/tools.md: functions of the customer's and the built-ins (end_call, transfer_call). */
+    tools: jsonb("tools").$type<AgentTool[]>().notNull().default([]),
+    /**
+     * The secret that signs this agent's tool requests (`tss_` + 40), sealed with SECRETS_KEK like
+     * webhook endpoint secrets (src/tools/secret.ts). Null until the agent first has a function tool.
+     */
+    toolSecret: text("tool_secret"),
     ...timestamps,
   },
   (t) => [index("agents_org_idx").on(t.organizationId, t.id)],

@@ -91,7 +91,8 @@ export const calls = pgTable(
 export type Call = typeof calls.$inferSelect;
 
 /**
- * Caller ids a workspace may place calls from (docs/calls.md). A number belongs to one workspace
+ * A workspace's phone numbers: caller ids it may place calls from, and, assigned to an agent,
+ * numbers that agent answers (docs/calls.md). A number belongs to one workspace
  * on the platform (the unique index), and must also be a number or verified caller id of the
  * platform's Twilio account (checked when added and at each call: src/calls/phone-numbers.ts).
  */
@@ -105,6 +106,8 @@ export const phoneNumbers = pgTable(
     number: text("number").notNull(),
     provider: text("provider").$type<"twilio">().notNull().default("twilio"),
     label: text("label"),
+    /** The agent that answers calls to this number (inbound); null: calls to it are turned away. */
+    agentId: uuid("agent_id").references(() => agents.id, { onDelete: "set null" }),
     ...timestamps,
   },
   (t) => [uniqueIndex("phone_numbers_number_idx").on(t.number), index("phone_numbers_org_idx").on(t.organizationId, t.id)],

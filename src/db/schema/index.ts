@@ -6,6 +6,7 @@ export * from "./memberships";
 export * from "./messaging";
 export * from "./organizations";
 export * from "./sessions";
+export * from "./tools";
 export * from "./usage";
 export * from "./users";
 export * from "./voices";

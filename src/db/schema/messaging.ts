@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { bigint, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { agents } from "./agents";
 import { organizations } from "./organizations";
+import type { ToolTurnDetail } from "./tools";
 import { id, timestamps } from "./util";
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "date", precision: 3 });
@@ -56,11 +57,11 @@ export const messagingChannels = pgTable(
 export type MessagingChannel = typeof messagingChannels.$inferSelect;
 
 export type MessagingSessionStatus = "in-progress" | "completed";
-export type MessagingEndedReason = "inactivity" | "user-ended" | "channel-removed" | "session-full";
+export type MessagingEndedReason = "inactivity" | "user-ended" | "agent-ended" | "channel-removed" | "session-full";
 export type MessageKind = "text" | "voice" | "unsupported";
 
 export interface MessagingTurn {
-  role: "agent" | "user";
+  role: "agent" | "user" | "tool";
   text: string;
   /** ISO 8601. */
   at: string;
@@ -68,6 +69,8 @@ export interface MessagingTurn {
   kind?: MessageKind;
   /** Agent turns the provider refused (WhatsApp's 24-hour window, a blocked bot): what it said. */
   undelivered?: string;
+  /** Tool turns: the call, its outcome and latency (docs/tools.md). */
+  tool?: ToolTurnDetail;
 }
 
 /** One end user's conversation with a channel's agent, from the first message to its end. */
@@ -90,6 +93,8 @@ export const messagingSessions = pgTable(
     endedReason: text("ended_reason").$type<MessagingEndedReason>(),
     transcript: jsonb("transcript").$type<MessagingTurn[]>().notNull().default([]),
     messageCount: integer("message_count").notNull().default(0),
+    /** Tool calls made in this conversation (its tool turns). */
+    toolCallCount: integer("tool_call_count").notNull().default(0),
     startedAt: ts("started_at").notNull().defaultNow(),
     lastActivityAt: ts("last_activity_at").notNull().defaultNow(),
     endedAt: ts("ended_at"),

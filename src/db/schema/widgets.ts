@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { agents } from "./agents";
 import { organizations } from "./organizations";
+import type { ToolTurnDetail } from "./tools";
 import { id, timestamps } from "./util";
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "date", precision: 3 });
@@ -56,13 +57,15 @@ export const widgets = pgTable(
 export type Widget = typeof widgets.$inferSelect;
 
 export type WidgetSessionStatus = "in-progress" | "completed";
-export type WidgetEndedReason = "visitor-ended" | "inactivity" | "session-full";
+export type WidgetEndedReason = "visitor-ended" | "agent-ended" | "inactivity" | "session-full";
 
 export interface WidgetTurn {
-  role: "agent" | "user";
+  role: "agent" | "user" | "tool";
   text: string;
   /** ISO 8601. */
   at: string;
+  /** Tool turns: the call, its outcome and latency (docs/tools.md). */
+  tool?: ToolTurnDetail;
 }
 
 /** One visitor's chat through a widget, from the first message to its end (docs/widget.md). */
@@ -84,6 +87,8 @@ export const widgetSessions = pgTable(
     endedReason: text("ended_reason").$type<WidgetEndedReason>(),
     transcript: jsonb("transcript").$type<WidgetTurn[]>().notNull().default([]),
     messageCount: integer("message_count").notNull().default(0),
+    /** Tool calls made in this chat (its tool turns). */
+    toolCallCount: integer("tool_call_count").notNull().default(0),
     startedAt: ts("started_at").notNull().defaultNow(),
     lastActivityAt: ts("last_activity_at").notNull().defaultNow(),
     endedAt: ts("ended_at"),

@@ -10,6 +10,7 @@ import { registerCreateAgent } from "./agents/create";
 import { registerDeleteAgent } from "./agents/delete";
 import { registerGetAgent } from "./agents/get";
 import { registerListAgents } from "./agents/list";
+import { registerRotateToolSecret } from "./agents/rotate-tool-secret";
 import { registerUpdateAgent } from "./agents/update";
 import { registerPhoneNumbers } from "./calls/phone-numbers";
 import { registerPlaceCalls } from "./calls/place";
@@ -38,6 +39,7 @@ export function v1Routes() {
 
   registerListAgents(v1);
   registerCreateAgent(v1);
+  registerRotateToolSecret(v1);
   registerGetAgent(v1);
   registerUpdateAgent(v1);
   registerDeleteAgent(v1);

@@ -7,7 +7,7 @@ import { Receiver } from "@upstash/qstash";
 import type { Context } from "hono";
 import type { AppEnv } from "../../context";
 import { ApiError } from "../../lib/errors";
-import { errorResponses, errorSchema, jsonResponse } from "../../lib/openapi";
+import { errorResponses, errorSchema, jsonResponse, publicSecurity } from "../../lib/openapi";
 import { attemptDelivery, QSTASH_DELIVER_PATH, QSTASH_FAILED_PATH, recordFinalFailure, type Trigger } from "../../webhooks/deliver";
 
 const messageSchema = z.object({ deliveryId: z.uuid(), trigger: z.enum(["emit", "retry", "resend", "test"]).optional() });
@@ -48,6 +48,7 @@ const deliverRoute = createRoute({
   path: QSTASH_DELIVER_PATH,
   tags: ["Internal"],
   operationId: "qstashDeliver",
+  security: publicSecurity,
   summary: "QStash callback: make one attempt of a webhook delivery (Upstash-Signature verified)",
   responses: {
     200: jsonResponse(
@@ -67,6 +68,7 @@ const failedRoute = createRoute({
   path: QSTASH_FAILED_PATH,
   tags: ["Internal"],
   operationId: "qstashFailed",
+  security: publicSecurity,
   summary: "QStash failure callback: a delivery exhausted its retries (Upstash-Signature verified)",
   responses: { 200: jsonResponse(z.object({ ok: z.literal(true) }), "Recorded."), ...errorResponses(400, 404) },
 });

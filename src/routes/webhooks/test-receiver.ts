@@ -2,7 +2,7 @@
 // POST to it to try a verifier), reachable only through an endpoint's unguessable capture token.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context";
-import { errorResponses, jsonResponse } from "../../lib/openapi";
+import { errorResponses, jsonResponse, publicSecurity } from "../../lib/openapi";
 import { redisFor } from "../../lib/redis";
 import { CAPTURE_KEEP, receiveTestRequest } from "../../webhooks/capture";
 
@@ -11,6 +11,7 @@ export const testReceiverRoute = createRoute({
   path: "/webhooks/test-receiver/{token}",
   tags: ["Webhooks"],
   operationId: "captureTestRequest",
+  security: publicSecurity,
   summary: `Built-in test receiver: keeps the most recent ${CAPTURE_KEEP} requests of an endpoint for 24 h`,
   request: {
     params: z.object({
@@ -22,7 +23,7 @@ export const testReceiverRoute = createRoute({
   },
   responses: {
     200: jsonResponse(z.object({ received: z.literal(true), id: z.string() }), "Captured."),
-    ...errorResponses(400, 404, 413),
+    ...errorResponses(400, 404),
   },
 });
 

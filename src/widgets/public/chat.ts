@@ -2,11 +2,11 @@
 // (no sessionId) starts the session and fires widget.started.
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context";
-import { errorResponses, jsonBody, jsonResponse } from "../../lib/openapi";
+import { errorResponses, jsonBody, jsonResponse, publicSecurity } from "../../lib/openapi";
 import { limitVisitor, widgetOf } from "../gate";
 import { chatMessages, greetingOf, widgetReply } from "../reply";
 import { chatMessageSchema, chatReplySchema, widgetTokenQuery } from "../schema";
-import { appendAgentReply, appendVisitorMessage, startSession } from "../sessions";
+import { appendAgentReply, appendVisitorMessage, endSession, startSession } from "../sessions";
 import { agentOf, PUBLIC_TAG, requireChannel } from "./shared";
 
 export const widgetChatRoute = createRoute({
@@ -14,13 +14,14 @@ export const widgetChatRoute = createRoute({
   path: "/chat",
   tags: [PUBLIC_TAG],
   operationId: "widgetChat",
+  security: publicSecurity,
   summary: "Send a visitor's message and get the agent's reply",
   description:
     "Without `sessionId` the message starts a session (`widget.started`); with it, it continues that session, which must be this visitor's and in progress (409 session_ended otherwise). Rate-limited per visitor, per client address and per widget; metered to the workspace.",
   request: { query: widgetTokenQuery, ...jsonBody(chatMessageSchema) },
   responses: {
     200: jsonResponse(chatReplySchema, "The agent's reply and the session id."),
-    ...errorResponses(400, 402, 403, 404, 409, 413, 415, 502, 504),
+    ...errorResponses(400, 402, 403, 404, 409, 502, 504),
   },
 });
 
@@ -44,7 +45,11 @@ export const registerWidgetChat = (app: OpenAPIHono<AppEnv>) =>
           message,
         });
     const payer = { organizationId: widget.organizationId, chatId: session.id };
-    const text = await widgetReply(c.var.db, c.var.config, payer, agent, chatMessages(agent, session.transcript), c.var.defer);
-    await appendAgentReply(c.var.db, session.id, { role: "agent", text, at: new Date().toISOString() });
-    return c.json({ sessionId: session.id, started: !body.sessionId, reply: { role: "agent" as const, text } }, 200);
+    const turn = await widgetReply(deps, payer, agent, chatMessages(agent, session.transcript));
+    await appendAgentReply(c.var.db, session.id, { role: "agent", text: turn.text, at: new Date().toISOString() }, turn.turns);
+    if (turn.ended) await endSession(deps, session.id, "agent-ended");
+    // One HTTP answer cannot send a tool's requestStart message ahead: it leads the reply's text
+    // (the transcript keeps it as its own turn, before the tool turn).
+    const text = [...turn.turns.filter((t) => t.role === "agent").map((t) => t.text), turn.text].join(" ");
+    return c.json({ sessionId: session.id, started: !body.sessionId, ended: turn.ended, reply: { role: "agent" as const, text } }, 200);
   });

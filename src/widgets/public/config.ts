@@ -1,7 +1,7 @@
 // GET /widget/v1/config: what the script needs to render (no session is created by opening it).
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context";
-import { errorResponses, jsonResponse } from "../../lib/openapi";
+import { errorResponses, jsonResponse, publicSecurity } from "../../lib/openapi";
 import { widgetOf } from "../gate";
 import { greetingOf } from "../reply";
 import { publicConfigSchema, widgetTokenQuery } from "../schema";
@@ -12,6 +12,7 @@ export const widgetConfigRoute = createRoute({
   path: "/config",
   tags: [PUBLIC_TAG],
   operationId: "widgetConfig",
+  security: publicSecurity,
   summary: "The widget's public settings, for the embedded script",
   description:
     "No API key: the widget token in the query, from a page on one of the widget's allowed origins (CORS). Reveals no prompt, key or other data of the workspace.",

@@ -3,7 +3,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context";
 import { ApiError } from "../../lib/errors";
-import { errorResponses } from "../../lib/openapi";
+import { errorResponses, publicSecurity } from "../../lib/openapi";
 import { limitVisitor, widgetOf } from "../gate";
 import { visitorBodySchema, widgetTokenQuery } from "../schema";
 import { endVisitorSession } from "../sessions";
@@ -14,6 +14,7 @@ export const widgetEndSessionRoute = createRoute({
   path: "/sessions/{id}/end",
   tags: [PUBLIC_TAG],
   operationId: "widgetEndSession",
+  security: publicSecurity,
   summary: "End a visitor's chat session (widget.completed with the transcript)",
   description:
     "204 whether this ended the session or it was already over; 404 when it is not this visitor's session on this widget. The body is JSON, sent as application/json or text/plain (navigator.sendBeacon).",
@@ -28,7 +29,7 @@ export const widgetEndSessionRoute = createRoute({
       },
     },
   },
-  responses: { 204: { description: "Ended (or already over)." }, ...errorResponses(400, 403, 404, 413, 415) },
+  responses: { 204: { description: "Ended (or already over)." }, ...errorResponses(400, 403, 404, 415) },
 });
 
 async function visitorOf(raw: string): Promise<string> {

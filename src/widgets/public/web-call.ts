@@ -3,7 +3,7 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { startWebCall } from "../../calls/place";
 import type { AppEnv } from "../../context";
-import { errorResponses, jsonBody, jsonResponse } from "../../lib/openapi";
+import { errorResponses, jsonBody, jsonResponse, publicSecurity } from "../../lib/openapi";
 import { publicOrigin } from "../../webhooks/endpoints";
 import { limitVisitor, widgetOf } from "../gate";
 import { publicWebCallSchema, visitorBodySchema, widgetTokenQuery } from "../schema";
@@ -14,11 +14,12 @@ export const widgetWebCallRoute = createRoute({
   path: "/web-call",
   tags: [PUBLIC_TAG],
   operationId: "widgetWebCall",
+  security: publicSecurity,
   summary: "Start a voice session (web call) from the widget",
   description:
     "For widgets in `voice` or `both` mode. Answers a one-time WebSocket URL (the web-call protocol of docs/calls.md); the call fires the `call.*` webhooks. Rate-limited per visitor, per client address and per widget.",
   request: { query: widgetTokenQuery, ...jsonBody(visitorBodySchema) },
-  responses: { 201: jsonResponse(publicWebCallSchema, "How to join the call."), ...errorResponses(400, 402, 403, 413, 415) },
+  responses: { 201: jsonResponse(publicWebCallSchema, "How to join the call."), ...errorResponses(400, 402, 403) },
 });
 
 export const registerWidgetWebCall = (app: OpenAPIHono<AppEnv>) =>

@@ -7,6 +7,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ProviderSandbox, startProviderSandbox } from "../../../dev/sandbox/openai";
 import { type BotInfo, startTelegramSandbox, type TelegramSandbox, type TelegramUpdate } from "../../../dev/sandbox/telegram";
+import { found } from "./wait";
 
 const UNIT = 25; // one of Telegram's retry seconds, in ms, for these tests
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -69,16 +70,6 @@ const secretMatches = (headers: IncomingHttpHeaders, secret: string) => {
   const want = Buffer.from(secret);
   return got.length === want.length && timingSafeEqual(got, want);
 };
-
-async function until<T>(find: () => T | undefined, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = find();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error("timed out waiting");
-    await sleep(10);
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 
@@ -262,7 +253,7 @@ describe("setWebhook, deleteWebhook, getWebhookInfo", () => {
     expect(((await api(bot.token, "getWebhookInfo")).body.result as { pending_update_count: number }).pending_update_count).toBe(2);
     const key = `k${++keys}`;
     await api(bot.token, "setWebhook", { url: `${fake.origin}/hook/${key}` });
-    await until(() => (fake.deliveries(key).length === 2 ? true : undefined));
+    await found(() => (fake.deliveries(key).length === 2 ? true : undefined));
     expect(fake.deliveries(key).map((d) => d.update.message.text)).toEqual(["one", "two"]);
     expect(fake.deliveries(key)[0]?.headers["x-telegram-bot-api-secret-token"]).toBeUndefined(); // no secret set, no header
 
@@ -289,7 +280,7 @@ describe("webhook deliveries", () => {
     const u1 = await tg.send(bot.id, 1001, { text: "/start hello" }, { first_name: "Ada", last_name: "L", username: "ada" });
     const u2 = await tg.send(bot.id, 1002, { text: "Hi" });
     const u3 = await tg.send(bot.id, 1001, { text: "Again" });
-    await until(() => (fake.deliveries(key).length === 3 ? true : undefined));
+    await found(() => (fake.deliveries(key).length === 3 ? true : undefined));
     const got = fake.deliveries(key);
     for (const d of got) {
       expect(secretMatches(d.headers, secret)).toBe(true);
@@ -318,7 +309,7 @@ describe("webhook deliveries", () => {
     const { bot, key } = await hookedBot();
     await tg.send(bot.id, 3003, { sticker: { emoji: "🎉" } });
     await control(`/bots/${bot.id}/users/3003/messages`, { body: { location: { latitude: 51.5, longitude: -0.12 } } });
-    await until(() => (fake.deliveries(key).length === 2 ? true : undefined));
+    await found(() => (fake.deliveries(key).length === 2 ? true : undefined));
     const [sticker, location] = fake.deliveries(key).map((d) => d.update.message);
     expect(sticker?.sticker).toMatchObject({ emoji: "🎉", width: 512, height: 512, is_animated: false, is_video: false, type: "regular" });
     expect(location?.location).toEqual({ latitude: 51.5, longitude: -0.12 });
@@ -331,7 +322,7 @@ describe("webhook deliveries", () => {
     const a = await tg.send(bot.id, 2001, { text: "A" });
     await tg.send(bot.id, 2001, { text: "B" });
     await tg.send(bot.id, 2001, { text: "C" });
-    await until(() => (fake.deliveries(key).length === 6 ? true : undefined));
+    await found(() => (fake.deliveries(key).length === 6 ? true : undefined));
     const got = fake.deliveries(key);
     expect(got.map((d) => d.update.message.text)).toEqual(["A", "A", "A", "A", "B", "C"]);
     // attempt 2 follows at once; attempt 3 waits 2 units; attempt 4 waits 4
@@ -355,7 +346,7 @@ describe("webhook deliveries", () => {
     const { bot, key } = await hookedBot();
     fake.answer(key, { status: 429, headers: { "retry-after": "6" } });
     await tg.send(bot.id, 2101, { text: "later" });
-    await until(() => (fake.deliveries(key).length === 2 ? true : undefined));
+    await found(() => (fake.deliveries(key).length === 2 ? true : undefined));
     const got = fake.deliveries(key);
     expect(arrived(got, 1) - arrived(got, 0)).toBeGreaterThanOrEqual(6 * UNIT - 5);
   });
@@ -364,18 +355,18 @@ describe("webhook deliveries", () => {
     const { bot, key } = await hookedBot();
     fake.answer(key, { status: 200, delayMs: 400 });
     await tg.send(bot.id, 4001, { text: "slow" });
-    await until(() => (fake.deliveries(key).length === 1 ? true : undefined));
+    await found(() => (fake.deliveries(key).length === 1 ? true : undefined));
     await tg.send(bot.id, 4002, { text: "fast" });
-    await until(() => (fake.deliveries(key).length === 2 ? true : undefined), 300);
+    await found(() => (fake.deliveries(key).length === 2 ? true : undefined), 300);
 
     const serial = await hookedBot({ max_connections: 1 });
     fake.answer(serial.key, { status: 200, delayMs: 300 });
     await tg.send(serial.bot.id, 4001, { text: "slow" });
-    await until(() => (fake.deliveries(serial.key).length === 1 ? true : undefined));
+    await found(() => (fake.deliveries(serial.key).length === 1 ? true : undefined));
     await tg.send(serial.bot.id, 4002, { text: "waits" });
     await sleep(150);
     expect(fake.deliveries(serial.key)).toHaveLength(1);
-    await until(() => (fake.deliveries(serial.key).length === 2 ? true : undefined));
+    await found(() => (fake.deliveries(serial.key).length === 2 ? true : undefined));
   });
 
   it("a webhook that does not answer in time, or cannot be reached, fails the attempt with Telegram's message", async () => {
@@ -386,7 +377,7 @@ describe("webhook deliveries", () => {
       fake.answer(key, { status: 200, delayMs: 400 });
       await api2(slow, bot, "setWebhook", { url: `${fake.origin}/hook/${key}` });
       await slow.send(bot.id, 5001, { text: "hello" });
-      await until(() => slow.deliveries(bot.id).find((a) => a.outcome === "delivered"));
+      await found(() => slow.deliveries(bot.id).find((a) => a.outcome === "delivered"));
       expect(slow.deliveries(bot.id).map((a) => [a.error, a.outcome])).toEqual([
         ["Read timeout expired", "retry"],
         [undefined, "delivered"],
@@ -398,7 +389,7 @@ describe("webhook deliveries", () => {
       await gone.stop();
       await api2(slow, closed, "setWebhook", { url });
       await slow.send(closed.id, 5002, { text: "anyone?" });
-      await until(() => slow.deliveries(closed.id)[0]);
+      await found(() => slow.deliveries(closed.id)[0]);
       expect(slow.deliveries(closed.id)[0]?.error).toBe("Connection refused");
       expect(slow.bot(closed.id).webhook.last_error_message).toBe("Connection refused");
     } finally {
@@ -409,7 +400,7 @@ describe("webhook deliveries", () => {
   it("redelivers an update verbatim, as a duplicate, through the API and the control API", async () => {
     const { bot, key, secret } = await hookedBot();
     const u = await tg.send(bot.id, 6001, { text: "once" });
-    await until(() => fake.deliveries(key)[0]);
+    await found(() => fake.deliveries(key)[0]);
     const again = await tg.redeliver(bot.id, u.update_id);
     expect(again).toMatchObject({ update_id: u.update_id, attempt: 2, redelivery: true, outcome: "duplicate", status: 200 });
     const viaControl = await control(`/bots/${bot.id}/updates/${u.update_id}/redeliver`, { body: {} });
@@ -539,7 +530,7 @@ describe("voice notes", () => {
     const words = "I would like to book a table for two tonight.";
     const res = await control(`/bots/${bot.id}/users/8001/messages`, { body: { voice: words, from: { first_name: "Vee" } } });
     expect(res.status).toBe(202);
-    const delivered = await until(() => fake.deliveries(key)[0]);
+    const delivered = await found(() => fake.deliveries(key)[0]);
     const voice = delivered.update.message.voice as { file_id: string; mime_type: string; duration: number; file_size: number };
     expect(voice).toMatchObject({ mime_type: "audio/wav", duration: expect.any(Number) });
     expect(voice.duration).toBeGreaterThanOrEqual(1);
@@ -555,7 +546,7 @@ describe("voice notes", () => {
     const sends = [tg.send(bot.id, 8002, { voice: "First, a voice note." }), tg.send(bot.id, 8002, { text: "then text" })];
     const [v, t] = await Promise.all(sends);
     expect([v?.message.message_id, t?.message.message_id]).toEqual([1, 2]);
-    await until(() => (fake.deliveries(key).length === 2 ? true : undefined));
+    await found(() => (fake.deliveries(key).length === 2 ? true : undefined));
     expect(fake.deliveries(key).map((d) => d.update.message.message_id)).toEqual([1, 2]);
   });
 });

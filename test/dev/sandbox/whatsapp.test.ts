@@ -7,6 +7,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ProviderSandbox, startProviderSandbox } from "../../../dev/sandbox/openai";
 import { startWhatsAppSandbox, type WhatsAppNumber, type WhatsAppSandbox } from "../../../dev/sandbox/whatsapp";
+import { found } from "./wait";
 
 const UNIT = 25; // one retry unit (a second at Meta), in ms, for these tests
 const VERSION = "v26.0";
@@ -89,16 +90,6 @@ function signatureValid(headers: IncomingHttpHeaders, raw: string, appSecret: st
   const got = Buffer.from(String(headers["x-hub-signature-256"] ?? ""));
   const want = Buffer.from(`sha256=${createHmac("sha256", appSecret).update(raw, "utf8").digest("hex")}`);
   return got.length === want.length && timingSafeEqual(got, want);
-}
-
-async function until<T>(find: () => T | undefined, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = find();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error("timed out waiting");
-    await sleep(10);
-  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -198,7 +189,7 @@ describe("notifications of the users' messages", () => {
       body: { text: "Café / crème?", profile_name: "Zoë" },
     });
     expect(sent.status).toBe(202);
-    const r = await until(() => fake.received(key)[0]);
+    const r = await found(() => fake.received(key)[0]);
     expect(signatureValid(r.headers, r.raw, num.app_secret)).toBe(true);
     expect(signatureValid(r.headers, r.raw, `${num.app_secret}x`)).toBe(false);
     // Meta escapes non-ASCII and "/": a signature over a re-serialised body does not match.
@@ -240,7 +231,7 @@ describe("notifications of the users' messages", () => {
     await wa.send(num.phone_number_id, "15550003333", { sticker: true });
     await wa.send(num.phone_number_id, "15550003333", { location: { latitude: 48.85, longitude: 2.35, name: "Paris" } });
     await wa.send(num.phone_number_id, "15550003333", { unsupported: true });
-    await until(() => (fake.received(key).length === 3 ? true : undefined));
+    await found(() => (fake.received(key).length === 3 ? true : undefined));
     const [sticker, location, unsupported] = fake.received(key).map((r) => r.body.entry[0]?.changes[0]?.value.messages?.[0]);
     expect(sticker).toMatchObject({ type: "sticker", sticker: { mime_type: "image/webp", animated: false, id: expect.any(String) } });
     expect(location).toMatchObject({ type: "location", location: { latitude: 48.85, longitude: 2.35, name: "Paris" } });
@@ -252,12 +243,12 @@ describe("notifications of the users' messages", () => {
     fake.answer(key, { status: 500, match: "first" }, { status: 503, match: "first" });
     const first = await wa.send(num.phone_number_id, "15550004444", { text: "first" });
     const second = await wa.send(num.phone_number_id, "15550004444", { text: "second" });
-    await until(() => (fake.received(key).length === 4 ? true : undefined));
+    await found(() => (fake.received(key).length === 4 ? true : undefined));
     const order = fake.received(key).map((r) => r.body.entry[0]?.changes[0]?.value.messages?.[0]?.id);
     // first attempts go out in order; the retries of the first do not hold the second back
     expect(order.slice(0, 2)).toEqual([first.id, second.id]);
     expect(order.filter((id) => id === first.id)).toHaveLength(3);
-    const n = await until(() => wa.notifications(num.app_id).find((x) => x.id === first.notification_id && x.state === "delivered"));
+    const n = await found(() => wa.notifications(num.app_id).find((x) => x.id === first.notification_id && x.state === "delivered"));
     expect(n.attempts.map((a) => [a.status, a.retryInMs])).toEqual([
       [500, UNIT],
       [503, 2 * UNIT],
@@ -274,7 +265,7 @@ describe("notifications of the users' messages", () => {
   it("redelivers a notification verbatim, signature included", async () => {
     const { num, key } = await hookedNumber();
     const sent = await wa.send(num.phone_number_id, "15550005555", { text: "dup" });
-    await until(() => fake.received(key)[0]);
+    await found(() => fake.received(key)[0]);
     const again = await control(`/notifications/${sent.notification_id}/redeliver`, { body: {} });
     expect(again.body).toMatchObject({ attempt: 2, redelivery: true, status: 200 });
     const [a, b] = fake.received(key);
@@ -296,7 +287,7 @@ describe("the business's messages", () => {
       contacts: [{ input: "+1 (555) 000-6666", wa_id: "15550006666" }],
       messages: [{ id }],
     });
-    await until(() => (statusesOf(fake.received(key), id).length === 3 ? true : undefined));
+    await found(() => (statusesOf(fake.received(key), id).length === 3 ? true : undefined));
     const statuses = statusesOf(fake.received(key), id);
     expect(statuses.map((s) => s.status)).toEqual(["sent", "delivered", "read"]);
     expect(statuses[0]).toEqual({
@@ -316,7 +307,7 @@ describe("the business's messages", () => {
     await wa.send(num.phone_number_id, "15550007777", { text: "hi" });
     await control(`/numbers/${num.phone_number_id}/users/15550007777/settings`, { body: { read_receipts: false } });
     const id = ((await sendText(num, "15550007777", "hello")).body.messages as Array<{ id: string }>)[0]?.id as string;
-    await until(() => (statusesOf(fake.received(key), id).length === 2 ? true : undefined));
+    await found(() => (statusesOf(fake.received(key), id).length === 2 ? true : undefined));
     await sleep(100);
     expect(statusesOf(fake.received(key), id).map((s) => s.status)).toEqual(["sent", "delivered"]);
   });
@@ -329,7 +320,7 @@ describe("the business's messages", () => {
     const res = await sendText(num, "15550008888", "Still there?");
     expect(res.status).toBe(200); // accepted; the failure comes as a status, as at Meta
     const id = (res.body.messages as Array<{ id: string }>)[0]?.id as string;
-    const [failed] = await until(() => {
+    const [failed] = await found(() => {
       const s = statusesOf(fake.received(key), id);
       return s.length ? s : undefined;
     });
@@ -349,7 +340,7 @@ describe("the business's messages", () => {
     });
     // a user who never wrote is outside the window too
     const cold = (await sendText(num, "15550009999", "Hello stranger")).body.messages as Array<{ id: string }>;
-    await until(() => statusesOf(fake.received(key), cold[0]?.id as string)[0]);
+    await found(() => statusesOf(fake.received(key), cold[0]?.id as string)[0]);
 
     const template = await graph(num.access_token, "POST", `${num.phone_number_id}/messages`, {
       messaging_product: "whatsapp",
@@ -359,7 +350,7 @@ describe("the business's messages", () => {
     });
     const tid = (template.body.messages as Array<{ id: string; message_status: string }>)[0];
     expect(tid?.message_status).toBe("accepted");
-    await until(() => (statusesOf(fake.received(key), tid?.id as string).length === 3 ? true : undefined));
+    await found(() => (statusesOf(fake.received(key), tid?.id as string).length === 3 ? true : undefined));
     expect(statusesOf(fake.received(key), tid?.id as string)[0]?.pricing).toEqual({
       billable: true,
       pricing_model: "PMP",
@@ -463,7 +454,7 @@ describe("media and voice notes", () => {
     const { num, key } = await hookedNumber();
     const words = "Do you have a table for four on Friday?";
     await wa.send(num.phone_number_id, "15550002001", { voice: words });
-    const r = await until(() => fake.received(key)[0]);
+    const r = await found(() => fake.received(key)[0]);
     const message = r.body.entry[0]?.changes[0]?.value.messages?.[0] as unknown as {
       type: string;
       audio: { id: string; mime_type: string; sha256: string; voice: boolean };
@@ -522,7 +513,7 @@ describe("media and voice notes", () => {
       audio: { id: ok.body.id, voice: true },
     });
     const id = (sent.body.messages as Array<{ id: string }>)[0]?.id as string;
-    await until(() => (statusesOf(fake.received(key), id).length === 4 ? true : undefined));
+    await found(() => (statusesOf(fake.received(key), id).length === 4 ? true : undefined));
     expect(statusesOf(fake.received(key), id).map((s) => s.status)).toEqual(["sent", "delivered", "read", "played"]);
   });
 
@@ -536,7 +527,7 @@ describe("media and voice notes", () => {
       audio: { link: `${fake.origin}/missing.ogg` },
     });
     const id = (sent.body.messages as Array<{ id: string }>)[0]?.id as string;
-    const [failed] = await until(() => {
+    const [failed] = await found(() => {
       const s = statusesOf(fake.received(key), id);
       return s.length ? s : undefined;
     });

@@ -26,7 +26,9 @@ async function agentCount(ws: Workspace): Promise<number> {
 async function createAgent(ws: Workspace): Promise<{ id: string } & Record<string, unknown>> {
   const res = await post(ws, valid);
   expect(res.status).toBe(201);
-  return json<{ id: string } & Record<string, unknown>>(res);
+  const agent = await json<{ id: string; toolSecret: string } & Record<string, unknown>>(res);
+  // In full in the create response only; every later read shows it masked (docs/tools.md).
+  return { ...agent, toolSecret: `tss_...${agent.toolSecret.slice(-6)}` };
 }
 
 describe("POST /v1/agents refuses", () => {

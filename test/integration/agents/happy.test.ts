@@ -22,6 +22,8 @@ interface Agent {
     successCriteria: string[];
     extractionFields: Array<{ name: string; type: string; description: string; choices?: string[] }>;
   };
+  tools: Array<Record<string, unknown>>;
+  toolSecret: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -42,8 +44,11 @@ const body = async <T>(res: Response, status: number): Promise<T> => {
 
 async function createAgent(ws: Workspace, json: Record<string, unknown> = {}): Promise<Agent> {
   const res = await ws.api("/v1/agents", { method: "POST", json: { name: "Agent", personaId: randomUUID(), ...json } });
-  return body<Agent>(res, 201);
+  return masked(await body<Agent>(res, 201));
 }
+
+/** The tool signing secret is in full in the create response only; every later read masks it (docs/tools.md). */
+const masked = (a: Agent): Agent => ({ ...a, toolSecret: a.toolSecret ? `tss_...${a.toolSecret.slice(-6)}` : null });
 
 async function createVoice(ws: Workspace): Promise<{ id: string }> {
   const json = { name: "Mine", provider: "sandbox", providerVoiceId: "sandbox-1", language: "en-US" };
@@ -77,6 +82,8 @@ describe("POST /v1/agents", () => {
       endCallPhrases: [],
       metadata: {},
       analysisPlan: { summaryEnabled: true, successCriteria: [], extractionFields: [] },
+      tools: [],
+      toolSecret: expect.stringMatching(/^tss_[A-Za-z0-9]{40}$/),
       createdAt: agent.createdAt,
       updatedAt: agent.createdAt,
     });
@@ -113,7 +120,7 @@ describe("POST /v1/agents", () => {
     const metadataJson = '{"crm":{"id":"A-1","tags":["vip",1,true,null]},"ключ":"значение","__proto__":"kept"}';
     const raw = `${JSON.stringify(input).slice(0, -1)},"metadata":${metadataJson}}`;
     const res = await ws.api("/v1/agents", { method: "POST", body: raw, headers: { "content-type": "application/json" } });
-    const created = await body<Agent>(res, 201);
+    const created = masked(await body<Agent>(res, 201));
     expect(created).toMatchObject(input);
     expect(created.metadata).toEqual(JSON.parse(metadataJson));
     expect(Object.keys(created.metadata).sort()).toEqual(["__proto__", "crm", "ключ"]);

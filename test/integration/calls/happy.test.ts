@@ -84,7 +84,7 @@ describe("a whole outbound call", () => {
     expect(call).toMatchObject({ status: "completed", endedReason: "agent-ended-call", metadata: { ticket: "T-1" } });
     expect(call.durationSeconds).toBeGreaterThan(3);
     const turns = call.transcript.turns;
-    expect(turns[0]).toMatchObject({ role: "agent", text: "Hello Ada, this is Acme Dental. How can I help?" });
+    expect(turns[0], JSON.stringify(turns)).toMatchObject({ role: "agent", text: "Hello Ada, this is Acme Dental. How can I help?" });
     expect(turns.filter((t) => t.role === "user").map((t) => t.text)).toEqual(callee.said.map((s) => s.text));
     expect(turns.filter((t) => t.role === "user")).toHaveLength(3);
     expect(turns.at(-1)?.text).toMatch(/^Goodbye!/);
@@ -98,7 +98,15 @@ describe("a whole outbound call", () => {
     const rows = await testDb().select().from(usageEvents).where(eq(usageEvents.callId, placed.id));
     const charged = rows.reduce((n, r) => n + Number(r.costMicro), 0);
     expect(rows.filter((r) => r.modality === "stt" && r.status === 200)).toHaveLength(3);
-    expect(rows.filter((r) => r.modality === "tts" && r.status === 200)).toHaveLength(4);
+    // Speech is asked for per sentence (the streaming loop): every agent character once, the spaces between sentences aside.
+    const tts = rows.filter((r) => r.modality === "tts" && r.status === 200);
+    expect(tts.length).toBeGreaterThanOrEqual(4);
+    const agentChars = turns.filter((t) => t.role === "agent").reduce((n, t) => n + [...t.text].length, 0);
+    const ttsChars = tts.reduce((n, r) => n + r.quantity, 0);
+    expect(ttsChars).toBeLessThanOrEqual(agentChars);
+    expect(ttsChars).toBeGreaterThanOrEqual(agentChars - (tts.length - 4));
+    // The first message was synthesized whole while the phone rang (the streaming loop would have asked per sentence).
+    expect(tts.map((r) => r.quantity)).toContain([...(turns[0]?.text ?? "")].length);
     expect(rows.filter((r) => r.modality === "chat" && r.status === 200).length).toBeGreaterThanOrEqual(4); // 3 replies + analysis
     expect(Math.round(call.cost.credits * 1_000_000)).toBe(charged);
     expect(before - (await credits(ws.organizationId))).toBe(charged);
@@ -225,6 +233,11 @@ describe("how phone calls end", () => {
     expect(callee.bargeIn?.clearAfterMs).toBeLessThan(500);
     expect(call.transcript.turns[0]).toMatchObject({ role: "agent", interrupted: true });
     expect(call.transcript.turns[0]?.endMs).toBeLessThan(3_000);
+    // The turn says what the caller heard before cutting in: the first words of the message, not all of it.
+    const heard = call.transcript.turns[0]?.text ?? "";
+    const message = "Hello, thank you for calling Acme Dental, we are open from nine to five every weekday and on Saturday mornings.";
+    expect(message.startsWith(heard)).toBe(true);
+    expect(heard.length).toBeLessThan(message.length);
   }, 50_000);
 });
 

@@ -4,7 +4,7 @@
 // deliveries; paging that keeps the filters. Other workspaces' chats: the security table.
 import { describe, expect, it } from "vitest";
 import type { MessagingTurn } from "../../../src/db/schema";
-import { createWorkspace, json, request, signIn, type Workspace } from "../../harness";
+import { createWorkspace, json, request, signIn, until, type Workspace } from "../../harness";
 import { connectTelegram, createAgent, telegram } from "../../messaging";
 import { createEndpoint } from "../../webhooks";
 import { chat, createWidget, SITE, visitor } from "../../widgets";
@@ -20,15 +20,6 @@ async function pagesAs(ws: Workspace) {
 
 /** The chats a list page links to, in its order. */
 const linked = (html: string) => [...html.matchAll(/<a href="\/dashboard\/chats\/([0-9a-f-]{36})">/g)].map((m) => m[1]);
-
-async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await read();
-    if (ok(v) || Date.now() > deadline) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 const user = () => 2_000_000 + Math.floor(Math.random() * 1_000_000);
 
@@ -60,6 +51,7 @@ describe("dashboard chats", () => {
     const all = await until(
       async () => (await json<Listed>(await ws.api("/v1/chats"))).data,
       (rows) => rows.some((r) => r.channel === "telegram" && r.status === "completed"),
+      20_000,
     );
     const tg = all.find((r) => r.channel === "telegram")?.id ?? "";
 
@@ -85,6 +77,7 @@ describe("dashboard chats", () => {
     const detail = await until(
       () => page(`/dashboard/chats/${tg}`),
       (p) => p.html.includes("telegram.completed"),
+      20_000,
     );
     expect(detail.status).toBe(200);
     expect(detail.html).toMatch(/What are your opening hours on Saturday\? <span class="badge">voice note, transcribed<\/span>/);

@@ -72,9 +72,11 @@ describe("voice pages: the ownership rule", () => {
 describe("agent pages: the ownership rule", () => {
   it("another workspace's agent, a missing one and a malformed id are not in this workspace (404), and nothing changes", async () => {
     const owner = await createWorkspace("Pages agent owner");
-    const theirs = await json<{ id: string }>(
+    const created = await json<{ id: string; toolSecret: string }>(
       await owner.api("/v1/agents", { method: "POST", json: { name: "Theirs", personaId: randomUUID() } }),
     );
+    // The create response alone shows the tool signing secret in full.
+    const theirs = { ...created, toolSecret: `tss_...${created.toolSecret.slice(-6)}` };
     const page = await signedIn(await createWorkspace("Pages agent other"));
     for (const id of [theirs.id, randomUUID(), "not-a-uuid"]) {
       await expectPage(await page(`/dashboard/agents/${id}`), 404, NO_AGENT);

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { creditHolds, organizations, usageEvents } from "../../../src/db/schema";
 import { parseEnv } from "../../../src/env";
 import { adjustCredits, hold, holdLifetimeMs, reconcileCredits, sweepExpiredHolds } from "../../../src/metering/meter";
-import { meter, type Payer } from "../../../src/metering/metered";
+import { meter, type Payer, startsWithHold } from "../../../src/metering/metered";
 import { createWorkspace, json, settled, stack, testDb, type Workspace } from "../../harness";
 
 const balance = async (organizationId: string) =>
@@ -24,7 +24,7 @@ const payer = (ws: Workspace): Payer => ({
 const books = async (ws: Workspace) => (await reconcileCredits(testDb(), ws.organizationId))[0];
 
 /** meter() on the stack's database, as the worker runs it, for a chat of `model`; returns its log lines. */
-async function meterChat<T>(ws: Workspace, model: string, run: () => Promise<{ result: T; quantity: number }>) {
+async function meterChat<T>(ws: Workspace, model: string, run: (signal: AbortSignal) => Promise<{ result: T; quantity: number }>) {
   const lines: string[] = [];
   const outcome = await meter(
     testDb(),
@@ -77,6 +77,45 @@ describe("credit holds", () => {
     expect(await balance(ws.organizationId)).toBe(start);
     expect(await openHolds(ws.organizationId)).toEqual([]);
     expect(log).toContain("settlement failed; hold released");
+  });
+
+  it("starts the provider call alongside the hold only after seeing room, and calls it off when the hold is refused", async () => {
+    const ws = await createWorkspace();
+    const start = await balance(ws.organizationId);
+    // 5,000 tokens of sandbox-chat is the amount held below; the workspace starts with room for many.
+    const order: string[] = [];
+    const answered = await meterChat(ws, "sandbox-chat", async () => {
+      order.push(`run, balance ${await balance(ws.organizationId)}`);
+      return { result: "first", quantity: 10 };
+    });
+    expect(answered.outcome).toBe("first");
+    // Unknown to this process before: the provider was called after the hold had taken its amount.
+    expect(order[0]).not.toBe(`run, balance ${start}`);
+    await settled(ws.organizationId);
+
+    // The money is gone behind this process's back (another worker spent it): the next call starts
+    // alongside its hold, the hold is refused, and the provider call is called off, not waited for.
+    await adjustCredits(testDb(), ws.organizationId, { setMicro: 0 });
+    let signalled: AbortSignal | undefined;
+    const refused = await meterChat(ws, "sandbox-chat", (signal) => {
+      signalled = signal;
+      return new Promise((_, reject) => signal.addEventListener("abort", () => reject(new Error("called off"))));
+    });
+    expect(signalled?.aborted).toBe(true);
+    expect((refused.outcome as { code?: string }).code).toBe("insufficient_credits");
+    expect(await balance(ws.organizationId)).toBe(0);
+    expect(await openHolds(ws.organizationId)).toEqual([]);
+
+    // The refusal taught this process the balance: the next call waits for its hold and is never run.
+    let ran = false;
+    const again = await meterChat(ws, "sandbox-chat", async () => {
+      ran = true;
+      return { result: "never", quantity: 1 };
+    });
+    expect((again.outcome as { code?: string }).code).toBe("insufficient_credits");
+    expect(ran).toBe(false);
+    expect(startsWithHold(ws.organizationId, 1)).toBe(false);
+    expect(await books(ws)).toMatchObject({ creditsMicro: 0, heldMicro: 0, differenceMicro: 0 });
   });
 
   it("the scheduled handler releases a hold whose worker died, once it is older than a provider call can take", async () => {

@@ -164,7 +164,12 @@ describe("webhook delivery (direct mode)", () => {
     expect(Object.keys(body.call).sort()).toEqual(
       ["agentId", "agentName", "direction", "durationSeconds", "endedAt", "fromNumber", "id", "startedAt", "status", "toNumber"].sort(),
     );
-    expect(body.transcript.turns[0]).toEqual({ role: "agent", text: expect.any(String) });
+    expect(body.transcript.turns[0]).toEqual({
+      role: "agent",
+      text: expect.any(String),
+      startMs: expect.any(Number),
+      endMs: expect.any(Number),
+    });
     expect(Date.parse(body.timestamp)).toBeGreaterThan(Date.now() - 60_000);
   });
 
@@ -202,12 +207,12 @@ describe("webhook delivery (direct mode)", () => {
     const wa = await emitNow({
       organizationId: ws.organizationId,
       event: "whatsapp.started",
-      data: { chat: { id: "x", status: "active" } },
+      data: { chat: { id: "x", status: "in-progress" } },
     });
     expect(wa.deliveryIds).toHaveLength(1);
     const [got] = await r.waitFor(1);
     const body = JSON.parse(got?.body ?? "{}");
-    expect(body).toMatchObject({ event: "whatsapp.started", channel: "whatsapp", chat: { id: "x", status: "active" } });
+    expect(body).toMatchObject({ event: "whatsapp.started", channel: "whatsapp", chat: { id: "x", status: "in-progress" } });
     expect(body).not.toHaveProperty("call");
   });
 

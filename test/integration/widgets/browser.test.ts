@@ -263,7 +263,12 @@ describe.skipIf(!hasBrowser)("voice from the widget in Chromium (fake microphone
       const id = (calls as { data: Array<{ id: string }> }).data[0]?.id as string;
       const done = await waitForCall(ws, id, (c) => c.status === "completed");
       expect(done).toMatchObject({ type: "web", endedReason: "customer-ended-call" });
-      expect(done.transcript.turns[0]).toMatchObject({ role: "agent", text: "Hello, you are talking to Acme." });
+      const first = done.transcript.turns[0] as { role: string; text: string; interrupted?: boolean };
+      expect(first.role).toBe("agent");
+      // Chromium's fake microphone beeps: a beep over the first message is a barge-in, and the turn
+      // keeps what the caller heard of it (docs/calls.md, barge-in), a beginning of the message.
+      if (first.interrupted) expect("Hello, you are talking to Acme.".startsWith(first.text)).toBe(true);
+      else expect(first.text).toBe("Hello, you are talking to Acme.");
       expect(logs.filter(ownError)).toEqual([]);
     } finally {
       await browser.close();

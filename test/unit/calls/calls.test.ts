@@ -81,6 +81,25 @@ describe("turn detection", () => {
     expect(end.audio.length).toBeGreaterThanOrEqual(50 * 160);
   });
 
+  it("hands over the turn still inside the endpointing wait when the call ends (flush), and nothing outside speech", () => {
+    const d = new TurnDetector({ sampleRate: 8000, endpointingMs: 500 });
+    expect(d.flush(0)).toBeNull();
+    let t = 0;
+    const at = () => {
+      t += 20;
+      return t;
+    };
+    for (let i = 0; i < 25; i++) d.push(frame(0), at());
+    for (let i = 0; i < 40; i++) d.push(frame(8000), at());
+    for (let i = 0; i < 10; i++) expect(d.push(frame(0), at())).toEqual([]); // 200 ms of the 500 ms wait
+    const pending = d.flush(t);
+    expect(pending?.type).toBe("turn-end");
+    expect(pending?.audio.length).toBeGreaterThanOrEqual(50 * 160);
+    expect((pending?.speechEndAt ?? 0) - (pending?.speechStartAt ?? 0)).toBeCloseTo(800, -2);
+    expect(d.inSpeech).toBe(false);
+    expect(d.flush(t)).toBeNull();
+  });
+
   it("ignores a click shorter than the start delay and quiet noise", () => {
     const d = new TurnDetector({ sampleRate: 8000, endpointingMs: 300 });
     const events: TurnEvent[] = [];

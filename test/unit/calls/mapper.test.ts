@@ -103,6 +103,7 @@ describe("toPhoneNumberView", () => {
       number: "+14155550100",
       provider: "twilio",
       label: "Sales",
+      agentId: null,
       createdAt: at("2025-01-01T00:00:00Z"),
       updatedAt: at("2025-01-02T00:00:00Z"),
     };
@@ -111,6 +112,7 @@ describe("toPhoneNumberView", () => {
       number: "+14155550100",
       provider: "twilio",
       label: "Sales",
+      agentId: null,
       createdAt: "2025-01-01T00:00:00.000Z",
     });
   });

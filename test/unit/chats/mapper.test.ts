@@ -19,6 +19,7 @@ const widgetRow: ChatRow = {
   endUserId: "v_0123456789abcdef",
   endUserName: null,
   origin: "https://shop.example.test",
+  toolCallCount: 0,
   messageCount: 3,
   startedAt: T0,
   endedAt: T1,

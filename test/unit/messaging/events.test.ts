@@ -23,6 +23,7 @@ const session: MessagingSession = {
     { role: "user", text: "[sticker]", at: "2026-01-01T00:00:09.000Z", kind: "unsupported" },
   ],
   messageCount: 4,
+  toolCallCount: 0,
   startedAt: new Date("2026-01-01T00:00:00Z"),
   lastActivityAt: new Date("2026-01-01T00:00:09Z"),
   endedAt: new Date("2026-01-01T00:30:09Z"),

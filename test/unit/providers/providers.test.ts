@@ -106,6 +106,28 @@ describe("provider HTTP layer", () => {
   });
 });
 
+describe("provider HTTP layer, called off", () => {
+  it("a caller's signal calls the request off at once, with no retry", async () => {
+    let requests = 0;
+    const slow = createServer(() => {
+      requests++; // never answers
+    });
+    await new Promise<void>((r) => slow.listen(0, "127.0.0.1", r));
+    const url = `http://127.0.0.1:${(slow.address() as { port: number }).port}/`;
+    const off = new AbortController();
+    const started = Date.now();
+    const pending = providerFetch("p", url, { method: "POST", signal: off.signal }, { timeoutMs: 10_000, retries: 3, backoffMs: 10 });
+    setTimeout(() => off.abort(new Error("hold refused")), 100);
+    const err = await pending.catch((e: unknown) => e);
+    slow.closeAllConnections();
+    slow.close();
+    expect(err).toBeInstanceOf(ProviderError);
+    expect((err as ProviderError).failure).toBe("canceled");
+    expect(Date.now() - started).toBeLessThan(5_000); // not the 10 s timeout, not the retries
+    expect(requests).toBe(1);
+  });
+});
+
 describe("provider registry", () => {
   const config = (keys: { OPENAI_API_KEY?: string; ELEVENLABS_API_KEY?: string }) =>
     ({

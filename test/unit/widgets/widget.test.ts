@@ -135,6 +135,7 @@ describe("webhook data of a session", () => {
     endedReason: "inactivity",
     transcript: [turn("agent", "Hi"), turn("user", "Hello")],
     messageCount: 2,
+    toolCallCount: 0,
     startedAt: new Date("2026-01-01T00:00:00Z"),
     lastActivityAt: new Date("2026-01-01T00:01:00Z"),
     endedAt: new Date("2026-01-01T00:31:00Z"),

@@ -14,12 +14,12 @@ export const createAgentRoute = createRoute({
   description: "Only `name` and `personaId` are required; every other field has a default (docs/agents.md). Unknown fields are refused.",
   security: bearerSecurity,
   request: jsonBody(createAgentSchema),
-  responses: { 201: jsonResponse(agentSchema, "The created agent, with every default filled in."), ...errorResponses(400, 413, 415) },
+  responses: { 201: jsonResponse(agentSchema, "The created agent, with every default filled in."), ...errorResponses(400) },
 });
 
 export const registerCreateAgent = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(createAgentRoute, async (c) => {
-    const row = await createAgent(c.var.db, c.var.auth.organizationId, c.req.valid("json"));
-    c.header("Location", `/v1/agents/${row.id}`);
-    return c.json(toAgent(row), 201);
+    const saved = await createAgent(c.var.db, c.var.config, c.var.auth.organizationId, c.req.valid("json"));
+    c.header("Location", `/v1/agents/${saved.agent.id}`);
+    return c.json(toAgent(saved.agent, saved.toolSecret, true), 201);
   });

@@ -1,7 +1,7 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { toAgent } from "../../../agents/mapper";
 import { agentSchema } from "../../../agents/schema";
-import { getAgent } from "../../../agents/service";
+import { getAgent, withToolSecret } from "../../../agents/service";
 import type { AppEnv } from "../../../context";
 import { bearerSecurity, errorResponses, idParam, jsonResponse } from "../../../lib/openapi";
 
@@ -18,6 +18,9 @@ export const getAgentRoute = createRoute({
 
 export const registerGetAgent = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(getAgentRoute, async (c) => {
-    const row = await getAgent(c.var.db, c.var.auth.organizationId, c.req.valid("param").id);
-    return c.json(toAgent(row), 200);
+    const { agent, toolSecret } = await withToolSecret(
+      c.var.config,
+      await getAgent(c.var.db, c.var.auth.organizationId, c.req.valid("param").id),
+    );
+    return c.json(toAgent(agent, toolSecret), 200);
   });

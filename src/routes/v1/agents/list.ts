@@ -1,7 +1,7 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { toAgent } from "../../../agents/mapper";
 import { agentPageSchema, listAgentsQuerySchema } from "../../../agents/schema";
-import { listAgents } from "../../../agents/service";
+import { listAgents, withToolSecret } from "../../../agents/service";
 import type { AppEnv } from "../../../context";
 import { bearerSecurity, errorResponses, jsonResponse } from "../../../lib/openapi";
 
@@ -20,5 +20,6 @@ export const listAgentsRoute = createRoute({
 export const registerListAgents = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(listAgentsRoute, async (c) => {
     const page = await listAgents(c.var.db, c.var.auth.organizationId, c.req.valid("query"));
-    return c.json({ ...page, data: page.data.map(toAgent) }, 200);
+    const opened = await Promise.all(page.data.map((row) => withToolSecret(c.var.config, row)));
+    return c.json({ ...page, data: opened.map(({ agent, toolSecret }) => toAgent(agent, toolSecret)) }, 200);
   });

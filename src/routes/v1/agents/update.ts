@@ -15,11 +15,11 @@ export const updateAgentRoute = createRoute({
     "Partial update with the create rules: only the fields sent change. `metadata` is replaced whole; `analysisPlan` sub-fields sent replace the current ones, the others are kept.",
   security: bearerSecurity,
   request: { params: idParam("Agent"), ...jsonBody(updateAgentSchema) },
-  responses: { 200: jsonResponse(agentSchema, "The updated agent."), ...errorResponses(400, 404, 413, 415) },
+  responses: { 200: jsonResponse(agentSchema, "The updated agent."), ...errorResponses(400, 404) },
 });
 
 export const registerUpdateAgent = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(updateAgentRoute, async (c) => {
-    const row = await updateAgent(c.var.db, c.var.auth.organizationId, c.req.valid("param").id, c.req.valid("json"));
-    return c.json(toAgent(row), 200);
+    const saved = await updateAgent(c.var.db, c.var.config, c.var.auth.organizationId, c.req.valid("param").id, c.req.valid("json"));
+    return c.json(toAgent(saved.agent, saved.toolSecret, saved.secretCreated), 200);
   });

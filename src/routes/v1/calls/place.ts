@@ -41,7 +41,7 @@ export const createCallRoute = createRoute({
     }),
     ...jsonBody(createCallSchema),
   },
-  responses: { 201: jsonResponse(callSchema, "The call."), ...errorResponses(400, 402, 404, 409, 413, 415, 502, 503) },
+  responses: { 201: jsonResponse(callSchema, "The call."), ...errorResponses(400, 402, 404, 409, 502, 503) },
 });
 
 export const createWebCallRoute = createRoute({
@@ -55,7 +55,7 @@ export const createWebCallRoute = createRoute({
     "The token works once and expires after WEB_CALL_TOKEN_TTL_SECONDS (120 s by default); docs/calls.md describes the socket's protocol.",
   security: bearerSecurity,
   request: { params: idParam("Agent"), ...jsonBody(createWebCallSchema) },
-  responses: { 201: jsonResponse(webCallSchema, "The web call and how to join it."), ...errorResponses(400, 402, 404, 413, 415) },
+  responses: { 201: jsonResponse(webCallSchema, "The web call and how to join it."), ...errorResponses(400, 402, 404) },
 });
 
 export function registerPlaceCalls(app: OpenAPIHono<AppEnv>): void {

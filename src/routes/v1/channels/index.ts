@@ -27,7 +27,7 @@ export const createChannelRoute = createRoute({
     "The credentials are checked with Telegram or WhatsApp first (nothing is saved when they are refused); a Telegram bot's webhook is pointed at the platform at once. Credentials are write-only. docs/messaging.md.",
   security: bearerSecurity,
   request: jsonBody(createChannelSchema),
-  responses: { 201: jsonResponse(channelSchema, "The connected channel."), ...errorResponses(400, 409, 413, 415, 502) },
+  responses: { 201: jsonResponse(channelSchema, "The connected channel."), ...errorResponses(400, 409, 502) },
 });
 
 export const listChannelsRoute = createRoute({
@@ -62,7 +62,7 @@ export const updateChannelRoute = createRoute({
   description: "A paused channel acknowledges messages and answers none; its open conversations stay open until they idle out.",
   security: bearerSecurity,
   request: { params: idParam("Channel"), ...jsonBody(updateChannelSchema) },
-  responses: { 200: jsonResponse(channelSchema, "The channel."), ...errorResponses(400, 404, 413, 415) },
+  responses: { 200: jsonResponse(channelSchema, "The channel."), ...errorResponses(400, 404) },
 });
 
 export const deleteChannelRoute = createRoute({

@@ -32,7 +32,7 @@ const route = (path: string, operationId: string, summary: string) =>
     request: jsonBody(chatRequestSchema),
     responses: {
       200: jsonResponse(chatCompletionSchema, "The completion, with usage."),
-      ...errorResponses(400, 402, 413, 415, 502, 503, 504),
+      ...errorResponses(400, 402, 502, 503, 504),
     },
   });
 
@@ -51,16 +51,20 @@ async function complete(c: Context<AppEnv>, body: z.infer<typeof chatRequestSche
     max_tokens: body.max_tokens ?? max_completion_tokens ?? maxTokens ?? DEFAULT_MAX_TOKENS,
   };
   const provider = c.var.services.providers.chat();
-  return metered(c, { modality: "chat", provider: provider.name, model: request.model, maxQuantity: maxTokensOf(request) }, async () => {
-    const completion = await provider.complete(request);
-    const { prompt_tokens, completion_tokens } = completion.usage;
-    return {
-      result: completion,
-      quantity: prompt_tokens + completion_tokens,
-      promptTokens: prompt_tokens,
-      completionTokens: completion_tokens,
-    };
-  });
+  return metered(
+    c,
+    { modality: "chat", provider: provider.name, model: request.model, maxQuantity: maxTokensOf(request) },
+    async (signal) => {
+      const completion = await provider.complete(request, signal);
+      const { prompt_tokens, completion_tokens } = completion.usage;
+      return {
+        result: completion,
+        quantity: prompt_tokens + completion_tokens,
+        promptTokens: prompt_tokens,
+        completionTokens: completion_tokens,
+      };
+    },
+  );
 }
 
 export function registerChat(app: OpenAPIHono<AppEnv>): void {

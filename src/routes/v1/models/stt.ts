@@ -52,7 +52,7 @@ export function registerStt(app: OpenAPIHono<AppEnv>): void {
       summary: "Speech to text from a multipart upload (field `file`), metered by seconds of audio",
       security: bearerSecurity,
       request: multipart(sttFormSchema),
-      responses: { 200: jsonResponse(transcriptionSchema, "The transcription."), ...errorResponses(400, 402, 413, 415, 502, 503, 504) },
+      responses: { 200: jsonResponse(transcriptionSchema, "The transcription."), ...errorResponses(400, 402, 502, 503, 504) },
     }),
     async (c) => {
       const form = c.req.valid("form");
@@ -77,7 +77,7 @@ export function registerStt(app: OpenAPIHono<AppEnv>): void {
           description: "OpenAI's transcription shapes.",
           content: { "application/json": { schema: z.object({ text: z.string() }).passthrough() }, "text/plain": { schema: z.string() } },
         },
-        ...errorResponses(400, 402, 413, 415, 502, 503, 504),
+        ...errorResponses(400, 402, 502, 503, 504),
       },
     }),
     async (c) => {

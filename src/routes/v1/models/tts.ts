@@ -16,8 +16,11 @@ async function synthesize(c: Context<AppEnv>, input: { text: string; voice: stri
   const provider = c.var.services.providers.tts(voice.provider);
   const model = input.model ?? (voice.provider === "elevenlabs" ? "eleven_multilingual_v2" : config.DEFAULT_TTS_MODEL);
   const characters = codePoints(input.text);
-  const audio = await metered(c, { modality: "tts", provider: provider.name, model, maxQuantity: characters }, async () => ({
-    result: await provider.synthesize({ text: input.text, voice: voice.providerVoiceId, model, format: input.format, speed: input.speed }),
+  const audio = await metered(c, { modality: "tts", provider: provider.name, model, maxQuantity: characters }, async (signal) => ({
+    result: await provider.synthesize(
+      { text: input.text, voice: voice.providerVoiceId, model, format: input.format, speed: input.speed },
+      signal,
+    ),
     quantity: characters,
   }));
   return c.body(audio, 200, { "content-type": AUDIO_CONTENT_TYPES[input.format], "x-characters": String(characters) });
@@ -38,7 +41,7 @@ export function registerTts(app: OpenAPIHono<AppEnv>): void {
       summary: "Text to speech: the full audio buffer, metered by characters",
       security: bearerSecurity,
       request: jsonBody(ttsRequestSchema),
-      responses: { 200: audioResponse, ...errorResponses(400, 402, 413, 415, 502, 503, 504) },
+      responses: { 200: audioResponse, ...errorResponses(400, 402, 502, 503, 504) },
     }),
     async (c) => {
       const body = c.req.valid("json");
@@ -54,7 +57,7 @@ export function registerTts(app: OpenAPIHono<AppEnv>): void {
       summary: "Text to speech at the OpenAI SDK's path (voice: an id, or a name such as alloy; default format wav)",
       security: bearerSecurity,
       request: jsonBody(speechAliasSchema),
-      responses: { 200: audioResponse, ...errorResponses(400, 402, 413, 415, 502, 503, 504) },
+      responses: { 200: audioResponse, ...errorResponses(400, 402, 502, 503, 504) },
     }),
     async (c) => {
       const body = c.req.valid("json");

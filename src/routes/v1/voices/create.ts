@@ -14,7 +14,7 @@ export const createVoiceRoute = createRoute({
   description: "Registers a provider's voice for this workspace. Its agents can then use it as `voiceId`.",
   security: bearerSecurity,
   request: jsonBody(createVoiceSchema),
-  responses: { 201: jsonResponse(voiceSchema, "The created voice (`type: owned`)."), ...errorResponses(400, 413, 415) },
+  responses: { 201: jsonResponse(voiceSchema, "The created voice (`type: owned`)."), ...errorResponses(400) },
 });
 
 export const registerCreateVoice = (app: OpenAPIHono<AppEnv>) =>

@@ -15,7 +15,7 @@ export const updateVoiceRoute = createRoute({
     "Partial update: only the fields sent change; `null` clears gender, previewUrl and description. System voices answer 409 `read_only`.",
   security: bearerSecurity,
   request: { params: idParam("Voice"), ...jsonBody(updateVoiceSchema) },
-  responses: { 200: jsonResponse(voiceSchema, "The updated voice."), ...errorResponses(400, 404, 409, 413, 415) },
+  responses: { 200: jsonResponse(voiceSchema, "The updated voice."), ...errorResponses(400, 404, 409) },
 });
 
 export const registerUpdateVoice = (app: OpenAPIHono<AppEnv>) =>

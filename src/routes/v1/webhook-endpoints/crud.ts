@@ -19,7 +19,7 @@ export function registerEndpointCrud(app: OpenAPIHono<AppEnv>, m: Mount): void {
       operationId: opId(m, "createWebhookEndpoint"),
       summary: "Create a webhook endpoint; the signing secret is shown in full in this response only",
       request: jsonBody(createEndpointSchema),
-      responses: { 201: jsonResponse(savedEndpointSchema, "Created."), ...errorResponses(400, 403, 413, 415) },
+      responses: { 201: jsonResponse(savedEndpointSchema, "Created."), ...errorResponses(400, 403) },
     }),
     async (c) => {
       const row = await createEndpoint(c.var.db, c.var.auth.organizationId, c.req.valid("json"), c.var.config);
@@ -77,7 +77,7 @@ export function registerEndpointCrud(app: OpenAPIHono<AppEnv>, m: Mount): void {
       operationId: opId(m, "updateWebhookEndpoint"),
       summary: "Update a webhook endpoint (toggle active, test mode, channels, events, payload mode…)",
       request: { params: idParam("Webhook endpoint"), ...jsonBody(updateEndpointSchema) },
-      responses: { 200: jsonResponse(savedEndpointSchema, "Updated."), ...errorResponses(400, 403, 404, 413, 415) },
+      responses: { 200: jsonResponse(savedEndpointSchema, "Updated."), ...errorResponses(400, 403, 404) },
     }),
     async (c) => {
       const row = await updateEndpoint(c.var.db, c.var.auth.organizationId, c.req.valid("param").id, c.req.valid("json"), c.var.config);

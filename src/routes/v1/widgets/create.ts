@@ -13,10 +13,10 @@ export const createWidgetRoute = createRoute({
   operationId: "createWidget",
   summary: "Create a web widget channel for an agent",
   description:
-    "Answers the widget with its token and the one `<script>` tag to paste into a page. `agentId` and `allowedOrigins` are required; docs/widget.md.",
+    "Answers the widget with its token and `embedCode`, the one script tag to paste into a page. `agentId` and `allowedOrigins` are required; docs/widget.md.",
   security: bearerSecurity,
   request: jsonBody(createWidgetSchema),
-  responses: { 201: jsonResponse(widgetSchema, "The created widget, with its token and embed code."), ...errorResponses(400, 413, 415) },
+  responses: { 201: jsonResponse(widgetSchema, "The created widget, with its token and embed code."), ...errorResponses(400) },
 });
 
 export const registerCreateWidget = (app: OpenAPIHono<AppEnv>) =>

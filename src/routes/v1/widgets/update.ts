@@ -16,7 +16,7 @@ export const updateWidgetRoute = createRoute({
     "Partial update with the create rules: only the fields sent change; `colors` sub-fields sent replace the current ones. Pages pick the change up on their next load; the token is unchanged.",
   security: bearerSecurity,
   request: { params: idParam("Widget"), ...jsonBody(updateWidgetSchema) },
-  responses: { 200: jsonResponse(widgetSchema, "The updated widget."), ...errorResponses(400, 404, 413, 415) },
+  responses: { 200: jsonResponse(widgetSchema, "The updated widget."), ...errorResponses(400, 404) },
 });
 
 export const registerUpdateWidget = (app: OpenAPIHono<AppEnv>) =>

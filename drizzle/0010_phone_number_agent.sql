@@ -1,0 +1,2 @@
+ALTER TABLE "phone_numbers" ADD COLUMN "agent_id" uuid;--> statement-breakpoint
+ALTER TABLE "phone_numbers" ADD CONSTRAINT "phone_numbers_agent_id_agents_id_fk" FOREIGN KEY ("agent_id") REFERENCES "public"."agents"("id") ON DELETE set null ON UPDATE no action;

@@ -1,0 +1,42 @@
+export { VoiceAgentPlatform } from "./client.js";
+export { APIClient, type ClientOptions, type RequestOptions, VERSION } from "./core.js";
+export {
+  APIConnectionError,
+  APIError,
+  APITimeoutError,
+  APIUserAbortError,
+  AuthenticationError,
+  ConflictError,
+  type ErrorBody,
+  type ErrorCode,
+  InsufficientCreditsError,
+  InternalServerError,
+  NotFoundError,
+  PermissionDeniedError,
+  PlatformError,
+  RateLimitError,
+  ValidationError,
+  type ValidationIssue,
+  WebhookVerificationError,
+} from "./errors.js";
+export type { components, operations, paths } from "./generated/openapi.js";
+export { OPERATIONS, type OperationId } from "./operations.js";
+export { Page, type PageBody, PagePromise } from "./pagination.js";
+export type { SttCreateParams, TranscriptionCreateParams, Uploadable } from "./resources/models.js";
+export type * from "./types.js";
+export {
+  type CallEvent,
+  type CallEventType,
+  type ConstructEventOptions,
+  constructEvent,
+  type MessagingEvent,
+  type MessagingEventType,
+  type RawBody,
+  signPayload,
+  type WebhookCall,
+  type WebhookChat,
+  type WebhookEvent,
+  type WebhookEventType,
+  type WidgetEvent,
+  type WidgetEventType,
+} from "./webhooks.js";

@@ -1,0 +1,90 @@
+// Incoming phone calls: Twilio's voice webhook for a workspace's number (its VoiceUrl, set when the
+// number is assigned to an agent: src/calls/phone-numbers.ts). A number assigned to an agent of a
+// workspace with credits answers with the media stream, and the same session as an outbound call
+// runs it (`direction: inbound`); anything else is turned away in TwiML (docs/calls.md, "Inbound
+// calls"). Twilio may send the webhook again for the same CallSid: the call is created once.
+import { and, eq } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { type Call, calls } from "../db/schema";
+import type { AppConfig, Bindings } from "../env";
+import { randomBase62, sha256Hex } from "../lib/crypto";
+import { newId } from "../lib/ids";
+import { rejectTwiml, sayAndHangUpTwiml, streamTwiml } from "../telephony/twilio";
+import { numberForIncomingCall } from "./phone-numbers";
+import { hasCredits, sessions, TWILIO_MEDIA_PATH } from "./place";
+import { armWatchdog } from "./stub";
+
+/** Said to a caller whose call the number cannot take (no agent assigned, no credits left), before hanging up. */
+export const CANNOT_TAKE_CALLS = "Sorry, this number cannot take your call right now. Please try again later. Goodbye.";
+
+export interface IncomingCall {
+  callSid: string;
+  from: string;
+  to: string;
+}
+
+export interface InboundCtx {
+  db: Db;
+  config: AppConfig;
+  env: Bindings;
+  origin: string;
+}
+
+export type InboundAnswer =
+  | { kind: "stream"; call: Call; twiml: string }
+  | { kind: "reject" | "cannot-take"; reason: string; twiml: string };
+
+/** What to answer Twilio's voice webhook for an incoming call. */
+export async function answerIncomingCall(ctx: InboundCtx, incoming: IncomingCall): Promise<InboundAnswer> {
+  const found = await numberForIncomingCall(ctx.db, incoming.to);
+  // A number no workspace has: never answered (no charge), heard as a busy line.
+  if (!found) return { kind: "reject", reason: "not a workspace's number", twiml: rejectTwiml() };
+  const { number, agent } = found;
+  if (!agent) return { kind: "cannot-take", reason: "no agent assigned", twiml: sayAndHangUpTwiml(CANNOT_TAKE_CALLS) };
+  if (!(await hasCredits(ctx.db, number.organizationId)))
+    return { kind: "cannot-take", reason: "no credits", twiml: sayAndHangUpTwiml(CANNOT_TAKE_CALLS) };
+
+  const streamToken = randomBase62(40);
+  const tokenHash = await sha256Hex(streamToken);
+  const deadline = new Date(Date.now() + (ctx.config.CALL_RING_TIMEOUT_SECONDS + ctx.config.CALL_WATCHDOG_GRACE_SECONDS) * 1000);
+  const [existing] = await ctx.db
+    .select()
+    .from(calls)
+    .where(and(eq(calls.provider, "twilio"), eq(calls.providerCallId, incoming.callSid)));
+  let call: Call | undefined;
+  if (existing) {
+    // The webhook again for a call we already answered (Twilio retried it): a fresh stream token
+    // for the stream this answer starts, while the call has not connected; a call under way or
+    // over is not answered twice.
+    if (existing.status !== "ringing") return { kind: "reject", reason: "call already answered", twiml: rejectTwiml() };
+    [call] = await ctx.db
+      .update(calls)
+      .set({ streamTokenHash: tokenHash })
+      .where(and(eq(calls.id, existing.id), eq(calls.status, "ringing")))
+      .returning();
+    if (!call) return { kind: "reject", reason: "call already answered", twiml: rejectTwiml() };
+  } else {
+    [call] = await ctx.db
+      .insert(calls)
+      .values({
+        id: newId(),
+        organizationId: number.organizationId,
+        agentId: agent.id,
+        agentName: agent.name,
+        type: "phone",
+        direction: "inbound",
+        status: "ringing",
+        fromNumber: incoming.from,
+        toNumber: incoming.to,
+        provider: "twilio",
+        providerCallId: incoming.callSid,
+        streamTokenHash: tokenHash,
+        deadlineAt: deadline,
+      })
+      .returning();
+    if (!call) throw new Error("insert returned no row");
+    await armWatchdog(sessions(ctx.env), call.id, deadline);
+  }
+  const streamUrl = `${ctx.origin.replace(/^http/, "ws")}${TWILIO_MEDIA_PATH(call.id)}`;
+  return { kind: "stream", call, twiml: streamTwiml(streamUrl, { token: streamToken, callId: call.id }) };
+}

@@ -1,0 +1,189 @@
+// The webhook payloads as zod schemas: the OpenAPI document's `webhooks` (one per event we send,
+// registerWebhookEvents) and the types payload.ts builds with (its CallPayload, ChatPayload).
+// The field lists that buildPayload and the `custom` mode's leaf paths use are checked against
+// these shapes by the compiler (`satisfies`), and the tests validate real deliveries against
+// the document, so the description cannot drift from what is sent.
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
+import { CALL_STATUSES } from "../calls/states";
+import { CHAT_STATUSES } from "../chats/schema";
+import type { AppEnv } from "../context";
+import { TOOL_OUTCOMES } from "../db/schema/tools";
+import { publicSecurity } from "../lib/openapi";
+import { ALL_EVENTS, CUSTOM_PAYLOAD_WEBHOOK, NEVER_DISPATCHED, payloadChannel } from "./events";
+import type { CALL_FIELDS, CHAT_FIELDS } from "./payload";
+
+const EXAMPLE_ID = "0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77";
+const time = () => z.iso.datetime().openapi({ example: "2025-01-15T09:30:00.000Z" });
+
+const callShape = {
+  id: z.uuid().openapi({ example: EXAMPLE_ID }),
+  status: z.enum(CALL_STATUSES),
+  direction: z.enum(["outbound", "inbound"]).nullable(),
+  durationSeconds: z.number().nullable().openapi({ description: "From connect to end, in seconds (tenths)." }),
+  fromNumber: z.string().nullable(),
+  toNumber: z.string().nullable(),
+  agentId: z.uuid().nullable().openapi({ description: "Null once the agent was deleted (agentName stays)." }),
+  agentName: z.string().nullable(),
+  startedAt: time().nullable(),
+  endedAt: time().nullable(),
+} satisfies Record<(typeof CALL_FIELDS)[number], z.ZodType>;
+
+const chatShape = {
+  id: z.uuid().openapi({ example: EXAMPLE_ID }),
+  status: z.enum(CHAT_STATUSES),
+  agentId: z.uuid().nullable(),
+  agentName: z.string().nullable(),
+  startedAt: time().nullable(),
+  endedAt: time().nullable(),
+  messageCount: z.number().int().nullable(),
+  channelId: z.uuid().nullable().openapi({ description: "The widget's or the messaging channel's id (null once deleted)." }),
+  endUserId: z.string().nullable().openapi({ description: "The widget's visitor id, the Telegram chat id, the WhatsApp user's number." }),
+  endUserName: z
+    .string()
+    .nullable()
+    .openapi({ description: "The name the messaging provider gives the end user; null for widget visitors." }),
+} satisfies Record<(typeof CHAT_FIELDS)[number], z.ZodType>;
+
+export const callPayloadSchema = z.strictObject(callShape);
+export const chatPayloadSchema = z.strictObject(chatShape);
+export type CallPayload = z.infer<typeof callPayloadSchema>;
+export type ChatPayload = z.infer<typeof chatPayloadSchema>;
+
+const role = z.enum(["agent", "user"]);
+const callTurn = z.strictObject({
+  role,
+  text: z.string(),
+  startMs: z.number().openapi({ description: "Milliseconds from the moment the call connected." }),
+  endMs: z.number(),
+  interrupted: z.literal(true).optional().openapi({ description: "The caller spoke over the agent; `text` is what it meant to say." }),
+});
+const chatTurn = z.strictObject({
+  role: z.enum(["agent", "user", "tool"]).openapi({ description: "`tool`: a call of one of the agent's tools (docs/tools.md)." }),
+  text: z.string(),
+  kind: z
+    .enum(["voice", "unsupported"])
+    .optional()
+    .openapi({ description: "A user turn that was not text: a voice note (its transcription) or an unsupported message." }),
+  tool: z
+    .strictObject({
+      name: z.string(),
+      outcome: z.enum(TOOL_OUTCOMES),
+      latencyMs: z.number(),
+      statusCode: z.number().nullable().openapi({ description: "The tool server's HTTP status; null when it did not answer." }),
+    })
+    .optional()
+    .openapi({ description: "On a tool turn: which tool, how it went, how long it took." }),
+});
+const transcript = (turn: typeof callTurn | typeof chatTurn) => z.strictObject({ fullText: z.string(), turns: z.array(turn) });
+const callTranscript = transcript(callTurn);
+const chatTranscript = transcript(chatTurn);
+export type CallTranscript = z.infer<typeof callTranscript>;
+export type ChatTranscript = z.infer<typeof chatTranscript>;
+const recording = z.strictObject({
+  url: z.string().openapi({ description: "GET it with an API key of the workspace." }),
+  durationSeconds: z.string().openapi({ description: "Seconds, as a string (spec).", example: "42" }),
+});
+const analysis = z.strictObject({
+  summary: z.string(),
+  sentiment: z.enum(["positive", "neutral", "negative"]),
+  topics: z.array(z.string()),
+  actionItems: z.array(z.string()),
+});
+const report = z.strictObject({
+  successScore: z.number(),
+  criteriaResults: z.array(z.strictObject({ criterion: z.string(), passed: z.boolean(), reason: z.string().optional() })),
+  extractedData: z.record(z.string(), z.unknown()),
+});
+const metadata = z.record(z.string(), z.unknown());
+
+const envelope = {
+  deliveryId: z
+    .uuid()
+    .openapi({ description: "The same across retries of one (event, endpoint); de-duplicate on it.", example: EXAMPLE_ID }),
+  timestamp: time().openapi({ description: "When the event happened." }),
+};
+
+/** The full payload ("Send all fields") of one event; fields not ready are null. */
+function eventPayloadSchema(event: string) {
+  const channel = payloadChannel(event);
+  const common = {
+    deliveryId: envelope.deliveryId,
+    event: z.literal(event),
+    channel: z.literal(channel),
+    timestamp: envelope.timestamp,
+    recording: recording.nullable(),
+    analysis: analysis.nullable(),
+    report: report.nullable(),
+    metadata: metadata.nullable(),
+  };
+  return channel === "voice"
+    ? z.strictObject({ ...common, call: callPayloadSchema.nullable(), transcript: callTranscript.nullable() })
+    : z.strictObject({ ...common, chat: chatPayloadSchema.nullable(), transcript: chatTranscript.nullable() });
+}
+
+/**
+ * The `custom` payload mode: the envelope, and of the rest only the leaf paths the endpoint
+ * selected (payload.ts LEAF_PATHS), nesting kept.
+ */
+export const customPayloadSchema = z
+  .strictObject({
+    ...envelope,
+    event: z.enum(ALL_EVENTS as [string, ...string[]]),
+    channel: z.string().optional(),
+    call: z.strictObject(callShape).partial().nullable().optional(),
+    chat: z.strictObject(chatShape).partial().nullable().optional(),
+    transcript: z
+      .strictObject({ fullText: z.string(), turns: z.array(z.union([callTurn, chatTurn])) })
+      .partial()
+      .nullable()
+      .optional(),
+    recording: recording.partial().nullable().optional(),
+    analysis: analysis.partial().nullable().optional(),
+    report: report.partial().nullable().optional(),
+    metadata: metadata.nullable().optional(),
+  })
+  .openapi("WebhookCustomPayload", {
+    description: "What an endpoint in `custom` payload mode receives: the envelope and the selected fields only.",
+  });
+
+/** The events we send: every selectable event but those the spec says are never dispatched. */
+export const SENT_EVENTS = ALL_EVENTS.filter((e) => !NEVER_DISPATCHED.has(e));
+
+const SIGNATURE_HEADERS = z.object({
+  "x-service-signature": z.string().openapi({ description: '`t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">` (docs/webhooks.md).' }),
+  "x-service-delivery-id": z.uuid().openapi({ description: "The payload's deliveryId." }),
+});
+
+/** OpenAPI 3.1 `webhooks`: one POST per event we send, its body the event's payload. */
+export function registerWebhookEvents(app: OpenAPIHono<AppEnv>): void {
+  app.openAPIRegistry.registerWebhook({
+    method: "post",
+    path: CUSTOM_PAYLOAD_WEBHOOK,
+    operationId: "webhookCustomPayload",
+    tags: ["Webhook events"],
+    security: publicSecurity,
+    summary: "Any event, to an endpoint in `custom` payload mode",
+    description:
+      "The envelope (`deliveryId`, `event`, `timestamp`) and only the leaf paths the endpoint selected, nesting kept; signed like every delivery.",
+    request: { headers: SIGNATURE_HEADERS, body: { required: true, content: { "application/json": { schema: customPayloadSchema } } } },
+    responses: { 200: { description: "Any 2xx acknowledges the delivery." } },
+  });
+  for (const event of SENT_EVENTS) {
+    const name = `${event.replace(/(^|\.)(\w)/g, (_, __, c: string) => c.toUpperCase())}Payload`;
+    app.openAPIRegistry.registerWebhook({
+      method: "post",
+      path: event,
+      operationId: `webhook${name.replace(/Payload$/, "")}`,
+      tags: ["Webhook events"],
+      security: publicSecurity,
+      summary: `${event}: sent to endpoints subscribed to it`,
+      description:
+        "Signed with the endpoint's secret (`X-Service-Signature`). An endpoint in `custom` payload mode receives a WebhookCustomPayload instead. Answer 2xx within the timeout; anything else is retried.",
+      request: {
+        headers: SIGNATURE_HEADERS,
+        body: { required: true, content: { "application/json": { schema: eventPayloadSchema(event).openapi(name) } } },
+      },
+      responses: { 200: { description: "Any 2xx acknowledges the delivery." } },
+    });
+  }
+}

@@ -1,0 +1,122 @@
+// How a live phone call's ending holds up against the carrier (docs/calls.md, "Twilio"): the
+// callee hangs up, and Twilio's signed `completed` status callback arrives while the session is
+// still ending (keeping the caller's last words, uploading the recording, writing the call), and
+// again as duplicates and late. The session's ending is the only one: one `call.completed`, with the
+// recording and the whole transcript, including what the caller said just before hanging up
+// inside the endpointing wait.
+import { createHmac } from "node:crypto";
+import { beforeAll, describe, expect, it } from "vitest";
+import { HANG_UP_LINE } from "../../../dev/sandbox/callee";
+import { rms } from "../../../src/calls/codec";
+import { HANGS_UP, place } from "../../callees";
+import { type CallView, createAgent, downloadRecording, providerCallId, speech, WEB_RATE, waitForCall } from "../../calls";
+import { receiversPerTest } from "../../deliveries";
+import { createWorkspace, request, stack } from "../../harness";
+
+const { subscribed } = receiversPerTest();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const sign = (token: string, url: string, params: URLSearchParams) =>
+  createHmac("sha1", token)
+    .update(
+      url +
+        [...params.entries()]
+          .sort(([a], [b]) => (a < b ? -1 : 1))
+          .map(([k, v]) => k + v)
+          .join(""),
+    )
+    .digest("base64");
+
+/** Twilio's `completed` status callback for this call, signed as Twilio signs it. */
+function completedCallback(callId: string, sid: string): () => Promise<number> {
+  const { vars, baseUrl } = stack();
+  const path = `/telephony/twilio/status/${callId}`;
+  const params = new URLSearchParams({
+    AccountSid: vars.TWILIO_ACCOUNT_SID ?? "",
+    CallSid: sid,
+    CallStatus: "completed",
+    CallDuration: "4",
+    Direction: "outbound-api",
+  });
+  const signature = sign(vars.TWILIO_AUTH_TOKEN ?? "", `${baseUrl}${path}`, params);
+  return async () => {
+    const res = await request(path, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", "x-twilio-signature": signature },
+      body: params.toString(),
+    });
+    await res.arrayBuffer();
+    return res.status;
+  };
+}
+
+const sandboxStatus = async (sid: string): Promise<string> => {
+  const { vars } = stack();
+  const auth = Buffer.from(`${vars.TWILIO_ACCOUNT_SID}:${vars.TWILIO_AUTH_TOKEN}`).toString("base64");
+  const res = await fetch(`${vars.TWILIO_API_BASE_URL}/__sandbox/calls/${sid}`, { headers: { authorization: `Basic ${auth}` } });
+  return ((await res.json()) as { status: string }).status;
+};
+
+beforeAll(async () => {
+  await speech("Warming up.", WEB_RATE);
+}, 30_000);
+
+describe("the end of a phone call the callee hangs up", () => {
+  it("completed callbacks during the ending, duplicated and late, leave the session's one ending with recording and whole transcript", async () => {
+    const ws = await createWorkspace();
+    const { receiver } = await subscribed(ws, { channels: ["voice"] });
+    const agent = await createAgent(ws, { firstMessage: "Hello, this is Acme." });
+    const placed = await place(ws, agent.id, { phoneNumber: HANGS_UP });
+    const sid = await providerCallId(placed.id);
+    const callback = completedCallback(placed.id, sid);
+
+    // From the moment the callee hangs up (the sandbox's own `completed` callback goes out then),
+    // a signed duplicate every 10 ms until the call is written as ended, then more, late.
+    const until = Date.now() + 40_000;
+    while ((await sandboxStatus(sid)) !== "completed" && Date.now() < until) await sleep(10);
+    const statuses: number[] = [];
+    let ended: CallView | null = null;
+    let answeredWhileEnding = 0; // answered before the call was written as ended: the session was ending
+    const burst: Array<Promise<void>> = [];
+    while (!ended && Date.now() < until) {
+      burst.push(
+        callback().then((s) => {
+          statuses.push(s);
+          if (!ended) answeredWhileEnding++;
+        }),
+      );
+      await sleep(10);
+      const res = await ws.api(`/v1/calls/${placed.id}`);
+      const view = (await res.json()) as CallView;
+      if (view.status !== "in-progress") ended = view;
+    }
+    await Promise.all(burst);
+    for (let i = 0; i < 3; i++) statuses.push(await callback());
+    expect(answeredWhileEnding).toBeGreaterThan(0);
+    expect(new Set(statuses)).toEqual(new Set([204]));
+
+    const call = await waitForCall(ws, placed.id, (c) => c.analysis !== null || c.analysisError !== null, 30_000);
+    expect(call).toMatchObject({ status: "completed", endedReason: "customer-ended-call" });
+    expect(call.recording).not.toBeNull();
+    // The recording (stored compressed) downloads as the 16-bit stereo WAV: both sides, its whole length.
+    const recording = await downloadRecording(ws, placed.id);
+    expect(recording.rate).toBe(8_000);
+    expect(recording.caller.length / 8_000).toBeCloseTo(Number(call.recording?.durationSeconds), 0);
+    expect(rms(recording.caller)).toBeGreaterThan(200);
+    expect(rms(recording.agent)).toBeGreaterThan(200);
+
+    const got = await receiver.waitFor(3);
+    await sleep(500);
+    const events = receiver.received.map((r) => JSON.parse(r.body) as { event: string; recording: unknown; transcript: unknown });
+    expect(events.map((e) => e.event)).toEqual(["call.started", "call.completed", "call.analyzed"]);
+    const completed = events[1];
+    expect(completed?.recording).toMatchObject({ url: call.recording?.url });
+    expect(completed?.transcript).toEqual(call.transcript);
+    expect(got).toHaveLength(3);
+    // The caller's only line was said within the endpointing wait before the hang-up: kept.
+    expect(call.transcript.turns.map((t) => [t.role, t.text])).toEqual([
+      ["agent", "Hello, this is Acme."],
+      ["user", HANG_UP_LINE],
+    ]);
+  }, 90_000);
+});

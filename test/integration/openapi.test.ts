@@ -1,0 +1,100 @@
+// The OpenAPI document lists every status the guards answer (src/lib/guard-answers.ts, added
+// to the document in src/routes/docs.ts). Every operation of the served document is driven over
+// HTTP with a body over its route's limit (whatever the method: the input guard counts the bodies
+// of GET and DELETE too) and, for POST/PUT/PATCH, with a body of a type no route takes; each answer
+// must be a status the document lists for that operation, with the body the document gives for it.
+// Both ways: every operation answers the 413 it documents, and every operation that documents a
+// 415 answers one (with the widget's token and origin, which its gate checks before anything).
+import { randomUUID } from "node:crypto";
+import { beforeAll, describe, expect, it } from "vitest";
+import { bodyLimitFor } from "../../src/middleware/guards";
+import type { OpenApiDoc } from "../../src/routes/docs";
+import { createWorkspace, json, request } from "../harness";
+import { send } from "../http";
+import { type Contract, OPENAPI_PATH, servedContract } from "../openapi";
+import { createWidget, SITE } from "../widgets";
+
+const METHODS = ["get", "post", "put", "patch", "delete"] as const;
+const CONTENT_METHODS = new Set(["post", "put", "patch"]);
+
+let doc: OpenApiDoc;
+let contract: Contract;
+let widgetToken: string;
+
+beforeAll(async () => {
+  doc = await json<OpenApiDoc>(await request(OPENAPI_PATH));
+  contract = await servedContract();
+  widgetToken = (await createWidget(await createWorkspace())).token;
+});
+
+const operations = () =>
+  Object.entries(doc.paths ?? {}).flatMap(([template, item]) =>
+    METHODS.filter((m) => (item as Record<string, unknown>)[m]).map((method) => ({
+      method,
+      template,
+      listed: Object.keys(((item as Record<string, { responses?: object }>)[method]?.responses ?? {}) as object),
+    })),
+  );
+
+/** The request path: parameters filled with fresh UUIDs, and the widget's token where its gate wants one. */
+function target(template: string): { path: string; headers: Record<string, string> } {
+  const path = template.replace(/\{\w+\}/g, () => randomUUID());
+  return template.startsWith("/widget/")
+    ? { path: `${path}?token=${encodeURIComponent(widgetToken)}`, headers: { origin: SITE } }
+    : { path, headers: {} };
+}
+
+/** The answer's status is listed for the operation, and its JSON body is what the document gives for it. */
+function documented(method: string, template: string, answer: { status: number; text: string }, listed: string[]) {
+  const where = `${method.toUpperCase()} ${template}`;
+  expect(listed, `${where} answered ${answer.status}: ${answer.text.slice(0, 200)}`).toContain(String(answer.status));
+  expect(contract.checkResponse(method, template, answer.status, JSON.parse(answer.text)), where).toEqual([]);
+}
+
+describe("the document lists what the guards answer, on every operation", () => {
+  it("covers the served document", () => {
+    expect(operations().length).toBeGreaterThan(80);
+  });
+
+  it("a body over the route's limit, with the operation's own method: 413, documented, with the error body", async () => {
+    for (const { method, template, listed } of operations()) {
+      const limit = bodyLimitFor(template.replace(/\{(\w+)\}/g, ":$1"));
+      const { path, headers } = target(template);
+      const answer = await send(method.toUpperCase(), path, {
+        headers: { ...headers, "content-type": "application/json" },
+        body: new Uint8Array(limit + 1).fill(0x20),
+      });
+      expect(answer.status, `${method.toUpperCase()} ${template}`).toBe(413);
+      documented(method, template, answer, listed);
+    }
+  }, 120_000);
+
+  it("a body of a type no route takes: a documented status, and a 415 wherever the document lists one", async () => {
+    const ops = operations().filter((o) => CONTENT_METHODS.has(o.method));
+    expect(ops.length).toBeGreaterThan(40);
+    for (const { method, template, listed } of ops) {
+      const { path, headers } = target(template);
+      const answer = await send(method.toUpperCase(), path, {
+        headers: { ...headers, "content-type": "application/xml" },
+        body: new TextEncoder().encode("<probe/>"),
+      });
+      documented(method, template, answer, listed);
+      if (listed.includes("415")) expect(answer.status, `${method.toUpperCase()} ${template}: ${answer.text.slice(0, 200)}`).toBe(415);
+    }
+  }, 120_000);
+});
+
+describe("the reference page", () => {
+  it("shows each operation the SDK calls as curl and as the SDK call, escaped, with the worker's own origin", async () => {
+    const res = await request("/docs");
+    const page = await res.text();
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^text\/html/);
+    const origin = new URL(res.url).origin;
+    expect(page).toContain(`curl -X POST &quot;${origin}/v1/agents&quot;`);
+    expect(page).toContain("client.agents.create(");
+    expect(page).toContain("for await (const item of client.calls.list())");
+    expect(page.match(/<pre class="sample-sdk">/g)?.length).toBeGreaterThan(50);
+    expect(page).not.toMatch(/<pre class="sample-(curl|sdk)">[^<]*"/); // quotes in the samples are escaped
+  });
+});

@@ -1,0 +1,100 @@
+// The OpenAPI document as a contract the tests hold the worker to: JSON bodies validated with Ajv
+// (JSON Schema 2020-12, the dialect of OpenAPI 3.1, formats checked) against the schema the
+// document gives for the operation and status, or for a webhook event's payload. Validators are
+// compiled on first use and cached per (operation, status) and per event.
+import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
+import { inject } from "vitest";
+import type { OpenApiDoc } from "../src/routes/docs";
+import { CUSTOM_PAYLOAD_WEBHOOK } from "../src/webhooks/events";
+
+const DOC_ID = "https://contract.test/openapi.json";
+/** Keywords OpenAPI 3.1 adds to JSON Schema (its dialect's vocabulary): annotations, not checks. */
+const OPENAPI_KEYWORDS = ["example", "discriminator", "xml", "externalDocs"];
+
+type Responses = Record<string, { content?: Record<string, { schema?: unknown }> }>;
+type Operations = Record<string, { responses?: Responses }>;
+
+export interface Contract {
+  /** The operation's path template for a request path, when the document has one (`/v1/agents/{id}`). */
+  operationFor(method: string, path: string): string | undefined;
+  /** Problems with a JSON response to `method path` (a documented operation), or [] when it holds. */
+  checkResponse(method: string, template: string, status: number, body: unknown): string[];
+  /** Problems with a delivered webhook payload of `event`, or [] when it holds. */
+  checkWebhook(event: string, payload: unknown, mode?: "all" | "custom"): string[];
+}
+
+const describe = (errors: ErrorObject[] | null | undefined) =>
+  (errors ?? []).slice(0, 5).map((e) => `${e.instancePath || "(body)"} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ""}`);
+
+export function contractOf(doc: OpenApiDoc): Contract {
+  const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, strictTypes: false });
+  addFormats(ajv);
+  for (const keyword of OPENAPI_KEYWORDS) ajv.addKeyword({ keyword });
+  // The component schemas as the $defs of a schema of their own: `#/components/schemas/X` refs
+  // are rebased onto it.
+  const rebase = (schema: unknown) =>
+    JSON.parse(JSON.stringify(schema).replaceAll('"$ref":"#/components/schemas/', `"$ref":"${DOC_ID}#/$defs/`));
+  ajv.addSchema({ $id: DOC_ID, $defs: rebase(doc.components?.schemas ?? {}) });
+  const cache = new Map<string, ValidateFunction>();
+  const compiled = (key: string, schema: unknown) => {
+    let validate = cache.get(key);
+    if (!validate) {
+      validate = ajv.compile(rebase(schema));
+      cache.set(key, validate);
+    }
+    return validate;
+  };
+
+  const templates = Object.keys(doc.paths ?? {})
+    .map((template) => ({
+      template,
+      params: (template.match(/\{/g) ?? []).length,
+      pattern: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\\?\{\w+\\?\}/g, "[^/]+")}$`),
+    }))
+    .sort((a, b) => a.params - b.params);
+  const operations = (template: string) => (doc.paths?.[template] ?? {}) as Operations;
+
+  return {
+    operationFor(method, path) {
+      const m = method.toLowerCase();
+      return templates.find((t) => t.pattern.test(path) && operations(t.template)[m])?.template;
+    },
+    checkResponse(method, template, status, body) {
+      const op = operations(template)[method.toLowerCase()];
+      const responses = op?.responses ?? {};
+      const response = responses[String(status)] ?? responses[`${String(status)[0]}XX`] ?? responses.default;
+      const where = `${method.toUpperCase()} ${template} → ${status}`;
+      if (!response)
+        return [`${where}: the document lists no ${status} for this operation (it lists ${Object.keys(responses).join(", ")})`];
+      const schema = response.content?.["application/json"]?.schema;
+      if (!schema) return [`${where}: the document gives no application/json body for this status`];
+      const validate = compiled(`${method} ${template} ${status}`, schema);
+      return validate(body) ? [] : describe(validate.errors).map((e) => `${where}: ${e}`);
+    },
+    checkWebhook(event, payload, mode = "all") {
+      const bodyOf = (name: string) =>
+        (doc.webhooks?.[name] as { post?: { requestBody?: { content?: Record<string, { schema?: unknown }> } } } | undefined)?.post
+          ?.requestBody?.content?.["application/json"]?.schema;
+      if (!bodyOf(event)) return [`webhook ${event}: the document describes no such event`];
+      const schema = bodyOf(mode === "custom" ? CUSTOM_PAYLOAD_WEBHOOK : event);
+      if (!schema) return [`webhook ${CUSTOM_PAYLOAD_WEBHOOK}: not in the document`];
+      const validate = compiled(`webhook ${event} ${mode}`, schema);
+      return validate(payload) ? [] : describe(validate.errors).map((e) => `webhook ${event} (${mode}): ${e}`);
+    },
+  };
+}
+
+export const OPENAPI_PATH = "/v1/openapi.json";
+let served: Promise<Contract> | undefined;
+
+/** The contract of the document the test worker serves (/v1/openapi.json), fetched once per test file. */
+export function servedContract(): Promise<Contract> {
+  served ??= fetch(inject("stack").baseUrl + OPENAPI_PATH)
+    .then((res) => {
+      if (res.status !== 200) throw new Error(`${OPENAPI_PATH} answered ${res.status}`);
+      return res.json() as Promise<OpenApiDoc>;
+    })
+    .then(contractOf);
+  return served;
+}

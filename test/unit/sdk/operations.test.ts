@@ -1,0 +1,43 @@
+// The SDK covers the API: every operation of the OpenAPI document that takes an API key is in
+// the SDK's operation table with the same method and path, the table names nothing else, and
+// each entry's SDK method exists on a client.
+import { describe, expect, it } from "vitest";
+import { OPERATIONS, VoiceAgentPlatform } from "../../../packages/sdk/src/index";
+import { createApp } from "../../../src/app";
+import { openApiConfig } from "../../../src/routes/docs";
+
+const doc = createApp().getOpenAPI31Document(openApiConfig("http://localhost"));
+const METHODS = ["get", "post", "put", "patch", "delete"] as const;
+
+/** `operationId METHOD path` of every operation an API key can call. */
+const documented = Object.entries(doc.paths ?? {}).flatMap(([path, item]) =>
+  METHODS.flatMap((m) => {
+    const op = (item as Record<string, { operationId?: string; security?: Array<Record<string, unknown>> } | undefined>)[m];
+    if (!op?.security?.some((s) => "apiKey" in s)) return [];
+    return [`${op.operationId} ${m.toUpperCase()} ${path}`];
+  }),
+);
+const inSdk = Object.entries(OPERATIONS).map(([id, op]) => `${id} ${op.method} ${op.path}`);
+
+describe("SDK operations", () => {
+  it("finds the API-key operations in the document", () => {
+    expect(documented.length).toBeGreaterThan(40);
+  });
+
+  it("calls every API-key operation of the document, with its method and path", () => {
+    expect(documented.filter((o) => !inSdk.includes(o))).toEqual([]);
+  });
+
+  it("calls nothing the document does not list", () => {
+    expect(inSdk.filter((o) => !documented.includes(o))).toEqual([]);
+  });
+
+  it("has a method on the client for each operation, each name used once", () => {
+    const client = new VoiceAgentPlatform({ apiKey: "sk-live-x", baseURL: "http://127.0.0.1:1" });
+    const resolve = (dotted: string) =>
+      dotted.split(".").reduce<unknown>((obj, key) => (obj as Record<string, unknown> | undefined)?.[key], client);
+    const names = Object.values(OPERATIONS).map((o) => o.sdk);
+    expect(names.filter((n) => typeof resolve(n) !== "function")).toEqual([]);
+    expect(new Set(names).size).toBe(names.length);
+  });
+});

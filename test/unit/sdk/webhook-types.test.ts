@@ -1,0 +1,46 @@
+// The SDK's webhook event types come from the OpenAPI document's `webhooks` section: one event type
+// per payload the server describes (the Record below does not compile when the SDK gains or lacks
+// one), and narrowing on `event` gives the payload of that event.
+import { describe, expect, expectTypeOf, it } from "vitest";
+import type { WebhookCall, WebhookChat, WebhookEvent, WebhookEventType } from "../../../packages/sdk/src/index";
+import { createApp } from "../../../src/app";
+import { openApiDocument } from "../../../src/routes/docs";
+
+const EVENTS: Record<WebhookEventType, true> = {
+  "call.started": true,
+  "call.completed": true,
+  "call.failed": true,
+  "call.analyzed": true,
+  "widget.started": true,
+  "widget.completed": true,
+  "whatsapp.started": true,
+  "whatsapp.completed": true,
+  "telegram.started": true,
+  "telegram.completed": true,
+  "sms.started": true,
+  "sms.completed": true,
+  "messenger.started": true,
+  "messenger.completed": true,
+};
+
+describe("SDK webhook event types", () => {
+  it("name every event the document describes, and nothing else", () => {
+    const doc = openApiDocument(createApp(), "/") as { webhooks?: Record<string, unknown> };
+    const described = Object.keys(doc.webhooks ?? {}).filter((k) => k !== "custom-payload");
+    expect(Object.keys(EVENTS).sort()).toEqual(described.sort());
+  });
+
+  it("narrow on `event` to that event's payload", () => {
+    const narrow = (e: WebhookEvent) => {
+      if (e.event === "call.completed") {
+        expectTypeOf(e.channel).toEqualTypeOf<"voice">();
+        expectTypeOf(e.call).toEqualTypeOf<WebhookCall | null>();
+      } else if (e.event === "telegram.started") {
+        expectTypeOf(e.channel).toEqualTypeOf<"telegram">();
+        expectTypeOf(e.chat).toEqualTypeOf<WebhookChat | null>();
+      }
+      return e.event;
+    };
+    expect(narrow({ event: "sms.completed" } as WebhookEvent)).toBe("sms.completed");
+  });
+});
