@@ -2,11 +2,12 @@
 // provider figures (docs/sandbox.md#latency-profiles cites them). `instant` answers as fast as the
 // sandbox can (its historical behaviour); `realistic` waits like a hosted provider: time to first
 // token and tokens per second for chat, time to first audio byte and real-time factor for speech,
-// a finalization delay for transcription. Chosen per sandbox (SANDBOX_LATENCY, the `latency`
+// a finalization delay for transcription; `steady` is `realistic` without its spread, for
+// measuring what a platform adds to the provider's time to the millisecond. Chosen per sandbox (SANDBOX_LATENCY, the `latency`
 // option), per base URL (`…/latency/<profile>/v1`, so a worker pointed there gets it without a line
 // of its own code changing), or per request (`x-sandbox-latency: <profile>`).
 
-export const LATENCY_PROFILES = ["instant", "realistic"] as const;
+export const LATENCY_PROFILES = ["instant", "realistic", "steady"] as const;
 export type LatencyProfileName = (typeof LATENCY_PROFILES)[number];
 
 export interface LatencyProfile {
@@ -21,22 +22,27 @@ export interface LatencyProfile {
   sigma: number;
 }
 
+const REALISTIC: LatencyProfile = {
+  name: "realistic",
+  // gpt-4o-mini: about 0.4 s to the first token, about 60 output tokens per second.
+  chat: { ttftMs: 400, tokensPerSecond: 60 },
+  speech: {
+    // OpenAI's speech endpoint streams chunked audio, its first audio later than ElevenLabs'.
+    openai: { ttfbMs: 300, rtf: 0.25 },
+    // ElevenLabs' Flash / Turbo models: 75 ms of inference (Flash) to ~300 ms (Turbo v2.5), plus the network.
+    elevenlabs: { ttfbMs: 200, rtf: 0.2 },
+  },
+  // A final transcript 200–350 ms after the end of speech (Deepgram streaming, as measured by its users).
+  transcription: { finalizeMs: 300 },
+  sigma: 0.2,
+};
+
 export const PROFILES: Record<LatencyProfileName, LatencyProfile> = {
   instant: { name: "instant", chat: null, speech: null, transcription: null, sigma: 0 },
-  realistic: {
-    name: "realistic",
-    // gpt-4o-mini: about 0.4 s to the first token, about 60 output tokens per second.
-    chat: { ttftMs: 400, tokensPerSecond: 60 },
-    speech: {
-      // OpenAI's speech endpoint streams chunked audio, its first audio later than ElevenLabs'.
-      openai: { ttfbMs: 300, rtf: 0.25 },
-      // ElevenLabs' Flash / Turbo models: 75 ms of inference (Flash) to ~300 ms (Turbo v2.5), plus the network.
-      elevenlabs: { ttfbMs: 200, rtf: 0.2 },
-    },
-    // A final transcript 200–350 ms after the end of speech (Deepgram streaming, as measured by its users).
-    transcription: { finalizeMs: 300 },
-    sigma: 0.2,
-  },
+  realistic: REALISTIC,
+  // Every request waits exactly the realistic medians: two runs of the same requests (direct and
+  // through the platform) then differ only by what the platform adds.
+  steady: { ...REALISTIC, name: "steady", sigma: 0 },
 };
 
 export const LATENCY_HEADER = "x-sandbox-latency";

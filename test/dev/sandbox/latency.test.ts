@@ -83,6 +83,32 @@ describe("latency profiles: selection", () => {
   });
 });
 
+describe("latency profiles: steady", () => {
+  it("waits exactly the realistic medians: the same request takes the same time, first token plus its tokens", async () => {
+    const steady = withLatencyProfile(sandbox.url, "steady");
+    const timed = async () => {
+      const t0 = performance.now();
+      const res = await fetch(`${steady}/chat/completions`, {
+        method: "POST",
+        headers: headers(),
+        body: JSON.stringify({ model: "gpt-4o-mini", messages }),
+      });
+      const body = (await res.json()) as { usage: { completion_tokens: number } };
+      return { ms: performance.now() - t0, tokens: body.usage.completion_tokens };
+    };
+    const runs = [await timed(), await timed(), await timed()];
+    const { tokens } = runs[0] as { tokens: number };
+    const expected = (R.chat?.ttftMs ?? 0) + (tokens / (R.chat?.tokensPerSecond ?? 1)) * 1000;
+    for (const run of runs) {
+      expect(run.tokens).toBe(tokens);
+      expect(run.ms).toBeGreaterThanOrEqual(expected - 5);
+      expect(run.ms).toBeLessThan(expected + 150);
+    }
+    expect(sandbox.requests.at(-1)?.profile).toBe("steady");
+    expect(PROFILES.steady.sigma).toBe(0);
+  });
+});
+
 describe("latency profiles: realistic chat", () => {
   it("streams SSE chunks: the first token after the time to first token, then at about the model's tokens per second, usage last", async () => {
     const client = new OpenAI({ baseURL: realistic, apiKey: sandbox.apiKey, maxRetries: 0 });
