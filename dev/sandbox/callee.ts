@@ -105,6 +105,22 @@ export interface CalleeLine {
   error(message: string): void;
 }
 
+/** Every line a scenario's callee may say. */
+export function linesOf(scenario: Scenario): string[] {
+  switch (scenario) {
+    case "conversation":
+      return SCRIPT;
+    case "barge-in":
+      return [INTERRUPTION, ...SCRIPT];
+    case "chatterbox":
+      return LONG_LINES;
+    case "hangs-up":
+      return [HANG_UP_LINE];
+    default:
+      return [];
+  }
+}
+
 /** One callee on one call: the scenario's script and its turn taking. */
 export class Callee {
   private step = 0;
@@ -120,18 +136,7 @@ export class Callee {
 
   /** Every line this scenario may say, so their audio can be made while the phone rings. */
   lines(): string[] {
-    switch (this.scenario) {
-      case "conversation":
-        return SCRIPT;
-      case "barge-in":
-        return [INTERRUPTION, ...SCRIPT];
-      case "chatterbox":
-        return LONG_LINES;
-      case "hangs-up":
-        return [HANG_UP_LINE];
-      default:
-        return [];
-    }
+    return linesOf(this.scenario);
   }
 
   prepare(): void {

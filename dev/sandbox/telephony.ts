@@ -19,7 +19,7 @@ import { realpathSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { fileURLToPath } from "node:url";
 import { listenLocal } from "../listen";
-import { Callee, CalleeVoice, type Scenario, scenarioFor } from "./callee";
+import { Callee, CalleeVoice, linesOf, type Scenario, scenarioFor } from "./callee";
 import { clock, MediaStream, twilioSignature } from "./media-stream";
 import { AccountNumbers, API_VERSION, rfc2822, TwilioError } from "./phone-numbers";
 
@@ -131,6 +131,12 @@ export interface TelephonySandbox {
    * With a predicate: resolves with the first call for which it holds (checked every 10 ms).
    */
   waitFor(target: string | ((call: SandboxCall) => boolean), timeoutMs?: number): Promise<SandboxCall>;
+  /**
+   * Resolves once every line of the scenario's callee is synthesized (each text is made once per
+   * sandbox). A call makes them while it rings; on a busy machine that can take seconds, so a
+   * test that times what the callee says against the agent's audio warms them first.
+   */
+  warm(scenario: Scenario): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -738,6 +744,9 @@ export async function startTelephonySandbox(opts: {
     calls,
     numbers,
     dialIn,
+    async warm(scenario) {
+      await Promise.all(linesOf(scenario).map((text) => voice.audio(text)));
+    },
     async redeliver(callSid) {
       const live = lives.get(callSid);
       if (!live?.last) throw new Error(`call ${callSid} has sent no status callback to redeliver`);
