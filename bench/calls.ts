@@ -6,8 +6,9 @@
 // with its scripted three-line conversation, the Media Stream into the call's Durable Object, and
 // speech-to-text, the agent's LLM and text-to-speech on the provider sandbox.
 //
-// The calls run on the provider sandbox's `realistic` latency profile (docs/sandbox.md), on two
-// workers of the same build that differ only in CALL_PIPELINE: the serial loop and the streaming one.
+// The calls run on the provider sandbox's `realistic` latency profile (docs/sandbox.md), on three
+// workers of the same build that differ only in CALL_PIPELINE and CALL_SPECULATION: the serial loop,
+// the streaming one, and the streaming one with speculative turn-taking (the default; docs/calls.md).
 //
 // 1. Voice-to-voice: K calls on each loop, alternating. Each agent reply carries the worker's own
 //    measurement (calls.transcript[].latency: voiceToVoiceMs, sttMs, llmMs, ttsMs, platformMs;
@@ -15,7 +16,7 @@
 //    same run, right before each pair of calls: the bare provider chain timed from Node (transcription
 //    of the callee's line as an 8 kHz WAV, the chat completion, the speech), one chain per line, and
 //    the same streamed (the chat to its first sentence, that sentence's speech to its first byte).
-// 2. Concurrency, on the streaming loop: N simultaneous calls (placed 150 ms apart), N ramping. A level holds when every
+// 2. Concurrency, on the default loop (streaming, speculative turn-taking): N simultaneous calls (placed 150 ms apart), N ramping. A level holds when every
 //    call was ended by the agent's goodbye, every callee line is in the transcript, the callee heard
 //    no gap in the agent's audio (underruns) and the sandbox itself kept time (late frames ≤ 1 %).
 //    The ramp stops at the first level where a check of the worker fails (then tries once halfway
@@ -35,6 +36,7 @@ import { withLatencyProfile } from "../dev/sandbox/latency";
 import type { SandboxCall, TelephonySandbox } from "../dev/sandbox/telephony";
 import { type Stack, startStack } from "../dev/stack";
 import { FRAME_MS, mulawDecode, pcm16ToBytes, rms, TELEPHONY_RATE } from "../src/calls/codec";
+import type { TurnTaking } from "../src/calls/turns";
 import { createDb } from "../src/db/client";
 import { calls, type TranscriptTurn } from "../src/db/schema";
 import { parseEnv } from "../src/env";
@@ -45,9 +47,20 @@ import { type BenchWorkspace, createBenchWorkspace, removeBenchWorkspace } from 
 import { type BenchWorker, startBenchWorker } from "./worker-launch";
 import { WorkerLog } from "./worker-log";
 
-/** The two voice loops (CALL_PIPELINE), measured side by side on the provider sandbox's `realistic` profile. */
-export const PIPELINES = ["serial", "streaming"] as const;
+/**
+ * The voice loops measured side by side on the provider sandbox's `realistic` profile: the serial
+ * and streaming loops (CALL_PIPELINE) waiting out the endpointing silence, and the streaming loop
+ * with speculative turn-taking (CALL_SPECULATION=on, the worker's default).
+ */
+export const PIPELINES = ["serial", "streaming", "speculative"] as const;
 export type Pipeline = (typeof PIPELINES)[number];
+const PIPELINE_VARS: Record<Pipeline, Record<string, string>> = {
+  serial: { CALL_PIPELINE: "serial", CALL_SPECULATION: "off" },
+  streaming: { CALL_PIPELINE: "streaming", CALL_SPECULATION: "off" },
+  speculative: { CALL_PIPELINE: "streaming", CALL_SPECULATION: "on" },
+};
+/** The loop the goal is measured on and the concurrency ramp runs: the worker's default. */
+const DEFAULT_PIPELINE: Pipeline = "speculative";
 /** The issue's goal on `realistic`, with 16 simultaneous calls. */
 export const GOAL = { p50: 800, p95: 1_100, platformP50: 50, simultaneous: 16 };
 
@@ -112,6 +125,8 @@ interface CallOutcome {
   said: string[];
   heard: string[];
   replies: ReplyLatency[];
+  /** The caller turns' turn-taking (src/calls/turns.ts): the wait each turn took, its speculations. */
+  userTurns: TurnTaking[];
   calleeLatencies: number[];
   underruns: number;
   lateFrames: number;
@@ -201,8 +216,21 @@ export interface CallsBenchResult {
 
 export interface VoiceSummary {
   replies: number;
-  /** The endpointing silence as the worker counts it: from the end of the last loud frame to the turn's end (one frame less than configured). */
+  /**
+   * The endpointing silence as the worker counts it, p50: from the end of the last loud frame to the
+   * turn's end (one frame less than configured; shorter when speculative turn-taking ended a turn on a sentence).
+   */
   endpointingWaitMs: number;
+  /** Speculative turn-taking over the loop's caller turns (src/calls/turns.ts): counts, summed. */
+  turnTaking: {
+    turns: number;
+    endedBySentence: number;
+    speculations: number;
+    committed: number;
+    discarded: number;
+    /** Transcription requests in all (each one a provider call, discarded ones included). */
+    transcriptions: number;
+  };
   /** Per script line: its last frames under the worker's speech threshold (where the two clocks start apart). */
   quietTailsMs: number[];
   /** platformMs of each reply: voice-to-voice less the time inside the providers (which includes each credit hold). */
@@ -212,7 +240,7 @@ export interface VoiceSummary {
   calleePlatform: Spread;
   calleePlatformMinusEndpointing: Spread;
   /**
-   * Time inside the provider calls that is ours: for stt, llm and tts, the call's p50 less the bare
+   * Time inside the provider calls that is ours: for stt (not when speculative), llm and tts, the call's p50 less the bare
    * chain's, summed (credit holds and the hop through workerd). p50 only: the p95 of both sides is
    * the sandbox's speech thread being replaced (every 25 syntheses), which lands on either side.
    */
@@ -381,6 +409,7 @@ async function runBatch(ctx: Context, n: number, phoneNumber = CONVERSATION): Pr
       said: [],
       heard: [],
       replies: [],
+      userTurns: [],
       calleeLatencies: [],
       underruns: 0,
       lateFrames: 0,
@@ -428,6 +457,7 @@ async function runBatch(ctx: Context, n: number, phoneNumber = CONVERSATION): Pr
       out.endedReason = row.endedReason;
       out.heard = row.transcript.filter((t) => t.role === "user").map((t) => t.text);
       out.replies = row.transcript.flatMap((t) => (t.role === "agent" && t.latency ? [t.latency] : []));
+      out.userTurns = row.transcript.flatMap((t) => (t.role === "user" && t.turnTaking ? [t.turnTaking] : []));
       if (!ENDED.has(row.status)) out.problems.push(`still ${row.status} in the database`);
       else if (row.endedReason !== "agent-ended-call")
         out.problems.push(
@@ -748,15 +778,20 @@ export async function runCallsBench(stack: Stack, ws: BenchWorkspace, opts: Call
         ? { ELEVENLABS_BASE_URL: withLatencyProfile(stack.vars.ELEVENLABS_BASE_URL, "realistic") }
         : {}),
     };
-    const base: Record<Pipeline, string> = { serial: "", streaming: "" };
+    const base: Record<Pipeline, string> = { serial: "", streaming: "", speculative: "" };
     for (const pipeline of PIPELINES) {
-      log(`calls: starting the ${pipeline} loop's worker (CALL_PIPELINE=${pipeline}, realistic provider timings)…`);
-      const w = await startBenchWorker({ ...realisticVars, CALL_PIPELINE: pipeline });
+      const vars = PIPELINE_VARS[pipeline];
+      log(
+        `calls: starting the ${pipeline} loop's worker (${Object.entries(vars)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(" ")}, realistic provider timings)…`,
+      );
+      const w = await startBenchWorker({ ...realisticVars, ...vars });
       workers.push(w);
       base[pipeline] = w.baseUrl;
     }
     const ctxOf = (pipeline: Pipeline): Context => ({ stack, baseUrl: base[pipeline], telephony, apiKey: ws.apiKey, agentId, db, log });
-    const ctx = ctxOf("streaming");
+    const ctx = ctxOf(DEFAULT_PIPELINE);
     const providerUrl = realisticVars.OPENAI_BASE_URL as string;
 
     // -- 1. voice-to-voice, one call at a time, alternating the two loops, each pair after its bare chain --
@@ -767,13 +802,13 @@ export async function runCallsBench(stack: Stack, ws: BenchWorkspace, opts: Call
     for (const pipeline of PIPELINES) await runBatch(ctxOf(pipeline), 1, HANGS_UP);
     await bareChains(stack, lines, providerUrl);
 
-    const sequential: Record<Pipeline, CallOutcome[]> = { serial: [], streaming: [] };
+    const sequential: Record<Pipeline, CallOutcome[]> = { serial: [], streaming: [], speculative: [] };
     const chains: ChainTiming[] = [];
     let redone = 0;
     const seq = await observed(reloads, async () => {
       for (let k = 0; k < opts.runs; k++) {
         chains.push(...(await bareChains(stack, lines, providerUrl)));
-        // Alternate which loop goes first, so neither always follows the bare chain.
+        // Alternate the loops' order, so none always follows the bare chain.
         for (const pipeline of k % 2 === 0 ? PIPELINES : [...PIPELINES].reverse()) {
           let [o] = await runBatch(ctxOf(pipeline), 1);
           if (o?.cutByRestart && redone < 3) {
@@ -798,15 +833,16 @@ export async function runCallsBench(stack: Stack, ws: BenchWorkspace, opts: Call
     const voiceToVoice = {
       serial: summarizeVoice(sequential.serial, chains, lines, wait, false),
       streaming: summarizeVoice(sequential.streaming, chains, lines, wait, true),
+      speculative: summarizeVoice(sequential.speculative, chains, lines, wait, true),
     };
-    const all = [...sequential.serial, ...sequential.streaming];
-    const sequentialFailures = all.filter((o) => o.problems.length > 0).length + (2 * opts.runs - all.length);
+    const all = PIPELINES.flatMap((p) => sequential[p]);
+    const sequentialFailures = all.filter((o) => o.problems.length > 0).length + (PIPELINES.length * opts.runs - all.length);
     const replies = all.flatMap((o) => o.replies);
 
     // -- 2. concurrency ramp ------------------------------------------------------------------
     const levels: LevelResult[] = [];
     const runLevel = async (n: number): Promise<LevelResult> => {
-      log(`calls: ${n} simultaneous calls (streaming loop)…`);
+      log(`calls: ${n} simultaneous calls (${DEFAULT_PIPELINE} loop)…`);
       await sleep(1_000); // let the previous level's analyses and settlements finish
       let run = await observed(reloads, () => runBatch(ctx, n));
       if (run.obs.reloads > 0 && run.value.some((o) => o.problems.length > 0)) {
@@ -823,11 +859,11 @@ export async function runCallsBench(stack: Stack, ws: BenchWorkspace, opts: Call
     };
     for (const n of opts.levels) {
       // One call alone is what part 1 measured K times.
-      const alone = sequential.streaming;
+      const alone = sequential[DEFAULT_PIPELINE];
       const level = n === 1 && alone.length > 0 ? summarizeLevel(alone, seq.obs) : await runLevel(n);
       if (n === 1 && alone.length > 0)
         log(
-          `calls:   1 (the ${alone.length} streaming calls above) → ${level.held ? "held" : `DID NOT HOLD: ${level.failedChecks.join("; ")}`}`,
+          `calls:   1 (the ${alone.length} ${DEFAULT_PIPELINE} calls above) → ${level.held ? "held" : `DID NOT HOLD: ${level.failedChecks.join("; ")}`}`,
         );
       levels.push(level);
       // A level where only the load generator lagged says nothing against the worker: go on, so its
@@ -885,6 +921,24 @@ export async function runCallsBench(stack: Stack, ws: BenchWorkspace, opts: Call
 /** One loop's voice-to-voice figures from its sequential calls, against the bare chain (streamed for the streaming loop). */
 function summarizeVoice(sequential: CallOutcome[], chains: ChainTiming[], lines: Line[], wait: number, streamed: boolean): VoiceSummary {
   const replies = sequential.flatMap((o) => o.replies);
+  // Each reply's endpointing wait as its caller turn took it (replies and caller turns pair up in
+  // order when the call has as many of each); the configured one otherwise.
+  const waits = sequential.flatMap((o) =>
+    o.userTurns.length === o.replies.length ? o.userTurns.map((t) => t.waitMs) : o.replies.map(() => wait),
+  );
+  const turnTaking = sequential
+    .flatMap((o) => o.userTurns)
+    .reduce(
+      (n, t) => ({
+        turns: n.turns + 1,
+        endedBySentence: n.endedBySentence + (t.endedBy === "sentence" ? 1 : 0),
+        speculations: n.speculations + t.speculations,
+        committed: n.committed + (t.committed ? 1 : 0),
+        discarded: n.discarded + t.discarded,
+        transcriptions: n.transcriptions + t.transcriptions,
+      }),
+      { turns: 0, endedBySentence: 0, speculations: 0, committed: 0, discarded: 0, transcriptions: 0 },
+    );
   const providers = replies.map((r) => r.sttMs + r.llmMs + r.ttsMs);
   // The callee's measure of each reply, moved to where the worker's starts (the end of the line's
   // last loud frame), less the same reply's time inside the providers. Replies and callee lines
@@ -895,7 +949,10 @@ function summarizeVoice(sequential: CallOutcome[], chains: ChainTiming[], lines:
   );
   const calleePlatform = sequential.flatMap((o) =>
     o.calleeLatencies.length === o.replies.length
-      ? o.replies.map((r, i) => (o.calleeLatencies[i] as number) + tail(o.said[i]) - FRAME_MS - (r.sttMs + r.llmMs + r.ttsMs))
+      ? o.replies.map((r, i) => ({
+          platform: (o.calleeLatencies[i] as number) + tail(o.said[i]) - FRAME_MS - (r.sttMs + r.llmMs + r.ttsMs),
+          wait: o.userTurns.length === o.replies.length ? (o.userTurns[i] as TurnTaking).waitMs : wait,
+        }))
       : [],
   );
   const bareOf = (c: ChainTiming) =>
@@ -904,14 +961,16 @@ function summarizeVoice(sequential: CallOutcome[], chains: ChainTiming[], lines:
   const bare = bareChains.map((c) => c.totalMs);
   return {
     replies: replies.length,
-    endpointingWaitMs: wait,
+    endpointingWaitMs: waits.length > 0 ? percentile(waits, 50) : wait,
+    turnTaking,
     quietTailsMs: lines.map((l) => l.quietTailMs),
     platform: spread(replies.map((r) => r.platformMs)),
-    platformMinusEndpointing: spread(replies.map((r) => r.platformMs - wait)),
-    calleePlatform: spread(calleePlatform),
-    calleePlatformMinusEndpointing: spread(calleePlatform.map((p) => p - wait)),
+    platformMinusEndpointing: spread(replies.map((r, i) => r.platformMs - (waits[i] ?? wait))),
+    calleePlatform: spread(calleePlatform.map((c) => c.platform)),
+    calleePlatformMinusEndpointing: spread(calleePlatform.map((c) => c.platform - c.wait)),
+    // A committed speculation's stt in the call is only what was left of it after the turn's end: not comparable with the bare one.
     providersOverhead: sum(
-      (["stt", "llm", "tts"] as const).map(
+      (turnTaking.committed > 0 ? (["llm", "tts"] as const) : (["stt", "llm", "tts"] as const)).map(
         (part) =>
           percentile(
             replies.map((r) => r[`${part}Ms`]),
@@ -947,7 +1006,7 @@ function report(r: CallsBenchResult, log: (line: string) => void): void {
     log(
       `Calls, ${pipeline} loop: voice-to-voice over ${v.replies} agent replies in ${r.runs} conversation calls, one at a time, ` +
         `provider sandbox on its ${r.profile} profile (endpointing ${r.endpointingMs} ms, ${r.endpointingSource}); ` +
-        `baseline: the bare provider chain from Node${pipeline === "streaming" ? ", streamed (chat to its first sentence, speech to its first byte)" : ""}, ` +
+        `baseline: the bare provider chain from Node${pipeline !== "serial" ? ", streamed (chat to its first sentence, speech to its first byte)" : ""}, ` +
         `${v.bareChain.n} times in the same run; the lines' quiet tails: ${v.quietTailsMs.join("/")} ms`,
     );
     log(
@@ -955,9 +1014,12 @@ function report(r: CallsBenchResult, log: (line: string) => void): void {
         ["measure", "n", "p50 ms", "p95 ms", "vs bare chain"],
         [
           row("platform share: worker's v2v − its time inside the providers", v.platform),
-          row(`  − the endpointing wait (${wait} ms): our code and database outside provider calls`, v.platformMinusEndpointing),
+          row(
+            `  − each turn's endpointing wait (p50 ${wait} ms): our code and database outside provider calls`,
+            v.platformMinusEndpointing,
+          ),
           row("platform share on the callee's clock (from its last loud frame)", v.calleePlatform),
-          row(`  − the endpointing wait (${wait} ms): the same + the hops sandbox ⇄ workerd`, v.calleePlatformMinusEndpointing),
+          row(`  − each turn's endpointing wait (p50 ${wait} ms): the same + the hops sandbox ⇄ workerd`, v.calleePlatformMinusEndpointing),
           [
             "inside the provider calls: credit holds + hops through workerd",
             v.providersInCall.n,
@@ -979,79 +1041,73 @@ function report(r: CallsBenchResult, log: (line: string) => void): void {
       ),
     );
   }
-  const s = r.voiceToVoice.serial;
-  const st = r.voiceToVoice.streaming;
   const at16 = r.levels.find((l) => l.simultaneous === GOAL.simultaneous);
+  const g = r.voiceToVoice[DEFAULT_PIPELINE];
   log("");
-  log(`Calls: the two loops side by side (${r.profile} provider timings), and the goal`);
+  log(
+    `Calls: the loops side by side (${r.profile} provider timings), and the goal (on the ${DEFAULT_PIPELINE} loop, the worker's default)`,
+  );
   const gap = (value: number, goal: number) => (Number.isFinite(value) ? `${value - goal > 0 ? "+" : ""}${Math.round(value - goal)}` : "—");
+  const each = (f: (v: VoiceSummary) => string | number) => PIPELINES.map((p) => f(r.voiceToVoice[p]));
+  const part = (v: VoiceSummary, i: number) => ms(v.parts[i]?.inCall.p50 ?? Number.NaN);
+  const perTurn = (v: VoiceSummary, n: number) => (v.turnTaking.turns > 0 ? (n / v.turnTaking.turns).toFixed(2) : "—");
   log(
     table(
-      ["measure", "serial", "streaming", "goal", "streaming − goal"],
+      ["measure", ...PIPELINES, "goal", `${DEFAULT_PIPELINE} − goal`],
       [
         [
           "voice-to-voice p50, callee's clock",
-          ms(s.calleeVoiceToVoice.p50),
-          ms(st.calleeVoiceToVoice.p50),
+          ...each((v) => ms(v.calleeVoiceToVoice.p50)),
           GOAL.p50,
-          gap(st.calleeVoiceToVoice.p50, GOAL.p50),
+          gap(g.calleeVoiceToVoice.p50, GOAL.p50),
         ],
         [
           "voice-to-voice p95, callee's clock",
-          ms(s.calleeVoiceToVoice.p95),
-          ms(st.calleeVoiceToVoice.p95),
+          ...each((v) => ms(v.calleeVoiceToVoice.p95)),
           GOAL.p95,
-          gap(st.calleeVoiceToVoice.p95, GOAL.p95),
+          gap(g.calleeVoiceToVoice.p95, GOAL.p95),
         ],
         [
           "platform share p50: our code and database between provider calls",
-          ms(s.platformMinusEndpointing.p50),
-          ms(st.platformMinusEndpointing.p50),
+          ...each((v) => ms(v.platformMinusEndpointing.p50)),
           GOAL.platformP50,
-          gap(st.platformMinusEndpointing.p50, GOAL.platformP50),
+          gap(g.platformMinusEndpointing.p50, GOAL.platformP50),
         ],
+        ["  + inside the provider calls (holds, hops; in-call − bare p50, noisy)", ...each((v) => ms(v.providersOverhead)), "—", "—"],
+        ["  endpointing wait p50 (as the turns took it)", ...each((v) => ms(v.endpointingWaitMs)), "—", "—"],
+        ["  stt p50 (in call; speculative: what was left after the turn's end)", ...each((v) => part(v, 0)), "—", "—"],
+        ["  llm p50 (serial: whole reply; streaming: to the first sentence)", ...each((v) => part(v, 1)), "—", "—"],
+        ["  tts p50 (serial: whole audio; streaming: to the first byte)", ...each((v) => part(v, 2)), "—", "—"],
+        ["caller turns", ...each((v) => v.turnTaking.turns), "—", "—"],
+        ["  ended early on a sentence", ...each((v) => v.turnTaking.endedBySentence), "—", "—"],
         [
-          "  + inside the provider calls (holds, hops; in-call − bare p50, noisy)",
-          ms(s.providersOverhead),
-          ms(st.providersOverhead),
+          "  speculations started / committed / discarded",
+          ...each((v) => `${v.turnTaking.speculations} / ${v.turnTaking.committed} / ${v.turnTaking.discarded}`),
           "—",
           "—",
         ],
-        ["  endpointing wait", s.endpointingWaitMs, st.endpointingWaitMs, "—", "—"],
-        ["  stt p50 (in call)", ms(s.parts[0]?.inCall.p50 ?? Number.NaN), ms(st.parts[0]?.inCall.p50 ?? Number.NaN), "—", "—"],
-        [
-          "  llm p50 (serial: whole reply; streaming: to the first sentence)",
-          ms(s.parts[1]?.inCall.p50 ?? Number.NaN),
-          ms(st.parts[1]?.inCall.p50 ?? Number.NaN),
-          "—",
-          "—",
-        ],
-        [
-          "  tts p50 (serial: whole audio; streaming: to the first byte)",
-          ms(s.parts[2]?.inCall.p50 ?? Number.NaN),
-          ms(st.parts[2]?.inCall.p50 ?? Number.NaN),
-          "—",
-          "—",
-        ],
+        ["  transcription requests (provider calls) per turn", ...each((v) => perTurn(v, v.turnTaking.transcriptions)), "—", "—"],
         [
           `voice-to-voice p50 / p95 at ${GOAL.simultaneous} simultaneous calls (worker)`,
-          "—",
-          at16 ? `${ms(at16.voiceToVoice.p50)} / ${ms(at16.voiceToVoice.p95)}` : "not run",
+          ...PIPELINES.map((p) =>
+            p !== DEFAULT_PIPELINE ? "—" : at16 ? `${ms(at16.voiceToVoice.p50)} / ${ms(at16.voiceToVoice.p95)}` : "not run",
+          ),
           `${GOAL.p50} / ${GOAL.p95}`,
           at16 ? `${gap(at16.voiceToVoice.p50, GOAL.p50)} / ${gap(at16.voiceToVoice.p95, GOAL.p95)}` : "—",
         ],
       ],
-      new Set([1, 2, 3, 4]),
+      new Set([1, 2, 3, 4, 5]),
     ),
   );
   log(
-    "  platform share = the worker's platformMs less the endpointing wait; the credit holds and hops inside the provider calls are estimated apart (Σ part p50 in call − bare: on the realistic profile each part varies by ±20 %, so with few replies this is noise around a few tens of ms). " +
-      "Streaming: llm is the time to the first complete sentence, tts the first sentence's time to its first audio byte.",
+    "  platform share = the worker's platformMs less each turn's endpointing wait; the credit holds and hops inside the provider calls are estimated apart (Σ part p50 in call − bare: on the realistic profile each part varies by ±20 %, so with few replies this is noise around a few tens of ms). " +
+      "Streaming: llm is the time to the first complete sentence, tts the first sentence's time to its first audio byte. " +
+      "Speculative: the caller's turn is transcribed on a 200 ms pause and the turn ends as soon as that transcript ends a sentence; stt is what the reply still waited for it after the turn's end, so its in-call − bare estimate is not an overhead there.",
   );
   if (r.sequentialFailures > 0)
-    log(`  ${r.sequentialFailures} of the ${2 * r.runs} calls did not end as they should (see the lines above).`);
+    log(`  ${r.sequentialFailures} of the ${PIPELINES.length * r.runs} calls did not end as they should (see the lines above).`);
   log("");
-  log("Calls: concurrency (simultaneous conversation calls on one local stack, streaming loop, realistic provider timings)");
+  log(`Calls: concurrency (simultaneous conversation calls on one local stack, ${DEFAULT_PIPELINE} loop, realistic provider timings)`);
   log(
     table(
       [

@@ -110,6 +110,14 @@ export const envSchema = z
     /** Milliseconds of silence after speech that end the caller's turn. */
     CALL_ENDPOINTING_MS: z.coerce.number().int().min(100).max(3000).default(500),
     /**
+     * Turn-taking (docs/calls.md): `on` transcribes the caller's turn speculatively on a pause of
+     * CALL_PAUSE_MS and ends the turn early when that transcript ends a sentence; `off` waits out
+     * CALL_ENDPOINTING_MS, then transcribes (kept so the bench measures both).
+     */
+    CALL_SPECULATION: z.enum(["on", "off"]).default("on"),
+    /** Milliseconds of silence inside the caller's turn that start a speculative transcription. */
+    CALL_PAUSE_MS: z.coerce.number().int().min(60).max(2000).default(200),
+    /**
      * The voice loop (docs/calls.md): `streaming` (LLM tokens → sentences → streamed speech) or
      * `serial` (the whole transcription, then the whole reply, then its whole audio), kept so the
      * bench measures both with the same code.

@@ -25,7 +25,7 @@ import { Recorder } from "./recording";
 import { type EndedReason, statusFor } from "./states";
 import { findCall, type StoredRecording, saveTranscript } from "./store";
 import { type SessionEvents, type Transport, TwilioTransport, WebTransport } from "./transports";
-import { TurnDetector } from "./turns";
+import { type Turn, TurnDetector, TurnTaker } from "./turns";
 import { heardText, type PlayedChunk, SentenceChunker, Utterance } from "./utterance";
 
 export const DEFAULT_VOICE_ID = "00000000-0000-7000-8000-000000000001";
@@ -101,7 +101,8 @@ export class CallSessionRuntime implements SessionEvents {
   private call: Call | null = null;
   private agent: Agent | null = null;
   private voice: Voice | null = null;
-  private detector: TurnDetector | null = null;
+  /** Turn detection and speculative transcription (src/calls/turns.ts). */
+  private turnTaker: TurnTaker | null = null;
   private recorder: Recorder | null = null;
   private readonly history: ChatMessage[] = [];
   private readonly turns: TranscriptTurn[] = [];
@@ -138,22 +139,24 @@ export class CallSessionRuntime implements SessionEvents {
   }
 
   onFrame(frame: Int16Array, at: number): void {
-    if (this.state !== "live" || !this.detector) return;
+    if (this.state !== "live" || !this.turnTaker) return;
     this.recorder?.caller(frame);
-    for (const event of this.detector.push(frame, at)) {
+    for (const event of this.turnTaker.push(frame, at)) {
       this.lastActivity = at;
-      if (event.type === "speech-start") {
-        if (this.playing) this.bargeIn(at);
-        continue;
-      }
-      this.busy++;
-      this.queue = this.queue
-        .then(() => this.handleTurn(event.audio, event.speechStartAt, event.speechEndAt))
-        .finally(() => {
-          this.busy--;
-          this.lastActivity = Date.now();
-        });
+      if (event.type === "speech-start" && this.playing) this.bargeIn(at);
     }
+  }
+
+  /** The caller's turn ended (after the endpointing wait, or early on a sentence): answered in turn order. */
+  private onTurn(turn: Turn): void {
+    this.lastActivity = Date.now();
+    this.busy++;
+    this.queue = this.queue
+      .then(() => this.handleTurn(turn))
+      .finally(() => {
+        this.busy--;
+        this.lastActivity = Date.now();
+      });
   }
 
   onMark(name: string): void {
@@ -220,7 +223,21 @@ export class CallSessionRuntime implements SessionEvents {
       .where(eq(voices.id, agent.voiceId ?? DEFAULT_VOICE_ID));
     if (this.state !== "starting") return;
     const { config } = this.opts;
-    this.detector = new TurnDetector({ sampleRate: this.transport.sampleRate, endpointingMs: config.CALL_ENDPOINTING_MS });
+    const detector = new TurnDetector({
+      sampleRate: this.transport.sampleRate,
+      endpointingMs: config.CALL_ENDPOINTING_MS,
+      pauseMs: config.CALL_SPECULATION === "on" ? config.CALL_PAUSE_MS : undefined,
+    });
+    this.turnTaker = new TurnTaker({
+      detector,
+      transcribe: (audio, speculative) => {
+        const text = this.transcribe(audio);
+        if (speculative) this.scope.defer(text); // settled before the session's scope closes, also when discarded
+        return text;
+      },
+      onTurn: (turn) => this.onTurn(turn),
+      live: () => this.state === "live",
+    });
     this.recorder = this.opts.recordings ? new Recorder(this.transport.sampleRate, agent.maxDurationSeconds) : null;
     const prompt = renderTemplate(agent.systemPrompt, call.variables);
     this.history.push({ role: "system", content: prompt ? `${prompt}\n\n${VOICE_INSTRUCTIONS}` : VOICE_INSTRUCTIONS });
@@ -258,20 +275,32 @@ export class CallSessionRuntime implements SessionEvents {
     return { organizationId: call.organizationId, apiKeyId: null, method: "CALL", endpoint: `/v1/calls/${call.id}`, callId: call.id };
   }
 
-  private async handleTurn(audio: Int16Array, speechStartAt: number, speechEndAt: number): Promise<void> {
+  /**
+   * A caller's turn: its transcript (a committed speculation's, whose time on the reply's path,
+   * `sttMs`, is then only what was left of it after the turn ended), then the reply.
+   */
+  private async handleTurn(turn: Turn): Promise<void> {
     if (this.state !== "live") return;
+    const { audio, speechStartAt, speechEndAt } = turn.end;
     const stage: Stage = { stage: "stt" };
     try {
       const t0 = Date.now();
-      const text = (await this.transcribe(audio)).trim();
+      const text = (await turn.transcript()).trim();
       const sttMs = Date.now() - t0;
       this.log("caller turn", {
         audioMs: Math.round((audio.length / this.transport.sampleRate) * 1000),
         sttMs,
         recognized: text.length > 0,
+        ...turn.turnTaking,
       });
       if (!text || this.state !== "live") return;
-      this.turns.push({ role: "user", text, startMs: speechStartAt - this.connectedAt, endMs: speechEndAt - this.connectedAt });
+      this.turns.push({
+        role: "user",
+        text,
+        startMs: speechStartAt - this.connectedAt,
+        endMs: speechEndAt - this.connectedAt,
+        turnTaking: turn.turnTaking,
+      });
       this.history.push({ role: "user", content: text });
       this.transport.notify({ type: "transcript", role: "user", text });
       if (this.opts.config.CALL_PIPELINE !== "serial") {
@@ -564,7 +593,7 @@ export class CallSessionRuntime implements SessionEvents {
       return;
     }
     if (this.playing?.mark && now > this.playing.endsAt + MARK_GRACE_MS) this.onMark(this.playing.mark);
-    const idle = !this.playing && this.busy === 0 && !this.detector?.inSpeech;
+    const idle = !this.playing && this.busy === 0 && !this.turnTaker?.inSpeech;
     if (idle && now - this.lastActivity >= this.agent.silenceTimeoutSeconds * 1000) void this.end("silence-timeout");
   }
 
@@ -600,6 +629,7 @@ export class CallSessionRuntime implements SessionEvents {
     const call = this.call;
     // A conversation that ended normally keeps what the caller was still saying.
     if (call && statusFor(reason) === "completed") await this.keepPendingSpeech();
+    if (call && this.turnTaker) this.log("turn-taking", { speculation: this.opts.config.CALL_SPECULATION, ...this.turnTaker.totals });
     let recording: StoredRecording | null = null;
     try {
       // Bounded: a slow bucket must not hold back the call's end and its webhook.
@@ -633,20 +663,21 @@ export class CallSessionRuntime implements SessionEvents {
    * transcript, without a reply. Bounded, so a slow provider does not hold the ending back.
    */
   private async keepPendingSpeech(): Promise<void> {
-    const pending = this.detector?.flush(Date.now());
+    const pending = this.turnTaker?.flush(Date.now()); // hung up in a pause: the pause's transcript is the turn's
     if (!pending) return;
+    const { audio, speechStartAt, speechEndAt } = pending.end;
     try {
-      const text = (await within(this.transcribe(pending.audio), PENDING_SPEECH_MS, "transcription timed out")).trim();
+      const text = (await within(pending.transcript(), PENDING_SPEECH_MS, "transcription timed out")).trim();
       this.log("caller's last words", {
-        audioMs: Math.round((pending.audio.length / this.transport.sampleRate) * 1000),
+        audioMs: Math.round((audio.length / this.transport.sampleRate) * 1000),
         recognized: !!text,
       });
       if (text)
         this.turns.push({
           role: "user",
           text,
-          startMs: pending.speechStartAt - this.connectedAt,
-          endMs: pending.speechEndAt - this.connectedAt,
+          startMs: speechStartAt - this.connectedAt,
+          endMs: speechEndAt - this.connectedAt,
         });
     } catch (err) {
       this.log("caller's last words not transcribed", { message: (err as Error).message });

@@ -1,12 +1,20 @@
 // Turn detection, the floor the issue sets: voice activity by frame energy against an adaptive
 // noise floor, with a start delay (so a click is not speech) and an end-of-turn silence
-// (endpointing). Frames are 20 ms of 16-bit samples at the transport's rate.
+// (endpointing). Frames are 20 ms of 16-bit samples at the transport's rate. A shorter silence
+// inside the turn is a pause: the session transcribes the turn so far on it (speculatively), and
+// may end the turn before the endpointing wait when that transcript ends a sentence
+// (docs/calls.md, "Turn-taking").
 import { FRAME_MS, rms } from "./codec";
 
 export interface TurnOptions {
   sampleRate: number;
   /** Silence after speech that ends the turn. */
   endpointingMs: number;
+  /**
+   * Silence after speech that makes a pause (the turn still open): a `pause` event, then `resume`
+   * when speech comes back before the turn ended. No pauses when unset or not shorter than `endpointingMs`.
+   */
+  pauseMs?: number;
   /** Speech must last this long to count (and to interrupt the agent). */
   startMs?: number;
   /** Audio kept from before the detected start, so the first syllable is not clipped. */
@@ -17,13 +25,62 @@ export interface TurnOptions {
   minThreshold?: number;
 }
 
+/** How a caller's turn ended, and what speculation it took. */
+export interface TurnTaking {
+  /** From the end of the caller's speech to the turn's end (the endpointing wait as taken). */
+  waitMs: number;
+  /** `sentence`: its speculative transcript ended a sentence; `silence`: the whole endpointing wait. */
+  endedBy: "sentence" | "silence";
+  /** Speculative transcriptions started in the turn (one per pause). */
+  speculations: number;
+  /** Of them, thrown away because the caller spoke again (each still a transcription paid to the provider). */
+  discarded: number;
+  /** The turn's transcript is a speculation's (no transcription after the turn's end). */
+  committed: boolean;
+  /** Transcription requests the turn cost in all. */
+  transcriptions: number;
+}
+
+export type TurnEnd = {
+  type: "turn-end";
+  audio: Int16Array;
+  speechStartAt: number;
+  speechEndAt: number;
+  at: number;
+  /** The pause the turn ended in (its id), null when it was cut while the caller spoke. */
+  pause: number | null;
+};
+
 export type TurnEvent =
   | { type: "speech-start"; at: number }
-  | { type: "turn-end"; audio: Int16Array; speechStartAt: number; speechEndAt: number; at: number };
+  /** The caller paused: `audio` is the turn so far (its trailing silence included). */
+  | { type: "pause"; pause: number; audio: Int16Array; speechStartAt: number; speechEndAt: number; at: number }
+  /** Speech came back within the turn: the pause is over, what was made of its audio is stale. */
+  | { type: "resume"; pause: number; at: number }
+  | TurnEnd;
+
+/** Words a final period follows without ending the sentence ("Dr." waits for the name). Not "No.": as an answer it is whole. */
+const OPEN_ABBREVIATIONS = new Set(["mr", "mrs", "ms", "dr", "st", "vs", "e.g", "i.e"]);
+
+/**
+ * Whether a transcript ends a sentence: `.`, `?` or `!` (closing quotes allowed), not an
+ * abbreviation or an initial ("Dr.", "J."), not a trailing-off ellipsis ("…", "...").
+ */
+export function endsSentence(text: string): boolean {
+  const t = text.trim();
+  const m = /([.?!]+)["'”’)\]]*$/.exec(t);
+  if (!m?.[1] || m[1].startsWith("..")) return false;
+  if (m[1] === ".") {
+    const word = /([\p{L}.]+)$/u.exec(t.slice(0, m.index))?.[1]?.toLowerCase() ?? "";
+    if (OPEN_ABBREVIATIONS.has(word) || /^\p{L}$/u.test(word)) return false;
+  }
+  return true;
+}
 
 export class TurnDetector {
   private readonly startFrames: number;
   private readonly endFrames: number;
+  private readonly pauseFrames: number;
   private readonly preRollFrames: number;
   private readonly maxFrames: number;
   private readonly minThreshold: number;
@@ -35,10 +92,15 @@ export class TurnDetector {
   private lastSpeechAt = 0;
   private recent: Int16Array[] = [];
   private turn: Int16Array[] = [];
+  private pauses = 0;
+  /** The pause the caller is in (its id), null while they speak. */
+  private paused: number | null = null;
 
   constructor(opts: TurnOptions) {
     this.startFrames = Math.max(1, Math.round((opts.startMs ?? 60) / FRAME_MS));
     this.endFrames = Math.max(1, Math.round(opts.endpointingMs / FRAME_MS));
+    const pause = opts.pauseMs ? Math.max(1, Math.round(opts.pauseMs / FRAME_MS)) : 0;
+    this.pauseFrames = pause < this.endFrames ? pause : 0;
     this.preRollFrames = Math.round((opts.preRollMs ?? 200) / FRAME_MS);
     this.maxFrames = Math.round((opts.maxTurnMs ?? 30_000) / FRAME_MS);
     this.minThreshold = opts.minThreshold ?? 400;
@@ -78,20 +140,44 @@ export class TurnDetector {
     if (loud) {
       this.quiet = 0;
       this.lastSpeechAt = at;
+      if (this.paused !== null) {
+        events.push({ type: "resume", pause: this.paused, at });
+        this.paused = null;
+      }
     } else this.quiet++;
     if (this.quiet >= this.endFrames || this.turn.length >= this.maxFrames) events.push(this.close(at));
+    else if (this.pauseFrames > 0 && this.quiet === this.pauseFrames) {
+      this.paused = ++this.pauses;
+      events.push({
+        type: "pause",
+        pause: this.paused,
+        audio: this.audio(),
+        speechStartAt: this.speechStartAt,
+        speechEndAt: this.lastSpeechAt + FRAME_MS,
+        at,
+      });
+    }
     return events;
+  }
+
+  /**
+   * Ends the turn now, inside the endpointing wait, when the caller is still in pause `pause`
+   * (nothing was said since): its transcript ended a sentence. Null when speech came back or the
+   * turn already ended.
+   */
+  endInPause(pause: number, at: number): TurnEnd | null {
+    return this.speaking && this.paused === pause ? this.close(at) : null;
   }
 
   /**
    * The caller's turn in progress, closed now: the call is ending (they hung up) inside the
    * endpointing wait, so this speech would otherwise never become a turn. Null when not speaking.
    */
-  flush(at: number): Extract<TurnEvent, { type: "turn-end" }> | null {
+  flush(at: number): TurnEnd | null {
     return this.speaking ? this.close(at) : null;
   }
 
-  private close(at: number): Extract<TurnEvent, { type: "turn-end" }> {
+  private audio(): Int16Array {
     const total = this.turn.reduce((n, f) => n + f.length, 0);
     const audio = new Int16Array(total);
     let o = 0;
@@ -99,17 +185,154 @@ export class TurnDetector {
       audio.set(f, o);
       o += f.length;
     }
-    const event: Extract<TurnEvent, { type: "turn-end" }> = {
+    return audio;
+  }
+
+  private close(at: number): TurnEnd {
+    const event: TurnEnd = {
       type: "turn-end",
-      audio,
+      audio: this.audio(),
       speechStartAt: this.speechStartAt,
       speechEndAt: this.lastSpeechAt + FRAME_MS,
       at,
+      pause: this.paused,
     };
     this.speaking = false;
     this.voiced = 0;
     this.quiet = 0;
+    this.paused = null;
     this.turn = [];
     return event;
+  }
+}
+
+/** A caller's turn, ended: its transcript comes from `transcript()` (the speculation's when it stood). */
+export interface Turn {
+  end: TurnEnd;
+  /** How the turn ended, and what speculation it took (kept on the transcript's caller turn). */
+  turnTaking: TurnTaking;
+  /** The turn's transcript: a standing speculation's (no second request), else a transcription of the whole turn, requested now. */
+  transcript(): Promise<string>;
+}
+
+export interface TurnTakingOptions {
+  detector: TurnDetector;
+  /** One metered transcription; `speculative` when started on a pause, before the turn ended. */
+  transcribe(audio: Int16Array, speculative: boolean): Promise<string>;
+  /** A turn ended, from a frame or (ended early) from a speculation's transcript. */
+  onTurn(turn: Turn): void;
+  /** Whether an early end may still start a turn (the call is live). */
+  live?(): boolean;
+  now?: () => number;
+}
+
+interface Speculation {
+  /** The detector's pause it was started in: it stands while the caller stays in that pause. */
+  pause: number;
+  /** The transcript, or why it failed; never rejects. */
+  result: Promise<{ text: string } | { error: unknown }>;
+}
+
+/**
+ * Speculative turn-taking (docs/calls.md, "Turn-taking"): on a pause the caller's turn so far is
+ * transcribed at once; speech coming back discards that transcription (it is never cancelled: the
+ * provider has the audio and bills it); when the turn ends in the same pause its transcript is the
+ * turn's (committed: the reply no longer waits for a transcription after the wait), and when it
+ * ends a sentence the turn ends as soon as it is in, not after the rest of the endpointing wait.
+ * Without pauses (the detector's `pauseMs` unset) every turn is transcribed after it ended.
+ */
+export class TurnTaker {
+  private speculation: Speculation | null = null;
+  private turn = { speculations: 0, discarded: 0 };
+  private readonly now: () => number;
+  /** The call's totals: turns, speculations and the caller's transcription requests in all. */
+  readonly totals = { turns: 0, speculations: 0, committed: 0, discarded: 0, endedBySentence: 0, transcriptions: 0 };
+
+  constructor(private readonly opts: TurnTakingOptions) {
+    this.now = opts.now ?? Date.now;
+  }
+
+  /** True while the caller is speaking (after the start delay). */
+  get inSpeech(): boolean {
+    return this.opts.detector.inSpeech;
+  }
+
+  /** A frame; returns the detector's events (turns go to `onTurn`). */
+  push(frame: Int16Array, at: number): TurnEvent[] {
+    const events = this.opts.detector.push(frame, at);
+    for (const event of events) {
+      if (event.type === "pause") this.speculate(event);
+      else if (event.type === "resume") this.discard();
+      else if (event.type === "turn-end") this.opts.onTurn(this.ended(event, "silence"));
+    }
+    return events;
+  }
+
+  /** The turn in progress, closed now (the call is ending): null when the caller was not speaking. */
+  flush(at: number): Turn | null {
+    const end = this.opts.detector.flush(at);
+    return end ? this.ended(end, "silence") : null;
+  }
+
+  private transcribe(audio: Int16Array, speculative: boolean): Promise<string> {
+    this.totals.transcriptions++;
+    return this.opts.transcribe(audio, speculative);
+  }
+
+  private speculate(event: Extract<TurnEvent, { type: "pause" }>): void {
+    const result = this.transcribe(event.audio, true).then(
+      (text) => ({ text: text.trim() }),
+      (error: unknown) => ({ error }),
+    );
+    const speculation: Speculation = { pause: event.pause, result };
+    this.speculation = speculation;
+    this.turn.speculations++;
+    this.totals.speculations++;
+    void result.then((r) => {
+      if (this.speculation !== speculation || !("text" in r) || !endsSentence(r.text)) return;
+      if (this.opts.live && !this.opts.live()) return;
+      const end = this.opts.detector.endInPause(speculation.pause, this.now());
+      if (end) this.opts.onTurn(this.ended(end, "sentence"));
+    });
+  }
+
+  /** The caller spoke again within the turn: the pause's transcript no longer covers it. */
+  private discard(): void {
+    if (!this.speculation) return;
+    this.speculation = null;
+    this.turn.discarded++;
+    this.totals.discarded++;
+  }
+
+  private ended(end: TurnEnd, endedBy: TurnTaking["endedBy"]): Turn {
+    const standing = end.pause !== null && this.speculation?.pause === end.pause ? this.speculation : null;
+    if (!standing) this.discard();
+    this.speculation = null;
+    const turnTaking: TurnTaking = {
+      waitMs: Math.max(0, Math.round(end.at - end.speechEndAt)),
+      endedBy,
+      speculations: this.turn.speculations,
+      discarded: this.turn.discarded,
+      committed: standing !== null,
+      transcriptions: this.turn.speculations + (standing ? 0 : 1),
+    };
+    this.turn = { speculations: 0, discarded: 0 };
+    this.totals.turns++;
+    if (standing) this.totals.committed++;
+    if (endedBy === "sentence") this.totals.endedBySentence++;
+    let transcript: Promise<string> | null = null;
+    return {
+      end,
+      turnTaking,
+      transcript: () => {
+        transcript ??= standing
+          ? standing.result.then((r) => {
+              if ("error" in r) throw r.error;
+              return r.text;
+            })
+          : this.transcribe(end.audio, false);
+        return transcript;
+      },
+    };
   }
 }

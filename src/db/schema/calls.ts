@@ -1,5 +1,6 @@
 import { bigint, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import type { CallStatus, EndedReason } from "../../calls/states";
+import type { TurnTaking } from "../../calls/turns";
 import { agents } from "./agents";
 import { organizations } from "./organizations";
 import { id, timestamps } from "./util";
@@ -18,6 +19,8 @@ export interface TranscriptTurn {
    * database). docs/calls.md.
    */
   latency?: { voiceToVoiceMs: number; sttMs: number; llmMs: number; ttsMs: number; platformMs: number };
+  /** Caller turns: how the turn was ended and transcribed (src/calls/turns.ts, docs/calls.md "Turn-taking"); not in the API's view. */
+  turnTaking?: TurnTaking;
 }
 
 export interface CallAnalysis {

@@ -97,7 +97,16 @@ describe("a whole outbound call", () => {
     // call's cost and the balance all agree.
     const rows = await testDb().select().from(usageEvents).where(eq(usageEvents.callId, placed.id));
     const charged = rows.reduce((n, r) => n + Number(r.costMicro), 0);
-    expect(rows.filter((r) => r.modality === "stt" && r.status === 200)).toHaveLength(3);
+    // One transcription per turn (its last pause's, committed: docs/calls.md "Turn-taking"), and one
+    // more for the 300 ms pause after "No, that's all." that the callee went on from (discarded, still paid).
+    const [kept] = await testDb().select({ transcript: calls.transcript }).from(calls).where(eq(calls.id, placed.id));
+    const userTurns = (kept?.transcript ?? []).filter((t) => t.role === "user");
+    expect(userTurns.map((t) => [t.turnTaking?.transcriptions, t.turnTaking?.discarded, t.turnTaking?.committed])).toEqual([
+      [1, 0, true],
+      [1, 0, true],
+      [2, 1, true],
+    ]);
+    expect(rows.filter((r) => r.modality === "stt" && r.status === 200)).toHaveLength(4);
     // Speech is asked for per sentence (the streaming loop): every agent character once, the spaces between sentences aside.
     const tts = rows.filter((r) => r.modality === "tts" && r.status === 200);
     expect(tts.length).toBeGreaterThanOrEqual(4);

@@ -1,0 +1,82 @@
+// Speculative turn-taking in a real call (docs/calls.md, "Turn-taking"): the caller's turn is
+// transcribed on a pause; a turn that ends in that pause is answered on that transcript (one
+// transcription request for the turn), and a caller who pauses mid-turn then goes on makes the
+// speculation stale: discarded, yet metered (the provider has the audio), and the turn transcribed
+// once more, whole.
+import { and, eq } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import { FRAME_MS, rms } from "../../../src/calls/codec";
+import { calls, usageEvents } from "../../../src/db/schema";
+import { createAgent, joinWebCall, speech, WEB_RATE } from "../../calls";
+import { createWorkspace, json, testDb } from "../../harness";
+
+/** The longest run of frames the worker's detector counts as silence (RMS ≤ 400) between the first and last loud frame, ms. */
+function longestInnerPause(samples: Int16Array, rate: number): number {
+  const n = (rate * FRAME_MS) / 1000;
+  const loud: boolean[] = [];
+  for (let i = 0; i + n <= samples.length; i += n) loud.push(rms(samples.subarray(i, i + n)) > 400);
+  let longest = 0;
+  let run = 0;
+  for (const l of loud.slice(loud.indexOf(true), loud.lastIndexOf(true) + 1)) {
+    run = l ? 0 : run + 1;
+    longest = Math.max(longest, run);
+  }
+  return longest * FRAME_MS;
+}
+
+beforeAll(async () => {
+  await speech("Warming up.", WEB_RATE); // the sandbox's speech thread starts cold
+}, 30_000);
+
+describe("speculative turn-taking", () => {
+  it("commits the pause's transcript (one transcription per turn) and discards it when the caller goes on", async () => {
+    const ws = await createWorkspace();
+    const agent = await createAgent(ws, {}); // no first message: the caller speaks first
+    const res = await ws.api(`/v1/agents/${agent.id}/web-call`, { method: "POST", json: {} });
+    const { call, webCall } = await json<{ call: { id: string }; webCall: { url: string } }>(res);
+
+    // One line without a pause inside, and one whose full stop the sandbox's voice holds 300 ms:
+    // longer than the 200 ms pause (CALL_PAUSE_MS), shorter than the 500 ms endpointing wait.
+    const whole = await speech("Tuesday morning works for me.", WEB_RATE);
+    const paused = await speech("No, that's all. Goodbye.", WEB_RATE);
+    expect(longestInnerPause(whole, WEB_RATE)).toBeLessThan(200);
+    expect(longestInnerPause(paused, WEB_RATE)).toBeGreaterThanOrEqual(240);
+    expect(longestInnerPause(paused, WEB_RATE)).toBeLessThan(460);
+
+    const client = await joinWebCall(webCall.url);
+    await client.waitForEvent((e) => e.type === "status" && e.status === "in-progress");
+    await client.say(whole, 1_000);
+    await client.waitForEvent((e) => e.type === "mark");
+    await client.played();
+    await client.say(paused, 1_000);
+    await client.waitForEvent((e) => e.type === "transcript" && e.role === "user" && e.text === "No, that's all. Goodbye.");
+    await client.waitForEvent(() => client.events.filter((e) => e.type === "mark").length >= 2); // the second reply played
+    await client.played();
+    client.ws.send(JSON.stringify({ type: "hangup" }));
+    await client.closed;
+
+    const [row] = await testDb().select({ status: calls.status, transcript: calls.transcript }).from(calls).where(eq(calls.id, call.id));
+    expect(row?.status).toBe("completed");
+    const user = (row?.transcript ?? []).filter((t) => t.role === "user");
+    expect(user.map((t) => t.text)).toEqual(["Tuesday morning works for me.", "No, that's all. Goodbye."]);
+    // The first turn ended in its first pause: its speculation was its transcript.
+    expect(user[0]?.turnTaking).toMatchObject({ speculations: 1, discarded: 0, committed: true, transcriptions: 1 });
+    // The second paused after "that's all." and went on: that speculation was discarded; the
+    // one of the pause after "Goodbye." was committed.
+    expect(user[1]?.turnTaking).toMatchObject({ speculations: 2, discarded: 1, committed: true, transcriptions: 2 });
+    // A turn ends early only on a transcript that ends a sentence; otherwise after the whole wait.
+    for (const t of user) {
+      const tt = t.turnTaking;
+      if (tt?.endedBy === "sentence") expect(tt.waitMs).toBeLessThan(480);
+      else expect(tt?.waitMs).toBeGreaterThanOrEqual(480);
+    }
+
+    // What the provider did is what was metered: three transcriptions, the discarded one included.
+    const stt = await testDb()
+      .select({ status: usageEvents.status, quantity: usageEvents.quantity })
+      .from(usageEvents)
+      .where(and(eq(usageEvents.callId, call.id), eq(usageEvents.modality, "stt")));
+    expect(stt).toHaveLength(3);
+    expect(stt.every((r) => r.status === 200 && r.quantity > 0)).toBe(true);
+  }, 60_000);
+});
