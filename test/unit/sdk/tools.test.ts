@@ -164,8 +164,6 @@ describe("the document's tool.call", () => {
     const doc = openApiDocument(createApp(), "/") as {
       webhooks?: Record<string, { post: { requestBody: { content: Record<string, { schema: { $ref?: string } }> } } }>;
     };
-    expect(doc.webhooks?.["tool.call"]?.post.requestBody.content["application/json"]?.schema.$ref).toBe(
-      "#/components/schemas/ToolRequest",
-    );
+    expect(doc.webhooks?.["tool.call"]?.post.requestBody.content["application/json"]?.schema.$ref).toBe("#/components/schemas/ToolRequest");
   });
 });
