@@ -7,6 +7,7 @@ import { WebhookVerificationError } from "./errors.js";
 import type { webhooks as WebhookOperations } from "./generated/openapi.js";
 import { checkDeliveryId, type RawBody, type SignatureInput, type VerifyOptions, verifySigned } from "./signature.js";
 
+export { WebhookVerificationError } from "./errors.js";
 export type { RawBody, SignatureInput } from "./signature.js";
 
 export const TOOL_EVENT = "tool.call";

@@ -5,6 +5,7 @@ import { WebhookVerificationError } from "./errors.js";
 import type { webhooks as WebhookOperations } from "./generated/openapi.js";
 import { checkDeliveryId, type RawBody, type SignatureInput, signPayload, type VerifyOptions, verifySigned } from "./signature.js";
 
+export { WebhookVerificationError } from "./errors.js";
 export { DEFAULT_TOLERANCE_SECONDS, type RawBody, SIGNATURE_HEADER, type SignatureInput, signPayload } from "./signature.js";
 
 // -- the events: the document's `webhooks` section (src/webhooks/payload-schema.ts on the server) --
