@@ -12,9 +12,11 @@ import { randomBase62 } from "../src/lib/crypto";
 import { ApiError } from "../src/lib/errors";
 import { pageQuery } from "../src/lib/pagination";
 import { Keyring } from "../src/lib/secrets";
+import { channelCredentialsColumn } from "../src/messaging/channels";
 import { adjustCredits, reconcileCredits } from "../src/metering/meter";
 import { addMember, createOrganizationWithAdmin } from "../src/organizations/service";
-import { type ResealReport, resealEndpointSecrets, secretKeyUsage } from "../src/webhooks/secret-store";
+import { toolSecretColumn } from "../src/tools/secret";
+import { endpointSecretColumn, type ResealReport, resealSecrets, secretKeyUsage } from "../src/webhooks/secret-store";
 import { connectNode, connectRedis, dataDir, readStackInfo, type StackInfo, stackFile } from "./connect";
 import { readLocalSecretsKek } from "./secrets-key";
 
@@ -108,6 +110,9 @@ const generatedPassword = () => randomBase62(20);
  * The deployment's key-encryption keys: SECRETS_KEK from the environment, else the running
  * `npm run dev`'s local key (<DATA_DIR>/secrets-kek.txt). Never printed.
  */
+/** Every column of sealed secrets (docs/secrets.md): what `secrets status` counts and `secrets reseal` re-seals. */
+const SEALED_COLUMNS = [endpointSecretColumn, toolSecretColumn, channelCredentialsColumn];
+
 function secretsKeyring(): Keyring {
   const spec = process.env.SECRETS_KEK?.trim() || readLocalSecretsKek(dataDir());
   if (!spec) {
@@ -365,24 +370,28 @@ const COMMANDS: Record<string, Command> = {
 
   "secrets status": {
     usage: "secrets status [--org <orgId>]",
-    summary: "Which SECRETS_KEK key seals the stored webhook signing secrets (plaintext: rows not sealed yet).",
+    summary:
+      "Which SECRETS_KEK key seals the stored secrets (webhook signing secrets, agents' tool secrets, channel credentials; plaintext: not sealed yet).",
     flags: z.strictObject({ org: orgId.optional() }),
     async run(db, f) {
       const input = f as { org?: string };
       if (input.org) await organizationExists(db, input.org);
       const keyring = secretsKeyring();
-      const usage = await secretKeyUsage(db, input.org);
-      const stale = Object.entries(usage).filter(([kid]) => kid !== keyring.current);
+      const columns: Record<string, Record<string, number>> = {};
+      const usage: Record<string, number> = {};
+      for (const column of SEALED_COLUMNS) {
+        columns[column.place] = await secretKeyUsage(db, column, input.org);
+        for (const [kid, n] of Object.entries(columns[column.place] ?? {})) usage[kid] = (usage[kid] ?? 0) + n;
+      }
+      const stale = Object.keys(usage).filter((kid) => kid !== keyring.current);
+      const rows = Object.entries(columns).flatMap(([place, byKid]) =>
+        Object.entries(byKid).map(([kid, n]) => [kid, place, String(n), kid === "plaintext" || keyring.has(kid) ? "yes" : "NO"]),
+      );
       return {
-        json: { current: keyring.current, configured: keyring.kids, usage },
+        json: { current: keyring.current, configured: keyring.kids, usage, columns },
         human: [
           `SECRETS_KEK seals with "${keyring.current}" and opens ${keyring.kids.map((k) => `"${k}"`).join(", ")}.`,
-          ...(Object.keys(usage).length
-            ? table(
-                ["KEY", "SECRETS", "OPENS"],
-                Object.entries(usage).map(([kid, n]) => [kid, String(n), kid === "plaintext" || keyring.has(kid) ? "yes" : "NO"]),
-              )
-            : ["No webhook endpoints."]),
+          ...(rows.length ? table(["KEY", "WHERE", "SECRETS", "OPENS"], rows) : ["No stored secrets."]),
           ...(stale.length ? ["", `Seal them all with "${keyring.current}": ${ADMIN} secrets reseal`] : []),
         ],
       };
@@ -392,7 +401,7 @@ const COMMANDS: Record<string, Command> = {
   "secrets reseal": {
     usage: "secrets reseal [--org <orgId>]",
     summary:
-      "Seal every webhook signing secret with the first SECRETS_KEK key (plaintext rows, rows under an older key); fails if one does not open.",
+      "Seal every stored secret (webhook signing secrets, agents' tool secrets, channel credentials) with the first SECRETS_KEK key (plaintext values, values under an older key); fails before writing if one does not open.",
     flags: z.strictObject({ org: orgId.optional() }),
     async run(db, f) {
       const input = f as { org?: string };
@@ -400,7 +409,7 @@ const COMMANDS: Record<string, Command> = {
       const keyring = secretsKeyring();
       let report: ResealReport;
       try {
-        report = await resealEndpointSecrets(db, keyring, { organizationId: input.org });
+        report = await resealSecrets(db, keyring, SEALED_COLUMNS, { organizationId: input.org });
       } catch (err) {
         if (err instanceof ApiError && err.code === "misconfigured") throw new CliError(err.message, "misconfigured");
         throw err;
@@ -410,6 +419,10 @@ const COMMANDS: Record<string, Command> = {
         human: [
           `Sealed with "${report.kid}": ${report.sealed} plaintext, ${report.resealed} from older keys; ${report.current} already current` +
             (report.skipped ? `; ${report.skipped} rotated meanwhile (sealed by that rotation).` : "."),
+          ...Object.entries(report.columns).map(
+            ([place, c]) =>
+              `  ${place}: ${c.sealed} plaintext, ${c.resealed} from older keys, ${c.current} current, ${c.skipped} rotated meanwhile`,
+          ),
           "An older key can leave SECRETS_KEK once `secrets status` shows no secret under it.",
         ],
       };

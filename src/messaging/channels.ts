@@ -14,6 +14,7 @@ import { type Page, type PageParams, pageOf, pageQuery } from "../lib/pagination
 import { openSecret, sealSecret } from "../lib/secrets";
 import type { WebhookDeps } from "../webhooks/deliver";
 import { publicOrigin } from "../webhooks/endpoints";
+import type { SealedColumn } from "../webhooks/secret-store";
 import { MessagingApiError, type MessagingCallOptions } from "./http";
 import type { ChannelCheck, CreateChannelInput, UpdateChannelInput } from "./schema";
 import { DEFAULT_IDLE_TIMEOUT_SECONDS } from "./schema";
@@ -45,8 +46,17 @@ const unknownAgent = () =>
 /** Where the provider sends a channel's messages (src/routes/channels.ts). */
 export const webhookPath = (channel: Pick<MessagingChannel, "id" | "type">) => `/channels/${channel.type}/${channel.id}`;
 
+/** Where the channels' sealed credentials are stored (`npm run admin -- secrets reseal` re-seals them). */
+export const channelCredentialsColumn: SealedColumn = {
+  place: "messaging_channels.credentials",
+  table: messagingChannels,
+  id: messagingChannels.id,
+  value: messagingChannels.credentials,
+  organizationId: messagingChannels.organizationId,
+};
+
 /** The additional data of a channel's sealed credentials: a value moved to another row does not open. */
-const place = (channelId: string) => `messaging_channels.credentials:${channelId}`;
+const place = (channelId: string) => `${channelCredentialsColumn.place}:${channelId}`;
 
 export async function openCredentials<T extends Credentials>(
   config: Pick<AppConfig, "SECRETS_KEK">,

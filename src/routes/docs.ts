@@ -7,6 +7,7 @@ import type { AppEnv } from "../context";
 import { reasonPhrase } from "../lib/errors";
 import { type GuardAnswer, guardAnswersOf } from "../lib/guard-answers";
 import { publicSecurity } from "../lib/openapi";
+import { registerToolRequest } from "../tools/request-schema";
 import { registerWebhookEvents } from "../webhooks/payload-schema";
 import { type SampledOperation, samplesFor } from "./docs-samples";
 
@@ -185,6 +186,7 @@ export function registerDocs(router: OpenAPIHono<AppEnv>, root: OpenAPIHono<AppE
   const documentOf = (c: { req: { url: string } }) => openApiDocument(root, new URL(c.req.url).origin);
   // On the whole app's registry itself: a mounted router's webhooks would get its mount path.
   registerWebhookEvents(root);
+  registerToolRequest(root);
   router.openapi(healthRoute, (c) => c.json({ status: "ok" as const }, 200));
   router.get(OPENAPI_PATH, (c) => c.json(documentOf(c)));
   router.openapi(docsRoute, async (c) => c.html(raw(String(await renderReference(documentOf(c), new URL(c.req.url).origin))), 200));

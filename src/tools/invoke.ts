@@ -3,12 +3,14 @@
 // delivery (X-Service-Signature over the raw body, with the agent's tool secret), POSTed with the
 // tool's timeout, redirects not followed, and the answer read as JSON (capped). Every failure is
 // an outcome, never a throw: the model gets an error result and the transcript the reason.
+import type { ChatChannel } from "../chats/schema";
 import type { FunctionTool, ToolOutcome, ToolTurnDetail } from "../db/schema";
 import type { AppConfig } from "../env";
 import { newId } from "../lib/ids";
 import { signPayload } from "../webhooks/signature";
 import { checkUrlResolved, dohResolver } from "../webhooks/ssrf";
 import { argumentsValidator } from "./json-schema";
+import type { ToolRequestPayload } from "./request-schema";
 
 export const TOOL_USER_AGENT = "Service-Tools/1.0";
 export const TOOL_EVENT = "tool.call";
@@ -18,7 +20,7 @@ export const TOOL_RESPONSE_CAP = 16 * 1024;
 export const TOOL_RESULT_KEPT = 4 * 1024;
 
 /** Whom the call is for: a chat now, a call once the call runtime calls tools (docs/tools.md). */
-export type ToolSubject = { kind: "chat"; id: string; channel: string } | { kind: "call"; id: string };
+export type ToolSubject = { kind: "chat"; id: string; channel: ChatChannel } | { kind: "call"; id: string };
 
 export interface ToolCallRequest {
   tool: FunctionTool;
@@ -81,9 +83,9 @@ async function readCapped(res: Response, cap: number): Promise<{ text: string; o
   return { text: new TextDecoder().decode(all), over: false };
 }
 
-/** The signed body: what the customer's server verifies and reads. */
+/** The signed body: what the customer's server verifies and reads (request-schema.ts describes it). */
 export function toolRequestBody(req: ToolCallRequest, requestId: string, args: unknown, at: Date): string {
-  return JSON.stringify({
+  const payload: ToolRequestPayload = {
     id: requestId,
     event: TOOL_EVENT,
     timestamp: at.toISOString(),
@@ -92,7 +94,8 @@ export function toolRequestBody(req: ToolCallRequest, requestId: string, args: u
     call: req.subject.kind === "call" ? { id: req.subject.id } : null,
     agent: { id: req.agent.id, name: req.agent.name },
     metadata: req.agent.metadata,
-  });
+  };
+  return JSON.stringify(payload);
 }
 
 export async function invokeTool(config: Config, req: ToolCallRequest): Promise<ToolCallResult> {

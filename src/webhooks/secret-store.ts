@@ -2,7 +2,12 @@
 // webhook_endpoints.secret, bound to their endpoint's id; opened to sign an attempt and to show
 // the masked form. Rows written before encryption hold the plaintext `whs_…`: they open as is
 // (migrate on read, nothing written) until `npm run admin -- secrets reseal` seals them.
-import { and, count, eq, gt, sql } from "drizzle-orm";
+//
+// The reseal and the key usage report work on any column of sealed secrets (a SealedColumn): the
+// endpoints' here, the agents' tool secrets (src/tools/secret.ts), the messaging channels'
+// credentials (src/messaging/channels.ts); the admin CLI runs them over all three.
+import { and, count, eq, getTableColumns, gt, isNotNull, sql } from "drizzle-orm";
+import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
 import type { Db } from "../db/client";
 import { type WebhookEndpoint, webhookEndpoints } from "../db/schema";
 import type { AppConfig } from "../env";
@@ -10,8 +15,30 @@ import { isSealed, type Keyring, openSecret, sealedKid, sealSecret } from "../li
 
 type Keys = Pick<AppConfig, "SECRETS_KEK">;
 
+/**
+ * A text column whose values are secrets sealed with SECRETS_KEK, one per row, each bound to its
+ * row: sealed with the additional data `<place>:<row id>`, as sealSecret/openSecret take it.
+ */
+export interface SealedColumn {
+  /** `table.column`, e.g. `webhook_endpoints.secret`: what the reports and errors name. */
+  place: string;
+  table: PgTable;
+  id: PgColumn;
+  /** The sealed value (or a legacy plaintext one); rows where it is null are skipped. */
+  value: PgColumn;
+  organizationId: PgColumn;
+}
+
+export const endpointSecretColumn: SealedColumn = {
+  place: "webhook_endpoints.secret",
+  table: webhookEndpoints,
+  id: webhookEndpoints.id,
+  value: webhookEndpoints.secret,
+  organizationId: webhookEndpoints.organizationId,
+};
+
 /** The additional data of an endpoint's sealed secret: a value moved to another row does not open. */
-const place = (endpointId: string) => `webhook_endpoints.secret:${endpointId}`;
+const place = (endpointId: string) => `${endpointSecretColumn.place}:${endpointId}`;
 
 export const sealEndpointSecret = (keys: Keys, endpointId: string, secret: string): Promise<string> =>
   sealSecret(keys.SECRETS_KEK, secret, place(endpointId));
@@ -26,9 +53,7 @@ export const openEndpoint = async <T extends Pick<WebhookEndpoint, "id" | "secre
   secret: await openEndpointSecret(keys, row),
 });
 
-export interface ResealReport {
-  /** The key id every secret is sealed with afterwards. */
-  kid: string;
+export interface ResealCounts {
   /** Legacy plaintext values sealed now. */
   sealed: number;
   /** Values under an older key, sealed again with the current one. */
@@ -39,61 +64,93 @@ export interface ResealReport {
   skipped: number;
 }
 
-/**
- * Seals every plaintext secret and re-seals every secret under another key than the current
- * one (after a key rotation), a page at a time in id order. Every value is opened, those under
- * the current key too, so a wrong key stops the run with its error instead of passing them as
- * current. Each write is conditional on the value read, so a concurrent rotation is never
- * overwritten. Safe to run again: a second run finds everything current.
- */
-export async function resealEndpointSecrets(
-  db: Db,
-  keyring: Keyring,
-  opts: { organizationId?: string; pageSize?: number } = {},
-): Promise<ResealReport> {
+export interface ResealReport extends ResealCounts {
+  /** The key id every secret is sealed with afterwards. */
+  kid: string;
+  /** The same counts per column (`place`). */
+  columns: Record<string, ResealCounts>;
+}
+
+type ResealOptions = { organizationId?: string; pageSize?: number };
+
+/** Every stored value of a column (of one workspace), a page at a time in id order. */
+async function* storedValues(db: Db, column: SealedColumn, opts: ResealOptions): AsyncGenerator<{ id: string; value: string }> {
   const pageSize = opts.pageSize ?? 200;
-  const keys = { SECRETS_KEK: keyring };
-  const report: ResealReport = { kid: keyring.current, sealed: 0, resealed: 0, current: 0, skipped: 0 };
   let after: string | undefined;
   for (;;) {
-    const rows = await db
-      .select({ id: webhookEndpoints.id, secret: webhookEndpoints.secret })
-      .from(webhookEndpoints)
+    const rows = (await db
+      .select({ id: column.id, value: column.value })
+      .from(column.table)
       .where(
         and(
-          opts.organizationId ? eq(webhookEndpoints.organizationId, opts.organizationId) : undefined,
-          after ? gt(webhookEndpoints.id, after) : undefined,
+          isNotNull(column.value),
+          opts.organizationId ? eq(column.organizationId, opts.organizationId) : undefined,
+          after ? gt(column.id, after) : undefined,
         ),
       )
-      .orderBy(webhookEndpoints.id)
-      .limit(pageSize);
-    for (const row of rows) {
-      const plain = await openEndpointSecret(keys, row);
-      if (sealedKid(row.secret) === keyring.current) {
-        report.current++;
-        continue;
-      }
-      const updated = await db
-        .update(webhookEndpoints)
-        .set({ secret: await sealEndpointSecret(keys, row.id, plain) })
-        .where(and(eq(webhookEndpoints.id, row.id), eq(webhookEndpoints.secret, row.secret)))
-        .returning({ id: webhookEndpoints.id });
-      if (updated.length === 0) report.skipped++;
-      else if (isSealed(row.secret)) report.resealed++;
-      else report.sealed++;
-    }
-    if (rows.length < pageSize) return report;
+      .orderBy(column.id)
+      .limit(pageSize)) as Array<{ id: string; value: string }>;
+    yield* rows;
+    if (rows.length < pageSize) return;
     after = rows[rows.length - 1]?.id;
   }
 }
 
-/** How many stored secrets each key id seals (`plaintext`: legacy rows not sealed yet). */
-export async function secretKeyUsage(db: Db, organizationId?: string): Promise<Record<string, number>> {
-  const kid = sql<string>`case when ${webhookEndpoints.secret} like 'v1:%' then split_part(${webhookEndpoints.secret}, ':', 2) else 'plaintext' end`;
+async function resealColumn(db: Db, keyring: Keyring, column: SealedColumn, opts: ResealOptions): Promise<ResealCounts> {
+  const counts: ResealCounts = { sealed: 0, resealed: 0, current: 0, skipped: 0 };
+  // `set` takes the table's property name of the column, not its SQL name.
+  const key = Object.entries(getTableColumns(column.table)).find(([, c]) => c === column.value)?.[0];
+  if (!key) throw new Error(`${column.place}: the column is not one of its table's`);
+  for await (const row of storedValues(db, column, opts)) {
+    const context = `${column.place}:${row.id}`;
+    const plain = await openSecret(keyring, row.value, context);
+    if (sealedKid(row.value) === keyring.current) {
+      counts.current++;
+      continue;
+    }
+    const updated = await db
+      .update(column.table)
+      .set({ [key]: await sealSecret(keyring, plain, context) })
+      .where(and(eq(column.id, row.id), eq(column.value, row.value)))
+      .returning({ id: column.id });
+    if (updated.length === 0) counts.skipped++;
+    else if (isSealed(row.value)) counts.resealed++;
+    else counts.sealed++;
+  }
+  return counts;
+}
+
+/**
+ * Seals every plaintext secret and re-seals every secret under another key than the current
+ * one (after a key rotation), column by column. Every value of every column is opened first, those
+ * under the current key too, so a wrong key (or one missing from SECRETS_KEK) stops the run with
+ * its error before anything is written. Each write is conditional on the value read, so a
+ * concurrent rotation is never overwritten. Safe to run again: a second run finds everything current.
+ */
+export async function resealSecrets(
+  db: Db,
+  keyring: Keyring,
+  columns: readonly SealedColumn[],
+  opts: ResealOptions = {},
+): Promise<ResealReport> {
+  for (const column of columns)
+    for await (const row of storedValues(db, column, opts)) await openSecret(keyring, row.value, `${column.place}:${row.id}`);
+  const report: ResealReport = { kid: keyring.current, sealed: 0, resealed: 0, current: 0, skipped: 0, columns: {} };
+  for (const column of columns) {
+    const counts = await resealColumn(db, keyring, column, opts);
+    report.columns[column.place] = counts;
+    for (const k of ["sealed", "resealed", "current", "skipped"] as const) report[k] += counts[k];
+  }
+  return report;
+}
+
+/** How many stored secrets of a column each key id seals (`plaintext`: legacy values not sealed yet). */
+export async function secretKeyUsage(db: Db, column: SealedColumn, organizationId?: string): Promise<Record<string, number>> {
+  const kid = sql<string>`case when ${column.value} like 'v1:%' then split_part(${column.value}, ':', 2) else 'plaintext' end`;
   const rows = await db
     .select({ kid, n: count() })
-    .from(webhookEndpoints)
-    .where(organizationId ? eq(webhookEndpoints.organizationId, organizationId) : undefined)
+    .from(column.table)
+    .where(and(isNotNull(column.value), organizationId ? eq(column.organizationId, organizationId) : undefined))
     .groupBy(kid);
   return Object.fromEntries(rows.map((r) => [r.kid, Number(r.n)]));
 }

@@ -9,6 +9,7 @@ import { PhoneNumbers } from "./resources/phone-numbers.js";
 import { Voices } from "./resources/voices.js";
 import { WebhookEndpoints } from "./resources/webhook-endpoints.js";
 import { Widgets } from "./resources/widgets.js";
+import { tools } from "./tools.js";
 import { webhooks } from "./webhooks.js";
 
 /**
@@ -37,6 +38,8 @@ export class VoiceAgentPlatform {
   readonly webhookEndpoints: WebhookEndpoints;
   /** constructEvent and signPayload (also exported on their own, and from `…/sdk/webhooks`). */
   readonly webhooks = webhooks;
+  /** constructRequest, response and responseBody: serving the agents' tools (also from `…/sdk/tools`). */
+  readonly tools = tools;
   /** The transport: base URL, retries, timeout. */
   readonly client: APIClient;
 

@@ -23,6 +23,16 @@ export type { components, operations, paths } from "./generated/openapi.js";
 export { OPERATIONS, type OperationId } from "./operations.js";
 export { Page, type PageBody, PagePromise } from "./pagination.js";
 export type { SttCreateParams, TranscriptionCreateParams, Uploadable } from "./resources/models.js";
+export {
+  type ConstructToolRequestOptions,
+  constructToolRequest,
+  TOOL_RESPONSE_LIMIT,
+  type ToolRequest,
+  type ToolRequestCall,
+  type ToolRequestChat,
+  toolResponse,
+  toolResponseBody,
+} from "./tools.js";
 export type * from "./types.js";
 export {
   type CallEvent,
@@ -32,6 +42,7 @@ export {
   type MessagingEvent,
   type MessagingEventType,
   type RawBody,
+  type SignatureInput,
   signPayload,
   type WebhookCall,
   type WebhookChat,

@@ -1,16 +1,17 @@
 // Verifying webhook deliveries: `X-Service-Signature: t=<unix seconds>,v1=<hex>` where hex is
-// HMAC-SHA256(secret, `${t}.${rawBody}`) (docs/webhooks.md; Stripe's scheme). Web Crypto only,
-// so the same code runs in Node 20+, Workers, Deno, Bun and Next.js route handlers. The
-// comparison is crypto.subtle.verify's, which does not stop at the first differing byte.
+// HMAC-SHA256(secret, `${t}.${rawBody}`) (docs/webhooks.md; Stripe's scheme), checked by
+// signature.ts, which tool requests share (tools.ts).
 import { WebhookVerificationError } from "./errors.js";
 import type { webhooks as WebhookOperations } from "./generated/openapi.js";
+import { checkDeliveryId, type RawBody, type SignatureInput, signPayload, type VerifyOptions, verifySigned } from "./signature.js";
 
-export const SIGNATURE_HEADER = "x-service-signature";
-export const DEFAULT_TOLERANCE_SECONDS = 300;
+export { WebhookVerificationError } from "./errors.js";
+export { DEFAULT_TOLERANCE_SECONDS, type RawBody, SIGNATURE_HEADER, type SignatureInput, signPayload } from "./signature.js";
 
 // -- the events: the document's `webhooks` section (src/webhooks/payload-schema.ts on the server) --
 
-type SentEvent = Exclude<keyof WebhookOperations, "custom-payload">;
+/** The document's `webhooks` that are not endpoint events: the custom mode's shape, and the tool request (tools.ts). */
+type SentEvent = Exclude<keyof WebhookOperations, "custom-payload" | "tool.call">;
 type PayloadOf<E extends SentEvent> = WebhookOperations[E]["post"]["requestBody"]["content"]["application/json"];
 type EventsOf<E extends SentEvent> = { [K in E]: PayloadOf<K> }[E];
 
@@ -42,104 +43,31 @@ export type WebhookEventType = WebhookEvent["event"];
 
 // -- verification -------------------------------------------------------------------------------
 
-export type RawBody = string | ArrayBuffer | ArrayBufferView;
-
-export interface ConstructEventOptions {
-  /** Largest accepted distance between the signature's `t` and now, in seconds. Default 300. */
-  toleranceSeconds?: number;
-  /** The clock, in ms (for a receiver that replays stored deliveries). Default Date.now(). */
-  now?: number;
-}
-
-const encoder = new TextEncoder();
-
-function bodyBytes(raw: RawBody): Uint8Array<ArrayBuffer> {
-  if (typeof raw === "string") return encoder.encode(raw) as Uint8Array<ArrayBuffer>;
-  if (raw instanceof ArrayBuffer) return new Uint8Array(raw);
-  if (ArrayBuffer.isView(raw)) return new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength).slice() as Uint8Array<ArrayBuffer>;
-  throw new WebhookVerificationError(
-    "The body must be the raw request body (a string, ArrayBuffer, Uint8Array or Buffer), read before any JSON parsing: `await request.text()`.",
-  );
-}
-
-function hexBytes(hex: string): Uint8Array<ArrayBuffer> | null {
-  if (!/^(?:[0-9a-f]{2})+$/i.test(hex)) return null;
-  const out = new Uint8Array(hex.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = Number.parseInt(hex.slice(i * 2, i * 2 + 2), 16);
-  return out;
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array<ArrayBuffer> {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
-}
-
-const hmacKey = (secret: string, usage: "sign" | "verify") =>
-  crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [usage]);
+export type ConstructEventOptions = VerifyOptions;
 
 /**
- * Verifies a delivery's signature and returns its event. Throws WebhookVerificationError when the
- * header is missing or malformed, the timestamp is outside the tolerance, or no `v1` signature
- * matches the secret (tampered body, wrong or rotated secret).
+ * Verifies a delivery's signature and returns its event. `signature` is the X-Service-Signature
+ * value, or the request's headers (then X-Service-Delivery-Id, when present, must be the signed
+ * deliveryId). Throws WebhookVerificationError when the header is missing or malformed, the
+ * timestamp is outside the tolerance, no `v1` signature matches the secret (tampered body, wrong
+ * or rotated secret), or the body is not an event.
  */
 export async function constructEvent(
   rawBody: RawBody,
-  signatureHeader: string | null | undefined,
+  signature: SignatureInput,
   secret: string,
   options: ConstructEventOptions = {},
 ): Promise<WebhookEvent> {
-  if (typeof secret !== "string" || secret === "") throw new WebhookVerificationError("The endpoint's signing secret is required.");
-  if (!signatureHeader) throw new WebhookVerificationError("No X-Service-Signature header.");
-  const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
-  let timestamp: number | undefined;
-  const signatures: Uint8Array<ArrayBuffer>[] = [];
-  for (const part of signatureHeader.split(",")) {
-    const eq = part.indexOf("=");
-    if (eq < 0) continue;
-    const key = part.slice(0, eq).trim();
-    const value = part.slice(eq + 1).trim();
-    if (key === "t" && /^\d{1,12}$/.test(value)) timestamp = Number(value);
-    if (key === "v1") {
-      const bytes = hexBytes(value);
-      if (bytes?.length === 32) signatures.push(bytes);
-    }
-  }
-  if (timestamp === undefined || signatures.length === 0)
-    throw new WebhookVerificationError("The X-Service-Signature header is malformed: expected t=<unix seconds>,v1=<hex>.");
-  const ageSeconds = Math.abs((options.now ?? Date.now()) / 1000 - timestamp);
-  if (ageSeconds > tolerance)
-    throw new WebhookVerificationError(
-      `The signature's timestamp is ${Math.round(ageSeconds)} s from now, beyond the ${tolerance} s tolerance.`,
-    );
-
-  const body = bodyBytes(rawBody);
-  const signed = concat(encoder.encode(`${timestamp}.`), body);
-  const key = await hmacKey(secret, "verify");
-  let valid = false;
-  for (const signature of signatures) if (await crypto.subtle.verify("HMAC", key, signature, signed)) valid = true;
-  if (!valid)
-    throw new WebhookVerificationError("No signature matches the body with this secret (tampered body, or a wrong or rotated secret).");
-
-  let event: unknown;
-  try {
-    event = JSON.parse(new TextDecoder().decode(body));
-  } catch {
-    throw new WebhookVerificationError("The signed body is not JSON.");
-  }
-  if (!event || typeof event !== "object" || typeof (event as { event?: unknown }).event !== "string")
+  const verified = await verifySigned(rawBody, signature, secret, options, "The endpoint's signing secret");
+  const event = verified.body as { event?: unknown; deliveryId?: unknown } | null;
+  if (!event || typeof event !== "object" || typeof event.event !== "string")
     throw new WebhookVerificationError("The signed body is not a webhook event.");
+  if (event.event === "tool.call")
+    throw new WebhookVerificationError(
+      "The signed body is a tool request, not a webhook event: verify it with tools.constructRequest and the agent's tool secret.",
+    );
+  checkDeliveryId(verified, event.deliveryId);
   return event as WebhookEvent;
-}
-
-/**
- * An X-Service-Signature value for `payload`, as the platform signs: for a receiver's own tests
- * (Stripe's generateTestHeaderString).
- */
-export async function signPayload(payload: string, secret: string, timestamp = Math.floor(Date.now() / 1000)): Promise<string> {
-  const mac = await crypto.subtle.sign("HMAC", await hmacKey(secret, "sign"), encoder.encode(`${timestamp}.${payload}`));
-  return `t=${timestamp},v1=${Array.from(new Uint8Array(mac), (b) => b.toString(16).padStart(2, "0")).join("")}`;
 }
 
 /** The same functions, as `client.webhooks`. */

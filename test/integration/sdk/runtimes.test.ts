@@ -24,6 +24,7 @@ let ws: Workspace;
 const PROGRAM = `
 import { VoiceAgentPlatform, NotFoundError, APIError, signPayload } from "@voice-agent-platform/sdk";
 import { constructEvent } from "@voice-agent-platform/sdk/webhooks";
+import { constructToolRequest, toolResponse } from "@voice-agent-platform/sdk/tools";
 
 export async function exercise(apiKey, baseURL, runtime) {
   const client = new VoiceAgentPlatform({ apiKey, baseURL });
@@ -48,7 +49,11 @@ export async function exercise(apiKey, baseURL, runtime) {
   } catch (err) {
     tampered = err.name;
   }
-  return { organizationId: me.organizationId, names, notFound, wavHeader: String.fromCharCode(...wav.slice(0, 4)), event: event.event, tampered };
+  const toolBody = JSON.stringify({ id: "r1", event: "tool.call", timestamp: new Date().toISOString(), toolCall: { id: "c1", name: "lookup", arguments: { n: 1 } }, chat: null, call: { id: "k1" }, agent: { id: "a1", name: "A" }, metadata: {} });
+  const toolRequest = await constructToolRequest(toolBody, await signPayload(toolBody, "tss_test_secret"), "tss_test_secret");
+  const answer = toolResponse({ n: toolRequest.toolCall.arguments.n + 1 });
+  const tool = { name: toolRequest.toolCall.name, status: answer.status, type: answer.headers.get("content-type"), body: await answer.text() };
+  return { organizationId: me.organizationId, names, notFound, wavHeader: String.fromCharCode(...wav.slice(0, 4)), event: event.event, tampered, tool };
 }
 `;
 
@@ -81,13 +86,14 @@ function expectWorked(result: Record<string, unknown>, runtime: string) {
     wavHeader: "RIFF",
     event: "call.started",
     tampered: "WebhookVerificationError",
+    tool: { name: "lookup", status: 200, type: "application/json", body: '{"n":2}' },
   });
 }
 
 describe("the built SDK", () => {
   it("ships ESM with type declarations, and nothing of Node in its code", () => {
     const dist = join(project, "node_modules/@voice-agent-platform/sdk/dist");
-    for (const file of ["index.js", "index.d.ts", "webhooks.js", "webhooks.d.ts"])
+    for (const file of ["index.js", "index.d.ts", "webhooks.js", "webhooks.d.ts", "tools.js", "tools.d.ts"])
       expect(readFileSync(join(dist, file), "utf8").length).toBeGreaterThan(0);
     const files = readdirSync(dist, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".js"));
     expect(files.length).toBeGreaterThan(10);

@@ -5,6 +5,7 @@
 // `custom` payload mode against its own. whatsapp.* share telegram's shape (one schema per
 // messaging channel, the same builder); sms.* and messenger.* have no channel yet.
 import { beforeAll, describe, expect, it } from "vitest";
+import { TOOL_EVENT } from "../../../src/tools/invoke";
 import { CUSTOM_PAYLOAD_WEBHOOK } from "../../../src/webhooks/events";
 import { SENT_EVENTS } from "../../../src/webhooks/payload-schema";
 import { BUSY, CONVERSATION, place } from "../../callees";
@@ -103,6 +104,7 @@ describe("webhook payloads match the document's `webhooks`", () => {
 
   it("the document describes every event an endpoint can receive, and nothing else", async () => {
     const doc = await json<{ webhooks: Record<string, unknown> }>(await request(OPENAPI_PATH));
-    expect(Object.keys(doc.webhooks).sort()).toEqual([...SENT_EVENTS, CUSTOM_PAYLOAD_WEBHOOK].sort());
+    // And the tool request, signed like a delivery but sent to a tool's server (docs/tools.md).
+    expect(Object.keys(doc.webhooks).sort()).toEqual([...SENT_EVENTS, CUSTOM_PAYLOAD_WEBHOOK, TOOL_EVENT].sort());
   });
 });

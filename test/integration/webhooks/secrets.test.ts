@@ -159,13 +159,18 @@ describe("webhook signing secrets at rest", () => {
     const status = await adminJson<{ current: string; usage: Record<string, number> }>(["secrets", "status", "--org", ws.organizationId]);
     expect(status).toMatchObject({ current: stackKid(), usage: { plaintext: 1 } });
     const resealed = await adminJson<Record<string, unknown>>(["secrets", "reseal", "--org", ws.organizationId]);
-    expect(resealed).toEqual({ kid: stackKid(), sealed: 1, resealed: 0, current: 0, skipped: 0 });
+    expect(resealed).toMatchObject({ kid: stackKid(), sealed: 1, resealed: 0, current: 0, skipped: 0 });
+    expect(resealed.columns).toEqual({
+      "webhook_endpoints.secret": { sealed: 1, resealed: 0, current: 0, skipped: 0 },
+      "agents.tool_secret": { sealed: 0, resealed: 0, current: 0, skipped: 0 },
+      "messaging_channels.credentials": { sealed: 0, resealed: 0, current: 0, skipped: 0 },
+    });
     const stored = await storedSecret(e.id);
     expect(stored).toMatch(SEALED(stackKid()));
     const after = await sendTest(stack().baseUrl, ws, e.id, r, 2);
     expect(stripeAccepts(after.body, after.signature, e.secret)).toBe(true);
     // Run again: nothing left to do.
-    expect(await adminJson(["secrets", "reseal", "--org", ws.organizationId])).toEqual({
+    expect(await adminJson(["secrets", "reseal", "--org", ws.organizationId])).toMatchObject({
       kid: stackKid(),
       sealed: 0,
       resealed: 0,

@@ -153,6 +153,14 @@ describe("signatures", () => {
     await expect(constructEvent(body, future, "whs_a")).rejects.toThrow(/tolerance/);
   });
 
+  it("takes the request's headers, and then refuses an X-Service-Delivery-Id other than the signed deliveryId", async () => {
+    const header = await signPayload(body, "whs_a");
+    const sent = (id: string) => new Headers({ "X-Service-Signature": header, "X-Service-Delivery-Id": id });
+    await expect(constructEvent(body, sent("d"), "whs_a")).resolves.toMatchObject({ deliveryId: "d" });
+    await expect(constructEvent(body, { "x-service-signature": header }, "whs_a")).resolves.toMatchObject({ deliveryId: "d" });
+    await expect(constructEvent(body, sent("e"), "whs_a")).rejects.toThrow(/X-Service-Delivery-Id header does not match/);
+  });
+
   it("refuses a signed body that is not an event", async () => {
     const header = await signPayload("[1,2]", "whs_a");
     await expect(constructEvent("[1,2]", header, "whs_a")).rejects.toThrow(/not a webhook event/);

@@ -1,6 +1,7 @@
 // The SDK's webhook event types come from the OpenAPI document's `webhooks` section: one event type
 // per payload the server describes (the Record below does not compile when the SDK gains or lacks
-// one), and narrowing on `event` gives the payload of that event.
+// one), and narrowing on `event` gives the payload of that event. The document's `tool.call` (a tool
+// request, signed like a delivery) is no event: test/unit/sdk/tools.test.ts.
 import { describe, expect, expectTypeOf, it } from "vitest";
 import type { WebhookCall, WebhookChat, WebhookEvent, WebhookEventType } from "../../../packages/sdk/src/index";
 import { createApp } from "../../../src/app";
@@ -26,8 +27,10 @@ const EVENTS: Record<WebhookEventType, true> = {
 describe("SDK webhook event types", () => {
   it("name every event the document describes, and nothing else", () => {
     const doc = openApiDocument(createApp(), "/") as { webhooks?: Record<string, unknown> };
-    const described = Object.keys(doc.webhooks ?? {}).filter((k) => k !== "custom-payload");
+    const described = Object.keys(doc.webhooks ?? {}).filter((k) => k !== "custom-payload" && k !== "tool.call");
     expect(Object.keys(EVENTS).sort()).toEqual(described.sort());
+    expect(Object.keys(doc.webhooks ?? {})).toContain("tool.call");
+    expectTypeOf<Extract<WebhookEventType, "tool.call">>().toBeNever();
   });
 
   it("narrow on `event` to that event's payload", () => {

@@ -1511,6 +1511,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "tool.call": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * tool.call: sent to a tool's server when the agent calls it
+         * @description Signed with the agent's `toolSecret` exactly like a webhook delivery (`X-Service-Signature`). Answer 2xx with a JSON body of at most 16 KB: the model reads it as is. Anything else (a timeout, a non-2xx, a body that is not JSON) is a failed tool call, spoken about; never retried.
+         */
+        post: operations["toolCall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -3091,6 +3111,63 @@ export interface components {
                     };
                 }[];
             } | null;
+        };
+        /** @description One call of an agent's tool, POSTed to the tool's `url` (docs/tools.md). */
+        ToolRequest: {
+            /**
+             * Format: uuid
+             * @description The request's id (UUID v7), also in `X-Service-Delivery-Id`: a new one per tool call, never retried. Serve each once.
+             * @example 0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77
+             */
+            id: string;
+            /** @enum {string} */
+            event: "tool.call";
+            /**
+             * Format: date-time
+             * @description When the request was made.
+             * @example 2026-03-01T10:00:00.000Z
+             */
+            timestamp: string;
+            toolCall: {
+                /**
+                 * @description The model's id for this call.
+                 * @example call_abc123
+                 */
+                id: string;
+                /**
+                 * @description The tool's name.
+                 * @example lookup_order
+                 */
+                name: string;
+                /**
+                 * @description The model's arguments, checked against the tool's `parameters` schema before sending.
+                 * @example {
+                 *       "orderId": "42"
+                 *     }
+                 */
+                arguments?: unknown;
+            };
+            /** @description The chat the tool is called in (widget or messaging); null on a call. */
+            chat: {
+                /** Format: uuid */
+                id: string;
+                /** @enum {string} */
+                channel: "widget" | "telegram" | "whatsapp";
+            } | null;
+            /** @description The phone or web call the tool is called in; null in a chat. */
+            call: {
+                /** Format: uuid */
+                id: string;
+            } | null;
+            agent: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+            };
+            /** @description The agent's metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
         };
         Error: {
             /** @example 401 */
@@ -11572,6 +11649,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    toolCall: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">`, keyed with the agent's toolSecret (docs/tools.md). */
+                "x-service-signature": string;
+                /** @description The body's `id`. */
+                "x-service-delivery-id": string;
+                "x-service-event": "tool.call";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ToolRequest"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx with a JSON body (at most 16384 bytes): the tool's result, given to the model as is. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
             };
         };
     };
