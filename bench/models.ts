@@ -11,6 +11,7 @@ import { withLatencyProfile } from "../dev/sandbox/latency";
 import type { Stack } from "../dev/stack";
 import { type CaseResult, runCase, warmUp } from "./load";
 import { round, table } from "./report";
+import { startStrategyWorker } from "./strategies/launch";
 import { startBenchWorker } from "./worker-launch";
 
 export interface ModelsOverhead {
@@ -25,10 +26,12 @@ export interface ModelsOverhead {
   p99Ms: number;
   rpsRatio: number;
   p50Ratio: number;
+  /** p50 of a bare worker route that forwards the request to the same provider, when measured. */
+  floorP50?: number;
 }
 
 export interface ModelsBenchResult {
-  cases: Array<CaseResult & { side: "direct" | "ours"; route: string }>;
+  cases: Array<CaseResult & { side: "direct" | "floor" | "ours"; route: string }>;
   overhead: ModelsOverhead[];
 }
 
@@ -59,6 +62,8 @@ export async function runModelsBench(
   const steadyProvider = withLatencyProfile(provider.baseUrl, "steady");
   opts.log("models: starting a worker whose provider answers with the steady profile's timings…");
   const steadyWorker = await startBenchWorker({ ...stack.vars, OPENAI_BASE_URL: steadyProvider });
+  // The floor: a bench-only worker's bare forward to the same provider (bench/strategies/worker.ts).
+  const floorWorker = await startStrategyWorker({ ...stack.vars, OPENAI_BASE_URL: steadyProvider }, () => {});
   const pairs = [
     {
       route: "POST /v1/llm/chat",
@@ -69,6 +74,7 @@ export async function runModelsBench(
       route: STEADY_CHAT_ROUTE,
       direct: { label: "sandbox (steady) /chat/completions", url: `${steadyProvider}/chat/completions`, headers: direct, body: chat },
       ours: { label: "POST /v1/llm/chat (steady provider)", url: `${steadyWorker.baseUrl}/v1/llm/chat`, headers: ours, body: chat },
+      floor: { label: "bare worker route forwarding to it", url: `${floorWorker.baseUrl}/bench/provider`, headers: json, body: chat },
       // A request takes about 0.6 s: a longer window gives each p50 enough samples at 1 connection.
       minSeconds: 10,
     },
@@ -99,10 +105,12 @@ export async function runModelsBench(
       const pairSeconds = Math.max(seconds, ("minSeconds" in pair && pair.minSeconds) || 0);
       for (const connections of MODELS_CONNECTIONS) {
         // Direct, then ours, back to back: the pair shares the machine's load of the moment.
-        for (const [sideName, side] of [
+        const sides = [
           ["direct", pair.direct],
+          ...("floor" in pair && pair.floor ? [["floor", pair.floor] as const] : []),
           ["ours", pair.ours],
-        ] as const) {
+        ] as const;
+        for (const [sideName, side] of sides) {
           opts.log(`models: ${side.label}, ${connections} connection${connections === 1 ? "" : "s"}, ${pairSeconds} s…`);
           await warmUp({ ...side, method: "POST" }, 2);
           await drain(side);
@@ -110,7 +118,10 @@ export async function runModelsBench(
           cases.push({ ...result, side: sideName, route: pair.route });
           await drain(side);
         }
-        const [d, o] = cases.slice(-2) as [ModelsBenchResult["cases"][number], ModelsBenchResult["cases"][number]];
+        const these = cases.slice(-sides.length);
+        const d = these.find((c) => c.side === "direct") as ModelsBenchResult["cases"][number];
+        const o = these.find((c) => c.side === "ours") as ModelsBenchResult["cases"][number];
+        const f = these.find((c) => c.side === "floor");
         overhead.push({
           route: pair.route,
           connections,
@@ -122,11 +133,12 @@ export async function runModelsBench(
           p99Ms: o.p99 - d.p99,
           rpsRatio: o.rps / d.rps,
           p50Ratio: o.p50 / d.p50,
+          ...(f ? { floorP50: f.p50 } : {}),
         });
       }
     }
   } finally {
-    await steadyWorker.stop();
+    await Promise.all([steadyWorker.stop(), floorWorker.stop()]);
   }
   opts.log("");
   opts.log(modelsTable({ cases, overhead }));
@@ -149,6 +161,8 @@ export function modelsTable(result: ModelsBenchResult): string {
       "p99 ms direct",
       "p99 ms ours",
       "p99 ours − direct ms",
+      "p50 ms bare forward",
+      "p50 ours − bare forward ms",
       "errors",
     ],
     result.overhead.map((o) => {
@@ -166,9 +180,11 @@ export function modelsTable(result: ModelsBenchResult): string {
         round(o.directP99, 2),
         round(o.oursP99, 2),
         signed(o.p99Ms),
+        o.floorP50 === undefined ? "—" : round(o.floorP50, 2),
+        o.floorP50 === undefined ? "—" : signed(o.oursP50 - o.floorP50),
         pair.reduce((n, c) => n + c.non2xx + c.errors, 0),
       ];
     }),
-    new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]),
+    new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]),
   );
 }

@@ -103,7 +103,11 @@ export function judge(input: {
       out.push({
         target,
         status: o.p50Ms <= TARGETS.chatP50Ms ? "met" : "not met",
-        figures: `${o.p50Ms >= 0 ? "+" : "−"}${Math.abs(o.p50Ms).toFixed(2)} ms (${num(o.oursP50)} vs ${num(o.directP50)} ms)`,
+        figures:
+          `${o.p50Ms >= 0 ? "+" : "−"}${Math.abs(o.p50Ms).toFixed(2)} ms (${num(o.oursP50)} vs ${num(o.directP50)} ms)` +
+          (o.floorP50 === undefined
+            ? ""
+            : `; a bare worker route forwarding to it: +${(o.floorP50 - o.directP50).toFixed(2)} ms, ours over that: ${o.oursP50 - o.floorP50 >= 0 ? "+" : "−"}${Math.abs(o.oursP50 - o.floorP50).toFixed(2)} ms`),
       });
     }
 

@@ -15,7 +15,8 @@
 // (dev/ws-proxy.ts itself) and BENCH_DEV_HTTP_ENDPOINT (dev/sql-http.ts itself) instead of
 // DATABASE_WS_PROXY and DATABASE_HTTP_ENDPOINT (the bench's counting proxy and forwarder).
 // POST /bench/deferred checks database work done after the response; GET /bench/subrequest is
-// one bare round trip to the Upstash endpoint, the routes part's floor for a route with one. Errors are logged with
+// one bare round trip to the Upstash endpoint, the routes part's floor for a route with one; POST /bench/provider
+// forwards a chat completion to the provider bare, the Models part's floor. Errors are logged with
 // their cause chain, so the bench can say why a strategy fails. Never deployed; started by
 // bench/strategies/launch.ts.
 import { Client, Pool } from "@neondatabase/serverless";
@@ -184,6 +185,20 @@ app.get("/bench/subrequest", async (c) => {
   const res = await fetch(url, { method: "POST", headers: { authorization: `Bearer ${token}` }, body: '["PING"]' });
   await res.arrayBuffer();
   return c.json({ status: res.ok ? "ok" : "failed" }, res.ok ? 200 : 502);
+});
+
+// The floor of a Models call: the request body forwarded to the provider's chat completions as it
+// came, the answer returned as it came; no key check, no hold, no settlement. The Models part
+// measures it beside ours and the provider called directly, so what a worker route costs around a
+// long provider wait on this machine is not counted as the platform's.
+app.post("/bench/provider", async (c) => {
+  const { OPENAI_BASE_URL: base, OPENAI_API_KEY: key } = c.var.config;
+  const res = await fetch(`${base}/chat/completions`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key ?? ""}`, "content-type": "application/json" },
+    body: await c.req.text(),
+  });
+  return c.json(await res.json(), res.ok ? 200 : 502);
 });
 
 // Work after the response, the shape of a direct-mode webhook fan-out (src/webhooks/deliver.ts,
