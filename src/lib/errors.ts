@@ -74,11 +74,16 @@ export const ERRORS = {
   },
   cache_unavailable: {
     status: 503,
-    when: "The API key is revoked in the database, but the key cache (Redis) could not be told; retry the revocation until it succeeds.",
+    when: "The API key is revoked in the database, but the key cache (Redis) could not be told; retry the revocation until it succeeds (after `Retry-After` seconds).",
+    retryAfterSeconds: 2,
   },
-  service_unavailable: { status: 503, when: "A dependency (database) is unreachable; retry with backoff." },
+  service_unavailable: {
+    status: 503,
+    when: "A dependency (database) is unreachable; retry with backoff, no sooner than `Retry-After` seconds.",
+    retryAfterSeconds: 2,
+  },
   provider_timeout: { status: 504, when: "The model provider did not answer in time. Not charged." },
-} as const satisfies Record<string, { status: ContentfulStatusCode; when: string }>;
+} as const satisfies Record<string, { status: ContentfulStatusCode; when: string; retryAfterSeconds?: number }>;
 
 export type ErrorCode = keyof typeof ERRORS;
 
@@ -142,6 +147,10 @@ export function errorResponse(c: Context, err: ApiError): Response {
     requestId: (c.get("requestId") as string | undefined) ?? "",
   };
   if (err.issues) body.issues = err.issues;
+  // A transient outage says when to come back (clients and the SDK honour it); one of
+  // configuration (provider_not_configured, telephony_unavailable) does not pass with time.
+  const entry = ERRORS[err.code];
+  if ("retryAfterSeconds" in entry) c.header("Retry-After", String(entry.retryAfterSeconds));
   for (const [k, v] of Object.entries(err.headers ?? {})) c.header(k, v);
   return c.json(body, err.status);
 }

@@ -4,7 +4,7 @@ import { DrizzleQueryError } from "drizzle-orm/errors";
 import { Hono } from "hono";
 import { requestId } from "hono/request-id";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { handleError } from "../../../src/lib/errors";
+import { ApiError, handleError } from "../../../src/lib/errors";
 
 const secret = "whs_0123456789abcdefghijABCDEFGHIJklmnopqrst";
 
@@ -47,5 +47,16 @@ describe("error logging", () => {
     const res = await appThrowing(new DrizzleQueryError("select 1", [secret], cause)).request("/");
     expect(res.status).toBe(503);
     expect(((await res.json()) as { code: string }).code).toBe("service_unavailable");
+    expect(res.headers.get("retry-after")).toBe("2"); // transient: when to come back
+  });
+
+  it("sends Retry-After only with transient errors, not with a 503 of configuration or a 500", async () => {
+    vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const notConfigured = await appThrowing(new ApiError("telephony_unavailable", "Phone calls are not configured.")).request("/");
+    expect(notConfigured.status).toBe(503);
+    expect(notConfigured.headers.get("retry-after")).toBeNull();
+    const failed = await appThrowing(new Error("boom")).request("/");
+    expect(failed.status).toBe(500);
+    expect(failed.headers.get("retry-after")).toBeNull();
   });
 });
