@@ -12,6 +12,10 @@ export const UNREACHABLE = "+12025550104";
 export const CHATTERBOX = "+12025550105";
 export const BARGE_IN = "+12025550106";
 export const HANGS_UP = "+12025550107";
+/** Asks for an order lookup, then for two tools that fail, then says "end call" (dev/sandbox/callee.ts TOOLS_SCRIPT). */
+export const TOOLS_CALLEE = "+12025550108";
+/** Asks to be transferred to billing. */
+export const TRANSFER_CALLEE = "+12025550109";
 export const INVALID = "+15005550001";
 /** The platform's shared caller id: the stack's TWILIO_FROM_NUMBERS. */
 export const PLATFORM = "+15005550006";

@@ -14,6 +14,8 @@ export type Scenario =
   | "chatterbox"
   | "barge-in"
   | "hangs-up"
+  | "tools"
+  | "transfer"
   | "conversation";
 
 /** Numbers with a fixed behaviour (fictional 555-01xx numbers); any other valid E.164 number is a "conversation". */
@@ -26,6 +28,8 @@ export const SCENARIO_NUMBERS: Readonly<Record<string, Scenario>> = {
   "+12025550105": "chatterbox",
   "+12025550106": "barge-in",
   "+12025550107": "hangs-up",
+  "+12025550108": "tools",
+  "+12025550109": "transfer",
 };
 
 export const scenarioFor = (to: string): Scenario => SCENARIO_NUMBERS[to] ?? "conversation";
@@ -34,6 +38,17 @@ export const scenarioFor = (to: string): Scenario => SCENARIO_NUMBERS[to] ?? "co
 export const SCRIPT = ["Hi, I would like to book an appointment.", "Tuesday morning works for me.", "No, that's all. Goodbye."];
 /** The barge-in callee's interruption, 600 ms into the agent's first utterance. */
 export const INTERRUPTION = "Sorry, can I stop you there for a second?";
+/**
+ * The tools callee asks for what an agent's tools do (the provider sandbox's model calls every tool
+ * a message names: `lookup_order` as "lookup order"; docs/sandbox.md), then ends the call through end_call.
+ */
+export const TOOLS_SCRIPT = [
+  "Hi, can you lookup order forty two for me?",
+  "And can you check slow tool and broken tool?",
+  "Thanks, that is all, you can end call now.",
+];
+/** The transfer callee asks to be handed on (transfer_call). */
+export const TRANSFER_LINE = "Hi, I would like a person, please transfer call to billing.";
 /** The hanging-up callee's only line. */
 export const HANG_UP_LINE = "Sorry, I can't talk right now, please call me back later.";
 /** The chatterbox says these in turn, forever. */
@@ -116,6 +131,10 @@ export function linesOf(scenario: Scenario): string[] {
       return LONG_LINES;
     case "hangs-up":
       return [HANG_UP_LINE];
+    case "tools":
+      return TOOLS_SCRIPT;
+    case "transfer":
+      return [TRANSFER_LINE];
     default:
       return [];
   }
@@ -178,6 +197,10 @@ export class Callee {
         return LONG_LINES[step % LONG_LINES.length];
       case "hangs-up":
         return step === 0 ? HANG_UP_LINE : undefined;
+      case "tools":
+        return TOOLS_SCRIPT[step];
+      case "transfer":
+        return step === 0 ? TRANSFER_LINE : undefined;
       default:
         return undefined;
     }

@@ -100,7 +100,7 @@ export interface AnalysisResult {
 
 export class AnalysisError extends Error {}
 
-const speaker = (t: TranscriptTurn) => (t.role === "agent" ? "Agent" : "Caller");
+const speaker = (t: TranscriptTurn) => ({ agent: "Agent", user: "Caller", tool: "Tool" })[t.role];
 
 /** Runs the analysis; throws AnalysisError when the model's answer never validates. */
 export async function analyzeCall(

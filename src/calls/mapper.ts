@@ -20,6 +20,8 @@ export function toCallView(call: Call, usage: CallUsage | undefined, origin: str
     ...endedReasonOf(call),
     createdAt: call.createdAt.toISOString(),
     transcript: transcriptOf(call.transcript),
+    toolCallCount: call.transcript.filter((t) => t.role === "tool").length,
+    transfer: call.transfer ?? null,
     recording: recordingOf(call, origin),
     analysis: call.analysis ?? null,
     report: call.report ?? null,

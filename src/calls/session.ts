@@ -1,21 +1,23 @@
 // One live call: its media socket (Twilio or browser), turn detection, speech-to-text → the
 // agent's LLM → text-to-speech, barge-in, end-call phrases, max duration and the silence
-// timeout, the transcript, the recording, metering. Runs inside the call's Durable Object
+// timeout, the agent's tools (end_call, transfer_call), the transcript, the recording, metering.
+// Runs inside the call's Durable Object
 // (src/calls/durable-object.ts); docs/calls.md describes the behaviour.
 import { eq } from "drizzle-orm";
-import { type Agent, agents, type Call, type TranscriptTurn, type Voice, voices } from "../db/schema";
+import { type Agent, agents, type Call, type TransferDestination, type TranscriptTurn, type Voice, voices } from "../db/schema";
 import { openScope, type Scope } from "../db/scope";
 import type { AppConfig } from "../env";
 import { pcmToWav } from "../lib/audio";
 import { sha256Hex, timingSafeEqual } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
-import { agentReply, agentReplyStream } from "../metering/agent-reply";
+import { agentReplyStream } from "../metering/agent-reply";
 import { meter, type Payer } from "../metering/metered";
 import { synthesizeStreamed, synthesizeWhole } from "../metering/speech";
 import { ProviderError } from "../providers/http";
 import { sttProvider, ttsProvider } from "../providers/registry";
 import type { ChatMessage } from "../providers/types";
 import { telephonyProvider } from "../telephony/registry";
+import { type AgentTurn, agentTurn, type LiveTurn, type Round, type TurnRecord } from "../tools/runtime";
 import type { WebhookDeps } from "../webhooks/deliver";
 import { pcm16FromBytes, pcm16ToBytes, resample } from "./codec";
 import type { PreparedSpeech } from "./first-message";
@@ -23,7 +25,7 @@ import { finishCall, isEnded, startCall } from "./lifecycle";
 import { renderTemplate } from "./prompt";
 import { Recorder } from "./recording";
 import { type EndedReason, statusFor } from "./states";
-import { findCall, type StoredRecording, saveTranscript } from "./store";
+import { findCall, recordTransfer, type StoredRecording, saveTranscript } from "./store";
 import { type SessionEvents, type Transport, TwilioTransport, WebTransport } from "./transports";
 import { type Turn, TurnDetector, TurnTaker } from "./turns";
 import { heardText, type PlayedChunk, SentenceChunker, Utterance } from "./utterance";
@@ -38,6 +40,8 @@ const MARK_GRACE_MS = 3_000;
 const RECORDING_SAVE_MS = 10_000;
 /** The caller's last words (said inside the endpointing wait, then the call ended) get this long to be transcribed. */
 const PENDING_SPEECH_MS = 5_000;
+/** Said when the carrier refused to hand the call on; the conversation goes on. */
+const TRANSFER_FAILED_MESSAGE = "Sorry, I could not transfer your call right now.";
 
 /** `work`, or an error after `ms`. */
 const within = <T>(work: Promise<T>, ms: number, message: string): Promise<T> => {
@@ -62,11 +66,14 @@ interface Playing {
   sentAt: number;
   /** When the audio sent so far ends playing (epoch ms). */
   endsAt: number;
-  /** The reply's chunks on the playback timeline, to tell what was heard at a barge-in. */
+  /** The reply's chunks on the playback timeline, to tell what was heard at a barge-in; this turn's from `fromChunk`. */
   chunks: PlayedChunk[];
+  fromChunk: number;
   /** Cancels the reply's LLM and speech requests still in flight (the streaming loop). */
   cancel: AbortController | null;
 }
+
+type ToolTurn = Extract<TurnRecord, { role: "tool" }>;
 
 /** What a reply's latency is measured from (not the first message). */
 interface ReplyTiming {
@@ -110,6 +117,9 @@ export class CallSessionRuntime implements SessionEvents {
   private lastActivity = 0;
   private playing: Playing | null = null;
   private endAfterPlayback: EndedReason | null = null;
+  /** Where transfer_call hands the caller once its message has played; `transferring` while the carrier is asked. */
+  private transferTo: TransferDestination | null = null;
+  private transferring = false;
   private busy = 0;
   private queue: Promise<void> = Promise.resolve();
   private ticker: ReturnType<typeof setInterval> | undefined;
@@ -163,11 +173,19 @@ export class CallSessionRuntime implements SessionEvents {
     if (!this.playing?.mark || this.playing.mark !== name) return;
     this.playing = null;
     this.lastActivity = Date.now();
-    if (this.endAfterPlayback) void this.end(this.endAfterPlayback);
+    this.afterPlayback();
+  }
+
+  /** What the last reply asked for once it was heard (or cut): a transfer, or the end of the call. */
+  private afterPlayback(): void {
+    if (this.transferTo) {
+      if (!this.transferring) void this.handOn(this.transferTo);
+    } else if (this.endAfterPlayback) void this.end(this.endAfterPlayback);
   }
 
   onHangup(cause: string): void {
     if (this.state === "ended" || this.state === "ending") return;
+    if (this.transferring) return; // the carrier took the call from our stream: handOn() ends it as transferred
     this.log("caller side closed", { cause });
     if (this.state === "waiting") {
       // The socket closed before the stream started: nothing to end here; the provider's
@@ -309,9 +327,12 @@ export class CallSessionRuntime implements SessionEvents {
       }
       stage.stage = "llm";
       const t1 = Date.now();
-      const reply = await this.reply();
+      const result = await this.agentTurn({ onToolRound: this.onToolRound });
       const llmMs = Date.now() - t1;
+      // Whole answers: what the tools' start messages said leads the reply.
+      const reply = [...result.turns.flatMap((t) => (t.role === "agent" ? [t.text] : [])), result.text].filter(Boolean).join(" ");
       if (!reply || this.state !== "live") return;
+      this.afterTurn(result);
       stage.stage = "tts";
       await this.speak(reply, { speechEndAt, sttMs, llmMs });
     } catch (err) {
@@ -339,10 +360,38 @@ export class CallSessionRuntime implements SessionEvents {
     return result.text;
   }
 
-  private reply(): Promise<string> {
-    return agentReply(this.scope.db, this.opts.config, this.payer(), this.agent as Agent, this.history, REPLY_MAX_TOKENS, (p) =>
-      this.scope.defer(p),
+  /** The agent's turn on the history so far, with its tools (src/tools/runtime.ts); `live` streams it (the streaming loop). */
+  private agentTurn(live: LiveTurn, say?: (text: string) => Promise<void>): Promise<AgentTurn> {
+    const call = this.call as Call;
+    return agentTurn(
+      { db: this.scope.db, config: this.opts.config, waitUntil: (p) => this.scope.defer(p) },
+      this.payer(),
+      this.agent as Agent,
+      { kind: "call", id: call.id, transferable: this.opts.kind === "twilio" },
+      [...this.history],
+      REPLY_MAX_TOKENS,
+      say,
+      live,
     );
+  }
+
+  /** A tool round finished (whole answers): its calls and results join the history, its tool turns the transcript. */
+  private readonly onToolRound: NonNullable<LiveTurn["onToolRound"]> = (messages, turns) => {
+    this.history.push(...messages);
+    for (const t of turns) this.turns.push(this.toolTurn(t));
+  };
+
+  /** A tool turn for the transcript, at the time it ran, but not before `afterMs` (the words said ahead of it). */
+  private toolTurn(t: ToolTurn, afterMs = 0): TranscriptTurn {
+    const endMs = Date.parse(t.at) - this.connectedAt;
+    const startMs = Math.max(endMs - t.tool.latencyMs, afterMs);
+    return { role: "tool", text: t.text, startMs, endMs: Math.max(endMs, startMs), tool: t.tool };
+  }
+
+  /** What the turn decided beyond its words: end the call, or hand it on, once the reply has played. */
+  private afterTurn(result: AgentTurn): void {
+    if (result.transfer) this.transferTo = result.transfer;
+    else if (result.ended) this.endAfterPlayback = "agent-ended-call";
   }
 
   private async synthesize(text: string): Promise<Int16Array> {
@@ -391,27 +440,52 @@ export class CallSessionRuntime implements SessionEvents {
       sttMs: timing.sttMs,
       llmMs: llmMs ?? Date.now() - t1,
     }));
+    /** Tool turns of rounds since the last words were queued: they enter the transcript when the next words play. */
+    let ran: ToolTurn[] = [];
     const add = (chunks: string[]) => {
       for (const chunk of chunks) {
         llmMs ??= Date.now() - t1;
         if (this.state !== "live") cancel.abort(); // the call ended: stop making what nobody will hear
-        if (!cancel.signal.aborted) utterance.add(chunk);
+        if (cancel.signal.aborted) continue;
+        const tools = ran;
+        ran = [];
+        utterance.add(chunk, tools.length ? () => this.splitTurn(cancel, tools) : undefined);
       }
     };
-    stage.stage = "llm";
-    try {
-      await agentReplyStream(
+    // Each round's words are spoken as they stream; the tools' messages are said in their place.
+    const round: Round = async (messages, offer) => {
+      const streamed = await agentReplyStream(
         this.scope.db,
         this.opts.config,
         this.payer(),
         this.agent as Agent,
-        [...this.history],
+        messages,
         REPLY_MAX_TOKENS,
         (text) => add(chunker.push(text)),
         cancel.signal,
         (p) => this.scope.defer(p),
+        offer,
       );
       add(chunker.flush());
+      return { content: streamed.text.trim(), toolCalls: streamed.toolCalls };
+    };
+    const say = async (text: string) => {
+      add(chunker.flush());
+      add([text]);
+    };
+    stage.stage = "llm";
+    try {
+      const result = await this.agentTurn(
+        {
+          round,
+          onToolRound: (messages, turns) => {
+            this.history.push(...messages);
+            ran.push(...turns);
+          },
+        },
+        say,
+      );
+      if (this.state === "live") this.afterTurn(result);
     } catch (err) {
       utterance.end();
       if (!isCancel(err) && !cancel.signal.aborted) {
@@ -422,6 +496,37 @@ export class CallSessionRuntime implements SessionEvents {
     utterance.end();
     stage.stage = "tts";
     await this.finishUtterance(utterance, cancel);
+    // Tools after the last words (nothing was said after them): recorded as they ran.
+    for (const t of ran) this.turns.push(this.toolTurn(t));
+    // Cut before its mark (a barge-in during the goodbye): still end or hand on.
+    if (!this.playing && this.state === "live") this.afterPlayback();
+  }
+
+  /**
+   * Words after a tool round start playing: the agent's turn so far is closed, the round's tool
+   * turns follow it, and the words start a new turn, so the transcript reads agent, tool, agent in
+   * the order the caller heard them (a tool's time is when it ran, but never before the words said
+   * ahead of it: its start message is spoken while it runs).
+   */
+  private splitTurn(cancel: AbortController, tools: ToolTurn[]): void {
+    const playing = this.playing;
+    if (playing?.cancel !== cancel || !playing.turn.text) {
+      // Nothing said before the tools: they come first, and the turn starts with these words.
+      for (const t of tools) this.turns.push(this.toolTurn(t));
+      return;
+    }
+    const at = Date.now();
+    playing.turn.endMs = Math.round(at - this.connectedAt);
+    for (const t of tools) this.turns.push(this.toolTurn(t, playing.turn.startMs));
+    this.transport.notify({ type: "transcript", role: "agent", text: playing.turn.text });
+    const turn: TranscriptTurn = { role: "agent", text: "", startMs: playing.turn.endMs, endMs: playing.turn.endMs };
+    const said: ChatMessage = { role: "assistant", content: "" };
+    this.turns.push(turn);
+    this.history.push(said);
+    playing.turn = turn;
+    playing.said = said;
+    playing.fromChunk = playing.chunks.length - 1; // the chunk starting now (on the timeline before this runs)
+    playing.sentAt = at;
   }
 
   /** The first message (or any known text) through the streaming path: its sentences' speech streamed in order. */
@@ -472,7 +577,7 @@ export class CallSessionRuntime implements SessionEvents {
       const said: ChatMessage = { role: "assistant", content: "" };
       this.turns.push(turn);
       this.history.push(said);
-      this.playing = { mark: null, turn, said, sentAt, endsAt: utterance.playhead, chunks: utterance.timeline, cancel };
+      this.playing = { mark: null, turn, said, sentAt, endsAt: utterance.playhead, chunks: utterance.timeline, fromChunk: 0, cancel };
     };
     utterance.onChunkStart = (text) => {
       if (this.playing?.cancel !== cancel) return; // cut already
@@ -550,7 +655,7 @@ export class CallSessionRuntime implements SessionEvents {
     this.history.push(said);
     this.transport.notify({ type: "transcript", role: "agent", text });
     const endsAt = sentAt + durationMs;
-    this.playing = { mark, turn, said, sentAt, endsAt, chunks: [{ text, startAt: sentAt, endAt: endsAt }], cancel: null };
+    this.playing = { mark, turn, said, sentAt, endsAt, chunks: [{ text, startAt: sentAt, endAt: endsAt }], fromChunk: 0, cancel: null };
     const lower = text.toLowerCase();
     if (this.agent?.endCallPhrases.some((p) => lower.includes(p.toLowerCase()))) this.endAfterPlayback = "agent-ended-call";
     this.scope.defer(saveTranscript(this.scope.db, (this.call as Call).id, [...this.turns]));
@@ -567,7 +672,7 @@ export class CallSessionRuntime implements SessionEvents {
     playing.cancel?.abort();
     this.transport.clear();
     const played = Math.max(0, Math.min(playing.endsAt, at) - playing.sentAt);
-    const heard = heardText(playing.chunks, at);
+    const heard = heardText(playing.chunks.slice(playing.fromChunk), at);
     playing.turn.interrupted = true;
     playing.turn.text = heard;
     playing.said.content = heard;
@@ -582,7 +687,7 @@ export class CallSessionRuntime implements SessionEvents {
       this.transport.notify({ type: "transcript", role: "agent", text: heard });
       this.scope.defer(saveTranscript(this.scope.db, (this.call as Call).id, [...this.turns]));
     }
-    if (this.endAfterPlayback) void this.end(this.endAfterPlayback);
+    this.afterPlayback();
   }
 
   private tick(): void {
@@ -644,7 +749,7 @@ export class CallSessionRuntime implements SessionEvents {
       this.log("ending the call failed", { message: (err as Error).message });
     }
     this.state = "ended";
-    if (this.opts.kind === "twilio" && call && reason !== "customer-ended-call") {
+    if (this.opts.kind === "twilio" && call && reason !== "customer-ended-call" && reason !== "transferred") {
       // Then hang up at the carrier (Twilio stops the stream), so the callee side ends as ours too.
       try {
         const sid = (await findCall(this.scope.db, call.id))?.providerCallId ?? call.providerCallId;
@@ -655,6 +760,40 @@ export class CallSessionRuntime implements SessionEvents {
     }
     this.transport.close(1000, reason);
     this.cleanUp();
+  }
+
+  /**
+   * transfer_call, once its message played: the carrier hands the caller on (our media stream ends
+   * with it), the call records where, and ends `transferred`. When the carrier refuses, the caller
+   * is told and the conversation goes on.
+   */
+  private async handOn(to: TransferDestination): Promise<void> {
+    if (this.state !== "live") return;
+    const call = this.call as Call;
+    this.transferring = true;
+    try {
+      const sid = (await findCall(this.scope.db, call.id))?.providerCallId ?? call.providerCallId;
+      if (!sid) throw new Error("the call has no carrier id yet");
+      // Shown to the new party: our number on the line (outbound: the caller id we dialled from; inbound: the number called).
+      const callerId = (call.direction === "inbound" ? call.toNumber : call.fromNumber) ?? "";
+      await telephonyProvider(this.opts.config).transfer(sid, to.number, callerId);
+    } catch (err) {
+      this.transferring = false;
+      this.transferTo = null;
+      this.log("transfer refused", { message: (err as Error).message?.slice(0, 300) });
+      if (this.state !== "live") return;
+      this.busy++;
+      this.queue = this.queue
+        .then(() => this.speakStreamed(TRANSFER_FAILED_MESSAGE, null))
+        .catch((e) => this.fail(e, { stage: "tts" }))
+        .finally(() => {
+          this.busy--;
+        });
+      return;
+    }
+    this.log("transferred", { to: to.name ?? "number" });
+    await recordTransfer(this.scope.db, call.id, { number: to.number, name: to.name ?? null, at: new Date().toISOString() });
+    await this.end("transferred");
   }
 
   /**

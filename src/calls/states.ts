@@ -28,7 +28,16 @@ export const canMove = (from: CallStatus, to: CallStatus): boolean => NEXT[from]
 export type FaultCategory = "none" | "customer" | "telephony" | "provider" | "platform";
 
 export const ENDED_REASONS = {
-  "agent-ended-call": { status: "completed", fault: "none", description: "The agent said one of its end-call phrases and hung up." },
+  "agent-ended-call": {
+    status: "completed",
+    fault: "none",
+    description: "The agent hung up: it said one of its end-call phrases, or called its end_call tool.",
+  },
+  transferred: {
+    status: "completed",
+    fault: "none",
+    description: "The agent's transfer_call tool handed the caller on to another number (the call's `transfer`).",
+  },
   "customer-ended-call": { status: "completed", fault: "none", description: "The callee hung up (or the browser closed the web call)." },
   "silence-timeout": { status: "completed", fault: "none", description: "Nobody spoke for the agent's silenceTimeoutSeconds." },
   "max-duration-reached": { status: "completed", fault: "none", description: "The call reached the agent's maxDurationSeconds." },

@@ -3,7 +3,7 @@
 // callback) exactly one wins, and only the winner fires the webhook.
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { agents, type Call, calls, type TranscriptTurn, usageEvents } from "../db/schema";
+import { agents, type Call, type CallTransfer, calls, type TranscriptTurn, usageEvents } from "../db/schema";
 import { ACTIVE_STATUSES, type CallStatus, type EndedReason, sourcesOf, statusFor } from "./states";
 
 export interface Move {
@@ -75,6 +75,14 @@ export async function refreshCost(db: Db, callId: string): Promise<void> {
       costMicro: sql`(select coalesce(sum(${usageEvents.costMicro}), 0) from ${usageEvents} where ${usageEvents.callId} = ${callId})`,
     })
     .where(eq(calls.id, callId));
+}
+
+/** Where the agent handed a live call on (transfer_call); the ending statement follows. */
+export async function recordTransfer(db: Db, callId: string, transfer: CallTransfer): Promise<void> {
+  await db
+    .update(calls)
+    .set({ transfer })
+    .where(and(eq(calls.id, callId), inArray(calls.status, ACTIVE_STATUSES)));
 }
 
 /** Saves the transcript so far; never after the end (the ending statement writes the final one). */

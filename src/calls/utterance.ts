@@ -128,6 +128,8 @@ export interface UtteranceOptions {
 
 interface Slot {
   text: string;
+  /** Called when the chunk's audio starts going out, before onChunkStart. */
+  before: (() => void) | null;
   pieces: Int16Array[];
   done: boolean;
   error: unknown;
@@ -168,10 +170,19 @@ export class Utterance {
     return this.slots.length;
   }
 
-  /** Adds a chunk: its speech is requested now. */
-  add(text: string): void {
+  /** Adds a chunk: its speech is requested now. `before` runs when its audio starts going out (in playback order). */
+  add(text: string, before?: () => void): void {
     if (this.ended) throw new Error("the utterance is closed");
-    const slot: Slot = { text, pieces: [], done: false, error: null, wake: null, requestedAt: this.now(), firstAudioAt: null };
+    const slot: Slot = {
+      text,
+      before: before ?? null,
+      pieces: [],
+      done: false,
+      error: null,
+      wake: null,
+      requestedAt: this.now(),
+      firstAudioAt: null,
+    };
     this.slots.push(slot);
     const resampler = new PcmResampler(this.opts.fromRate, this.opts.rate);
     const wake = () => {
@@ -236,6 +247,7 @@ export class Utterance {
             started = true;
             const startAt = Math.max(at, this.playhead);
             this.timeline.push({ text: slot.text, startAt, endAt: startAt });
+            slot.before?.();
             this.onChunkStart?.(slot.text);
           }
           this.playhead = Math.max(this.playhead, at) + (piece.length / this.opts.rate) * 1000;

@@ -69,7 +69,7 @@ const chatFields = {
 
 export const chatSummarySchema = z.object(chatFields).openapi("ChatSummary", { description: "A chat as lists show it: no transcript." });
 
-const toolTurnSchema = z
+export const toolTurnSchema = z
   .object({
     callId: z.string().openapi({ description: "The model's id of the call." }),
     requestId: z

@@ -5,7 +5,7 @@ import type { Db } from "../db/client";
 import type { Agent } from "../db/schema";
 import type { AppConfig } from "../env";
 import { chatProvider } from "../providers/registry";
-import type { ChatCompletion, ChatMessage } from "../providers/types";
+import type { ChatCompletion, ChatMessage, ToolCallOut } from "../providers/types";
 import { meter, meterStream, type Payer } from "./metered";
 
 const utf8 = new TextEncoder();
@@ -25,7 +25,18 @@ export interface StreamedReply {
   finishReason: string | null;
   /** The provider's usage when the stream finished (null when it was cancelled first). */
   usage: ChatCompletion["usage"] | null;
+  /** The tool calls the model made (none when it was offered none, or answered in words). */
+  toolCalls: ToolCallOut[];
 }
+
+/** The tools a round offers the model, in OpenAI's shape; their definitions count in what is held. */
+export interface ToolOffer {
+  tools?: Array<Record<string, unknown>>;
+  toolChoice?: "auto" | "none";
+}
+
+const toolBytesOf = (offer: ToolOffer) => (offer.tools?.length ? utf8.encode(JSON.stringify(offer.tools)).length : 0);
+const toolFields = (offer: ToolOffer) => (offer.tools?.length ? { tools: offer.tools, tool_choice: offer.toolChoice ?? "auto" } : {});
 
 /**
  * The agent's reply streamed: `onText` gets each piece as the LLM produces it. Metered like
@@ -42,18 +53,24 @@ export async function agentReplyStream(
   onText: (text: string) => void,
   signal?: AbortSignal,
   settleInBackground?: (work: Promise<unknown>) => void,
+  tools: ToolOffer = {},
 ): Promise<StreamedReply> {
   const provider = chatProvider(config);
   return meterStream(
     db,
     payer,
-    { modality: "chat", provider: provider.name, model: agent.llmModel, maxQuantity: maxTokensOf(messages, replyTokens) },
+    {
+      modality: "chat",
+      provider: provider.name,
+      model: agent.llmModel,
+      maxQuantity: maxTokensOf(messages, replyTokens) + toolBytesOf(tools),
+    },
     async (produced) => {
       const prompt = promptTokensEstimate(messages);
       let pieces = 0;
       let text = "";
       for await (const event of provider.stream(
-        { model: agent.llmModel, messages, temperature: agent.temperature, max_tokens: replyTokens },
+        { model: agent.llmModel, messages, temperature: agent.temperature, max_tokens: replyTokens, ...toolFields(tools) },
         signal,
       )) {
         if (event.type === "delta") {
@@ -69,9 +86,9 @@ export async function agentReplyStream(
             promptTokens: event.usage.prompt_tokens,
             completionTokens: event.usage.completion_tokens,
           });
-        return { text, finishReason: event.finishReason, usage: event.usage };
+        return { text, finishReason: event.finishReason, usage: event.usage, toolCalls: event.toolCalls };
       }
-      return { text, finishReason: null, usage: null };
+      return { text, finishReason: null, usage: null, toolCalls: [] };
     },
     settleInBackground,
   );
@@ -94,15 +111,14 @@ export async function agentCompletion(
   agent: Pick<Agent, "llmModel" | "temperature">,
   messages: ChatMessage[],
   replyTokens: number,
-  tools: { tools?: Array<Record<string, unknown>>; toolChoice?: "auto" | "none" },
+  tools: ToolOffer,
   settleInBackground?: (work: Promise<unknown>) => void,
 ): Promise<AgentAnswer> {
   const provider = chatProvider(config);
-  const toolBytes = tools.tools?.length ? utf8.encode(JSON.stringify(tools.tools)).length : 0;
   const completion = await meter(
     db,
     payer,
-    { modality: "chat", provider: provider.name, model: agent.llmModel, maxQuantity: maxTokensOf(messages, replyTokens) + toolBytes },
+    { modality: "chat", provider: provider.name, model: agent.llmModel, maxQuantity: maxTokensOf(messages, replyTokens) + toolBytesOf(tools) },
     async (signal) => {
       const c = await provider.complete(
         {
@@ -110,7 +126,7 @@ export async function agentCompletion(
           messages,
           temperature: agent.temperature,
           max_tokens: replyTokens,
-          ...(tools.tools?.length ? { tools: tools.tools, tool_choice: tools.toolChoice ?? "auto" } : {}),
+          ...toolFields(tools),
         },
         signal,
       );

@@ -8,6 +8,7 @@ import type {
   ChatRequest,
   ChatStreamEvent,
   SpeechRequest,
+  ToolCallOut,
   SttProvider,
   Transcription,
   TranscriptionRequest,
@@ -49,7 +50,22 @@ const chunkSchema = z.object({
   choices: z.array(
     z.object({
       index: z.number(),
-      delta: z.object({ content: z.string().nullish() }).passthrough().nullish(),
+      delta: z
+        .object({
+          content: z.string().nullish(),
+          // A tool call arrives in pieces keyed by `index`: its id and name first, then its arguments' text.
+          tool_calls: z
+            .array(
+              z.object({
+                index: z.number().int().min(0),
+                id: z.string().nullish(),
+                function: z.object({ name: z.string().nullish(), arguments: z.string().nullish() }).nullish(),
+              }),
+            )
+            .nullish(),
+        })
+        .passthrough()
+        .nullish(),
       finish_reason: z.string().nullish(),
     }),
   ),
@@ -110,9 +126,13 @@ export class OpenAICompatible implements ChatProvider, TtsProvider, SttProvider 
     );
     let finishReason: string | null = null;
     let usage: ChatCompletion["usage"] | null = null;
+    const calls: Array<{ id: string; name: string; arguments: string }> = [];
     for await (const data of readSse(this.name, res, signal)) {
       if (data === "[DONE]") {
-        yield { type: "end", finishReason, usage };
+        const toolCalls: ToolCallOut[] = calls
+          .filter((c) => c?.name)
+          .map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } }));
+        yield { type: "end", finishReason, usage, toolCalls };
         return;
       }
       let json: unknown;
@@ -125,6 +145,13 @@ export class OpenAICompatible implements ChatProvider, TtsProvider, SttProvider 
       if (!chunk.success) throw new ProviderError("bad_response", `${this.name} streamed a chunk we cannot read`);
       const choice = chunk.data.choices.find((c) => c.index === 0);
       if (choice?.delta?.content) yield { type: "delta", text: choice.delta.content };
+      for (const piece of choice?.delta?.tool_calls ?? []) {
+        if (piece.index >= 64) throw new ProviderError("bad_response", `${this.name} streamed more tool calls than we read`);
+        const call = (calls[piece.index] ??= { id: "", name: "", arguments: "" });
+        if (piece.id) call.id = piece.id;
+        if (piece.function?.name) call.name += piece.function.name;
+        if (piece.function?.arguments) call.arguments += piece.function.arguments;
+      }
       if (choice?.finish_reason) finishReason = choice.finish_reason;
       if (chunk.data.usage) usage = chunk.data.usage;
     }

@@ -37,10 +37,20 @@ export interface ChatCompletion {
   usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
 }
 
-/** One event of a streamed completion: a piece of the reply's text, then its end with the usage. */
+/** A tool call of a completion, in OpenAI's shape. */
+export type ToolCallOut = {
+  id: string;
+  type: "function";
+  function: { name: string; arguments: string };
+};
+
+/**
+ * One event of a streamed completion: a piece of the reply's text, then its end with the usage and
+ * the tool calls the model made (assembled from their streamed pieces; empty when it made none).
+ */
 export type ChatStreamEvent =
   | { type: "delta"; text: string }
-  | { type: "end"; finishReason: string | null; usage: ChatCompletion["usage"] | null };
+  | { type: "end"; finishReason: string | null; usage: ChatCompletion["usage"] | null; toolCalls: ToolCallOut[] };
 
 export interface ChatProvider {
   readonly name: string;

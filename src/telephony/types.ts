@@ -37,6 +37,12 @@ export interface TelephonyProvider {
   /** Ends a call (answered or still ringing). Ending an ended call is not an error. */
   hangUp(providerCallId: string): Promise<void>;
   /**
+   * Hands a live call on to `to`, shown `callerId` (Twilio: the call's TwiML replaced by a <Dial>):
+   * our media stream ends, the caller stays on the line with the new party. Throws ProviderError
+   * when the carrier refuses.
+   */
+  transfer(providerCallId: string, to: string, callerId: string): Promise<void>;
+  /**
    * Whether the account may call from this number (Twilio: IncomingPhoneNumbers, then
    * OutgoingCallerIds); null when it is neither. Throws ProviderError when the carrier cannot say.
    */

@@ -19,8 +19,8 @@ export const TOOL_RESPONSE_CAP = 16 * 1024;
 /** What the transcript keeps of a result. */
 export const TOOL_RESULT_KEPT = 4 * 1024;
 
-/** Whom the call is for: a chat now, a call once the call runtime calls tools (docs/tools.md). */
-export type ToolSubject = { kind: "chat"; id: string; channel: ChatChannel } | { kind: "call"; id: string };
+/** Whom the call is for: a chat, or a live call (`transferable`: a phone call, which transfer_call can hand on). */
+export type ToolSubject = { kind: "chat"; id: string; channel: ChatChannel } | { kind: "call"; id: string; transferable: boolean };
 
 export interface ToolCallRequest {
   tool: FunctionTool;

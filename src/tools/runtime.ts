@@ -3,12 +3,13 @@
 // give it the results, and ask again, at most MAX_TOOL_ROUNDS times; the last round may only
 // answer in text. Every round is metered to the payer like any reply. Failures are spoken: the
 // tool's `requestFailed` message (or ours) comes before the model's answer. `end_call` ends the
-// conversation after this reply. Chats call it now; the call runtime is meant to call it the same
-// way with a `call` subject (docs/tools.md, "For the call runtime").
+// conversation after this reply; `transfer_call` (phone calls only) hands the caller on after it.
+// Chats ask for whole answers; live calls pass a `round` that streams each answer into speech, and
+// then everything the turn adds is said through `say` as it happens (src/calls/session.ts).
 import type { Db } from "../db/client";
-import type { Agent, AgentTool, EndCallTool, FunctionTool, ToolTurnDetail } from "../db/schema";
+import type { Agent, AgentTool, EndCallTool, FunctionTool, ToolTurnDetail, TransferCallTool, TransferDestination } from "../db/schema";
 import type { AppConfig } from "../env";
-import { agentCompletion } from "../metering/agent-reply";
+import { type AgentAnswer, agentCompletion, type ToolOffer } from "../metering/agent-reply";
 import type { Payer } from "../metering/metered";
 import type { ChatMessage } from "../providers/types";
 import { invokeTool, type ToolCallResult, type ToolSubject } from "./invoke";
@@ -20,7 +21,9 @@ export const MAX_TOOL_ROUNDS = 3;
 export const MAX_PARALLEL_CALLS = 10;
 export const DEFAULT_FAILED_MESSAGE = "Sorry, something went wrong on my side while checking that.";
 export const DEFAULT_END_MESSAGE = "Thank you. Goodbye!";
+export const DEFAULT_TRANSFER_MESSAGE = "Please hold while I transfer your call.";
 const END_CALL_DESCRIPTION = "End the conversation: call it once the user says goodbye or the conversation is complete.";
+const TRANSFER_DESCRIPTION = "Transfer the caller to a person: call it when the caller asks for a human, or for one of the destinations.";
 /** What the model is told when its answer is empty after tools. */
 const EMPTY_REPLY = "Sorry, I could not answer that.";
 
@@ -44,20 +47,56 @@ export interface AgentTurn {
   toolCalls: number;
   /** end_call was called: the conversation ends after this reply. */
   ended: boolean;
+  /** transfer_call was called (phone calls): the caller is handed to this destination after this reply. */
+  transfer: TransferDestination | null;
 }
 
-type Callable = FunctionTool | EndCallTool;
+/**
+ * One round: the model's answer to `messages` with the tools offered, metered. By default one whole
+ * completion; a live call streams it, speaking its text as it comes.
+ */
+export type Round = (messages: ChatMessage[], offer: ToolOffer) => Promise<AgentAnswer>;
 
-/** The tools the model is offered on this subject: transfer_call only on calls (not carried out in chats). */
+/** What a live call adds to a turn: its streaming round, and each tool round as it completes. */
+export interface LiveTurn {
+  round?: Round;
+  /**
+   * A tool round is done: the model's calls (an assistant message without its words, which were
+   * said) and their results, for the call's history, and the round's tool turns for its transcript.
+   */
+  onToolRound?(messages: ChatMessage[], turns: Array<Extract<TurnRecord, { role: "tool" }>>): void;
+}
+
+type Callable = FunctionTool | EndCallTool | TransferCallTool;
+
+/**
+ * The tools the model is offered on this subject: transfer_call only on a call that can be
+ * transferred (a phone call: a chat or a web call has no line to hand on).
+ */
 export function offeredTools(tools: readonly AgentTool[], subject: ToolSubject): Map<string, Callable> {
   const out = new Map<string, Callable>();
   for (const t of tools) {
     if (t.type === "function") out.set(t.name, t);
     else if (t.type === "end_call") out.set("end_call", t);
-    // transfer_call: the call runtime offers it (docs/tools.md); a chat cannot be transferred.
-    else if (subject.kind === "call") continue;
+    else if (subject.kind === "call" && subject.transferable) out.set("transfer_call", t);
   }
   return out;
+}
+
+/** transfer_call's arguments: the destination's name when there are several to choose from. */
+function transferParameters(t: TransferCallTool): Record<string, unknown> {
+  if (t.destinations.length < 2) return { type: "object", properties: {} };
+  return {
+    type: "object",
+    properties: {
+      destination: {
+        type: "string",
+        enum: t.destinations.map((d) => d.name),
+        description: t.destinations.map((d) => `${d.name}${d.description ? `: ${d.description}` : ""}`).join("; "),
+      },
+    },
+    required: ["destination"],
+  };
 }
 
 /** The OpenAI `tools` of the offered tools. */
@@ -67,8 +106,17 @@ export function modelTools(offered: Map<string, Callable>): Array<Record<string,
     function:
       t.type === "function"
         ? { name, description: t.description, parameters: t.parameters }
-        : { name, description: t.description ?? END_CALL_DESCRIPTION, parameters: { type: "object", properties: {} } },
+        : t.type === "transfer_call"
+          ? { name, description: t.description ?? TRANSFER_DESCRIPTION, parameters: transferParameters(t) }
+          : { name, description: t.description ?? END_CALL_DESCRIPTION, parameters: { type: "object", properties: {} } },
   }));
+}
+
+/** The destination a transfer_call's arguments name (the only one when there is one), or null. */
+export function transferDestination(t: TransferCallTool, args: unknown): TransferDestination | null {
+  if (t.destinations.length === 1) return t.destinations[0] ?? null;
+  const wanted = (args as { destination?: unknown } | null)?.destination;
+  return t.destinations.find((d) => d.name === wanted) ?? null;
 }
 
 interface ModelCall {
@@ -105,7 +153,9 @@ const parsedArgs = (raw: string): unknown => {
 
 /**
  * One turn of the agent: its reply to `messages` (the prompt and the history), with its tools.
- * Without tools it is one metered round, as before.
+ * Without tools it is one metered round, as before. With a streaming `round` (a live call), the
+ * round's text is spoken as it comes, and the failure messages and the goodbye are said through
+ * `say` when they happen instead of leading the returned text.
  */
 export async function agentTurn(
   deps: ToolTurnDeps,
@@ -115,22 +165,21 @@ export async function agentTurn(
   messages: ChatMessage[],
   replyTokens: number,
   say?: Say,
+  live: LiveTurn = {},
 ): Promise<AgentTurn> {
+  const { round } = live;
   const offered = offeredTools(agent.tools, subject);
+  const streamed = round !== undefined;
+  const ask: Round =
+    round ?? ((msgs, offer) => agentCompletion(deps.db, deps.config, payer, agent, msgs, replyTokens, offer, deps.waitUntil));
   const complete = (msgs: ChatMessage[], toolChoice: "auto" | "none") =>
-    agentCompletion(
-      deps.db,
-      deps.config,
-      payer,
-      agent,
-      msgs,
-      replyTokens,
-      offered.size ? { tools: modelTools(offered), toolChoice } : {},
-      deps.waitUntil,
-    );
+    ask(msgs, offered.size ? { tools: modelTools(offered), toolChoice } : {});
+  const speak = async (text: string) => {
+    await say?.(text).catch(() => undefined);
+  };
   if (offered.size === 0) {
     const answer = await complete(messages, "auto");
-    return { text: answer.content, turns: [], toolCalls: 0, ended: false };
+    return { text: answer.content, turns: [], toolCalls: 0, ended: false, transfer: null };
   }
 
   const history = [...messages];
@@ -143,14 +192,25 @@ export async function agentTurn(
     : Promise.resolve(null);
   let toolCalls = 0;
   let ended: EndCallTool | null = null;
+  let transfer: TransferDestination | null = null;
   let endedSaying = "";
+  /** What was said so far (streamed rounds): the returned text. */
+  const spoken: string[] = [];
 
-  for (let round = 0; ; round++) {
-    const answer = await complete(history, round < MAX_TOOL_ROUNDS ? "auto" : "none");
-    const calls = round < MAX_TOOL_ROUNDS ? readCalls(answer.toolCalls) : [];
+  for (let n = 0; ; n++) {
+    const answer = await complete(history, n < MAX_TOOL_ROUNDS ? "auto" : "none");
+    if (streamed && answer.content) spoken.push(answer.content);
+    const calls = n < MAX_TOOL_ROUNDS ? readCalls(answer.toolCalls) : [];
     if (calls.length === 0) {
+      if (streamed) {
+        if (!answer.content) {
+          await speak(EMPTY_REPLY);
+          spoken.push(EMPTY_REPLY);
+        }
+        return { text: spoken.join(" "), turns, toolCalls, ended: false, transfer: null };
+      }
       const text = [...failures, answer.content].filter(Boolean).join(" ");
-      return { text: text || EMPTY_REPLY, turns, toolCalls, ended: false };
+      return { text: text || EMPTY_REPLY, turns, toolCalls, ended: false, transfer: null };
     }
     history.push({
       role: "assistant",
@@ -165,7 +225,8 @@ export async function agentTurn(
       if (!text || started.has(c.name)) continue;
       started.add(c.name);
       turns.push({ role: "agent", text, at: new Date().toISOString() });
-      await say?.(text).catch(() => undefined);
+      if (streamed) spoken.push(text);
+      await speak(text);
     }
 
     const opened = await secret;
@@ -190,10 +251,8 @@ export async function agentTurn(
         };
         if (i >= MAX_PARALLEL_CALLS) return refusal(`at most ${MAX_PARALLEL_CALLS} tool calls are run at once`, "unknown_tool");
         if (!tool) return refusal(`there is no tool named ${c.name}`, "unknown_tool");
-        if (tool.type === "end_call") {
-          ended = tool;
-          endedSaying = answer.content;
-          const content = JSON.stringify({ ended: true });
+        const done = (result: Record<string, unknown>): ToolCallResult => {
+          const content = JSON.stringify(result);
           return {
             callId: c.id,
             requestId: null,
@@ -201,10 +260,26 @@ export async function agentTurn(
             arguments: parsedArgs(c.arguments),
             outcome: "ok",
             statusCode: null,
-            latencyMs: 0,
+            latencyMs: Date.now() - t0,
             result: content,
             content,
           };
+        };
+        if (tool.type === "end_call") {
+          ended = tool;
+          endedSaying = answer.content;
+          return done({ ended: true });
+        }
+        if (tool.type === "transfer_call") {
+          const to = transferDestination(tool, parsedArgs(c.arguments));
+          if (!to)
+            return refusal(
+              `destination must be one of ${tool.destinations.map((d) => d.name).join(", ")}`,
+              "invalid_arguments",
+            );
+          transfer = to;
+          endedSaying = answer.content;
+          return done({ transferring: true, destination: to.name ?? to.number });
         }
         return invokeTool(deps.config, {
           tool,
@@ -216,11 +291,17 @@ export async function agentTurn(
       }),
     );
     const at = new Date().toISOString();
+    const roundTurns: Array<Extract<TurnRecord, { role: "tool" }>> = [];
+    const roundMessages: ChatMessage[] = [{ ...(history.at(-1) as ChatMessage), content: null }];
     results.forEach((r, i) => {
       const { content, ...detail } = r;
       toolCalls++;
-      turns.push({ role: "tool", text: summary(detail), at, tool: detail });
-      history.push({ role: "tool", tool_call_id: calls[i]?.id ?? r.callId, content });
+      const turn = { role: "tool" as const, text: summary(detail), at, tool: detail };
+      turns.push(turn);
+      roundTurns.push(turn);
+      const message: ChatMessage = { role: "tool", tool_call_id: calls[i]?.id ?? r.callId, content };
+      history.push(message);
+      roundMessages.push(message);
       if (r.outcome !== "ok") {
         // For the operator: which tool failed and why (never the secret, the signature or the answer's body).
         console.error(
@@ -240,10 +321,29 @@ export async function agentTurn(
         failures.add((tool?.type === "function" ? tool.messages.requestFailed : undefined) ?? DEFAULT_FAILED_MESSAGE);
       }
     });
+    live.onToolRound?.(roundMessages, roundTurns);
+    if (streamed) {
+      // Said now, once each, before the model's next words.
+      for (const f of failures) {
+        if (spoken.includes(f)) continue;
+        spoken.push(f);
+        await speak(f);
+      }
+    }
+    const handOn = transfer as TransferDestination | null;
     const end = ended as EndCallTool | null;
-    if (end) {
-      const goodbye = endedSaying || end.messages.requestStart || DEFAULT_END_MESSAGE;
-      return { text: [...failures, goodbye].join(" "), turns, toolCalls, ended: true };
+    if (handOn || end) {
+      // The model's own words with the call were said already when streamed; else the tool's message, or ours.
+      const goodbye =
+        endedSaying || (handOn ? (handOn.message ?? DEFAULT_TRANSFER_MESSAGE) : end?.messages.requestStart || DEFAULT_END_MESSAGE);
+      if (streamed) {
+        if (!endedSaying) {
+          spoken.push(goodbye);
+          await speak(goodbye);
+        }
+        return { text: spoken.join(" "), turns, toolCalls, ended: !handOn, transfer: handOn };
+      }
+      return { text: [...failures, goodbye].join(" "), turns, toolCalls, ended: !handOn, transfer: handOn };
     }
   }
 }

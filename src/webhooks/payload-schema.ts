@@ -49,30 +49,32 @@ export const chatPayloadSchema = z.strictObject(chatShape);
 export type CallPayload = z.infer<typeof callPayloadSchema>;
 export type ChatPayload = z.infer<typeof chatPayloadSchema>;
 
-const role = z.enum(["agent", "user"]);
+const role = z.enum(["agent", "user", "tool"]).openapi({ description: "`tool`: a call of one of the agent's tools (docs/tools.md)." });
+const toolOfTurn = z
+  .strictObject({
+    name: z.string(),
+    outcome: z.enum(TOOL_OUTCOMES),
+    latencyMs: z.number(),
+    statusCode: z.number().nullable().openapi({ description: "The tool server's HTTP status; null when it did not answer." }),
+  })
+  .optional()
+  .openapi({ description: "On a tool turn: which tool, how it went, how long it took." });
 const callTurn = z.strictObject({
   role,
   text: z.string(),
   startMs: z.number().openapi({ description: "Milliseconds from the moment the call connected." }),
   endMs: z.number(),
   interrupted: z.literal(true).optional().openapi({ description: "The caller spoke over the agent; `text` is what it meant to say." }),
+  tool: toolOfTurn,
 });
 const chatTurn = z.strictObject({
-  role: z.enum(["agent", "user", "tool"]).openapi({ description: "`tool`: a call of one of the agent's tools (docs/tools.md)." }),
+  role,
   text: z.string(),
   kind: z
     .enum(["voice", "unsupported"])
     .optional()
     .openapi({ description: "A user turn that was not text: a voice note (its transcription) or an unsupported message." }),
-  tool: z
-    .strictObject({
-      name: z.string(),
-      outcome: z.enum(TOOL_OUTCOMES),
-      latencyMs: z.number(),
-      statusCode: z.number().nullable().openapi({ description: "The tool server's HTTP status; null when it did not answer." }),
-    })
-    .optional()
-    .openapi({ description: "On a tool turn: which tool, how it went, how long it took." }),
+  tool: toolOfTurn,
 });
 const transcript = (turn: typeof callTurn | typeof chatTurn) => z.strictObject({ fullText: z.string(), turns: z.array(turn) });
 const callTranscript = transcript(callTurn);

@@ -1,12 +1,14 @@
 import { bigint, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import type { CallStatus, EndedReason } from "../../calls/states";
 import type { TurnTaking } from "../../calls/turns";
+import type { ToolTurnDetail } from "./tools";
 import { agents } from "./agents";
 import { organizations } from "./organizations";
 import { id, timestamps } from "./util";
 
 export interface TranscriptTurn {
-  role: "agent" | "user";
+  /** `tool`: a call of one of the agent's tools (docs/tools.md), with its `tool` detail. */
+  role: "agent" | "user" | "tool";
   text: string;
   /** Milliseconds from the moment the call connected. */
   startMs: number;
@@ -19,8 +21,18 @@ export interface TranscriptTurn {
    * database). docs/calls.md.
    */
   latency?: { voiceToVoiceMs: number; sttMs: number; llmMs: number; ttsMs: number; platformMs: number };
+  /** Tool turns: the call, its outcome and latency (docs/tools.md). */
+  tool?: ToolTurnDetail;
   /** Caller turns: how the turn was ended and transcribed (src/calls/turns.ts, docs/calls.md "Turn-taking"); not in the API's view. */
   turnTaking?: TurnTaking;
+}
+
+/** Where a phone call was handed on by the agent's transfer_call tool (docs/tools.md). */
+export interface CallTransfer {
+  number: string;
+  name: string | null;
+  /** When the carrier accepted the transfer (ISO 8601). */
+  at: string;
 }
 
 export interface CallAnalysis {
@@ -65,6 +77,8 @@ export const calls = pgTable(
     metadata: jsonb("metadata").$type<Record<string, unknown>>().notNull().default({}),
     transcript: jsonb("transcript").$type<TranscriptTurn[]>().notNull().default([]),
     analysis: jsonb("analysis").$type<CallAnalysis>(),
+    /** The transfer_call that ended the call (endedReason `transferred`), when there was one. */
+    transfer: jsonb("transfer").$type<CallTransfer>(),
     report: jsonb("report").$type<CallReport>(),
     /** Why analysis could not be produced, when it failed. */
     analysisError: text("analysis_error"),

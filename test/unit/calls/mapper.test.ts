@@ -42,6 +42,7 @@ const call = (over: Partial<Call> = {}): Call => ({
     },
   ],
   analysis: null,
+  transfer: null,
   report: null,
   analysisError: null,
   recordingKey: "rec/1.wav",
@@ -85,6 +86,37 @@ describe("toCallView", () => {
       metadata: { ticket: "T-1" },
     });
     expect(v.transcript.turns.map((t) => t.text)).toEqual(["Hello.", "Hi.", "How can I help?"]);
+    expect(v).toMatchObject({ toolCallCount: 0, transfer: null });
+  });
+
+  it("shows tool turns with their detail, counts them, and shows where a transfer went", () => {
+    const tool = {
+      callId: "call_1",
+      requestId: "0193b6e2-0000-7000-8000-0000000000aa",
+      name: "lookup_order",
+      arguments: { orderId: "42" },
+      outcome: "ok" as const,
+      statusCode: 200,
+      latencyMs: 120,
+      result: '{"status":"shipped"}',
+    };
+    const transfer = { number: "+14155550100", name: "billing", at: "2025-01-01T10:00:11.000Z" };
+    const v = toCallView(
+      call({
+        endedReason: "transferred",
+        transfer,
+        transcript: [
+          { role: "user", text: "Where is order 42?", startMs: 0, endMs: 900 },
+          { role: "tool", text: "lookup_order: ok (120 ms)", startMs: 1_500, endMs: 1_620, tool },
+          { role: "agent", text: "It has shipped.", startMs: 1_700, endMs: 2_500 },
+        ],
+      }),
+      undefined,
+      "",
+    );
+    expect(v).toMatchObject({ toolCallCount: 1, transfer, endedReason: "transferred", endedReasonCategory: "none" });
+    expect(v.transcript.turns[1]).toEqual({ role: "tool", text: "lookup_order: ok (120 ms)", startMs: 1_500, endMs: 1_620, tool });
+    expect(v.transcript.fullText).toBe("User: Where is order 42?\nTool: lookup_order: ok (120 ms)\nAgent: It has shipped.");
   });
 
   it("a call that used nothing costs nothing, whether its usage is empty or absent", () => {

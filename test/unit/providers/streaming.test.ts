@@ -62,8 +62,32 @@ describe("chat stream", () => {
     const text = events.flatMap((e) => (e.type === "delta" ? [e.text] : [])).join("");
     expect(text).toBe(whole.choices[0]?.message.content);
     const end = events.at(-1);
-    expect(end).toEqual({ type: "end", finishReason: "stop", usage: whole.usage });
+    expect(end).toEqual({ type: "end", finishReason: "stop", usage: whole.usage, toolCalls: [] });
     expect(events.filter((e) => e.type === "delta").length).toBe(whole.usage.completion_tokens);
+  });
+
+  it("assembles streamed tool calls from their pieces: the same calls as the non-streamed answer, in order", async () => {
+    const tools = [
+      {
+        type: "function",
+        function: {
+          name: "lookup_order",
+          description: "Looks up an order.",
+          parameters: { type: "object", properties: { orderId: { type: "string" } }, required: ["orderId"] },
+        },
+      },
+      { type: "function", function: { name: "check_stock", description: "Stock.", parameters: { type: "object", properties: {} } } },
+    ];
+    const asked = [{ role: "user" as const, content: "Please check stock and lookup order 42." }];
+    const whole = await instant.complete({ model: "gpt-4o-mini", messages: asked, tools });
+    const events = await collect(instant.stream({ model: "gpt-4o-mini", messages: asked, tools }));
+    expect(events.filter((e) => e.type === "delta")).toEqual([]);
+    const end = events.at(-1);
+    expect(end).toMatchObject({ type: "end", finishReason: "tool_calls" });
+    const calls = end?.type === "end" ? end.toolCalls : [];
+    expect(calls.map((c) => c.function.name)).toEqual(["check_stock", "lookup_order"]);
+    expect(calls).toEqual(whole.choices[0]?.message.tool_calls);
+    expect(JSON.parse(calls[1]?.function.arguments ?? "")).toHaveProperty("orderId");
   });
 
   it("reads events split across chunks, with CRLF and comments", async () => {
@@ -71,7 +95,7 @@ describe("chat stream", () => {
     expect(events).toEqual([
       { type: "delta", text: "Hel" },
       { type: "delta", text: "lo." },
-      { type: "end", finishReason: "stop", usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } },
+      { type: "end", finishReason: "stop", usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 }, toolCalls: [] },
     ]);
   });
 

@@ -1,6 +1,7 @@
 // Request and response shapes of calls, web calls and phone numbers (docs/calls.md).
 import { z } from "@hono/zod-openapi";
 import { CALL_STATUSES, ENDED_REASON_VALUES } from "../../../calls/states";
+import { toolTurnSchema } from "../../../chats/schema";
 import { metadataSchema, NON_EMPTY_PATCH, nonEmptyPatch, text } from "../../../lib/fields";
 import { pageQuerySchema, pageSchema } from "../../../lib/pagination";
 
@@ -42,11 +43,12 @@ export const createWebCallSchema = z
   .openapi("CreateWebCall");
 
 const turnSchema = z.object({
-  role: z.enum(["agent", "user"]),
+  role: z.enum(["agent", "user", "tool"]).openapi({ description: "`tool`: a call of one of the agent's tools (docs/tools.md)." }),
   text: z.string(),
   startMs: z.number().openapi({ description: "Milliseconds from the moment the call connected." }),
   endMs: z.number(),
   interrupted: z.boolean().optional().openapi({ description: "The caller spoke over the agent; `text` is what it meant to say." }),
+  tool: toolTurnSchema.optional().openapi({ description: "Tool turns: the call, its outcome and latency (docs/tools.md)." }),
 });
 
 const usageLine = z.object({ quantity: z.number(), unit: z.string(), credits: z.number() });
@@ -68,6 +70,15 @@ export const callSchema = z
     endedAt: z.iso.datetime().nullable(),
     createdAt: z.iso.datetime(),
     transcript: z.object({ fullText: z.string(), turns: z.array(turnSchema) }),
+    toolCallCount: z.number().int().openapi({ description: "Tool calls the agent made during the call (docs/tools.md)." }),
+    transfer: z
+      .object({
+        number: z.string().openapi({ example: "+14155550100" }),
+        name: z.string().nullable().openapi({ example: "billing" }),
+        at: z.iso.datetime(),
+      })
+      .nullable()
+      .openapi({ description: "Where the agent's transfer_call handed the caller on (endedReason `transferred`)." }),
     recording: z.object({ url: z.string(), durationSeconds: z.number() }).nullable(),
     analysis: z
       .object({
