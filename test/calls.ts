@@ -194,6 +194,20 @@ export interface SandboxCall {
   endedBy?: string;
   closeCode?: number;
   bargeIn?: { at: number; clearAfterMs?: number };
+  /** The TwiML the worker set on the live call (a transfer's <Dial>), as received. */
+  twimlUpdates: Array<{ at: number; twiml: string }>;
+  /** The transfer leg of the latest <Dial>: `outcome` is Twilio's DialCallStatus (docs/sandbox.md). */
+  transfer?: {
+    to: string;
+    callerId: string;
+    answerOnBridge: boolean;
+    requestedAt: number;
+    ringingAt?: number;
+    answeredAt?: number;
+    endedAt?: number;
+    outcome?: "completed" | "busy" | "no-answer" | "failed" | "canceled";
+    duration?: number;
+  };
   errors: string[];
 }
 

@@ -4,8 +4,10 @@
 // (dialIn, POST /__sandbox/inbound): Twilio's signed voice webhook to the number's VoiceUrl, then the
 // TwiML it answers, the media stream included. The worker's Twilio adapter is the real code path:
 // it creates the call (POST .../Calls.json with inline <Connect><Stream> TwiML), receives signed
-// status callbacks, accepts the Media Streams WebSocket the sandbox opens to it, and hangs up
-// (POST .../Calls/{sid}.json Status=completed). The dialled number picks the callee's behaviour
+// status callbacks, accepts the Media Streams WebSocket the sandbox opens to it, hangs up
+// (POST .../Calls/{sid}.json Status=completed) and transfers the call (the same resource with
+// Twiml=<Response><Dial>…: the stream stops, a simulated person answers the transfer leg, and the
+// call ends when that conversation does). The dialled number picks the callee's behaviour
 // (callee.ts); the media stream and its measurements are in media-stream.ts; the account's
 // numbers (bought and verified, the only allowed `From`s) in phone-numbers.ts. See docs/sandbox.md.
 //
@@ -35,7 +37,33 @@ export type EndedBy =
   | "stream-closed" // the worker closed the media stream (the TwiML ended, so did the call)
   | "stream-refused" // the worker answered the WebSocket upgrade with an HTTP error
   | "network" // the number was unreachable, or the media stream could not connect
+  | "twiml-ended" // the TwiML of an update ran out (after its <Dial>, say) or said <Hangup/>
   | "sandbox"; // stop() was called during the call
+
+/** How a <Dial> went: Twilio's DialCallStatus. */
+export type DialOutcome = "completed" | "busy" | "no-answer" | "failed" | "canceled";
+
+/** The leg a <Dial> of a call update placed: a call transfer. Times are epoch ms, like the call's. */
+export interface SandboxTransfer {
+  /** The dialled number, and the scenario it plays (callee.ts): busy, no answer, unreachable and invalid fail; any other answers. */
+  to: string;
+  scenario: Scenario;
+  /** The <Dial callerId>; when absent, Twilio's default: the call's own caller id (`from`). */
+  callerId: string;
+  answerOnBridge: boolean;
+  /** The <Dial timeout>: seconds of ringing before no-answer (Twilio's default 30). */
+  timeout: number;
+  /** When the update was accepted: the media stream stopped then. */
+  requestedAt: number;
+  ringingAt?: number;
+  /** When the simulated person picked up and the caller was bridged to them. */
+  answeredAt?: number;
+  endedAt?: number;
+  /** Set when the leg ended: `completed` after a conversation, `canceled` when the call ended (or was redirected) while it rang. */
+  outcome?: DialOutcome;
+  /** DialCallDuration: whole seconds bridged, rounded up (0 when never answered). */
+  duration?: number;
+}
 
 export interface CallbackAttempt {
   status: CallStatus;
@@ -56,9 +84,13 @@ export interface SandboxCall {
   from: string;
   /** `outbound-api`: created through POST Calls.json; `inbound`: dialled in to one of the account's numbers (dialIn). */
   direction: "outbound-api" | "inbound";
-  /** Inbound calls: the TwiML the number's VoiceUrl answered, and what its <Say> said. */
+  /** Inbound calls: the TwiML the number's VoiceUrl answered, and what its <Say> said (and an update's <Say>s). */
   answerTwiml?: string;
   platformSaid: string[];
+  /** The TwiML the worker set on the live call (POST Calls/{sid}.json Twiml=…), as received. */
+  twimlUpdates: Array<{ at: number; twiml: string }>;
+  /** The latest <Dial> of such an update: the call's transfer. */
+  transfer?: SandboxTransfer;
   scenario: Scenario;
   status: CallStatus;
   statuses: Array<{ status: CallStatus; at: number }>;
@@ -148,6 +180,10 @@ export const RING_AFTER_MS = 100;
 export const ANSWER_AFTER_MS = 300;
 /** A call to the no-answer number rings for min(Timeout, this) seconds, so tests stay quick. */
 export const NO_ANSWER_MAX_SECONDS = 3;
+/** How long the person a call is transferred to talks before hanging up (option `transferTalkMs`). */
+export const TRANSFER_TALK_MS = 1_000;
+/** <Dial timeout>: Twilio's default and range, in seconds. */
+const DIAL_TIMEOUT = { default: 30, min: 5, max: 600 };
 const CALLBACK_TIMEOUT_MS = 15_000; // Twilio's webhook timeout
 const BODY_LIMIT = 64 * 1024;
 const E164 = /^\+[1-9]\d{1,14}$/;
@@ -198,6 +234,119 @@ export function parseStreamTwiml(twiml: string): { url: string; parameters: Reco
   return { url, parameters };
 }
 
+/** A verb of TwiML set on a live call (POST Calls/{sid}.json Twiml=…), as the sandbox plays it. */
+export type UpdateVerb =
+  | { verb: "Dial"; number: string; callerId?: string; answerOnBridge: boolean; timeout: number }
+  | { verb: "Connect"; url: string; parameters: Record<string, string> }
+  | { verb: "Say"; text: string }
+  | { verb: "Pause"; seconds: number }
+  | { verb: "Hangup" };
+
+const PLAYED_IN_UPDATES = "<Dial><Number>, <Connect><Stream>, <Say>, <Pause> and <Hangup/>";
+/** A child element: `<Name attrs/>` or `<Name attrs>inner</Name>`. */
+const ELEMENT = /<([A-Za-z]+)\b([^>]*?)(?:\/>|>([\s\S]*?)<\/\1\s*>)/g;
+
+/** The elements of `body` in order; text between them is an error (TwiML verbs hold no loose text). */
+function elements(body: string, where: string): Array<{ name: string; attrs: Record<string, string>; inner: string }> {
+  const out: Array<{ name: string; attrs: Record<string, string>; inner: string }> = [];
+  let last = 0;
+  for (const m of body.matchAll(ELEMENT)) {
+    if (body.slice(last, m.index).trim()) throw new TwilioError(400, 12100, `Document parse failure: text outside a verb in ${where}.`);
+    last = m.index + m[0].length;
+    out.push({ name: m[1] as string, attrs: attributes(m[2] ?? ""), inner: m[3] ?? "" });
+  }
+  if (body.slice(last).trim()) throw new TwilioError(400, 12100, `Document parse failure: text outside a verb in ${where}.`);
+  return out;
+}
+
+function parseDial(attrs: Record<string, string>, inner: string): UpdateVerb {
+  if (attrs.action !== undefined)
+    throw new TwilioError(400, 12100, "The telephony sandbox plays inline TwiML only: it does not request a <Dial action> URL.");
+  const bridge = attrs.answerOnBridge ?? "false";
+  if (bridge !== "true" && bridge !== "false")
+    throw new TwilioError(400, 13219, `Dial: Invalid answerOnBridge value: ${bridge}. It must be "true" or "false".`);
+  const rawTimeout = Number(attrs.timeout ?? DIAL_TIMEOUT.default);
+  const timeout = Number.isInteger(rawTimeout) ? Math.min(DIAL_TIMEOUT.max, Math.max(DIAL_TIMEOUT.min, rawTimeout)) : DIAL_TIMEOUT.default;
+  let callerId: string | undefined;
+  if (attrs.callerId !== undefined) {
+    callerId = attrs.callerId.trim();
+    if (!E164.test(callerId))
+      throw new TwilioError(400, 13214, `Dial: Invalid callerId value: ${JSON.stringify(attrs.callerId)} is not an E.164 phone number.`);
+  }
+  // The number: a <Number> noun, or the bare number as the <Dial>'s text.
+  let number: string;
+  if (/</.test(inner)) {
+    const nouns = elements(inner, "<Dial>");
+    const other = nouns.find((n) => n.name !== "Number");
+    if (other)
+      throw new TwilioError(
+        400,
+        12100,
+        `<Dial><${other.name}> is not supported: the telephony sandbox dials phone numbers (<Number>) only.`,
+      );
+    if (nouns.length > 1)
+      throw new TwilioError(400, 12100, "The telephony sandbox dials one <Number> per <Dial>; it does not ring several at once.");
+    number = decodeXml(nouns[0]?.inner ?? "").trim();
+  } else number = decodeXml(inner).trim();
+  if (!E164.test(number))
+    throw new TwilioError(
+      400,
+      13223,
+      `Dial: Invalid phone number format: ${number ? JSON.stringify(number) : "no number in the <Dial>"}. Phone numbers must be in E.164 format: +, the country code and the number, at most 15 digits.`,
+    );
+  return { verb: "Dial", number, callerId, answerOnBridge: bridge === "true", timeout };
+}
+
+/**
+ * The TwiML of a call update, as verbs: it must hold a <Dial> (one <Number>, E.164: else 13223) or a
+ * <Connect><Stream> (the last verb: the call ends with its stream), and may also hold <Say>, <Pause>
+ * and <Hangup/>. Anything else is refused (12100); so are a <Dial action> and a callerId that is no
+ * E.164 number (13214). Whether the account may show that callerId is checked against the call.
+ */
+export function parseUpdateTwiml(twiml: string): UpdateVerb[] {
+  const doc = twiml.replace(/<\?xml[\s\S]*?\?>/, "").replace(/<!--[\s\S]*?-->/g, "");
+  const response = /^\s*<Response\s*>([\s\S]*)<\/Response>\s*$/.exec(doc);
+  if (!response) throw new TwilioError(400, 12100, "Document parse failure: Twiml must be a <Response> document.");
+  const verbs: UpdateVerb[] = [];
+  for (const { name, attrs, inner } of elements(response[1] ?? "", "<Response>")) {
+    switch (name) {
+      case "Dial":
+        verbs.push(parseDial(attrs, inner));
+        break;
+      case "Connect":
+        verbs.push({ verb: "Connect", ...parseStreamTwiml(`<Response><Connect>${inner}</Connect></Response>`) });
+        break;
+      case "Say":
+        verbs.push({ verb: "Say", text: decodeXml(inner).trim() });
+        break;
+      case "Pause": {
+        const length = Number(attrs.length ?? 1);
+        verbs.push({ verb: "Pause", seconds: Number.isInteger(length) && length > 0 ? length : 1 });
+        break;
+      }
+      case "Hangup":
+        verbs.push({ verb: "Hangup" });
+        break;
+      default:
+        throw new TwilioError(
+          400,
+          12100,
+          `<${name}> is not played by the telephony sandbox in a call update; it plays ${PLAYED_IN_UPDATES}.`,
+        );
+    }
+  }
+  if (!verbs.some((v) => v.verb === "Dial" || v.verb === "Connect"))
+    throw new TwilioError(
+      400,
+      12100,
+      "The telephony sandbox redirects a live call to a <Dial> or a <Connect><Stream> only; this Twiml has neither.",
+    );
+  const connect = verbs.findIndex((v) => v.verb === "Connect");
+  if (connect !== -1 && connect !== verbs.length - 1)
+    throw new TwilioError(400, 12100, "The telephony sandbox ends the call with its <Connect><Stream>: no verb may follow it.");
+  return verbs;
+}
+
 // ---------------------------------------------------------------------------------------------
 
 interface Delivery {
@@ -219,6 +368,10 @@ interface Live {
   timers: Set<NodeJS.Timeout>;
   stream?: MediaStream;
   callee?: Callee;
+  /** The transfer leg ringing or bridged, and how to end it. */
+  dial?: { transfer: SandboxTransfer; finish(outcome: DialOutcome): void };
+  /** Which TwiML document plays: each update starts a new one, and the one before stops. */
+  document: number;
   ended: boolean;
 }
 
@@ -239,7 +392,10 @@ export async function startTelephonySandbox(opts: {
   /** The account's bought numbers (default: DEFAULT_FROM_NUMBER) and verified caller ids (default none). */
   incomingNumbers?: string[];
   verifiedCallerIds?: string[];
+  /** How long the person a call is transferred to talks before hanging up (default TRANSFER_TALK_MS). */
+  transferTalkMs?: number;
 }): Promise<TelephonySandbox> {
+  const transferTalkMs = opts.transferTalkMs ?? TRANSFER_TALK_MS;
   const accountSid = opts.accountSid ?? `AC${hex(16)}`;
   const numbers = new AccountNumbers(accountSid, {
     incoming: opts.incomingNumbers ?? [DEFAULT_FROM_NUMBER],
@@ -342,6 +498,8 @@ export async function startTelephonySandbox(opts: {
     live.ended = true;
     for (const t of live.timers) clearTimeout(t);
     live.timers.clear();
+    // Twilio hangs up a <Dial>'s leg with its parent call.
+    live.dial?.finish(live.dial.transfer.answeredAt === undefined ? "canceled" : "completed");
     live.stream?.stop();
     const { call } = live;
     call.endedAt = clock();
@@ -357,10 +515,18 @@ export async function startTelephonySandbox(opts: {
     call.answeredAt = clock();
     setStatus(live, "in-progress");
     notify(live, "in-progress", "answered");
+    connect(live, call.streamUrl as string, call.customParameters);
+  };
+
+  /** <Connect><Stream>: the callee on a media stream to `url`. When the stream ends, so does the call. */
+  const connect = (live: Live, url: string, parameters: Record<string, string>) => {
+    const { call } = live;
+    call.streamUrl = url;
+    call.customParameters = parameters;
     const callee = live.callee as Callee;
     const stream = new MediaStream(
       call,
-      { url: call.streamUrl as string, accountSid, authToken, customParameters: call.customParameters },
+      { url, accountSid, authToken, customParameters: parameters },
       {
         started: () => callee.connected(),
         agentStarted: () => callee.agentStarted(),
@@ -371,6 +537,92 @@ export async function startTelephonySandbox(opts: {
     live.stream = stream;
     stream.connect();
   };
+
+  // --- a call update's TwiML ------------------------------------------------------------------
+
+  /**
+   * Replaces the TwiML the call plays, as Twilio does on POST Calls/{sid}.json Twiml=…: the current
+   * document ends (its <Dial> leg is hung up; its <Connect><Stream> stops: `stop`, then the socket
+   * closes) and the new one plays from its first verb.
+   */
+  const redirect = (live: Live, twiml: string, verbs: UpdateVerb[]) => {
+    live.call.twimlUpdates.push({ at: clock(), twiml });
+    const document = ++live.document;
+    live.dial?.finish(live.dial.transfer.answeredAt === undefined ? "canceled" : "completed");
+    live.stream?.stop();
+    live.stream = undefined;
+    void play(live, verbs, document);
+  };
+
+  const play = async (live: Live, verbs: UpdateVerb[], document: number) => {
+    const playing = () => !live.ended && live.document === document;
+    for (const v of verbs) {
+      if (!playing()) return;
+      switch (v.verb) {
+        case "Say":
+          live.call.platformSaid.push(v.text);
+          break;
+        case "Pause":
+          await wait(live, v.seconds * 1000);
+          break;
+        case "Hangup":
+          return end(live, "completed", "twiml-ended");
+        case "Dial":
+          await dial(live, v); // whatever its outcome, the document goes on with its next verb
+          break;
+        case "Connect":
+          return connect(live, v.url, v.parameters); // the last verb: the call ends with the stream
+      }
+    }
+    if (playing()) end(live, "completed", "twiml-ended");
+  };
+
+  /**
+   * A <Dial> leg to a simulated person: it rings (RING_AFTER_MS), then fails as the number's scenario
+   * says (unreachable or invalid: failed; busy: busy after ANSWER_AFTER_MS; no answer: after the
+   * Dial's timeout, capped like a call's) or picks up after ANSWER_AFTER_MS, talks for
+   * `transferTalkMs` and hangs up. Resolves when the leg has ended.
+   */
+  const dial = (live: Live, v: Extract<UpdateVerb, { verb: "Dial" }>) =>
+    new Promise<void>((resolve) => {
+      const transfer: SandboxTransfer = {
+        to: v.number,
+        scenario: scenarioFor(v.number),
+        callerId: v.callerId ?? live.call.from,
+        answerOnBridge: v.answerOnBridge,
+        timeout: v.timeout,
+        requestedAt: clock(),
+      };
+      live.call.transfer = transfer;
+      const timers = new Set<NodeJS.Timeout>();
+      const later = (ms: number, fn: () => void) => {
+        const t = setTimeout(() => {
+          timers.delete(t);
+          fn();
+        }, ms);
+        timers.add(t);
+      };
+      const finish = (outcome: DialOutcome) => {
+        if (transfer.outcome) return;
+        for (const t of timers) clearTimeout(t);
+        transfer.outcome = outcome;
+        transfer.endedAt = clock();
+        transfer.duration = transfer.answeredAt === undefined ? 0 : Math.ceil((transfer.endedAt - transfer.answeredAt) / 1000);
+        if (live.dial?.transfer === transfer) live.dial = undefined;
+        resolve();
+      };
+      live.dial = { transfer, finish };
+      later(RING_AFTER_MS, () => {
+        if (transfer.scenario === "unreachable" || transfer.scenario === "invalid") return finish("failed");
+        transfer.ringingAt = clock();
+        if (transfer.scenario === "no-answer") return later(Math.min(v.timeout, NO_ANSWER_MAX_SECONDS) * 1000, () => finish("no-answer"));
+        later(ANSWER_AFTER_MS, () => {
+          if (transfer.scenario === "busy") return finish("busy");
+          transfer.answeredAt = clock();
+          later(transferTalkMs, () => finish("completed"));
+        });
+      });
+    });
 
   const progress = async (live: Live) => {
     const { call } = live;
@@ -509,6 +761,7 @@ export async function startTelephonySandbox(opts: {
       statuses: [],
       callbacks: [],
       platformSaid: [],
+      twimlUpdates: [],
       createdAt: clock(),
       said: [],
       heardFrames: 0,
@@ -529,13 +782,21 @@ export async function startTelephonySandbox(opts: {
       chain: Promise.resolve(),
       pending: 0,
       timers: new Set(),
+      document: 0,
       ended: false,
     };
+    // The callee talks to the agent on the media stream; once an update took the call off the stream
+    // (a transfer), its script is over: it talks to the person it was transferred to instead.
     live.callee = new Callee(call.scenario, voice, {
       play: (text, audio, o) => live.stream?.play(text, audio, o) ?? Promise.resolve(),
       agentSpeaking: () => live.stream?.agentSpeaking ?? false,
-      hangUp: () => end(live, "completed", "callee"),
-      after: (ms, fn) => after(live, ms, fn),
+      hangUp: () => {
+        if (live.stream) end(live, "completed", "callee");
+      },
+      after: (ms, fn) =>
+        after(live, ms, () => {
+          if (live.stream) fn();
+        }),
       error: (message) => call.errors.push(message),
     });
     live.callee.prepare(); // synthesize the lines while the phone rings
@@ -633,12 +894,22 @@ export async function startTelephonySandbox(opts: {
   const updateCall = (live: Live, form: URLSearchParams) => {
     const status = form.get("Status");
     if (status === null) {
-      if (form.has("Twiml") || form.has("Url"))
-        throw new TwilioError(
-          400,
-          21220,
-          "The telephony sandbox does not redirect live calls; it supports Status=completed|canceled only.",
-        );
+      if (form.has("Url")) throw new TwilioError(400, 21205, "The telephony sandbox plays inline Twiml only; it does not fetch Url.");
+      const twiml = form.get("Twiml");
+      if (twiml === null) return;
+      const { call } = live;
+      if (live.ended || call.status !== "in-progress") throw new TwilioError(400, 21220, "Call is not in-progress. Cannot redirect.");
+      const verbs = parseUpdateTwiml(twiml);
+      for (const v of verbs) {
+        // Twilio's rule for a <Dial callerId>: the calling number, the called number, or one the account may call from.
+        if (v.verb === "Dial" && v.callerId && v.callerId !== call.from && v.callerId !== call.to && !numbers.canCallFrom(v.callerId))
+          throw new TwilioError(
+            400,
+            13214,
+            `Dial: Invalid callerId value: ${v.callerId} is neither the call's own number nor one of the account's numbers (bought or verified).`,
+          );
+      }
+      redirect(live, twiml, verbs);
       return;
     }
     if (status !== "completed" && status !== "canceled")

@@ -1,12 +1,13 @@
 // Twilio: REST call creation with TwiML that connects a bidirectional Media Stream to our media
-// route, hang-up, X-Twilio-Signature checks on status callbacks and voice webhooks, whether a
-// number is the account's (IncomingPhoneNumbers, OutgoingCallerIds), and pointing a number's
-// incoming calls at our voice webhook (IncomingPhoneNumbers/{sid} VoiceUrl). Wire formats from Twilio's docs (Calls,
-// IncomingPhoneNumber and OutgoingCallerId resources, paging, "Webhooks security", Media
-// Streams); docs/calls.md lists what we use.
+// route, hang-up, transfer (the live call's TwiML replaced by a <Dial>), X-Twilio-Signature checks
+// on status callbacks and voice webhooks, whether a number is the account's (IncomingPhoneNumbers,
+// OutgoingCallerIds), and pointing a number's incoming calls at our voice webhook
+// (IncomingPhoneNumbers/{sid} VoiceUrl). Wire formats from Twilio's docs (Calls, IncomingPhoneNumber
+// and OutgoingCallerId resources, paging, "Webhooks security", Media Streams, <Dial>); docs/calls.md
+// lists what we use.
 import { timingSafeEqual } from "../lib/crypto";
 import { type CallOptions, ProviderError, providerFetch } from "../providers/http";
-import { type CallerIdSource, DialError, type PlaceCallRequest, type TelephonyProvider } from "./types";
+import { type CallerIdSource, CallNotInProgressError, DialError, type PlaceCallRequest, type TelephonyProvider } from "./types";
 
 export const TWILIO_API_VERSION = "2010-04-01";
 
@@ -22,6 +23,17 @@ export function streamTwiml(url: string, parameters: Record<string, string>): st
     .join("");
   return `<?xml version="1.0" encoding="UTF-8"?><Response><Connect><Stream url="${xml(url)}">${params}</Stream></Connect></Response>`;
 }
+
+/**
+ * `<Dial>` to one number: Twilio calls `to` from `callerId` and bridges the current call to it. The
+ * call's previous TwiML (our `<Connect><Stream>`) ends, and with it the media stream. `answerOnBridge`
+ * passes the destination's own ringing (early media) to the caller until it picks up (on a call not
+ * yet answered it would also hold the answer back until then). No `action` and no verb after it: when
+ * the transferred conversation ends (or the destination is busy or does not answer) the document is
+ * over and Twilio ends the call.
+ */
+export const dialTwiml = (to: string, callerId: string) =>
+  `<?xml version="1.0" encoding="UTF-8"?><Response><Dial callerId="${xml(callerId)}" answerOnBridge="true"><Number>${xml(to)}</Number></Dial></Response>`;
 
 /** Turns an incoming call away without answering it (no charge to anyone): `<Reject>`, heard as a busy line. */
 export const rejectTwiml = () => `<?xml version="1.0" encoding="UTF-8"?><Response><Reject reason="busy"/></Response>`;
@@ -43,6 +55,8 @@ interface TwilioError {
   code?: number;
   message?: string;
 }
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Twilio error codes that mean "this number cannot be called", not "Twilio is failing". */
 const NUMBER_ERRORS = new Set([13223, 13224, 21210, 21211, 21212, 21214, 21215, 21216, 21217, 21401, 21407, 21421]);
@@ -114,6 +128,57 @@ export class Twilio implements TelephonyProvider {
       if (err instanceof ProviderError && err.failure === "rejected" && (err.status === 400 || err.status === 404)) return;
       throw err;
     }
+  }
+
+  async transfer(providerCallId: string, to: string, callerId: string): Promise<void> {
+    const url = this.url(`/Calls/${encodeURIComponent(providerCallId)}.json`);
+    const body = new URLSearchParams({ Twiml: dialTwiml(to, callerId) });
+    // Retried only when Twilio answered that it did nothing (429, 503). Replacing the TwiML twice is
+    // harmless before the first update took effect, but not after: a second update restarts the
+    // <Dial>, hanging up the leg the first one is ringing or has already bridged. A timeout, a broken
+    // connection or another 5xx may hide an update that took effect, so those fail at once.
+    const backoff = this.call.backoffMs ?? 250;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await providerFetch("twilio", url, { method: "POST", headers: this.headers(), body }, { ...this.call, retries: 0 });
+        return;
+      } catch (err) {
+        if (!(err instanceof ProviderError)) throw err;
+        const untouched = err.status === 429 || err.status === 503;
+        if (untouched && attempt < this.call.retries) {
+          const hinted = err.retryAfterSeconds ? err.retryAfterSeconds * 1000 : 0;
+          await sleep(Math.min(5000, Math.max(hinted, backoff * 2 ** attempt)));
+          continue;
+        }
+        if (err.failure === "rejected" && (err.status === 400 || err.status === 404)) throw await this.notInProgress(providerCallId, err);
+        throw err;
+      }
+    }
+  }
+
+  /**
+   * Why Twilio refused to update a call. Its answer's code does not survive providerFetch, so the call
+   * is looked up: a call that is not `in-progress` (or unknown, 404) is Twilio's 21220, "Call is not
+   * in-progress. Cannot redirect."; anything else keeps Twilio's own refusal.
+   */
+  private async notInProgress(providerCallId: string, refusal: ProviderError): Promise<ProviderError> {
+    const what = `Twilio cannot transfer call ${providerCallId}`;
+    if (refusal.status === 404) return new CallNotInProgressError(`${what}: Twilio does not know it (error 20404)`, 404, null);
+    let status: string | null = null;
+    try {
+      const res = await providerFetch(
+        "twilio",
+        this.url(`/Calls/${encodeURIComponent(providerCallId)}.json`),
+        { method: "GET", headers: this.headers() },
+        this.call,
+      );
+      const json = (await res.json().catch(() => null)) as { status?: unknown } | null;
+      status = typeof json?.status === "string" ? json.status : null;
+    } catch {
+      return refusal; // cannot say more than Twilio's refusal
+    }
+    if (status === null || status === "in-progress") return refusal;
+    return new CallNotInProgressError(`${what}: the call is ${status}, not in progress (error 21220)`, refusal.status, status);
   }
 
   async callerIdSource(phoneNumber: string): Promise<CallerIdSource | null> {

@@ -1,5 +1,6 @@
 // The telephony port: what a live phone call needs from a carrier. Twilio is the first
 // adapter (src/telephony/twilio.ts); the local telephony sandbox answers it in development.
+import { ProviderError } from "../providers/http";
 
 export interface PlaceCallRequest {
   to: string;
@@ -27,6 +28,23 @@ export class DialError extends Error {
   }
 }
 
+/**
+ * The carrier would not act on a live call because it is not in progress: it has ended (the caller
+ * hung up meanwhile), or it was never answered (Twilio 21220). A ProviderError (`rejected`), so
+ * code that treats every carrier refusal alike keeps working; `callStatus` is the carrier's status
+ * of the call when it could say.
+ */
+export class CallNotInProgressError extends ProviderError {
+  constructor(
+    message: string,
+    status: number | null,
+    readonly callStatus: string | null,
+  ) {
+    super("rejected", message, status);
+    this.name = "CallNotInProgressError";
+  }
+}
+
 /** Why the account may call from a number: it is one of its numbers, or a verified caller id. */
 export type CallerIdSource = "incoming" | "verified";
 
@@ -37,9 +55,13 @@ export interface TelephonyProvider {
   /** Ends a call (answered or still ringing). Ending an ended call is not an error. */
   hangUp(providerCallId: string): Promise<void>;
   /**
-   * Hands a live call on to `to`, shown `callerId` (Twilio: the call's TwiML replaced by a <Dial>):
-   * our media stream ends, the caller stays on the line with the new party. Throws ProviderError
-   * when the carrier refuses.
+   * Hands the live call to `to` (E.164): the carrier dials it, showing `callerId` (a number the
+   * account may call from, or one of the call's own two numbers), and connects the caller when it
+   * answers. The carrier takes the call away from our media stream, which ends (Twilio: `stop`,
+   * then the socket closes); the call itself ends later, when the transferred conversation does.
+   * Resolves once the carrier accepted the instructions, not when the transfer is answered.
+   * Throws CallNotInProgressError when the call has ended (or was never answered), and
+   * ProviderError when the carrier refuses otherwise or cannot be reached.
    */
   transfer(providerCallId: string, to: string, callerId: string): Promise<void>;
   /**

@@ -8,10 +8,18 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type WebSocket, WebSocketServer } from "ws";
 import { FIRST_WORDS_MS, HANG_UP_LINE, INTERRUPTION, SCRIPT } from "../../../dev/sandbox/callee";
 import { type ProviderSandbox, startProviderSandbox } from "../../../dev/sandbox/openai";
-import { type SandboxCall, startTelephonySandbox, type TelephonySandbox } from "../../../dev/sandbox/telephony";
+import {
+  ANSWER_AFTER_MS,
+  RING_AFTER_MS,
+  type SandboxCall,
+  startTelephonySandbox,
+  type TelephonySandbox,
+  TRANSFER_TALK_MS,
+} from "../../../dev/sandbox/telephony";
 import { buildWav } from "../../../dev/sandbox/wav";
 import { mulawDecode, mulawEncode, pcm16ToBytes, rms } from "../../../src/calls/codec";
-import { Twilio } from "../../../src/telephony/twilio";
+import { dialTwiml, Twilio } from "../../../src/telephony/twilio";
+import { CallNotInProgressError } from "../../../src/telephony/types";
 
 const FROM = "+15005550006";
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -249,6 +257,25 @@ async function hangUp(sid: string, status = "completed") {
     body: new URLSearchParams({ Status: status }),
   });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+/** POST …/Calls/{sid}.json with any form: a call update. */
+async function updateCall(sid: string, form: Record<string, string>) {
+  const res = await fetch(callUrl(sid), {
+    method: "POST",
+    headers: { authorization: basic(sandbox.accountSid, sandbox.authToken), "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams(form),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+/** A call the callee answered, its media stream started. */
+async function answeredCall(key: string, to: string) {
+  const streamPromise = worker.stream(key);
+  const sid = String((await createCall(key, to)).body.sid);
+  const peer = await streamPromise;
+  await peer.next((m) => m.event === "start");
+  return { sid, peer };
 }
 
 async function transcribe(wav: Buffer): Promise<string> {
@@ -662,5 +689,168 @@ describe("telephony sandbox: the account's numbers (IncomingPhoneNumbers, Outgoi
   it("answers the adapter's lookups only with the account's credentials", async () => {
     const wrong = new Twilio(sandbox.url, sandbox.accountSid, "0".repeat(32), { timeoutMs: 5000, retries: 0 });
     await expect(wrong.callerIdSource(FROM)).rejects.toMatchObject({ name: "ProviderError", status: 401 });
+  });
+});
+
+describe.concurrent("telephony sandbox: transfers (a call update with <Dial>)", () => {
+  const adapter = () => new Twilio(sandbox.url, sandbox.accountSid, sandbox.authToken, { timeoutMs: 5000, retries: 0 });
+  const dial = (inner: string, attrs = "") => `<?xml version="1.0" encoding="UTF-8"?><Response><Dial${attrs}>${inner}</Dial></Response>`;
+
+  it("stops the stream, rings and bridges the person, and completes the call when they hang up", async ({ expect }) => {
+    const { sid, peer } = await answeredCall("transfer", "+14155550130");
+    await adapter().transfer(sid, "+14155550131", FROM); // the worker's own adapter: <Dial callerId answerOnBridge><Number>
+
+    // The <Connect><Stream> is over: `stop`, the socket closed, no media after it.
+    const stop = await peer.next((m) => m.event === "stop");
+    expect(stop.msg.stop).toEqual({ accountSid: sandbox.accountSid, callSid: sid });
+    await sleep(50);
+    expect(peer.closed?.code).toBe(1000);
+    expect(peer.messages.slice(stop.index + 1)).toEqual([]);
+
+    const call = callOf(sid);
+    expect(call.twimlUpdates.map((u) => u.twiml)).toEqual([dialTwiml("+14155550131", FROM)]);
+    expect(call.transfer).toMatchObject({
+      to: "+14155550131",
+      callerId: FROM,
+      answerOnBridge: true,
+      timeout: 30,
+      scenario: "conversation",
+    });
+    expect(call.status).toBe("in-progress"); // the parent call stays up while its leg rings and talks
+    const live = await sandbox.waitFor((c) => c.sid === sid && c.transfer?.answeredAt !== undefined);
+    expect(live.status).toBe("in-progress");
+
+    const ended = await sandbox.waitFor(sid);
+    const transfer = ended.transfer as NonNullable<SandboxCall["transfer"]>;
+    expect(ended).toMatchObject({ status: "completed", endedBy: "twiml-ended" });
+    expect(transfer.outcome).toBe("completed");
+    expect(transfer.duration).toBe(Math.ceil(((transfer.endedAt ?? 0) - (transfer.answeredAt ?? 0)) / 1000)); // DialCallDuration
+    const answeredAfter = (transfer.answeredAt ?? 0) - transfer.requestedAt;
+    expect(answeredAfter).toBeGreaterThanOrEqual(RING_AFTER_MS + ANSWER_AFTER_MS - 5);
+    expect(answeredAfter).toBeLessThan(RING_AFTER_MS + ANSWER_AFTER_MS + 500);
+    expect((transfer.endedAt ?? 0) - (transfer.answeredAt ?? 0)).toBeGreaterThanOrEqual(TRANSFER_TALK_MS - 5);
+    expect(ended.endedAt).toBeGreaterThanOrEqual(transfer.endedAt ?? Number.POSITIVE_INFINITY);
+
+    // The callbacks: `completed` as for any end, arriving well after the stream stopped.
+    const received = worker.callbacks("transfer");
+    expect(received.map((r) => r.params.CallStatus)).toEqual(["initiated", "ringing", "in-progress", "completed"]);
+    const completed = received[3] as Callback;
+    expect(completed.at - stop.at).toBeGreaterThan(RING_AFTER_MS + ANSWER_AFTER_MS + TRANSFER_TALK_MS - 50);
+    expect(completed.params.CallDuration).toBe(String(ended.duration));
+    expect(completed.headers["x-twilio-signature"]).toBe(expectedSignature(sandbox.authToken, completed.url, completed.params));
+    expect(ended.errors).toEqual([]);
+
+    // Over: a second transfer is Twilio's 21220, which the adapter reports as such.
+    const late = await updateCall(sid, { Twiml: dialTwiml("+14155550131", FROM) });
+    expect(late).toMatchObject({ status: 400, body: { code: 21220, message: "Call is not in-progress. Cannot redirect.", status: 400 } });
+    const err = await adapter()
+      .transfer(sid, "+14155550131", FROM)
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(CallNotInProgressError);
+    expect(err).toMatchObject({ callStatus: "completed", status: 400 });
+  }, 15_000);
+
+  it("a busy, unanswered or failing destination ends the <Dial>; the call goes on with the next verb or completes", async ({ expect }) => {
+    const [busy, noAnswer, invalid] = await Promise.all([
+      answeredCall("transfer-busy", "+14155550132"),
+      answeredCall("transfer-no-answer", "+14155550133"),
+      answeredCall("transfer-invalid", "+14155550134"),
+    ]);
+    const updates = await Promise.all([
+      updateCall(busy.sid, { Twiml: dial("<Number>+12025550102</Number>") }),
+      updateCall(noAnswer.sid, {
+        Twiml: `<Response><Dial timeout="10">+12025550103</Dial><Say>Sorry, nobody is free. Goodbye.</Say><Hangup/></Response>`,
+      }),
+      updateCall(invalid.sid, { Twiml: dial("<Number>+15005550001</Number>") }),
+    ]);
+    expect(updates.map((u) => u.status)).toEqual([200, 200, 200]);
+
+    const b = await sandbox.waitFor(busy.sid);
+    expect(b).toMatchObject({ status: "completed", endedBy: "twiml-ended" });
+    expect(b.transfer).toMatchObject({ to: "+12025550102", callerId: FROM, answerOnBridge: false, outcome: "busy", duration: 0 });
+    expect(b.transfer?.answeredAt).toBeUndefined();
+    expect(worker.callbacks("transfer-busy").at(-1)?.params.CallStatus).toBe("completed"); // the parent was answered
+
+    const n = await sandbox.waitFor(noAnswer.sid, 10_000);
+    expect(n.transfer).toMatchObject({ outcome: "no-answer", timeout: 10 });
+    const rang = (n.transfer?.endedAt ?? 0) - (n.transfer?.ringingAt ?? 0);
+    expect(rang).toBeGreaterThan(2900); // the no-answer number's cap, as for calls
+    expect(rang).toBeLessThan(3500);
+    expect(n.platformSaid).toEqual(["Sorry, nobody is free. Goodbye."]); // the next verbs played
+    expect(n).toMatchObject({ status: "completed", endedBy: "twiml-ended" });
+
+    const i = await sandbox.waitFor(invalid.sid);
+    expect(i.transfer).toMatchObject({ outcome: "failed", scenario: "invalid" });
+    expect(i.transfer?.ringingAt).toBeUndefined();
+    for (const { peer } of [busy, noAnswer, invalid]) expect((await peer.next((m) => m.event === "stop")).msg.event).toBe("stop");
+  }, 15_000);
+
+  it("hanging up during a transfer ends its leg too: canceled while it rang", async ({ expect }) => {
+    const { sid } = await answeredCall("transfer-hang-up", "+14155550135");
+    expect((await updateCall(sid, { Twiml: dial("+14155550136", ` callerId="${FROM}"`) })).status).toBe(200);
+    expect((await hangUp(sid)).body).toMatchObject({ status: "completed" });
+    const call = await sandbox.waitFor(sid);
+    expect(call).toMatchObject({ status: "completed", endedBy: "worker" });
+    expect(call.transfer).toMatchObject({ to: "+14155550136", outcome: "canceled", duration: 0 });
+    expect(Math.abs((call.transfer?.endedAt ?? 0) - (call.endedAt ?? 0))).toBeLessThan(5); // with the call
+  });
+
+  it("refuses what it cannot play with Twilio's error bodies, and leaves the call as it was", async ({ expect }) => {
+    const { sid, peer } = await answeredCall("transfer-refused", "+14155550137");
+    const refused = async (form: Record<string, string>, code: number, message?: RegExp) => {
+      const res = await updateCall(sid, form);
+      expect(res).toMatchObject({ status: 400, body: { code, status: 400, more_info: `https://www.twilio.com/docs/errors/${code}` } });
+      if (message) expect(String(res.body.message)).toMatch(message);
+    };
+    await refused({ Twiml: dial("<Number>415-555-0100</Number>") }, 13223, /Invalid phone number format: "415-555-0100".*E\.164/);
+    await refused({ Twiml: dial("<Number>+1415555010012345</Number>") }, 13223); // 16 digits
+    await refused({ Twiml: dial("") }, 13223, /no number/);
+    await refused({ Twiml: dial("+14155550100", ' callerId=""') }, 13214);
+    await refused({ Twiml: dial("+14155550100", ' callerId="+14155559999"') }, 13214, /\+14155559999/); // not the account's
+    await refused({ Twiml: dial("+14155550100", ' answerOnBridge="yes"') }, 13219);
+    await refused({ Twiml: dial("+14155550100", ' action="https://example.com/after"') }, 12100, /action/);
+    await refused({ Twiml: dial("<Sip>sip:alice@example.com</Sip>") }, 12100, /<Sip>/);
+    await refused({ Twiml: dial("<Number>+14155550100</Number><Number>+14155550101</Number>") }, 12100, /one <Number>/);
+    await refused({ Twiml: "<Response><Say>Hello</Say></Response>" }, 12100, /neither/);
+    await refused({ Twiml: "<Response><Play>https://example.com/a.mp3</Play><Dial>+14155550100</Dial></Response>" }, 12100, /<Play>/);
+    await refused({ Twiml: "<Dial>+14155550100</Dial>" }, 12100, /<Response>/);
+    await refused({ Url: "https://example.com/twiml" }, 21205, /inline Twiml/);
+    await refused({ Url: "https://example.com/twiml", Twiml: dial("+14155550100") }, 21205);
+
+    const call = callOf(sid);
+    expect(call.status).toBe("in-progress");
+    expect(call.twimlUpdates).toEqual([]);
+    expect(call.transfer).toBeUndefined();
+    expect(peer.closed).toBeUndefined();
+    expect(peer.messages.some((m) => m.msg.event === "stop")).toBe(false);
+
+    // The call's own numbers may be shown as the caller id, as at Twilio (the calling or called number).
+    expect((await updateCall(sid, { Twiml: dial("+14155550100", ' callerId="+14155550137"') })).status).toBe(200);
+    expect(callOf(sid).transfer?.callerId).toBe("+14155550137");
+    await hangUp(sid);
+    await sandbox.waitFor(sid);
+  });
+
+  it("refuses to redirect a call that is still ringing (21220)", async ({ expect }) => {
+    const sid = String((await createCall("transfer-ringing", "+12025550103", { Timeout: "2" })).body.sid);
+    await sandbox.waitFor((c) => c.sid === sid && c.status === "ringing");
+    expect(await updateCall(sid, { Twiml: dial("+14155550100") })).toMatchObject({ status: 400, body: { code: 21220 } });
+    await hangUp(sid, "canceled");
+    expect((await sandbox.waitFor(sid)).transfer).toBeUndefined();
+  });
+
+  it("an update with <Connect><Stream> moves the call to a new stream", async ({ expect }) => {
+    const { sid, peer } = await answeredCall("restream-a", "+14155550138");
+    const next = worker.stream("restream-b");
+    expect((await updateCall(sid, { Twiml: twiml("restream-b", "second") })).status).toBe(200);
+    await peer.next((m) => m.event === "stop");
+    const second = await next;
+    const start = await second.next((m) => m.event === "start");
+    expect(start.msg.start?.callSid).toBe(sid);
+    expect(start.msg.start?.customParameters.token).toBe("second");
+    expect(start.msg.streamSid).not.toBe(peer.streamSid);
+    expect(callOf(sid)).toMatchObject({ status: "in-progress", streamSid: start.msg.streamSid });
+    second.ws.close(1000, "done");
+    expect(await sandbox.waitFor(sid)).toMatchObject({ status: "completed", endedBy: "stream-closed" });
   });
 });
