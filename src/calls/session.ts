@@ -4,7 +4,7 @@
 // Runs inside the call's Durable Object
 // (src/calls/durable-object.ts); docs/calls.md describes the behaviour.
 import { eq } from "drizzle-orm";
-import { type Agent, agents, type Call, type TransferDestination, type TranscriptTurn, type Voice, voices } from "../db/schema";
+import { type Agent, agents, type Call, type TranscriptTurn, type TransferDestination, type Voice, voices } from "../db/schema";
 import { openScope, type Scope } from "../db/scope";
 import type { AppConfig } from "../env";
 import { pcmToWav } from "../lib/audio";

@@ -118,7 +118,12 @@ export async function agentCompletion(
   const completion = await meter(
     db,
     payer,
-    { modality: "chat", provider: provider.name, model: agent.llmModel, maxQuantity: maxTokensOf(messages, replyTokens) + toolBytesOf(tools) },
+    {
+      modality: "chat",
+      provider: provider.name,
+      model: agent.llmModel,
+      maxQuantity: maxTokensOf(messages, replyTokens) + toolBytesOf(tools),
+    },
     async (signal) => {
       const c = await provider.complete(
         {

@@ -8,8 +8,8 @@ import type {
   ChatRequest,
   ChatStreamEvent,
   SpeechRequest,
-  ToolCallOut,
   SttProvider,
+  ToolCallOut,
   Transcription,
   TranscriptionRequest,
   TtsProvider,
@@ -147,7 +147,8 @@ export class OpenAICompatible implements ChatProvider, TtsProvider, SttProvider 
       if (choice?.delta?.content) yield { type: "delta", text: choice.delta.content };
       for (const piece of choice?.delta?.tool_calls ?? []) {
         if (piece.index >= 64) throw new ProviderError("bad_response", `${this.name} streamed more tool calls than we read`);
-        const call = (calls[piece.index] ??= { id: "", name: "", arguments: "" });
+        calls[piece.index] ??= { id: "", name: "", arguments: "" };
+        const call = calls[piece.index] as { id: string; name: string; arguments: string };
         if (piece.id) call.id = piece.id;
         if (piece.function?.name) call.name += piece.function.name;
         if (piece.function?.arguments) call.arguments += piece.function.arguments;

@@ -272,11 +272,7 @@ export async function agentTurn(
         }
         if (tool.type === "transfer_call") {
           const to = transferDestination(tool, parsedArgs(c.arguments));
-          if (!to)
-            return refusal(
-              `destination must be one of ${tool.destinations.map((d) => d.name).join(", ")}`,
-              "invalid_arguments",
-            );
+          if (!to) return refusal(`destination must be one of ${tool.destinations.map((d) => d.name).join(", ")}`, "invalid_arguments");
           transfer = to;
           endedSaying = answer.content;
           return done({ transferring: true, destination: to.name ?? to.number });

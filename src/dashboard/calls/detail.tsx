@@ -5,7 +5,7 @@ import type { FC } from "hono/jsx";
 import type { CallView } from "../../calls/mapper";
 import type { Call } from "../../db/schema";
 import type { SubjectDelivery } from "../../webhooks/log";
-import { DataTable, EmptyState, Flash, Layout, type Shell, When } from "../ui";
+import { DataTable, EmptyState, Flash, Layout, type Shell, ToolOutcome, When } from "../ui";
 import { CallStatusBadge } from "./list";
 
 const Facts: FC<{ call: Call; v: CallView }> = ({ call, v }) => (
@@ -39,6 +39,18 @@ const Facts: FC<{ call: Call; v: CallView }> = ({ call, v }) => (
         <strong>Cost</strong> {v.cost.credits} credits (STT {v.cost.stt.quantity} s, LLM {v.cost.llm.quantity} tokens, TTS{" "}
         {v.cost.tts.quantity} characters)
       </p>
+      {v.toolCallCount > 0 || v.transfer ? (
+        <p>
+          <strong>Tool calls</strong> {v.toolCallCount}
+          {v.transfer ? (
+            <>
+              {" "}
+              · <strong>Transferred to</strong> <span class="mono">{v.transfer.number}</span>
+              {v.transfer.name ? ` (${v.transfer.name})` : ""}
+            </>
+          ) : null}
+        </p>
+      ) : null}
       <p>
         <strong>Latency</strong>{" "}
         {v.latency
@@ -70,9 +82,15 @@ const Transcript: FC<{ v: CallView }> = ({ v }) => (
       <ol class="turns">
         {v.transcript.turns.map((t) => (
           <li>
-            <span class="role">{t.role === "agent" ? "Agent" : "Caller"}</span>
+            <span class="role">{t.role === "agent" ? "Agent" : t.role === "tool" ? "Tool" : "Caller"}</span>
             <span class="muted small">{(t.startMs / 1000).toFixed(1)} s</span> {t.text}
             {t.interrupted ? <span class="badge off"> interrupted</span> : null}
+            {t.tool ? (
+              <>
+                {" "}
+                <ToolOutcome tool={t.tool} />
+              </>
+            ) : null}
           </li>
         ))}
       </ol>

@@ -4,7 +4,7 @@
 import type { FC } from "hono/jsx";
 import type { ChatView } from "../../chats/schema";
 import type { SubjectDelivery } from "../../webhooks/log";
-import { Badge, DataTable, EmptyState, Flash, Layout, type Shell, When } from "../ui";
+import { Badge, DataTable, EmptyState, Flash, Layout, type Shell, ToolOutcome, When } from "../ui";
 import { BASE, CHANNEL_LABELS, ChatStatusBadge } from "./list";
 
 type Turn = ChatView["transcript"]["turns"][number];
@@ -63,17 +63,7 @@ const TurnMarks: FC<{ turn: Turn }> = ({ turn }) => (
   <>
     {turn.kind === "voice" ? <Badge>voice note, transcribed</Badge> : null}
     {turn.kind === "unsupported" ? <Badge tone="off">unsupported message</Badge> : null}
-    {turn.tool ? (
-      <>
-        <Badge tone={turn.tool.outcome === "ok" ? undefined : "bad"}>
-          tool {turn.tool.outcome === "ok" ? "ok" : turn.tool.outcome.replace("_", " ")}
-        </Badge>{" "}
-        <span class="small muted">
-          {turn.tool.latencyMs} ms{turn.tool.statusCode !== null ? ` · HTTP ${turn.tool.statusCode}` : ""}
-          {turn.tool.requestId ? ` · request ${turn.tool.requestId}` : ""}
-        </span>
-      </>
-    ) : null}
+    {turn.tool ? <ToolOutcome tool={turn.tool} /> : null}
     {turn.undelivered ? (
       <>
         <Badge tone="bad">not delivered</Badge> <span class="small">{turn.undelivered}</span>

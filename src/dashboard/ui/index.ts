@@ -1,5 +1,5 @@
 // The dashboard's UI kit: what every screen builds its views from.
-export { Badge, type Tone } from "./badges";
+export { Badge, type Tone, ToolOutcome } from "./badges";
 export { EmptyState } from "./empty-state";
 export { Checkbox, Csrf, ErrorSummary, type FieldErrors, GroupError, Select, TextArea, TextField } from "./fields";
 export { Document, InlineScript, InlineStyle, Layout, nonceOf, type Shell, shellOf } from "./layout";

@@ -1,9 +1,9 @@
 import { bigint, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import type { CallStatus, EndedReason } from "../../calls/states";
 import type { TurnTaking } from "../../calls/turns";
-import type { ToolTurnDetail } from "./tools";
 import { agents } from "./agents";
 import { organizations } from "./organizations";
+import type { ToolTurnDetail } from "./tools";
 import { id, timestamps } from "./util";
 
 export interface TranscriptTurn {

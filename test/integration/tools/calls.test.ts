@@ -8,7 +8,7 @@
 import { and, eq } from "drizzle-orm";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { usageEvents } from "../../../src/db/schema";
-import { TOOLS_CALLEE, TRANSFER_CALLEE, place } from "../../callees";
+import { place, TOOLS_CALLEE, TRANSFER_CALLEE } from "../../callees";
 import { type CallView, joinWebCall, providerCallId, settledSandboxCall, speech, WEB_RATE, waitForCall } from "../../calls";
 import { receiversPerTest } from "../../deliveries";
 import { createWorkspace, json, testDb, type Workspace } from "../../harness";
@@ -93,7 +93,11 @@ describe("a phone call with tools", () => {
     // Each outcome recorded, with its latency; failures spoken (the default message: these tools have none).
     const tools = toolsOf(turns);
     expect(tools.map((t) => t.name)).toEqual(["lookup_order", "slow_tool", "broken_tool", "end_call"]);
-    expect(tools.find((t) => t.name === "lookup_order")).toMatchObject({ outcome: "ok", statusCode: 200, result: expect.stringContaining("shipped") });
+    expect(tools.find((t) => t.name === "lookup_order")).toMatchObject({
+      outcome: "ok",
+      statusCode: 200,
+      result: expect.stringContaining("shipped"),
+    });
     expect(tools.find((t) => t.name === "slow_tool")).toMatchObject({ outcome: "timeout", statusCode: null });
     expect(tools.find((t) => t.name === "broken_tool")).toMatchObject({ outcome: "http_error", statusCode: 500 });
     expect(tools.find((t) => t.name === "end_call")).toMatchObject({ outcome: "ok" });
@@ -143,7 +147,9 @@ describe("transfer_call on a phone call", () => {
     expect(done).toMatchObject({ status: "completed", endedReason: "transferred", endedReasonCategory: "none" });
     expect(done.transfer).toMatchObject({ number: "+14155550100", name: "billing", at: expect.any(String) });
     const turns = done.transcript.turns as Turn[];
-    expect(toolsOf(turns)).toEqual([expect.objectContaining({ name: "transfer_call", outcome: "ok", arguments: { destination: "billing" } })]);
+    expect(toolsOf(turns)).toEqual([
+      expect.objectContaining({ name: "transfer_call", outcome: "ok", arguments: { destination: "billing" } }),
+    ]);
     expect(turns.filter((t) => t.role === "agent").at(-1)?.text).toBe("Transferring you to billing now.");
 
     // The carrier got a <Dial> to billing from the call's number, and answered that leg.

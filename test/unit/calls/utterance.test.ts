@@ -113,6 +113,28 @@ describe("Utterance", () => {
     expect(u.firstAudio?.ttsMs).toBeGreaterThanOrEqual(50);
   });
 
+  it("runs a chunk's `before` when its audio starts going out, in playback order, not when it is added", async () => {
+    const ac = new AbortController();
+    const log: string[] = [];
+    const u = new Utterance({
+      synthesize: async (text, onAudio) => {
+        await sleep(text === "one" ? 40 : 5);
+        onAudio(pcm16ToBytes(Int16Array.from({ length: 240 }, () => 1)));
+      },
+      send: () => log.push("audio"),
+      fromRate: 24000,
+      rate: 8000,
+      signal: ac.signal,
+    });
+    u.onChunkStart = (text) => log.push(`start ${text}`);
+    u.add("one");
+    u.add("two", () => log.push(`before two (${u.timeline.length} on the timeline)`));
+    expect(log).toEqual([]);
+    u.end();
+    await u.done;
+    expect(log).toEqual(["start one", "audio", "before two (2 on the timeline)", "start two", "audio"]);
+  });
+
   it("a cancel stops it: the pending speech is abandoned and `done` rejects", async () => {
     const ac = new AbortController();
     const sent: number[] = [];

@@ -2,9 +2,12 @@
 // meta-schema and our rules, arguments checked against a saved schema, the tools the model is
 // offered on a chat and a call, and the history a chat's tool turns become for the model.
 import { describe, expect, it } from "vitest";
+import type { Db } from "../../../src/db/client";
 import type { AgentTool, WidgetTurn } from "../../../src/db/schema";
+import type { AppConfig } from "../../../src/env";
+import type { AgentAnswer } from "../../../src/metering/agent-reply";
 import { argumentsValidator, PARAMETERS_MAX_BYTES, PARAMETERS_MAX_DEPTH, parametersProblems } from "../../../src/tools/json-schema";
-import { modelTools, offeredTools } from "../../../src/tools/runtime";
+import { agentTurn, modelTools, offeredTools, type Round, transferDestination } from "../../../src/tools/runtime";
 import { toolsSchema } from "../../../src/tools/schema";
 import { chatMessages } from "../../../src/widgets/reply";
 
@@ -131,6 +134,159 @@ describe("the tools a model is offered", () => {
         },
       },
     ]);
+  });
+
+  it("are the same on a web call; a phone call adds transfer_call, choosing by name when there are several", () => {
+    expect([...offeredTools(tools, { kind: "call", id: "c", transferable: false }).keys()]).toEqual(["lookup", "end_call"]);
+    const phone = offeredTools(tools, { kind: "call", id: "c", transferable: true });
+    expect([...phone.keys()]).toEqual(["lookup", "end_call", "transfer_call"]);
+    // One destination: nothing to choose.
+    expect(modelTools(phone)[2]).toEqual({
+      type: "function",
+      function: {
+        name: "transfer_call",
+        description: expect.stringContaining("Transfer the caller"),
+        parameters: { type: "object", properties: {} },
+      },
+    });
+    const several: AgentTool = {
+      type: "transfer_call",
+      destinations: [
+        { number: "+14155550100", name: "billing", description: "Invoices." },
+        { number: "+14155550111", name: "support" },
+      ],
+    };
+    const [def] = modelTools(offeredTools([several], { kind: "call", id: "c", transferable: true }));
+    expect(def?.function).toMatchObject({
+      parameters: {
+        type: "object",
+        properties: { destination: { type: "string", enum: ["billing", "support"], description: "billing: Invoices.; support" } },
+        required: ["destination"],
+      },
+    });
+    if (several.type !== "transfer_call") throw new Error("unreachable");
+    expect(transferDestination(several, { destination: "support" })?.number).toBe("+14155550111");
+    expect(transferDestination(several, { destination: "sales" })).toBeNull();
+    expect(transferDestination(several, {})).toBeNull();
+    expect(transferDestination({ type: "transfer_call", destinations: [{ number: "+1415555" }] }, "anything")?.number).toBe("+1415555");
+  });
+});
+
+describe("a live call's turn (streamed rounds)", () => {
+  // No function tool, so no secret, database or network: the model is the scripted `round`.
+  const deps = { db: {} as Db, config: {} as AppConfig, waitUntil: () => undefined };
+  const payer = { organizationId: "o", apiKeyId: null, method: "CALL", endpoint: "/v1/calls/c", callId: "c" };
+  const agent = (tools: AgentTool[]) => ({
+    id: "a",
+    name: "Agent",
+    llmModel: "m",
+    temperature: 0.7,
+    tools,
+    toolSecret: null,
+    metadata: {},
+  });
+  const scripted = (answers: AgentAnswer[]) => {
+    const asked: Array<{ offered: string[]; choice: unknown; last: unknown }> = [];
+    const round: Round = async (messages, offer) => {
+      asked.push({
+        offered: (offer.tools ?? []).map((t) => (t as { function: { name: string } }).function.name),
+        choice: offer.toolChoice,
+        last: messages.at(-1),
+      });
+      const next = answers.shift();
+      if (!next) throw new Error("asked once too often");
+      return next;
+    };
+    return { round, asked };
+  };
+  const call = (name: string, args = "{}") => ({ id: `call_${name}`, type: "function", function: { name, arguments: args } });
+  const subject = { kind: "call" as const, id: "c", transferable: true };
+
+  it("transfer_call: says the destination's message itself and returns where to, recording the tool turn", async () => {
+    const transfer: AgentTool = {
+      type: "transfer_call",
+      destinations: [
+        { number: "+14155550100", name: "billing", message: "Putting you through to billing." },
+        { number: "+14155550111", name: "support" },
+      ],
+    };
+    const { round, asked } = scripted([{ content: "", toolCalls: [call("transfer_call", '{"destination":"billing"}')] }]);
+    const said: string[] = [];
+    const turn = await agentTurn(
+      deps,
+      payer,
+      agent([transfer]),
+      subject,
+      [{ role: "user", content: "billing please" }],
+      50,
+      async (t) => {
+        said.push(t);
+      },
+      { round },
+    );
+    expect(asked).toHaveLength(1); // no second round: the call is handed on
+    expect(asked[0]?.offered).toEqual(["transfer_call"]);
+    expect(said).toEqual(["Putting you through to billing."]);
+    expect(turn).toMatchObject({ ended: false, transfer: { number: "+14155550100", name: "billing" }, toolCalls: 1 });
+    expect(turn.turns).toEqual([
+      expect.objectContaining({ role: "tool", tool: expect.objectContaining({ name: "transfer_call", outcome: "ok" }) }),
+    ]);
+  });
+
+  it("transfer_call to a destination that does not exist is refused to the model, which goes on talking", async () => {
+    const transfer: AgentTool = {
+      type: "transfer_call",
+      destinations: [
+        { number: "+14155550100", name: "billing" },
+        { number: "+14155550111", name: "support" },
+      ],
+    };
+    const { round, asked } = scripted([
+      { content: "", toolCalls: [call("transfer_call", '{"destination":"sales"}')] },
+      { content: "I can transfer you to billing or support.", toolCalls: [] },
+    ]);
+    const said: string[] = [];
+    const rounds: unknown[] = [];
+    const turn = await agentTurn(
+      deps,
+      payer,
+      agent([transfer]),
+      subject,
+      [{ role: "user", content: "sales" }],
+      50,
+      async (t) => {
+        said.push(t);
+      },
+      { round, onToolRound: (messages) => rounds.push(messages) },
+    );
+    expect(turn).toMatchObject({ transfer: null, ended: false, text: expect.stringContaining("billing or support") });
+    expect(turn.turns[0]).toMatchObject({ tool: { outcome: "invalid_arguments", error: "destination must be one of billing, support" } });
+    // The failure is said before the model's next words (streamed: through `say`, not in the text's head).
+    expect(said).toEqual(["Sorry, something went wrong on my side while checking that."]);
+    // The round's messages for the call's history: the model's call (its words were said) and the result.
+    expect(rounds).toEqual([
+      [
+        { role: "assistant", content: null, tool_calls: [call("transfer_call", '{"destination":"sales"}')] },
+        { role: "tool", tool_call_id: "call_transfer_call", content: expect.stringContaining("destination must be one of") },
+      ],
+    ]);
+    expect(asked[1]?.last).toMatchObject({ role: "tool" });
+  });
+
+  it("end_call with words of its own streamed: nothing more is said; without: the tool's message", async () => {
+    const end: AgentTool = { type: "end_call", messages: { requestStart: "Bye now!" } };
+    const withWords = scripted([{ content: "Glad I could help. Goodbye.", toolCalls: [call("end_call")] }]);
+    const said: string[] = [];
+    const say = async (t: string) => {
+      said.push(t);
+    };
+    const a = await agentTurn(deps, payer, agent([end]), subject, [{ role: "user", content: "bye" }], 50, say, { round: withWords.round });
+    expect(a).toMatchObject({ ended: true, transfer: null, text: "Glad I could help. Goodbye." });
+    expect(said).toEqual([]);
+    const silent = scripted([{ content: "", toolCalls: [call("end_call")] }]);
+    const b = await agentTurn(deps, payer, agent([end]), subject, [{ role: "user", content: "bye" }], 50, say, { round: silent.round });
+    expect(b).toMatchObject({ ended: true, text: "Bye now!" });
+    expect(said).toEqual(["Bye now!"]);
   });
 });
 
