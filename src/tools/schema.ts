@@ -113,7 +113,9 @@ export const transferCallToolSchema = z
       })
       .openapi({ description: "One E.164 number, or several named ones the model chooses from." }),
   })
-  .openapi("TransferCallTool", { description: "Stored and validated; carried out by phone and web calls (docs/tools.md)." });
+  .openapi("TransferCallTool", {
+    description: "Offered to the model on phone calls: the caller is handed on to a destination with Twilio <Dial> (docs/tools.md).",
+  });
 
 export const toolSchema = z.discriminatedUnion("type", [functionToolSchema, endCallToolSchema, transferCallToolSchema]).openapi("Tool");
 

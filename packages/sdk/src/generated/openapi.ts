@@ -1617,8 +1617,11 @@ export interface components {
             transcript?: {
                 fullText?: string;
                 turns?: ({
-                    /** @enum {string} */
-                    role: "agent" | "user";
+                    /**
+                     * @description `tool`: a call of one of the agent's tools (docs/tools.md).
+                     * @enum {string}
+                     */
+                    role: "agent" | "user" | "tool";
                     text: string;
                     /** @description Milliseconds from the moment the call connected. */
                     startMs: number;
@@ -1628,6 +1631,15 @@ export interface components {
                      * @enum {boolean}
                      */
                     interrupted?: true;
+                    /** @description On a tool turn: which tool, how it went, how long it took. */
+                    tool?: {
+                        name: string;
+                        /** @enum {string} */
+                        outcome: "ok" | "timeout" | "http_error" | "invalid_json" | "invalid_arguments" | "url_refused" | "network_error" | "unknown_tool";
+                        latencyMs: number;
+                        /** @description The tool server's HTTP status; null when it did not answer. */
+                        statusCode: number | null;
+                    };
                 } | {
                     /**
                      * @description `tool`: a call of one of the agent's tools (docs/tools.md).
@@ -1763,8 +1775,11 @@ export interface components {
             transcript: {
                 fullText: string;
                 turns: {
-                    /** @enum {string} */
-                    role: "agent" | "user";
+                    /**
+                     * @description `tool`: a call of one of the agent's tools (docs/tools.md).
+                     * @enum {string}
+                     */
+                    role: "agent" | "user" | "tool";
                     text: string;
                     /** @description Milliseconds from the moment the call connected. */
                     startMs: number;
@@ -1774,6 +1789,15 @@ export interface components {
                      * @enum {boolean}
                      */
                     interrupted?: true;
+                    /** @description On a tool turn: which tool, how it went, how long it took. */
+                    tool?: {
+                        name: string;
+                        /** @enum {string} */
+                        outcome: "ok" | "timeout" | "http_error" | "invalid_json" | "invalid_arguments" | "url_refused" | "network_error" | "unknown_tool";
+                        latencyMs: number;
+                        /** @description The tool server's HTTP status; null when it did not answer. */
+                        statusCode: number | null;
+                    };
                 }[];
             } | null;
         };
@@ -1858,8 +1882,11 @@ export interface components {
             transcript: {
                 fullText: string;
                 turns: {
-                    /** @enum {string} */
-                    role: "agent" | "user";
+                    /**
+                     * @description `tool`: a call of one of the agent's tools (docs/tools.md).
+                     * @enum {string}
+                     */
+                    role: "agent" | "user" | "tool";
                     text: string;
                     /** @description Milliseconds from the moment the call connected. */
                     startMs: number;
@@ -1869,6 +1896,15 @@ export interface components {
                      * @enum {boolean}
                      */
                     interrupted?: true;
+                    /** @description On a tool turn: which tool, how it went, how long it took. */
+                    tool?: {
+                        name: string;
+                        /** @enum {string} */
+                        outcome: "ok" | "timeout" | "http_error" | "invalid_json" | "invalid_arguments" | "url_refused" | "network_error" | "unknown_tool";
+                        latencyMs: number;
+                        /** @description The tool server's HTTP status; null when it did not answer. */
+                        statusCode: number | null;
+                    };
                 }[];
             } | null;
         };
@@ -1953,8 +1989,11 @@ export interface components {
             transcript: {
                 fullText: string;
                 turns: {
-                    /** @enum {string} */
-                    role: "agent" | "user";
+                    /**
+                     * @description `tool`: a call of one of the agent's tools (docs/tools.md).
+                     * @enum {string}
+                     */
+                    role: "agent" | "user" | "tool";
                     text: string;
                     /** @description Milliseconds from the moment the call connected. */
                     startMs: number;
@@ -1964,6 +2003,15 @@ export interface components {
                      * @enum {boolean}
                      */
                     interrupted?: true;
+                    /** @description On a tool turn: which tool, how it went, how long it took. */
+                    tool?: {
+                        name: string;
+                        /** @enum {string} */
+                        outcome: "ok" | "timeout" | "http_error" | "invalid_json" | "invalid_arguments" | "url_refused" | "network_error" | "unknown_tool";
+                        latencyMs: number;
+                        /** @description The tool server's HTTP status; null when it did not answer. */
+                        statusCode: number | null;
+                    };
                 }[];
             } | null;
         };
@@ -2048,8 +2096,11 @@ export interface components {
             transcript: {
                 fullText: string;
                 turns: {
-                    /** @enum {string} */
-                    role: "agent" | "user";
+                    /**
+                     * @description `tool`: a call of one of the agent's tools (docs/tools.md).
+                     * @enum {string}
+                     */
+                    role: "agent" | "user" | "tool";
                     text: string;
                     /** @description Milliseconds from the moment the call connected. */
                     startMs: number;
@@ -2059,6 +2110,15 @@ export interface components {
                      * @enum {boolean}
                      */
                     interrupted?: true;
+                    /** @description On a tool turn: which tool, how it went, how long it took. */
+                    tool?: {
+                        name: string;
+                        /** @enum {string} */
+                        outcome: "ok" | "timeout" | "http_error" | "invalid_json" | "invalid_arguments" | "url_refused" | "network_error" | "unknown_tool";
+                        latencyMs: number;
+                        /** @description The tool server's HTTP status; null when it did not answer. */
+                        statusCode: number | null;
+                    };
                 }[];
             } | null;
         };
@@ -3429,7 +3489,7 @@ export interface components {
                 requestStart?: string;
             };
         };
-        /** @description Stored and validated; carried out by phone and web calls (docs/tools.md). */
+        /** @description Offered to the model on phone calls: the caller is handed on to a destination with Twilio <Dial> (docs/tools.md). */
         TransferCallTool: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -3715,7 +3775,7 @@ export interface components {
             /** @enum {string} */
             direction: "outbound" | "inbound";
             /** @enum {string|null} */
-            endedReason: "agent-ended-call" | "customer-ended-call" | "silence-timeout" | "max-duration-reached" | "customer-busy" | "customer-did-not-answer" | "call-canceled" | "web-call-not-joined" | "dial-failed" | "media-stream-failed" | "telephony-provider-error" | "stt-provider-error" | "llm-provider-error" | "tts-provider-error" | "insufficient-credits" | "watchdog-timeout" | null;
+            endedReason: "agent-ended-call" | "transferred" | "customer-ended-call" | "silence-timeout" | "max-duration-reached" | "customer-busy" | "customer-did-not-answer" | "call-canceled" | "web-call-not-joined" | "dial-failed" | "media-stream-failed" | "telephony-provider-error" | "stt-provider-error" | "llm-provider-error" | "tts-provider-error" | "insufficient-credits" | "watchdog-timeout" | null;
             /** @enum {string|null} */
             endedReasonCategory: "none" | "customer" | "telephony" | "provider" | "platform" | null;
             durationSeconds: number | null;
@@ -3733,16 +3793,31 @@ export interface components {
             transcript: {
                 fullText: string;
                 turns: {
-                    /** @enum {string} */
-                    role: "agent" | "user";
+                    /**
+                     * @description `tool`: a call of one of the agent's tools (docs/tools.md).
+                     * @enum {string}
+                     */
+                    role: "agent" | "user" | "tool";
                     text: string;
                     /** @description Milliseconds from the moment the call connected. */
                     startMs: number;
                     endMs: number;
                     /** @description The caller spoke over the agent; `text` is what it meant to say. */
                     interrupted?: boolean;
+                    tool?: components["schemas"]["ToolTurn"];
                 }[];
             };
+            /** @description Tool calls the agent made during the call (docs/tools.md). */
+            toolCallCount: number;
+            /** @description Where the agent's transfer_call handed the caller on (endedReason `transferred`). */
+            transfer: {
+                /** @example +14155550100 */
+                number: string;
+                /** @example billing */
+                name: string | null;
+                /** Format: date-time */
+                at: string;
+            } | null;
             recording: {
                 url: string;
                 durationSeconds: number;
@@ -3798,6 +3873,22 @@ export interface components {
             metadata: {
                 [key: string]: unknown;
             };
+        };
+        /** @description Tool turns: the call, its outcome and latency (docs/tools.md). */
+        ToolTurn: {
+            /** @description The model's id of the call. */
+            callId: string;
+            /** @description The signed request's id (X-Service-Delivery-Id); null when nothing was sent. */
+            requestId: string | null;
+            name: string;
+            arguments?: unknown;
+            /** @enum {string} */
+            outcome: "ok" | "timeout" | "http_error" | "invalid_json" | "invalid_arguments" | "url_refused" | "network_error" | "unknown_tool";
+            statusCode: number | null;
+            latencyMs: number;
+            /** @description What the model was given back (the first 4 KB). */
+            result: string;
+            error?: string;
         };
         /**
          * @example {
@@ -4222,22 +4313,6 @@ export interface components {
                     tool?: components["schemas"]["ToolTurn"];
                 }[];
             };
-        };
-        /** @description Tool turns: the call, its outcome and latency (docs/tools.md). */
-        ToolTurn: {
-            /** @description The model's id of the call. */
-            callId: string;
-            /** @description The signed request's id (X-Service-Delivery-Id); null when nothing was sent. */
-            requestId: string | null;
-            name: string;
-            arguments?: unknown;
-            /** @enum {string} */
-            outcome: "ok" | "timeout" | "http_error" | "invalid_json" | "invalid_arguments" | "url_refused" | "network_error" | "unknown_tool";
-            statusCode: number | null;
-            latencyMs: number;
-            /** @description What the model was given back (the first 4 KB). */
-            result: string;
-            error?: string;
         };
         WidgetPage: {
             data: components["schemas"]["Widget"][];
