@@ -9,21 +9,34 @@ import { pcm16FromBytes, resample } from "./codec";
 const ABBREVIATIONS = new Set(["mr", "mrs", "ms", "dr", "st", "jr", "sr", "vs", "etc", "e.g", "i.e", "approx", "no"]);
 /** A chunk this long without a sentence end is cut at its last comma or space (a run-on reply still streams). */
 const MAX_CHUNK_CHARS = 240;
+/** The first chunk may end at a clause (a comma, colon, semicolon or dash) once it is this long. */
+export const FIRST_CLAUSE_MIN_CHARS = 12;
 
-/** Cuts streamed text into sentences: a chunk ends after `.`, `!`, `?` or `…` (and closing quotes) followed by white space. */
+/**
+ * Cuts streamed text into sentences: a chunk ends after `.`, `!`, `?` or `…` (and closing quotes)
+ * followed by white space. The first chunk of a reply may end sooner, at its first clause of at
+ * least FIRST_CLAUSE_MIN_CHARS ("Sure, I can do that." → "Sure, I can do that." but "Of course,
+ * let me check" → "Of course," …): its speech is asked for a few tokens earlier, which is what the
+ * caller waits for (Vapi's chunk plan cuts at commas too); later chunks are whole sentences, which
+ * the voice reads with the better intonation while the first one plays.
+ */
 export class SentenceChunker {
   private buffer = "";
+  private chunks = 0;
 
   /** Adds a piece of text; returns the chunks it completed. */
   push(text: string): string[] {
     this.buffer += text;
     const out: string[] = [];
     for (;;) {
-      const end = this.sentenceEnd();
+      const end = this.chunks === 0 ? this.firstEnd() : this.sentenceEnd();
       if (end === -1) break;
       const chunk = this.buffer.slice(0, end).trim();
       this.buffer = this.buffer.slice(end);
-      if (chunk) out.push(chunk);
+      if (chunk) {
+        out.push(chunk);
+        this.chunks++;
+      }
     }
     while (this.buffer.length > MAX_CHUNK_CHARS) {
       const head = this.buffer.slice(0, MAX_CHUNK_CHARS);
@@ -31,16 +44,32 @@ export class SentenceChunker {
       const at = cut > 0 ? cut : MAX_CHUNK_CHARS;
       const chunk = this.buffer.slice(0, at).trim();
       this.buffer = this.buffer.slice(at);
-      if (chunk) out.push(chunk);
+      if (chunk) {
+        out.push(chunk);
+        this.chunks++;
+      }
     }
     return out;
   }
 
-  /** The rest, at the end of the reply. */
+  /** The rest, at the end of the reply; the next text starts a new reply (its first chunk may be a clause again). */
   flush(): string[] {
     const rest = this.buffer.trim();
     this.buffer = "";
+    this.chunks = 0;
     return rest ? [rest] : [];
+  }
+
+  /** The first chunk's end: the sentence's, or an earlier clause's once the chunk is long enough. */
+  private firstEnd(): number {
+    const sentence = this.sentenceEnd();
+    const re = /[,;:—–]["'”’)\]]*(?=\s)/g;
+    for (let m = re.exec(this.buffer); m; m = re.exec(this.buffer)) {
+      const end = m.index + m[0].length;
+      if (sentence !== -1 && end > sentence) break;
+      if (this.buffer.slice(0, end).trim().length >= FIRST_CLAUSE_MIN_CHARS) return end;
+    }
+    return sentence;
   }
 
   /** Index just past the first complete sentence (its end mark and closing quotes), or -1. */

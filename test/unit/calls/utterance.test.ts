@@ -33,6 +33,24 @@ describe("SentenceChunker", () => {
     ]);
   });
 
+  it("lets the first chunk end at a clause once it is long enough; later chunks are whole sentences", () => {
+    const text = "Of course, let me see: your order, number 42, has shipped. It left today, by courier. Fine";
+    // "Of course," is 10 characters: too short to be said alone, so the first clause runs to "see:".
+    expect(cut(text.split(/(?=\s)/))).toEqual([
+      "Of course, let me see:",
+      "your order, number 42, has shipped.",
+      "It left today, by courier.",
+      "Fine",
+    ]);
+    // A sentence that ends before any long-enough clause is the first chunk; numbers keep their commas.
+    expect(cut(["Goodbye! You said: No, that's all."])).toEqual(["Goodbye!", "You said: No, that's all."]);
+    expect(cut(["It costs 3,500 dollars, give or take."])).toEqual(["It costs 3,500 dollars,", "give or take."]);
+    // After flush, the next reply's first chunk may be a clause again.
+    const c = new SentenceChunker();
+    expect([...c.push("Certainly, my friend, here it is. "), ...c.flush()]).toEqual(["Certainly, my friend,", "here it is."]);
+    expect([...c.push("Well then, off we go now. "), ...c.flush()]).toEqual(["Well then, off we go now."]);
+  });
+
   it("cuts a run-on reply at a comma or a space so it still streams", () => {
     const long = `${"word ".repeat(40)}, ${"more ".repeat(40)}`;
     const chunks = cut([long]);
