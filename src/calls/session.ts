@@ -187,6 +187,7 @@ export class CallSessionRuntime implements SessionEvents {
     if (this.state === "ended" || this.state === "ending") return;
     if (this.transferring) return; // the carrier took the call from our stream: handOn() ends it as transferred
     this.log("caller side closed", { cause });
+    if (this.state === "live") this.keepHeard(Date.now());
     if (this.state === "waiting") {
       // The socket closed before the stream started: nothing to end here; the provider's
       // status callback or the watchdog settles the call.
@@ -688,6 +689,31 @@ export class CallSessionRuntime implements SessionEvents {
       this.scope.defer(saveTranscript(this.scope.db, (this.call as Call).id, [...this.turns]));
     }
     this.afterPlayback();
+  }
+
+  /**
+   * The caller hung up while the agent was speaking: its turn keeps what the caller heard (marked
+   * interrupted, as after a barge-in), and a reply they heard nothing of is no turn at all (its
+   * speech was sent ahead of playback, not heard).
+   */
+  private keepHeard(at: number): void {
+    const playing = this.playing;
+    if (!playing) return;
+    this.playing = null;
+    playing.cancel?.abort();
+    const heard = heardText(playing.chunks.slice(playing.fromChunk), at);
+    if (!heard) {
+      const turn = this.turns.indexOf(playing.turn);
+      if (turn !== -1) this.turns.splice(turn, 1);
+      const said = this.history.indexOf(playing.said);
+      if (said !== -1) this.history.splice(said, 1);
+      return;
+    }
+    if (heard === playing.turn.text && at >= playing.endsAt) return; // heard to its end
+    playing.turn.interrupted = true;
+    playing.turn.text = heard;
+    playing.said.content = heard;
+    playing.turn.endMs = Math.round(Math.min(playing.endsAt, at) - this.connectedAt);
   }
 
   private tick(): void {
