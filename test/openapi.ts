@@ -88,6 +88,51 @@ export function contractOf(doc: OpenApiDoc): Contract {
 export const OPENAPI_PATH = "/v1/openapi.json";
 let served: Promise<Contract> | undefined;
 
+const IN_SCOPE = /^\/(v1|webhooks)\//;
+/** Origins whose answers are held to the document: the stack's worker, and the workers and gateways tests start. */
+const heldOrigins = new Set<string>();
+
+/** Holds a worker's answers to the document (a worker of ours, or a gateway in front of one). */
+export function holdToContract(baseUrl: string): void {
+  heldOrigins.add(new URL(baseUrl).origin);
+}
+
+export const isHeldToContract = (baseUrl: string) => heldOrigins.has(new URL(baseUrl).origin);
+
+/**
+ * Mismatches seen since the current test began, by whatever made the request (fetch, node:http);
+ * test/setup/contract.ts fails the test with them after it, even if it swallowed the rejection.
+ */
+export const contractMismatches: string[] = [];
+
+/**
+ * Checks an answer of a held worker: its JSON body against the document's schema for the
+ * operation and status. Answers out of scope (another server, a path the document does not
+ * describe, a body that is not JSON) pass. A mismatch is recorded and returned as the message the
+ * request should fail with; null when the answer holds.
+ */
+export async function checkAnswer(
+  method: string,
+  url: URL,
+  answer: { status: number; contentType: string | null; text(): Promise<string> },
+): Promise<string | null> {
+  if (!heldOrigins.has(url.origin) || !IN_SCOPE.test(url.pathname) || url.pathname === OPENAPI_PATH) return null;
+  if (!/^application\/([\w.-]+\+)?json/i.test(answer.contentType ?? "")) return null;
+  const doc = await servedContract();
+  const template = doc.operationFor(method, url.pathname);
+  if (!template) return null;
+  let problems: string[];
+  try {
+    problems = doc.checkResponse(method, template, answer.status, JSON.parse(await answer.text()));
+  } catch {
+    problems = [`${method} ${url.pathname} → ${answer.status}: the body is not JSON although its Content-Type says so`];
+  }
+  if (!problems.length) return null;
+  const message = `response does not match the OpenAPI document:\n  ${problems.join("\n  ")}`;
+  contractMismatches.push(message);
+  return message;
+}
+
 /** The contract of the document the test worker serves (/v1/openapi.json), fetched once per test file. */
 export function servedContract(): Promise<Contract> {
   served ??= fetch(inject("stack").baseUrl + OPENAPI_PATH)
