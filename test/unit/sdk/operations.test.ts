@@ -1,6 +1,7 @@
 // The SDK covers the API: every operation of the OpenAPI document that takes an API key is in
 // the SDK's operation table with the same method and path, the table names nothing else, and
-// each entry's SDK method exists on a client.
+// each entry's SDK method exists on a client and is in the README's table of resources.
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { OPERATIONS, VoiceAgentPlatform } from "../../../packages/sdk/src/index";
 import { createApp } from "../../../src/app";
@@ -39,5 +40,19 @@ describe("SDK operations", () => {
     const names = Object.values(OPERATIONS).map((o) => o.sdk);
     expect(names.filter((n) => typeof resolve(n) !== "function")).toEqual([]);
     expect(new Set(names).size).toBe(names.length);
+  });
+
+  it("lists every method in the README's table of resources", () => {
+    const readme = readFileSync(new URL("../../../packages/sdk/README.md", import.meta.url), "utf8");
+    const rows = readme.split("\n").filter((line) => line.startsWith("| `client."));
+    const missing = Object.values(OPERATIONS)
+      .map((o) => o.sdk)
+      .filter((sdk) => {
+        const [resource, ...rest] = sdk.split(".");
+        const method = rest.join(".");
+        const row = rows.find((r) => r.includes(`\`client.${resource}\``));
+        return !row || !(row.includes(`\`${method}\``) || row.includes(`\`${method}(`));
+      });
+    expect(missing).toEqual([]);
   });
 });
