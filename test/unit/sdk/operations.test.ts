@@ -1,7 +1,8 @@
 // The SDK covers the API: every operation of the OpenAPI document that takes an API key is in
 // the SDK's operation table with the same method and path, the table names nothing else, and
-// each entry's SDK method exists on a client and is in the README's table of resources.
-import { readFileSync } from "node:fs";
+// each entry's SDK method exists on a client, is in the README's table of resources and is called
+// by the SDK's integration tests (test/integration/sdk, against the real worker).
+import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { OPERATIONS, VoiceAgentPlatform } from "../../../packages/sdk/src/index";
 import { createApp } from "../../../src/app";
@@ -54,5 +55,17 @@ describe("SDK operations", () => {
         return !row || !(row.includes(`\`${method}\``) || row.includes(`\`${method}(`));
       });
     expect(missing).toEqual([]);
+  });
+
+  it("has each method called by the SDK's integration tests, against the real worker", () => {
+    const dir = new URL("../../integration/sdk/", import.meta.url);
+    const tests = readdirSync(dir)
+      .filter((f) => f.endsWith(".test.ts"))
+      .map((f) => readFileSync(new URL(f, dir), "utf8"))
+      .join("\n");
+    const uncalled = Object.values(OPERATIONS)
+      .map((o) => o.sdk)
+      .filter((sdk) => !tests.includes(`.${sdk}(`));
+    expect(uncalled).toEqual([]);
   });
 });
