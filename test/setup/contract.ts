@@ -1,7 +1,8 @@
 // Every JSON response the integration suite receives from /v1 and /webhooks is validated against
-// the OpenAPI document's schema for its operation and status (test/openapi.ts); a mismatch fails
-// the test that made the request: the request's own fetch rejects with the problems, and the test
-// fails after it even if it swallowed that rejection. The document is the one the worker serves
+// the OpenAPI document's schema for its operation and status (test/openapi.ts), and any other
+// answer there (audio, text, no body) must have a status and media type the document lists. A
+// mismatch fails the test that made the request: the request's own fetch rejects with the
+// problems, and the test fails after it even if it swallowed that rejection. The document is the one the worker serves
 // (/v1/openapi.json), fetched once per test file. Tests, the harness's helpers and the SDKs they
 // drive (ours, openai) all request through the global fetch, which this wraps; test/http.ts's
 // node:http requests are checked the same way. Held are the stack's worker and every worker a test
