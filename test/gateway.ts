@@ -2,8 +2,10 @@
 // the worker unchanged, unless the test's script says otherwise for that request number: answer
 // something itself (a 503 with Retry-After, as a load balancer does while the worker restarts),
 // cut the connection, or forward and then never pass the answer back (a response lost on the
-// way, so the client times out after the worker did the work).
+// way, so the client times out after the worker did the work). What it passes on, and what it
+// answers itself, is held to the OpenAPI document as the worker's own answers are.
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import { holdToContract, isHeldToContract } from "./openapi";
 
 export type GatewayAction =
   | { kind: "forward" }
@@ -66,8 +68,10 @@ export async function startGateway(
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const addr = server.address();
   if (!addr || typeof addr === "string") throw new Error("gateway did not bind");
+  const url = `http://127.0.0.1:${addr.port}`;
+  if (isHeldToContract(target)) holdToContract(url);
   return {
-    url: `http://127.0.0.1:${addr.port}`,
+    url,
     exchanges,
     async stop() {
       server.closeAllConnections();

@@ -1,7 +1,9 @@
 // Requests through node:http, for what fetch cannot send: a body with any method (GET and DELETE
-// too), declared or chunked.
+// too), declared or chunked. Their answers are held to the OpenAPI document as fetch's are
+// (test/setup/contract.ts): a mismatch rejects the request and fails the test.
 import { type Agent, request as httpRequest } from "node:http";
 import { baseUrl } from "./harness";
+import { checkAnswer } from "./openapi";
 
 export interface Answer {
   status: number;
@@ -29,7 +31,14 @@ export function send(
       (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString("utf8") }));
+        res.on("end", () => {
+          const answer = { status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString("utf8") };
+          const contentType = res.headers["content-type"] ?? null;
+          checkAnswer(method, url, { status: answer.status, contentType, text: async () => answer.text }).then(
+            (problem) => (problem ? reject(new Error(problem)) : resolve(answer)),
+            reject,
+          );
+        });
         res.on("error", reject);
       },
     );

@@ -20,6 +20,8 @@ export interface Contract {
   operationFor(method: string, path: string): string | undefined;
   /** Problems with a JSON response to `method path` (a documented operation), or [] when it holds. */
   checkResponse(method: string, template: string, status: number, body: unknown): string[];
+  /** Problems with a response that is not JSON (audio, text, none): its status and media type must be listed. */
+  checkMediaType(method: string, template: string, status: number, contentType: string | null): string[];
   /** Problems with a delivered webhook payload of `event`, or [] when it holds. */
   checkWebhook(event: string, payload: unknown, mode?: "all" | "custom"): string[];
 }
@@ -54,6 +56,16 @@ export function contractOf(doc: OpenApiDoc): Contract {
     }))
     .sort((a, b) => a.params - b.params);
   const operations = (template: string) => (doc.paths?.[template] ?? {}) as Operations;
+  /** The document's response for a status (or its range, or the default), with the problem when it has none. */
+  const responseOf = (method: string, template: string, status: number) => {
+    const responses = operations(template)[method.toLowerCase()]?.responses ?? {};
+    const response = responses[String(status)] ?? responses[`${String(status)[0]}XX`] ?? responses.default;
+    const where = `${method.toUpperCase()} ${template} → ${status}`;
+    const problems = response
+      ? []
+      : [`${where}: the document lists no ${status} for this operation (it lists ${Object.keys(responses).join(", ")})`];
+    return { response, where, problems };
+  };
 
   return {
     operationFor(method, path) {
@@ -61,16 +73,21 @@ export function contractOf(doc: OpenApiDoc): Contract {
       return templates.find((t) => t.pattern.test(path) && operations(t.template)[m])?.template;
     },
     checkResponse(method, template, status, body) {
-      const op = operations(template)[method.toLowerCase()];
-      const responses = op?.responses ?? {};
-      const response = responses[String(status)] ?? responses[`${String(status)[0]}XX`] ?? responses.default;
-      const where = `${method.toUpperCase()} ${template} → ${status}`;
-      if (!response)
-        return [`${where}: the document lists no ${status} for this operation (it lists ${Object.keys(responses).join(", ")})`];
+      const { response, where, problems } = responseOf(method, template, status);
+      if (!response) return problems;
       const schema = response.content?.["application/json"]?.schema;
       if (!schema) return [`${where}: the document gives no application/json body for this status`];
       const validate = compiled(`${method} ${template} ${status}`, schema);
       return validate(body) ? [] : describe(validate.errors).map((e) => `${where}: ${e}`);
+    },
+    checkMediaType(method, template, status, contentType) {
+      const { response, where, problems } = responseOf(method, template, status);
+      if (!response || contentType === null) return problems;
+      const type = contentType.split(";")[0]?.trim().toLowerCase() ?? "";
+      const listed = Object.keys(response.content ?? {});
+      return listed.some((t) => t.toLowerCase() === type)
+        ? []
+        : [`${where}: the document gives no ${type} body for this status (it gives ${listed.join(", ") || "none"})`];
     },
     checkWebhook(event, payload, mode = "all") {
       const bodyOf = (name: string) =>
@@ -87,6 +104,55 @@ export function contractOf(doc: OpenApiDoc): Contract {
 
 export const OPENAPI_PATH = "/v1/openapi.json";
 let served: Promise<Contract> | undefined;
+
+const IN_SCOPE = /^\/(v1|webhooks)\//;
+/** Origins whose answers are held to the document: the stack's worker, and the workers and gateways tests start. */
+const heldOrigins = new Set<string>();
+
+/** Holds a worker's answers to the document (a worker of ours, or a gateway in front of one). */
+export function holdToContract(baseUrl: string): void {
+  heldOrigins.add(new URL(baseUrl).origin);
+}
+
+export const isHeldToContract = (baseUrl: string) => heldOrigins.has(new URL(baseUrl).origin);
+
+/**
+ * Mismatches seen since the current test began, by whatever made the request (fetch, node:http);
+ * test/setup/contract.ts fails the test with them after it, even if it swallowed the rejection.
+ */
+export const contractMismatches: string[] = [];
+
+/**
+ * Checks an answer of a held worker: a JSON body against the document's schema for the operation
+ * and status; any other answer (audio, text, no body) for a status and media type the document
+ * lists. Answers out of scope (another server, a path the document does not describe) pass. A
+ * mismatch is recorded and returned as the message the request should fail with; null when the
+ * answer holds.
+ */
+export async function checkAnswer(
+  method: string,
+  url: URL,
+  answer: { status: number; contentType: string | null; text(): Promise<string> },
+): Promise<string | null> {
+  if (!heldOrigins.has(url.origin) || !IN_SCOPE.test(url.pathname) || url.pathname === OPENAPI_PATH) return null;
+  const doc = await servedContract();
+  const template = doc.operationFor(method, url.pathname);
+  if (!template) return null;
+  let problems: string[];
+  if (!/^application\/([\w.-]+\+)?json/i.test(answer.contentType ?? "")) {
+    problems = doc.checkMediaType(method, template, answer.status, answer.contentType);
+  } else {
+    try {
+      problems = doc.checkResponse(method, template, answer.status, JSON.parse(await answer.text()));
+    } catch {
+      problems = [`${method} ${url.pathname} → ${answer.status}: the body is not JSON although its Content-Type says so`];
+    }
+  }
+  if (!problems.length) return null;
+  const message = `response does not match the OpenAPI document:\n  ${problems.join("\n  ")}`;
+  contractMismatches.push(message);
+  return message;
+}
 
 /** The contract of the document the test worker serves (/v1/openapi.json), fetched once per test file. */
 export function servedContract(): Promise<Contract> {

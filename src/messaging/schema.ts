@@ -58,7 +58,14 @@ export const createChannelSchema = z
     z.strictObject({ type: z.literal("telegram"), ...common, credentials: telegramCredentials }),
     z.strictObject({ type: z.literal("whatsapp"), ...common, credentials: whatsappCredentials }),
   ])
-  .openapi("CreateChannel");
+  .openapi("CreateChannel", {
+    example: {
+      type: "telegram",
+      name: "Support bot",
+      agentId: "0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77",
+      credentials: { botToken: "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw" },
+    },
+  });
 
 export type CreateChannelInput = z.infer<typeof createChannelSchema>;
 

@@ -62,7 +62,7 @@ export function samplesFor(origin: string, method: string, path: string, op: Sam
   }
   const call = `client.${sdk}(${args.join(", ")})`;
   const head = 'import { VoiceAgentPlatform } from "@voice-agent-platform/sdk";\n';
-  const client = `const client = new VoiceAgentPlatform({ apiKey: process.env.API_KEY, baseURL: "${origin}" });\n`;
+  const client = `const client = new VoiceAgentPlatform({ apiKey: process.env.API_KEY!, baseURL: "${origin}" });\n`;
   const body = sdk.endsWith(".list") ? `for await (const item of ${call}) console.log(item.id);` : `const result = await ${call};`;
   return { curl: curl.join("\n"), sdk: `${head}${multipart ? 'import { readFile } from "node:fs/promises";\n' : ""}${client}${body}` };
 }

@@ -1,52 +1,48 @@
 // Every JSON response the integration suite receives from /v1 and /webhooks is validated against
-// the OpenAPI document's schema for its operation and status (test/openapi.ts); a mismatch fails
-// the test that made the request: the request's own fetch rejects with the problems, and the test
-// fails after it even if it swallowed that rejection. The document is the one the worker serves
+// the OpenAPI document's schema for its operation and status (test/openapi.ts), and any other
+// answer there (audio, text, no body) must have a status and media type the document lists. A
+// mismatch fails the test that made the request: the request's own fetch rejects with the
+// problems, and the test fails after it even if it swallowed that rejection. The document is the one the worker serves
 // (/v1/openapi.json), fetched once per test file. Tests, the harness's helpers and the SDKs they
-// drive (openai) all request through the global fetch, which this wraps; paths the document does
-// not describe (dashboard pages, the widget, telephony) are out of its scope.
-import { afterEach, inject } from "vitest";
-import { OPENAPI_PATH, servedContract } from "../openapi";
+// drive (ours, openai) all request through the global fetch, which this wraps; test/http.ts's
+// node:http requests are checked the same way. Held are the stack's worker and every worker a test
+// starts (dev/stack.ts's startWorker, wrapped here) or puts a gateway in front of (test/gateway.ts);
+// paths the document does not describe (dashboard pages, the widget, telephony) are out of scope.
+import { afterEach, inject, vi } from "vitest";
+import { checkAnswer, contractMismatches, holdToContract } from "../openapi";
 
-const IN_SCOPE = /^\/(v1|webhooks)\//;
+holdToContract(inject("stack").baseUrl);
+
+vi.mock("../../dev/stack", async (importOriginal) => {
+  const stack = await importOriginal<typeof import("../../dev/stack")>();
+  const { holdToContract: hold } = await import("../openapi");
+  return {
+    ...stack,
+    async startWorker(...args: Parameters<typeof stack.startWorker>) {
+      const worker = await stack.startWorker(...args);
+      hold(worker.baseUrl);
+      return worker;
+    },
+  };
+});
 
 const original = globalThis.fetch;
-const origin = new URL(inject("stack").baseUrl).origin;
-
-/** Mismatches seen since the current test began (reported by afterEach if the test went on). */
-const mismatches: string[] = [];
-
-async function check(method: string, url: URL, res: Response): Promise<string[]> {
-  if (url.origin !== origin || !IN_SCOPE.test(url.pathname) || url.pathname === OPENAPI_PATH) return [];
-  if (!/^application\/([\w.-]+\+)?json/i.test(res.headers.get("content-type") ?? "")) return [];
-  const doc = await servedContract();
-  const template = doc.operationFor(method, url.pathname);
-  if (!template) return [];
-  const text = await res.clone().text();
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    return [`${method} ${url.pathname} → ${res.status}: the body is not JSON although its Content-Type says so`];
-  }
-  return doc.checkResponse(method, template, res.status, body);
-}
 
 globalThis.fetch = async function contractFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
   const res = await original(input, init);
   const request = input instanceof Request ? input : undefined;
   const method = (init?.method ?? request?.method ?? "GET").toUpperCase();
   const url = new URL(request ? request.url : String(input));
-  const problems = await check(method, url, res);
-  if (problems.length) {
-    const message = `response does not match the OpenAPI document:\n  ${problems.join("\n  ")}`;
-    mismatches.push(message);
-    throw new Error(message);
-  }
+  const problem = await checkAnswer(method, url, {
+    status: res.status,
+    contentType: res.headers.get("content-type"),
+    text: () => res.clone().text(),
+  });
+  if (problem) throw new Error(problem);
   return res;
 };
 
 afterEach(() => {
-  const seen = mismatches.splice(0);
+  const seen = contractMismatches.splice(0);
   if (seen.length) throw new Error(seen.join("\n"));
 });

@@ -1,8 +1,10 @@
-// The SDK's retries against the real worker: a 429 of its rate limiter, a 503 with Retry-After
-// and 5xx without it, connections cut, and a call creation whose answer is lost after the worker
-// placed the call: the retry carries the same Idempotency-Key and the telephony sandbox is dialled
-// exactly once. The 503s and cut connections come from a gateway in front of the worker
-// (test/gateway.ts), as a load balancer gives them while a worker restarts.
+// The SDK's retries against the real worker: a 429 of its rate limiter, its 503 with Retry-After
+// while its database is out of reach, 5xx without Retry-After, connections cut, and a call creation
+// whose answer is lost after the worker placed the call: the retry carries the same
+// Idempotency-Key and the telephony sandbox is dialled exactly once. The other 503s and the cut
+// connections come from a gateway in front of the worker (test/gateway.ts), as a load balancer
+// gives them while a worker restarts; the database goes out of reach behind another gateway, in
+// front of the stack's SQL-over-HTTP endpoint.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startWorker } from "../../../dev/stack";
 import { APIConnectionError, InternalServerError } from "../../../packages/sdk/src/index";
@@ -14,13 +16,23 @@ import { PERSONA, sdkFor } from "../../sdk";
 
 let limited: Awaited<ReturnType<typeof startWorker>>;
 const gateways: Gateway[] = [];
+/** While true, the limited worker's database queries (SQL over HTTP) have their connection cut. */
+let databaseDown = false;
+let database: Gateway;
 
 beforeAll(async () => {
-  limited = await startWorker({ ...stack().vars, RATE_LIMIT_REQUESTS: "2", RATE_LIMIT_WINDOW: "3 s" });
+  const sql = new URL(stack().vars.DATABASE_HTTP_ENDPOINT as string);
+  database = await startGateway(sql.origin, () => (databaseDown ? { kind: "drop" } : { kind: "forward" }));
+  limited = await startWorker({
+    ...stack().vars,
+    RATE_LIMIT_REQUESTS: "2",
+    RATE_LIMIT_WINDOW: "3 s",
+    DATABASE_HTTP_ENDPOINT: `${database.url}${sql.pathname}`,
+  });
 }, 120_000);
 
 afterAll(async () => {
-  await limited?.stop();
+  await Promise.all([limited?.stop(), database?.stop()]);
 });
 
 afterEach(async () => {
@@ -67,7 +79,29 @@ describe("SDK retries", () => {
     });
   });
 
-  it("waits out a 503's Retry-After, then gets the worker's answer", async () => {
+  it("waits out the worker's own 503 and its Retry-After while the database is out of reach, then gets the answer", async () => {
+    const ws = await createWorkspace(); // its key is in no cache yet: the worker reads it from the database
+    databaseDown = true;
+    const client = sdkFor(ws, {
+      baseURL: limited.baseUrl,
+      // The database is back once the first answer has arrived.
+      fetch: async (input, init) => {
+        const res = await fetch(input, init);
+        databaseDown = false;
+        return res;
+      },
+    });
+    const started = Date.now();
+    expect((await client.me.retrieve()).organizationId).toBe(ws.organizationId);
+    const [first, second] = client.attempts;
+    expect(client.attempts.map((a) => a.status)).toEqual([503, 200]);
+    expect(first?.headers.get("retry-after")).toBe("2");
+    expect(database.exchanges.some((e) => e.action === "drop")).toBe(true);
+    expect((second?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(1_995);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2_000);
+  });
+
+  it("waits out a gateway's 503 and its Retry-After, then gets the worker's answer", async () => {
     const ws = await createWorkspace();
     const g = await gateway((n) => (n === 1 ? unavailable({ "retry-after": "1" }) : { kind: "forward" }));
     const client = sdkFor(ws, { baseURL: g.url });

@@ -1,5 +1,8 @@
 // The reference page's code samples: every operation the SDK calls gets a curl line and an SDK
 // call, both well-formed, with the same example body; operations the SDK does not call get none.
+// Each SDK sample compiles, strict, against the SDK's source: the method, its arguments and the
+// example body are what the SDK takes (so the body is also what the route's schema requires).
+import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { OPERATIONS } from "../../../packages/sdk/src/operations";
@@ -20,6 +23,42 @@ const syntaxErrors = (source: string) =>
   (ts.createSourceFile("sample.ts", source, ts.ScriptTarget.ES2022, true) as unknown as { parseDiagnostics: ts.Diagnostic[] })
     .parseDiagnostics;
 
+const SDK_ENTRY = fileURLToPath(new URL("../../../packages/sdk/src/index.ts", import.meta.url));
+
+/** Type errors of each sample (a module of its own, path parameters declared as strings), as `file: message`. */
+function typeErrors(samples: Array<{ name: string; path: string; source: string }>): string[] {
+  const files = new Map(
+    samples.map(({ name, path, source }) => {
+      const params = [...path.matchAll(/\{(\w+)\}/g)].map((m) => `declare const ${m[1]}: string;\n`).join("");
+      return [`/samples/${name}.ts`, `${params}${source}\nexport {};\n`];
+    }),
+  );
+  const options: ts.CompilerOptions = {
+    strict: true,
+    noEmit: true,
+    skipLibCheck: true,
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.ESNext,
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+    lib: ["lib.es2023.d.ts", "lib.dom.d.ts"],
+    types: ["node"],
+    typeRoots: [fileURLToPath(new URL("../../../node_modules/@types", import.meta.url))],
+    paths: { "@voice-agent-platform/sdk": [SDK_ENTRY] },
+  };
+  const host = ts.createCompilerHost(options);
+  const { getSourceFile, fileExists, readFile } = host;
+  host.fileExists = (f) => files.has(f) || fileExists(f);
+  host.readFile = (f) => files.get(f) ?? readFile(f);
+  host.getSourceFile = (f, lang, ...rest) => {
+    const text = files.get(f);
+    return text === undefined ? getSourceFile(f, lang, ...rest) : ts.createSourceFile(f, text, lang);
+  };
+  const program = ts.createProgram([...files.keys()], options, host);
+  return ts
+    .getPreEmitDiagnostics(program)
+    .map((d) => `${d.file?.fileName ?? "(program)"}: ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`);
+}
+
 describe("reference page samples", () => {
   it("gives every SDK operation a curl line and an SDK call that parses, and nothing else a sample", () => {
     const sampled = operations.filter(({ method, path, op }) => samplesFor(ORIGIN, method, path, op, components));
@@ -35,6 +74,20 @@ describe("reference page samples", () => {
       expect(syntaxErrors(s.sdk), `${op.operationId}:\n${s.sdk}`).toEqual([]);
     }
   });
+
+  it("compiles every SDK sample against the SDK, strict: methods, arguments and example bodies as the SDK takes them", () => {
+    const samples = operations.flatMap(({ method, path, op }) => {
+      const s = samplesFor(ORIGIN, method, path, op, components);
+      return s ? [{ name: op.operationId as string, path, source: s.sdk }] : [];
+    });
+    expect(samples.length).toBe(Object.keys(OPERATIONS).length);
+    expect(typeErrors(samples)).toEqual([]);
+    // The check itself: a body the SDK refuses is an error.
+    const agent = samples.find((s) => s.name === "createAgent");
+    if (!agent) throw new Error("no createAgent sample");
+    const misspelt = { ...agent, source: agent.source.replace('"personaId"', '"persona"') };
+    expect(typeErrors([misspelt])).toEqual([expect.stringContaining("persona")]);
+  }, 60_000);
 
   it("names path parameters the same way in both, and sends the same example body", () => {
     const [update] = operations.filter(({ op }) => op.operationId === "updatePhoneNumber");

@@ -1,6 +1,8 @@
 // The SDK covers the API: every operation of the OpenAPI document that takes an API key is in
 // the SDK's operation table with the same method and path, the table names nothing else, and
-// each entry's SDK method exists on a client.
+// each entry's SDK method exists on a client, is in the README's table of resources and is called
+// by the SDK's integration tests (test/integration/sdk, against the real worker).
+import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { OPERATIONS, VoiceAgentPlatform } from "../../../packages/sdk/src/index";
 import { createApp } from "../../../src/app";
@@ -39,5 +41,31 @@ describe("SDK operations", () => {
     const names = Object.values(OPERATIONS).map((o) => o.sdk);
     expect(names.filter((n) => typeof resolve(n) !== "function")).toEqual([]);
     expect(new Set(names).size).toBe(names.length);
+  });
+
+  it("lists every method in the README's table of resources", () => {
+    const readme = readFileSync(new URL("../../../packages/sdk/README.md", import.meta.url), "utf8");
+    const rows = readme.split("\n").filter((line) => line.startsWith("| `client."));
+    const missing = Object.values(OPERATIONS)
+      .map((o) => o.sdk)
+      .filter((sdk) => {
+        const [resource, ...rest] = sdk.split(".");
+        const method = rest.join(".");
+        const row = rows.find((r) => r.includes(`\`client.${resource}\``));
+        return !row || !(row.includes(`\`${method}\``) || row.includes(`\`${method}(`));
+      });
+    expect(missing).toEqual([]);
+  });
+
+  it("has each method called by the SDK's integration tests, against the real worker", () => {
+    const dir = new URL("../../integration/sdk/", import.meta.url);
+    const tests = readdirSync(dir)
+      .filter((f) => f.endsWith(".test.ts"))
+      .map((f) => readFileSync(new URL(f, dir), "utf8"))
+      .join("\n");
+    const uncalled = Object.values(OPERATIONS)
+      .map((o) => o.sdk)
+      .filter((sdk) => !tests.includes(`.${sdk}(`));
+    expect(uncalled).toEqual([]);
   });
 });

@@ -4543,6 +4543,16 @@ export interface components {
             createdAt: string;
             updatedAt: string;
         };
+        /**
+         * @example {
+         *       "type": "telegram",
+         *       "name": "Support bot",
+         *       "agentId": "0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77",
+         *       "credentials": {
+         *         "botToken": "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"
+         *       }
+         *     }
+         */
         CreateChannel: {
             /** @enum {string} */
             type: "telegram";
@@ -4633,6 +4643,17 @@ export interface components {
                 total_tokens: number;
             };
         };
+        /**
+         * @example {
+         *       "model": "gpt-4o-mini",
+         *       "messages": [
+         *         {
+         *           "role": "user",
+         *           "content": "Hello! What can you do?"
+         *         }
+         *       ]
+         *     }
+         */
         ChatRequest: {
             /**
              * @description Defaults to the deployment's chat model.
@@ -8950,8 +8971,14 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @example tts-1 */
                     model: string;
+                    /** @example Hello! How can I help you today? */
                     input: string;
+                    /**
+                     * @description A voice id, or a voice's name such as alloy.
+                     * @example alloy
+                     */
                     voice: string;
                     /**
                      * @default wav
@@ -9157,6 +9184,7 @@ export interface operations {
                 "multipart/form-data": {
                     /** Format: binary */
                     file: string;
+                    /** @example whisper-1 */
                     model: string;
                     language?: string;
                     prompt?: string;

@@ -66,7 +66,7 @@ export const chatRequestSchema = z
     stream: z.boolean().optional().openapi({ description: "Must not be true: streaming is not available (400 stream_not_supported)." }),
     stream_options: z.record(z.string(), z.unknown()).optional(),
   })
-  .openapi("ChatRequest");
+  .openapi("ChatRequest", { example: { model: "gpt-4o-mini", messages: [{ role: "user", content: "Hello! What can you do?" }] } });
 
 export const chatCompletionSchema = z
   .object({
@@ -107,9 +107,9 @@ export const ttsRequestSchema = z
 
 /** The SDK's /v1/audio/speech: `voice` is a voice id, or a voice name such as "alloy". */
 export const speechAliasSchema = z.strictObject({
-  model: z.string().min(1).max(200),
-  input: text({ min: 1, max: TTS_MAX_CHARACTERS }),
-  voice: z.string().min(1).max(200),
+  model: z.string().min(1).max(200).openapi({ example: "tts-1" }),
+  input: text({ min: 1, max: TTS_MAX_CHARACTERS }).openapi({ example: "Hello! How can I help you today?" }),
+  voice: z.string().min(1).max(200).openapi({ description: "A voice id, or a voice's name such as alloy.", example: "alloy" }),
   response_format: z.enum(["wav", "pcm", "mp3"]).default("wav"),
   speed: z.number().min(0.25).max(4).optional(),
   instructions: z.string().max(4096).optional(),
@@ -124,7 +124,7 @@ export const sttFormSchema = z
 
 export const transcriptionAliasFormSchema = z.strictObject({
   file,
-  model: z.string().min(1).max(200),
+  model: z.string().min(1).max(200).openapi({ example: "whisper-1" }),
   language: language.optional(),
   prompt: z.string().max(4096).optional(),
   temperature: z.coerce.number().min(0).max(1).optional(),
