@@ -40,7 +40,7 @@ const toolFields = (offer: ToolOffer) => (offer.tools?.length ? { tools: offer.t
 
 /**
  * The agent's reply streamed: `onText` gets each piece as the LLM produces it. Metered like
- * `agentReply`, except that a reply cancelled by `signal` (or broken off) is charged what was
+ * `agentCompletion`, except that a reply cancelled by `signal` (or broken off) is charged what was
  * produced: the prompt (estimated when the usage never came) and one token per piece received.
  */
 export async function agentReplyStream(
@@ -146,17 +146,4 @@ export async function agentCompletion(
   );
   const message = completion.choices[0]?.message;
   return { content: (message?.content ?? "").trim(), toolCalls: message?.tool_calls ?? [] };
-}
-
-/** The agent's text reply without tools (live calls until they call tools). */
-export async function agentReply(
-  db: Db,
-  config: AppConfig,
-  payer: Payer,
-  agent: Pick<Agent, "llmModel" | "temperature">,
-  messages: ChatMessage[],
-  replyTokens: number,
-  settleInBackground?: (work: Promise<unknown>) => void,
-): Promise<string> {
-  return (await agentCompletion(db, config, payer, agent, messages, replyTokens, {}, settleInBackground)).content;
 }
