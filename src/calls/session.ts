@@ -120,6 +120,8 @@ export class CallSessionRuntime implements SessionEvents {
   /** Where transfer_call hands the caller once its message has played; `transferring` while the carrier is asked. */
   private transferTo: TransferDestination | null = null;
   private transferring = false;
+  /** The media stream closed while the carrier was asked: expected when it takes the call, a hang-up when it refuses. */
+  private closedWhileTransferring = false;
   private busy = 0;
   private queue: Promise<void> = Promise.resolve();
   private ticker: ReturnType<typeof setInterval> | undefined;
@@ -185,7 +187,10 @@ export class CallSessionRuntime implements SessionEvents {
 
   onHangup(cause: string): void {
     if (this.state === "ended" || this.state === "ending") return;
-    if (this.transferring) return; // the carrier took the call from our stream: handOn() ends it as transferred
+    if (this.transferring) {
+      this.closedWhileTransferring = true; // the carrier took the call from our stream: handOn() ends it
+      return;
+    }
     this.log("caller side closed", { cause });
     if (this.state === "live") this.keepHeard(Date.now());
     if (this.state === "waiting") {
@@ -808,6 +813,11 @@ export class CallSessionRuntime implements SessionEvents {
       this.transferTo = null;
       this.log("transfer refused", { message: (err as Error).message?.slice(0, 300) });
       if (this.state !== "live") return;
+      if (this.closedWhileTransferring) {
+        // The caller hung up while we asked (the carrier then refuses: the call is over).
+        await this.end("customer-ended-call");
+        return;
+      }
       this.busy++;
       this.queue = this.queue
         .then(() => this.speakStreamed(TRANSFER_FAILED_MESSAGE, null))
