@@ -252,9 +252,17 @@ describe.skipIf(!hasBrowser)("voice from the widget in Chromium (fake microphone
       const status = page.getByRole("status");
       await page.getByRole("button", { name: "Start call" }).click();
       await expect.poll(() => status.textContent(), { timeout: 15_000 }).toMatch(/Connected|Speaking/);
-      // The agent's first message: its transcript in the panel, its audio played (marks echoed).
+      // The agent's first message: its transcript in the panel (shown once its audio was sent), then
+      // its audio played (marks echoed): the state goes back from "Speaking…" to listening. Hanging up
+      // before the caller heard a word would leave no turn (docs/calls.md, "Hanging up on the agent").
       await page.getByText("Hello, you are talking to Acme.").waitFor({ timeout: 15_000 });
       await screenshot(page, "widget-voice");
+      // "Speaking…" while it plays (unless a beep cut it at once: then the barge-in kept the turn), then listening again.
+      await expect
+        .poll(() => status.textContent(), { timeout: 5_000, interval: 50 })
+        .toBe("Speaking…")
+        .catch(() => undefined);
+      await expect.poll(() => status.textContent(), { timeout: 15_000 }).toBe("Connected. Speak now.");
       await page.getByRole("button", { name: "Hang up" }).click();
       await expect.poll(() => status.textContent()).toBe("Call ended.");
       await page.getByRole("button", { name: "Start call" }).waitFor();
