@@ -73,7 +73,7 @@ export class Recorder {
     return {
       bytes: await gzip(wav),
       metadata: { encoding, rate: String(this.rate), frames: String(frames) },
-      seconds: secondsOf(frames, this.rate),
+      seconds: frames / this.rate,
     };
   }
 
@@ -105,7 +105,6 @@ export interface StoredObject {
   seconds: number;
 }
 
-const secondsOf = (frames: number, rate: number) => Math.round((frames / rate) * 10) / 10;
 
 const WAV_PCM = 1;
 const WAV_MULAW = 7;

@@ -706,6 +706,7 @@ export class CallSessionRuntime implements SessionEvents {
     if (!playing) return;
     this.playing = null;
     playing.cancel?.abort();
+    this.recorder?.cutAgent(at - this.connectedAt); // the recording holds what was played, as after a barge-in
     const heard = heardText(playing.chunks.slice(playing.fromChunk), at);
     if (!heard) {
       const turn = this.turns.indexOf(playing.turn);

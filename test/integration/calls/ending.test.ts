@@ -113,10 +113,18 @@ describe("the end of a phone call the callee hangs up", () => {
     expect(completed?.recording).toMatchObject({ url: call.recording?.url });
     expect(completed?.transcript).toEqual(call.transcript);
     expect(got).toHaveLength(3);
-    // The caller's only line was said within the endpointing wait before the hang-up: kept.
-    expect(call.transcript.turns.map((t) => [t.role, t.text])).toEqual([
-      ["agent", "Hello, this is Acme."],
-      ["user", HANG_UP_LINE],
-    ]);
+    // The caller's only line, said just before the hang-up, is kept. Its complete sentence may end the
+    // turn before the hang-up (speculative turn-taking, docs/calls.md), and the agent's reply start:
+    // then the reply is there only as far as the caller heard it, cut off (or not at all, when it was
+    // sent but not yet heard). Which of the two depends on a few tens of ms; both are the call as it was.
+    const [first, line, ...rest] = call.transcript.turns;
+    expect([first?.role, first?.text]).toEqual(["agent", "Hello, this is Acme."]);
+    expect([line?.role, line?.text]).toEqual(["user", HANG_UP_LINE]);
+    expect(rest.length).toBeLessThanOrEqual(1);
+    for (const reply of rest) {
+      expect(reply).toMatchObject({ role: "agent", interrupted: true });
+      expect(`You said: ${HANG_UP_LINE}`.startsWith(reply.text)).toBe(true);
+      expect(reply.text.length).toBeGreaterThan(0);
+    }
   }, 90_000);
 });

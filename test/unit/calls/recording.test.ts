@@ -88,4 +88,15 @@ describe("recordings", () => {
     expect(body).toEqual(wav);
     expect(await new Recorder(8_000, 60).stored()).toBeNull();
   });
+
+  it("gives its exact length (rounded once, where it is stored), cut to what was played when the agent was cut off", async () => {
+    const rec = new Recorder(8_000, 60);
+    for (let i = 0; i < 1045; i++) rec.caller(new Int16Array(80)); // 10.45 s of the caller
+    rec.agent(voice(8_000 * 2, 8_000, 1), 10_000); // 2 s of the agent sent at 10 s, past the caller's end
+    rec.cutAgent(10_450); // the caller hung up at 10.45 s: the rest was never played
+    const stored = await rec.stored();
+    expect(stored?.seconds).toBeCloseTo(10.45, 6); // not 12 (the unplayed audio), nor 10.5 (rounded to 0.1)
+    // Rounded once where it is stored: 10. Rounded to 0.1 first it became 10.5, then 11, half a second off the audio.
+    expect(Math.round(stored?.seconds ?? 0)).toBe(10);
+  });
 });
