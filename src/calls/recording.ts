@@ -105,7 +105,6 @@ export interface StoredObject {
   seconds: number;
 }
 
-
 const WAV_PCM = 1;
 const WAV_MULAW = 7;
 /** A μ-law WAV's header: RIFF, `fmt ` with cbSize (18 bytes), `fact`, `data`. */
