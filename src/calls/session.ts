@@ -17,6 +17,7 @@ import { ProviderError } from "../providers/http";
 import { sttProvider, ttsProvider } from "../providers/registry";
 import type { ChatMessage } from "../providers/types";
 import { telephonyProvider } from "../telephony/registry";
+import { CallNotInProgressError } from "../telephony/types";
 import { type AgentTurn, agentTurn, type LiveTurn, type Round, type TurnRecord } from "../tools/runtime";
 import type { WebhookDeps } from "../webhooks/deliver";
 import { pcm16FromBytes, pcm16ToBytes, resample } from "./codec";
@@ -814,8 +815,8 @@ export class CallSessionRuntime implements SessionEvents {
       this.transferTo = null;
       this.log("transfer refused", { message: (err as Error).message?.slice(0, 300) });
       if (this.state !== "live") return;
-      if (this.closedWhileTransferring) {
-        // The caller hung up while we asked (the carrier then refuses: the call is over).
+      if (this.closedWhileTransferring || err instanceof CallNotInProgressError) {
+        // The caller hung up while we asked: the carrier refuses a call that is over, and its stream closes.
         await this.end("customer-ended-call");
         return;
       }
