@@ -137,6 +137,7 @@ export interface CallView {
   endedReason: string | null;
   endedReasonCategory: string | null;
   durationSeconds: number | null;
+  endedAt: string | null;
   transcript: { fullText: string; turns: Array<{ role: string; text: string; startMs: number; endMs: number; interrupted?: boolean }> };
   analysis: Record<string, unknown> | null;
   report: Record<string, unknown> | null;
