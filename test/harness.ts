@@ -47,15 +47,27 @@ export interface Workspace {
   api(path: string, init?: RequestInit & { json?: unknown }): Promise<Response>;
 }
 
-export async function request(path: string, init: RequestInit & { json?: unknown } = {}): Promise<Response> {
+/** fetch against the stack's worker (or the worker at `base`), with a `json` body option. */
+export async function request(path: string, init: RequestInit & { json?: unknown } = {}, base = baseUrl()): Promise<Response> {
   const headers = new Headers(init.headers);
   let body = init.body;
   if (init.json !== undefined) {
     headers.set("content-type", "application/json");
     body = JSON.stringify(init.json);
   }
-  return fetch(baseUrl() + path, { ...init, headers, body, redirect: "manual" });
+  return fetch(base + path, { ...init, headers, body, redirect: "manual" });
 }
+
+/** The workspace's API on another worker of the same database and Redis (a test's own, started with other variables). */
+export const onWorker = (ws: Workspace, base: string): Workspace => ({ ...ws, api: apiWith(ws.apiKey, base) });
+
+const apiWith =
+  (secret: string, base?: string): Workspace["api"] =>
+  (path, init = {}) => {
+    const headers = new Headers(init.headers);
+    if (!headers.has("authorization")) headers.set("authorization", `Bearer ${secret}`);
+    return request(path, { ...init, headers }, base);
+  };
 
 export async function createWorkspace(name = "Test workspace"): Promise<Workspace> {
   const db = testDb();
@@ -68,11 +80,7 @@ export async function createWorkspace(name = "Test workspace"): Promise<Workspac
     admin: { id: user.id, email, password },
     apiKey: secret,
     apiKeyId: key.id,
-    api: (path, init = {}) => {
-      const headers = new Headers(init.headers);
-      if (!headers.has("authorization")) headers.set("authorization", `Bearer ${secret}`);
-      return request(path, { ...init, headers });
-    },
+    api: apiWith(secret),
   };
 }
 

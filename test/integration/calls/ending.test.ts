@@ -4,14 +4,23 @@
 // again as duplicates and late. The session's ending is the only one: one `call.completed`, with the
 // recording and the whole transcript, including what the caller said just before hanging up
 // inside the endpointing wait.
+//
+// The call runs on a worker of this file's own whose provider answers with a hosted provider's
+// timings (the sandbox's `steady` profile: a transcript 300 ms after its upload). The caller's last
+// line is then still being transcribed when they hang up, so the session's ending lasts a few
+// hundred ms: long enough for the carrier's callbacks to arrive inside it every time, as they do
+// against real providers. On the instant sandbox the ending takes a few ms, and whether a callback
+// lands in it is luck.
 import { createHmac } from "node:crypto";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HANG_UP_LINE } from "../../../dev/sandbox/callee";
+import { withLatencyProfile } from "../../../dev/sandbox/latency";
+import { startWorker } from "../../../dev/stack";
 import { rms } from "../../../src/calls/codec";
 import { HANGS_UP, place } from "../../callees";
 import { type CallView, createAgent, downloadRecording, providerCallId, speech, WEB_RATE, waitForCall } from "../../calls";
 import { receiversPerTest } from "../../deliveries";
-import { createWorkspace, request, stack } from "../../harness";
+import { createWorkspace, onWorker, request, stack } from "../../harness";
 
 const { subscribed } = receiversPerTest();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -27,9 +36,9 @@ const sign = (token: string, url: string, params: URLSearchParams) =>
     )
     .digest("base64");
 
-/** Twilio's `completed` status callback for this call, signed as Twilio signs it. */
-function completedCallback(callId: string, sid: string): () => Promise<number> {
-  const { vars, baseUrl } = stack();
+/** Twilio's `completed` status callback for this call, signed as Twilio signs it, to the worker at `baseUrl`. */
+function completedCallback(baseUrl: string, callId: string, sid: string): () => Promise<number> {
+  const { vars } = stack();
   const path = `/telephony/twilio/status/${callId}`;
   const params = new URLSearchParams({
     AccountSid: vars.TWILIO_ACCOUNT_SID ?? "",
@@ -40,11 +49,15 @@ function completedCallback(callId: string, sid: string): () => Promise<number> {
   });
   const signature = sign(vars.TWILIO_AUTH_TOKEN ?? "", `${baseUrl}${path}`, params);
   return async () => {
-    const res = await request(path, {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded", "x-twilio-signature": signature },
-      body: params.toString(),
-    });
+    const res = await request(
+      path,
+      {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", "x-twilio-signature": signature },
+        body: params.toString(),
+      },
+      baseUrl,
+    );
     await res.arrayBuffer();
     return res.status;
   };
@@ -57,38 +70,46 @@ const sandboxStatus = async (sid: string): Promise<string> => {
   return ((await res.json()) as { status: string }).status;
 };
 
+let hosted: Awaited<ReturnType<typeof startWorker>>;
+
 beforeAll(async () => {
-  await speech("Warming up.", WEB_RATE);
-}, 30_000);
+  const { vars } = stack();
+  [hosted] = await Promise.all([
+    startWorker({ ...vars, OPENAI_BASE_URL: withLatencyProfile(vars.OPENAI_BASE_URL ?? "", "steady") }),
+    speech("Warming up.", WEB_RATE),
+  ]);
+}, 120_000);
+
+afterAll(async () => {
+  await hosted?.stop();
+});
 
 describe("the end of a phone call the callee hangs up", () => {
   it("completed callbacks during the ending, duplicated and late, leave the session's one ending with recording and whole transcript", async () => {
-    const ws = await createWorkspace();
+    // The call's session runs where it was placed (its Durable Object; locally each worker has its
+    // own), and the carrier calls back there.
+    const ws = onWorker(await createWorkspace(), hosted.baseUrl);
     const { receiver } = await subscribed(ws, { channels: ["voice"] });
     const agent = await createAgent(ws, { firstMessage: "Hello, this is Acme." });
     const placed = await place(ws, agent.id, { phoneNumber: HANGS_UP });
     const sid = await providerCallId(placed.id);
-    const callback = completedCallback(placed.id, sid);
+    const callback = completedCallback(hosted.baseUrl, placed.id, sid);
 
     // From the moment the callee hangs up (the sandbox's own `completed` callback goes out then), a
-    // volley of signed duplicates at once, one more every 5 ms until the call is written as ended,
-    // then more, late. The volley is sent before the call's final write (its `endedAt`, the
-    // database's clock on this machine), while the session is ending: that is the race. When the
-    // worker handles each is the runtime's to schedule (on this machine they are often answered just
-    // after the write); on either side of it, the answer must be 204 and the ending the session's.
+    // volley of signed duplicates at once, one more every 10 ms until the call is written as ended,
+    // then more, late. One answered before the call's final write (its `endedAt`, the database's
+    // clock on this machine) met the session ending: the race this test is about.
     const until = Date.now() + 40_000;
-    while ((await sandboxStatus(sid)) !== "completed" && Date.now() < until);
-    const answers: Array<{ status: number; sentAt: number }> = [];
-    const send = () => {
-      const sentAt = Date.now();
-      return callback().then((status) => {
-        answers.push({ status, sentAt });
+    while ((await sandboxStatus(sid)) !== "completed" && Date.now() < until) await sleep(5);
+    const answers: Array<{ status: number; at: number }> = [];
+    const send = () =>
+      callback().then((status) => {
+        answers.push({ status, at: Date.now() });
       });
-    };
     const burst: Array<Promise<void>> = Array.from({ length: 4 }, send);
     let ended: CallView | null = null;
     while (!ended && Date.now() < until) {
-      await sleep(5);
+      await sleep(10);
       burst.push(send());
       const view = (await (await ws.api(`/v1/calls/${placed.id}`)).json()) as CallView;
       if (view.status !== "in-progress") ended = view;
@@ -96,7 +117,7 @@ describe("the end of a phone call the callee hangs up", () => {
     await Promise.all(burst);
     for (let i = 0; i < 3; i++) await send();
     const writtenAt = Date.parse(ended?.endedAt ?? "");
-    expect(answers.filter((a) => a.sentAt < writtenAt).length).toBeGreaterThanOrEqual(4);
+    expect(answers.filter((a) => a.at < writtenAt).length).toBeGreaterThan(0);
     expect(new Set(answers.map((a) => a.status))).toEqual(new Set([204]));
 
     const call = await waitForCall(ws, placed.id, (c) => c.analysis !== null || c.analysisError !== null, 30_000);
@@ -117,18 +138,11 @@ describe("the end of a phone call the callee hangs up", () => {
     expect(completed?.recording).toMatchObject({ url: call.recording?.url });
     expect(completed?.transcript).toEqual(call.transcript);
     expect(got).toHaveLength(3);
-    // The caller's only line, said just before the hang-up, is kept. Its complete sentence may end the
-    // turn before the hang-up (speculative turn-taking, docs/calls.md), and the agent's reply start:
-    // then the reply is there only as far as the caller heard it, cut off (or not at all, when it was
-    // sent but not yet heard). Which of the two depends on a few tens of ms; both are the call as it was.
+    // The caller's only line, said just before the hang-up (inside the endpointing wait, its
+    // transcription still under way), is kept; no reply was started, so none is there.
     const [first, line, ...rest] = call.transcript.turns;
     expect([first?.role, first?.text]).toEqual(["agent", "Hello, this is Acme."]);
     expect([line?.role, line?.text]).toEqual(["user", HANG_UP_LINE]);
-    expect(rest.length).toBeLessThanOrEqual(1);
-    for (const reply of rest) {
-      expect(reply).toMatchObject({ role: "agent", interrupted: true });
-      expect(`You said: ${HANG_UP_LINE}`.startsWith(reply.text)).toBe(true);
-      expect(reply.text.length).toBeGreaterThan(0);
-    }
+    expect(rest).toEqual([]);
   }, 90_000);
 });
