@@ -22,6 +22,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { processGroup } from "../dev/process-group";
 import { freePort } from "../dev/stack";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -82,22 +83,9 @@ export async function startBenchWorker(
   child.stdout?.on("data", onData);
   child.stderr?.on("data", onData);
 
+  const stopGroup = processGroup(child);
   const stop = async () => {
-    if (child.exitCode === null && child.pid !== undefined) {
-      const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-      try {
-        process.kill(-child.pid, "SIGTERM");
-        const timer = setTimeout(() => {
-          try {
-            if (child.pid) process.kill(-child.pid, "SIGKILL");
-          } catch {}
-        }, 5000);
-        await exited;
-        clearTimeout(timer);
-      } catch {
-        // already gone
-      }
-    }
+    await stopGroup();
     rmSync(state, { recursive: true, force: true });
   };
 

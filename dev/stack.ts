@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runMigrations } from "./migrate";
 import { type EmbeddedPostgres, startEmbeddedPostgres } from "./postgres";
+import { processGroup } from "./process-group";
 import { type RedisBridge, startRedisBridge } from "./redis-bridge";
 import { startProviderSandbox } from "./sandbox/openai";
 import { startTelegramSandbox, type TelegramSandbox } from "./sandbox/telegram";
@@ -303,21 +304,9 @@ async function startWorkerOnce(vars: Record<string, string>, opts: WorkerOptions
   const removeState = () => {
     if (temporaryState) rmSync(temporaryState, { recursive: true, force: true });
   };
+  const stopGroup = processGroup(child);
   const stop = async () => {
-    if (child.exitCode !== null || child.pid === undefined) return removeState();
-    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-    try {
-      process.kill(-child.pid, "SIGTERM");
-    } catch {
-      return;
-    }
-    const timer = setTimeout(() => {
-      try {
-        if (child.pid) process.kill(-child.pid, "SIGKILL");
-      } catch {}
-    }, 5000);
-    await exited;
-    clearTimeout(timer);
+    await stopGroup();
     removeState();
   };
 
