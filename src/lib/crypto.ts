@@ -12,9 +12,13 @@ export const sha256Hex = (input: string): Promise<string> => hexDigest("SHA-256"
 /** SHA-1 hex: only for what a protocol names by it (a Redis script's EVALSHA), never for secrets. */
 export const sha1Hex = (input: string): Promise<string> => hexDigest("SHA-1", input);
 
-/** HMAC-SHA256 of `message` (text as UTF-8, or raw bytes) keyed with `secret`, lowercase hex. */
-export async function hmacSha256Hex(secret: string, message: string | Uint8Array): Promise<string> {
-  const key = await crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+/** An HMAC-SHA256 key for `secret` (non-extractable, sign only): import once, sign many times. */
+export const hmacSha256Key = (secret: string): Promise<CryptoKey> =>
+  crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+
+/** HMAC-SHA256 of `message` (text as UTF-8, or raw bytes) keyed with `secret` (or its imported key), lowercase hex. */
+export async function hmacSha256Hex(secret: string | CryptoKey, message: string | Uint8Array): Promise<string> {
+  const key = typeof secret === "string" ? await hmacSha256Key(secret) : secret;
   const mac = await crypto.subtle.sign("HMAC", key, typeof message === "string" ? encoder.encode(message) : message);
   return [...new Uint8Array(mac)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }

@@ -16,7 +16,7 @@ import { captureRequest } from "./capture";
 import { captureUrl, publicOrigin } from "./endpoints";
 import { NEVER_DISPATCHED, payloadChannel } from "./events";
 import { buildPayload, type EventData, shapePayload } from "./payload";
-import { openEndpointSecret } from "./secret-store";
+import { endpointSigningKey } from "./secret-store";
 import { signPayload } from "./signature";
 import { checkUrlResolved, dohResolver } from "./ssrf";
 
@@ -292,7 +292,7 @@ async function makeHttpCall(deps: WebhookDeps, prepared: Prepared): Promise<Outc
   let retryable = true;
   let signature: string | null = null;
   try {
-    signature = await signPayload(await openEndpointSecret(config, endpoint), raw, signedAt);
+    signature = await signPayload(await endpointSigningKey(config, endpoint), raw, signedAt);
   } catch (err) {
     // The secret does not open (a key missing from SECRETS_KEK): nothing is sent unsigned, the
     // attempt is recorded, and a retry after the operator fixes the key goes through.

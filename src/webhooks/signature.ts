@@ -4,6 +4,7 @@
 // Receivers verify with Stripe's verifier or the plain-crypto snippet in docs/webhooks.md.
 import { hmacSha256Hex as hmacHex } from "../lib/crypto";
 
-export async function signPayload(secret: string, rawBody: string, timestamp = Math.floor(Date.now() / 1000)): Promise<string> {
+/** The header value; `secret` is the secret itself or its HMAC key (hmacSha256Key). */
+export async function signPayload(secret: string | CryptoKey, rawBody: string, timestamp = Math.floor(Date.now() / 1000)): Promise<string> {
   return `t=${timestamp},v1=${await hmacHex(secret, `${timestamp}.${rawBody}`)}`;
 }
