@@ -115,9 +115,11 @@ export function judge(input: {
   out.push(
     wh
       ? {
-          target: `webhook fan-out (1 emit → ${wh.endpoints} endpoints, direct mode) ≥ ${TARGETS.webhookRatio}× a bare fetch loop`,
-          status: wh.ratio >= TARGETS.webhookRatio && wh.failed === 0 ? "met" : "not met",
-          figures: `${x(wh.ratio)} (${wh.emitDeliveriesPerSecond.toFixed(0)} deliveries/s vs ${wh.bareFetchPerSecond.toFixed(0)} requests/s${wh.failed ? `, ${wh.failed} failed` : ""})`,
+          target: `webhook fan-out (1 emit → ${wh.endpoints} endpoints, direct mode) ≥ ${TARGETS.webhookRatio}× a bare fetch loop, in a worker, loopback receiver`,
+          status: wh.inWorker.ratio >= TARGETS.webhookRatio && wh.failed === 0 ? "met" : "not met",
+          figures:
+            `${x(wh.inWorker.ratio)} (${wh.inWorker.emitDeliveriesPerSecond.toFixed(0)} deliveries/s vs ${wh.inWorker.bareFetchPerSecond.toFixed(0)} requests/s${wh.failed ? `, ${wh.failed} failed` : ""}); ` +
+            `receiver answering after ${wh.inWorker.slowReceiver.delayMs} ms: ${x(wh.inWorker.slowReceiver.ratio)}; emit() in Node: ${x(wh.ratio)}`,
         }
       : { target: `webhook fan-out ≥ ${TARGETS.webhookRatio}× a bare fetch loop`, status: "not measured", figures: "—" },
   );

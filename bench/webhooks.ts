@@ -19,6 +19,7 @@ import { syntheticCallCompleted } from "../src/webhooks/test-event";
 import { type CountingHttp, sqlStatements, startCountingHttp } from "./counters";
 import { startEmbeddedDbProcess } from "./embedded-db";
 import { percentile } from "./report";
+import { startStrategyWorker } from "./strategies/launch";
 
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -38,6 +39,8 @@ export interface WebhookBenchResult {
   signingLoggingP50Ms: number;
   signOnlyP50Ms: number;
   failed: number;
+  /** The same fan-out in workerd (bench/strategies/worker.ts), where production runs it. */
+  inWorker: InWorkerFanOut;
   /** How emit() reached Postgres: SQL over HTTP (the worker's path) or a WebSocket Pool of 6. */
   database: "sql-over-http" | "websocket-pool";
   /** Over the emits, counted at a forwarder in front of the SQL-over-HTTP endpoint (null on the WebSocket path). */
@@ -52,11 +55,15 @@ export async function runWebhookBench(
   const endpointsCount = opts.endpoints ?? 100;
   const emits = opts.emits ?? 5;
   let hits = 0;
+  // How long the receiver takes to answer: 0 (loopback, the strictest) unless a run sets it.
+  let receiverDelayMs = 0;
   const receiver = createServer((req, res) => {
     req.resume();
     req.on("end", () => {
       hits++;
-      res.writeHead(200, { "content-type": "text/plain" }).end("ok");
+      const answer = () => res.writeHead(200, { "content-type": "text/plain" }).end("ok");
+      if (receiverDelayMs > 0) setTimeout(answer, receiverDelayMs);
+      else answer();
     });
   });
   await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
@@ -144,12 +151,29 @@ export async function runWebhookBench(
     }
     const emitSeconds = (performance.now() - emitStart) / 1000;
     const sql = counter?.counts();
+    const emitHits = hits;
+
+    // The same fan-out in workerd, where production runs it: emit() behind the app's request
+    // scope (SQL over HTTP) against a bare fetch loop in the same runtime, each answered when done.
+    let failed = 0;
+    log("webhooks: the same in a worker (workerd)…");
+    const inWorker = await fanOutInWorker(stack, log, {
+      url,
+      body,
+      organizationId: organization.id,
+      endpoints: endpointsCount,
+      emits,
+      hits: () => hits,
+      receiverDelay: (ms) => {
+        receiverDelayMs = ms;
+      },
+    });
+    if (inWorker.failed > 0) failed += inWorker.failed;
 
     // Per attempt: the whole attempt (load, sign, POST, record) against the bare fetch.
     log("webhooks: per-attempt cost…");
     const sample = await emit({ ...deps, waitUntil: () => undefined }, { organizationId: organization.id, event: "call.completed", data });
     const attemptTimes: number[] = [];
-    let failed = 0;
     for (const id of sample.deliveryIds) {
       const t0 = performance.now();
       const result = await attemptDelivery(deps, id, "resend");
@@ -168,7 +192,7 @@ export async function runWebhookBench(
       await signPayload("whs_benchmarksecretbenchmarksecret0123456", body);
       signTimes.push(performance.now() - t0);
     }
-    if (hits < deliveries) failed += deliveries - hits;
+    if (emitHits < deliveries) failed += deliveries - emitHits;
 
     const result: WebhookBenchResult = {
       endpoints: endpointsCount,
@@ -182,6 +206,7 @@ export async function runWebhookBench(
       signingLoggingP50Ms: pct(attemptTimes, 50) - pct(sequentialBare, 50),
       signOnlyP50Ms: pct(signTimes, 50),
       failed,
+      inWorker,
       database,
       sqlPerDelivery:
         sql && deliveries > 0
@@ -201,10 +226,113 @@ export async function runWebhookBench(
   }
 }
 
+export interface InWorkerFanOut {
+  emitDeliveriesPerSecond: number;
+  bareFetchPerSecond: number;
+  ratio: number;
+  /** Per emit of `endpoints`, and per bare loop of as many POSTs, ms: p50 of `emits` runs each. */
+  emitP50Ms: number;
+  bareP50Ms: number;
+  failed: number;
+  /** The same with a receiver that answers after `delayMs`. */
+  slowReceiver: {
+    delayMs: number;
+    emitDeliveriesPerSecond: number;
+    bareFetchPerSecond: number;
+    ratio: number;
+    emitP50Ms: number;
+    bareP50Ms: number;
+  };
+}
+
+/**
+ * A receiver that answers after this long: one that acknowledges at once and works afterwards, in
+ * the worker's region. An assumption, not a published figure: a loopback receiver (0 ms) puts every
+ * database round trip of the fan-out against nothing, a slower one hides them.
+ */
+const SLOW_RECEIVER_MS = 50;
+
+/**
+ * One emit → every endpoint, and a bare loop of as many POSTs, each run `emits` times alternately
+ * inside a bench worker (workerd, the app's request scope over SQL over HTTP), timed at the client
+ * from request to answer; the routes answer once every POST is done (and, for emit, recorded).
+ */
+async function fanOutInWorker(
+  stack: Stack,
+  log: (line: string) => void,
+  o: {
+    url: string;
+    body: string;
+    organizationId: string;
+    endpoints: number;
+    emits: number;
+    hits: () => number;
+    receiverDelay: (ms: number) => void;
+  },
+): Promise<InWorkerFanOut> {
+  const worker = await startStrategyWorker({ ...stack.vars, WEBHOOKS_ALLOW_PRIVATE_URLS: "1" }, () => {});
+  try {
+    const post = async (path: string, body = "") => {
+      const t0 = performance.now();
+      const res = await fetch(`${worker.baseUrl}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body });
+      const text = await res.text();
+      if (!res.ok) throw new Error(`${path} answered ${res.status}: ${text.slice(0, 300)}`);
+      return { ms: performance.now() - t0, json: JSON.parse(text) as { sent: number; failed?: number } };
+    };
+    const bare = `/bench/fanout/bare?n=${o.endpoints}&url=${encodeURIComponent(o.url)}`;
+    const emitPath = `/bench/fanout/emit?organizationId=${o.organizationId}`;
+    // Warm-up: the isolate, its connections, the endpoints' signing keys.
+    await post(bare, o.body);
+    await post(emitPath);
+    let failed = 0;
+    const run = async (delayMs: number, times: number) => {
+      o.receiverDelay(delayMs);
+      const bareMs: number[] = [];
+      const emitMs: number[] = [];
+      try {
+        for (let i = 0; i < times; i++) {
+          const b = await post(bare, o.body);
+          bareMs.push(b.ms);
+          failed += b.json.failed ?? 0;
+          const before = o.hits();
+          const e = await post(emitPath);
+          emitMs.push(e.ms);
+          // Every delivery reached the receiver before the route answered.
+          failed += Math.max(0, o.endpoints - (o.hits() - before)) + Math.max(0, o.endpoints - e.json.sent);
+        }
+      } finally {
+        o.receiverDelay(0);
+      }
+      const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+      const emitPerSecond = (o.endpoints * times) / (sum(emitMs) / 1000);
+      const barePerSecond = (o.endpoints * times) / (sum(bareMs) / 1000);
+      log(
+        `webhooks: in a worker, receiver answering after ${delayMs} ms, ${times} × (bare loop, emit): ` +
+          `${bareMs.map((m) => m.toFixed(0)).join(" ")} · ${emitMs.map((m) => m.toFixed(0)).join(" ")} ms`,
+      );
+      return {
+        emitDeliveriesPerSecond: emitPerSecond,
+        bareFetchPerSecond: barePerSecond,
+        ratio: emitPerSecond / barePerSecond,
+        emitP50Ms: pct(emitMs, 50),
+        bareP50Ms: pct(bareMs, 50),
+      };
+    };
+    const loopback = await run(0, o.emits);
+    const slowReceiver = await run(SLOW_RECEIVER_MS, Math.min(o.emits, 3));
+    return { ...loopback, failed, slowReceiver: { delayMs: SLOW_RECEIVER_MS, ...slowReceiver } };
+  } finally {
+    await worker.stop();
+  }
+}
+
 /** The fan-out, its ratio to the bare fetch loop, and the per-attempt cost, as printed. */
 export function webhookLines(r: WebhookBenchResult): string[] {
   return [
     `Webhooks (direct mode, one emit fanned out to endpoints on 127.0.0.1; database: ${r.database.replaceAll("-", " ")})`,
+    `  in a worker (workerd, where production runs it): emit → ${r.endpoints} endpoints ${r.inWorker.emitDeliveriesPerSecond.toFixed(0)} deliveries/s (p50 ${r.inWorker.emitP50Ms.toFixed(0)} ms an emit); bare fetch loop ${r.inWorker.bareFetchPerSecond.toFixed(0)} requests/s (p50 ${r.inWorker.bareP50Ms.toFixed(0)} ms); ratio ${r.inWorker.ratio.toFixed(2)}×`,
+    `    with a receiver that answers after ${r.inWorker.slowReceiver.delayMs} ms: ${r.inWorker.slowReceiver.emitDeliveriesPerSecond.toFixed(0)} deliveries/s (p50 ${r.inWorker.slowReceiver.emitP50Ms.toFixed(0)} ms an emit); bare loop ${r.inWorker.slowReceiver.bareFetchPerSecond.toFixed(0)} requests/s (p50 ${r.inWorker.slowReceiver.bareP50Ms.toFixed(0)} ms); ratio ${r.inWorker.slowReceiver.ratio.toFixed(2)}×`,
+    `  in Node (emit() called from the bench's process, same code and driver):`,
     `  emit → ${r.endpoints} endpoints, ${r.emits} times: ${r.deliveries} deliveries, ${r.emitDeliveriesPerSecond.toFixed(0)} deliveries/s`,
     `  bare fetch loop, same receiver, same concurrency: ${r.bareFetchPerSecond.toFixed(0)} requests/s`,
     `  ratio, emit deliveries/s ÷ bare fetch requests/s: ${r.ratio.toFixed(2)}×`,

@@ -30,11 +30,14 @@ import { type AppEnv, createRouter } from "../../src/context";
 import { configureNeon, type Db } from "../../src/db/client";
 import * as schema from "../../src/db/schema";
 import { type Bindings, parseEnv } from "../../src/env";
+import { mapLimit } from "../../src/lib/concurrency";
 import { handleError } from "../../src/lib/errors";
 import { newId } from "../../src/lib/ids";
 import { guardInput } from "../../src/middleware/guards";
 import { init as appInit } from "../../src/middleware/init";
 import { v1Routes } from "../../src/routes/v1";
+import { emit } from "../../src/webhooks/deliver";
+import { syntheticCallCompleted } from "../../src/webhooks/test-event";
 
 export const STRATEGIES = ["http", "pool", "client", "pool-early"] as const;
 export type Strategy = (typeof STRATEGIES)[number];
@@ -229,6 +232,33 @@ app.post("/bench/deferred", async (c) => {
   return c.json({ queued: true }, 202);
 });
 app.get("/bench/deferred", (c) => c.json(Object.fromEntries(deferred)));
+
+// The webhook fan-out where production runs it, in workerd (bench/webhooks.ts). POST
+// /bench/fanout/bare?url=&n= is the floor: n bare POSTs of the request's body to url, six in
+// flight (a Worker's limit of open connections). POST /bench/fanout/emit?organizationId= is the
+// platform's: src/webhooks/deliver.ts emit() of a call.completed, direct mode, through the app's
+// request scope, answered once every delivery is sent and recorded. Both answer when done.
+app.post("/bench/fanout/bare", async (c) => {
+  const url = c.req.query("url") ?? "";
+  const n = Number(c.req.query("n") ?? 100);
+  const body = await c.req.text();
+  let failed = 0;
+  await mapLimit(Array.from({ length: n }), 6, async () => {
+    const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body });
+    await res.arrayBuffer();
+    if (!res.ok) failed++;
+  });
+  return c.json({ sent: n, failed });
+});
+app.post("/bench/fanout/emit", async (c) => {
+  const pending: Promise<unknown>[] = [];
+  const { deliveryIds } = await emit(
+    { db: c.var.db, config: c.var.config, waitUntil: (p) => pending.push(p) },
+    { organizationId: c.req.query("organizationId") ?? "", event: "call.completed", data: syntheticCallCompleted() },
+  );
+  await Promise.all(pending);
+  return c.json({ sent: deliveryIds.length });
+});
 
 // As src/app.ts mounts /v1 (the parts GET /v1/me and GET /v1/agents go through; src/app.ts runs the
 // input guard on every path, here on /v1 alone).
