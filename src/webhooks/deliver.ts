@@ -237,8 +237,14 @@ interface Outcome {
   retryable: boolean;
 }
 
-/** Outcomes recorded per statement while a direct fan-out goes on. */
-const RECORD_BATCH = 25;
+/**
+ * While a direct fan-out goes on, its outcomes are recorded once the oldest unrecorded one has
+ * waited this long, or this many are waiting, and at the end: a fan-out to receivers that answer
+ * at once writes one statement after its calls (each statement in flight holds one of the
+ * Worker's six connections), a slow one still has what it did on record every second.
+ */
+const RECORD_AFTER_MS = 1000;
+const RECORD_BATCH = 100;
 /** A Worker keeps at most six outgoing connections open at once anyway. */
 const CALLS_IN_FLIGHT = 6;
 
@@ -428,7 +434,10 @@ async function processEndpointOutcomes(deps: WebhookDeps, outcomes: Outcome[], f
 async function deliverPrepared(deps: WebhookDeps, prepared: Prepared[], trigger: Trigger): Promise<void> {
   const pending: Outcome[] = [];
   const writes: Promise<void>[] = [];
+  let timer: ReturnType<typeof setTimeout> | undefined;
   const flush = () => {
+    clearTimeout(timer);
+    timer = undefined;
     const batch = pending.splice(0);
     if (batch.length === 0) return;
     writes.push(
@@ -441,6 +450,7 @@ async function deliverPrepared(deps: WebhookDeps, prepared: Prepared[], trigger:
   await mapLimit(prepared, CALLS_IN_FLIGHT, async (p) => {
     pending.push(await makeHttpCall(deps, p));
     if (pending.length >= RECORD_BATCH) flush();
+    else timer ??= setTimeout(flush, RECORD_AFTER_MS);
   });
   flush();
   // Every batch is written (or fails on its own) before the work counts as done.

@@ -2,9 +2,12 @@
 // events (select all, narrowing, no duplicates), concurrent updates, delete. Delivery in direct
 // mode (the default of npm run dev): one signed attempt per delivery, recorded; only to active
 // endpoints subscribed to the event; custom payloads, test mode, secret rotation, the delivery log
-// and resend, a fan-out larger than a record batch, and the built-in test receiver. Refusals
+// and resend, a fan-out with mixed outcomes in one emit, one recorded while it still goes on, and
+// the built-in test receiver. Refusals
 // and failed deliveries: errors.test.ts; the QStash path: qstash.test.ts; secrets at rest:
 // secrets.test.ts.
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { Redis } from "@upstash/redis";
 import { eq, inArray } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
@@ -288,13 +291,58 @@ describe("webhook delivery (direct mode)", () => {
     expect((await deliveries(ws, endpoint.id, "?status=failed")).data).toHaveLength(0);
   });
 
-  it("a fan-out to more endpoints than a record batch logs every attempt and keeps each endpoint's count, in one emit", async () => {
+  it("a fan-out that is still going has the attempts already answered on record within about a second", async () => {
+    const ws = await createWorkspace();
+    // Six calls in flight: the first six are answered at once, the next six are held until released.
+    let release = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let arrived = 0;
+    const held = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        arrived++;
+        const answer = () => res.writeHead(200, { "content-type": "text/plain" }).end("ok");
+        if (arrived > 6) void released.then(answer);
+        else answer();
+      });
+    });
+    await new Promise<void>((resolve) => held.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(held.address() as AddressInfo).port}/hook`;
+    try {
+      await Promise.all(Array.from({ length: 12 }, () => createEndpoint(ws, { url, events: "all" })));
+      const recorded = async () =>
+        (
+          await testDb()
+            .select({ id: webhookAttempts.id })
+            .from(webhookAttempts)
+            .innerJoin(webhookDeliveries, eq(webhookDeliveries.id, webhookAttempts.deliveryId))
+            .where(eq(webhookDeliveries.organizationId, ws.organizationId))
+        ).length;
+      const emitting = emitNow({ organizationId: ws.organizationId, event: "call.completed", data: { call: { id: "slow" } } });
+      const started = Date.now();
+      while ((await recorded()) < 6 && Date.now() - started < 5000) await new Promise((r) => setTimeout(r, 50));
+      expect(await recorded()).toBe(6);
+      expect(arrived).toBe(12);
+      release();
+      const { deliveryIds } = await emitting;
+      expect(deliveryIds).toHaveLength(12);
+      expect(await recorded()).toBe(12);
+    } finally {
+      release();
+      held.closeAllConnections();
+      await new Promise<void>((resolve) => held.close(() => resolve()));
+    }
+  });
+
+  it("a fan-out with mixed outcomes logs every attempt and keeps each endpoint's count, in one emit", async () => {
     const ws = await createWorkspace();
     const ok = await receiver(() => ({ status: 200, body: "ok" }));
     const failing = await receiver(() => ({ status: 500, body: "no" }));
     const gone = await receiver(() => ({ status: 410 }));
-    // 28 healthy endpoints (more than one batch of recorded outcomes), one that fails, one gone,
-    // and one healthy endpoint that had failed before (its count must go back to 0).
+    // 28 healthy endpoints, one that fails, one gone, and one healthy endpoint that had failed
+    // before (its count must go back to 0).
     const healthy = await Promise.all(Array.from({ length: 28 }, () => createEndpoint(ws, { url: ok.url, events: "all" })));
     const bad = await createEndpoint(ws, { url: failing.url, events: "all" });
     const gon = await createEndpoint(ws, { url: gone.url, events: "all" });
