@@ -45,7 +45,7 @@ import { casesTable, costsTable, describeMachine, round, strategiesTable, withRa
 import { createBenchWorkspace, removeBenchWorkspace, routeStatus, seedAgents } from "./setup";
 import { compareStrategies, STRATEGY_ROUTE, type StrategyResult } from "./strategies/compare";
 import { startStrategyWorker } from "./strategies/launch";
-import { FLOOR_LABEL, floorLine, judge, messagingLine, verdictLines } from "./targets";
+import { FLOOR_LABEL, FLOOR2_LABEL, floorLine, judge, messagingLine, verdictLines } from "./targets";
 import { runToolsBench, type ToolsBenchResult, toolsLines } from "./tools";
 import { runWebhookBench, type WebhookBenchResult, webhookLines } from "./webhooks";
 import { startBenchWorker } from "./worker-launch";
@@ -229,9 +229,12 @@ try {
       await seedAgents(stack.baseUrl, ws.apiKey, agentCount, (n) => log(`  ${n}/${agentCount} agents`));
     }
 
-    // The floor of a route with one round trip: a bench-only worker's route that makes one bare
-    // fetch() to the Upstash bridge (PING) and nothing else, under the same workerd.
-    log("Starting the floor worker (bench/strategies/worker.ts: GET /bench/subrequest, one bare subrequest)…");
+    // The floors of routes with one and two round trips: a bench-only worker's routes that make one
+    // bare fetch() to the Upstash bridge (PING), and that then one to the SQL-over-HTTP endpoint
+    // (select 1), and nothing else, under the same workerd.
+    log(
+      "Starting the floor worker (bench/strategies/worker.ts: GET /bench/subrequest and /bench/subrequests2, one and two bare subrequests)…",
+    );
     const floor = await startStrategyWorker(stack.vars, workerLog.push);
     stopFloor = floor.stop;
     routes.push(
@@ -239,6 +242,7 @@ try {
       { label: "GET /v1/me", path: "/v1/me", headers: auth },
       ...(hasAgents ? [{ label: "GET /v1/agents", path: "/v1/agents", headers: auth }] : []),
       { label: FLOOR_LABEL, path: "/bench/subrequest", headers: {}, baseUrl: floor.baseUrl },
+      { label: FLOOR2_LABEL, path: "/bench/subrequests2", headers: {}, baseUrl: floor.baseUrl },
     );
 
     log(`Warming up (${warmupSeconds} s per route)…`);

@@ -193,15 +193,24 @@ export function messagingLine(result: MessagingBenchResult | undefined): string 
 const perThousand = (r: CostsResult["rows"][number]) =>
   `${r.perThousand.websockets} WebSocket, ${r.perThousand.sqlHttp} SQL over HTTP, ${r.perThousand.redis} Redis per 1,000 (${r.requests} requests)`;
 
-/** The bench-only route that makes one bare subrequest: the floor of any route with one round trip. */
+/** The bench-only routes that make one bare subrequest, and two one after the other: the floors of routes with one and two round trips. */
 export const FLOOR_LABEL = "floor: 1 subrequest";
+export const FLOOR2_LABEL = "floor: 2 subrequests";
 
-/** For reference next to the verdicts: what the floor reaches against /health, at each concurrency. */
+/** For reference next to the verdicts: what the floors reach against /health, at each concurrency. */
 export function floorLine(rows: Row[]): string | null {
-  const floor = rows.filter((r) => r.label === FLOOR_LABEL && r.rpsRatio !== null);
-  if (floor.length === 0) return null;
-  const at = floor.map((r) => `${x(r.rpsRatio as number)} at ${r.connections}`).join(", ");
-  return `  reference: one bare subrequest (${FLOOR_LABEL}) reaches ${at} of GET /health's req/s (a route with one round trip can hardly do better on this machine)`;
+  const at = (label: string) =>
+    rows
+      .filter((r) => r.label === label && r.rpsRatio !== null)
+      .map((r) => `${x(r.rpsRatio as number)} at ${r.connections}`)
+      .join(", ");
+  const one = at(FLOOR_LABEL);
+  const two = at(FLOOR2_LABEL);
+  if (!one && !two) return null;
+  return (
+    `  reference: of GET /health's req/s, one bare subrequest (${FLOOR_LABEL}) reaches ${one || "—"}; two one after the other (Redis, then SQL over HTTP: ${FLOOR2_LABEL}) ${two || "—"}` +
+    " (routes with one or two round trips can hardly do better on this machine)"
+  );
 }
 
 export function verdictLines(verdicts: Verdict[]): string {

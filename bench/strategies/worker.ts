@@ -15,7 +15,8 @@
 // (dev/ws-proxy.ts itself) and BENCH_DEV_HTTP_ENDPOINT (dev/sql-http.ts itself) instead of
 // DATABASE_WS_PROXY and DATABASE_HTTP_ENDPOINT (the bench's counting proxy and forwarder).
 // POST /bench/deferred checks database work done after the response; GET /bench/subrequest is
-// one bare round trip to the Upstash endpoint, the routes part's floor for a route with one; POST /bench/provider
+// one bare round trip to the Upstash endpoint, the routes part's floor for a route with one (GET
+// /bench/subrequests2: that, then one to the SQL-over-HTTP endpoint, for a route with two); POST /bench/provider
 // forwards a chat completion to the provider bare, the Models part's floor. Errors are logged with
 // their cause chain, so the bench can say why a strategy fails. Never deployed; started by
 // bench/strategies/launch.ts.
@@ -188,6 +189,28 @@ app.get("/bench/subrequest", async (c) => {
   const res = await fetch(url, { method: "POST", headers: { authorization: `Bearer ${token}` }, body: '["PING"]' });
   await res.arrayBuffer();
   return c.json({ status: res.ok ? "ok" : "failed" }, res.ok ? 200 : 502);
+});
+
+// The floor of a route that makes two round trips one after the other, as GET /v1/agents does
+// (the key and rate limit in Redis, then one statement): the PING above, then `select 1` POSTed
+// bare to the SQL-over-HTTP endpoint the app's statements go to (Neon's wire format).
+app.get("/bench/subrequests2", async (c) => {
+  const { UPSTASH_REDIS_REST_URL: url, UPSTASH_REDIS_REST_TOKEN: token, DATABASE_HTTP_ENDPOINT: sqlUrl, DATABASE_URL } = c.var.config;
+  const ping = await fetch(url, { method: "POST", headers: { authorization: `Bearer ${token}` }, body: '["PING"]' });
+  await ping.arrayBuffer();
+  const select = await fetch(sqlUrl ?? "", {
+    method: "POST",
+    headers: {
+      "neon-connection-string": DATABASE_URL,
+      "neon-raw-text-output": "true",
+      "neon-array-mode": "true",
+      "content-type": "application/json",
+    },
+    body: '{"query":"select 1","params":[]}',
+  });
+  await select.arrayBuffer();
+  const ok = ping.ok && select.ok;
+  return c.json({ status: ok ? "ok" : "failed" }, ok ? 200 : 502);
 });
 
 // The floor of a Models call: the request body forwarded to the provider's chat completions as it
