@@ -19,8 +19,8 @@ const toAnalysisPlan = (plan: AnalysisPlan): AgentView["analysisPlan"] => ({
 });
 
 /**
- * The API's view of an agent. `toolSecret` is the opened secret (src/agents/service.ts
- * openToolSecretOf), masked unless `reveal`; null when the agent has none yet.
+ * The API's view of an agent. `toolSecret` is the secret in clear or already masked
+ * (src/agents/service.ts withToolSecret), masked unless `reveal`; null when the agent has none yet.
  */
 export const toAgent = (row: Agent, toolSecret: string | null, reveal = false): AgentView => ({
   id: row.id,

@@ -8,7 +8,8 @@ import { type Agent, agents } from "../db/schema";
 import { ApiError } from "../lib/errors";
 import { isUuid, newId } from "../lib/ids";
 import { type Page, type PageParams, pageOf, pageQuery } from "../lib/pagination";
-import { checkToolUrls, mintToolSecret, openToolSecretOf, type ToolConfig } from "../tools/service";
+import { maskedToolSecret } from "../tools/secret";
+import { checkToolUrls, mintToolSecret, type ToolConfig } from "../tools/service";
 import { findVisibleVoice } from "../voices/service";
 import { toAgentPatch, toNewAgentRow } from "./mapper";
 import type { CreateAgentInput, UpdateAgentInput } from "./schema";
@@ -49,7 +50,10 @@ async function whileVoiceExists<T>(write: Promise<T>): Promise<T> {
   }
 }
 
-/** An agent as a write returns it: with its tool signing secret in clear, and whether the write created it (shown in full then). */
+/**
+ * An agent with its tool signing secret: in clear when the write created it (`secretCreated`, shown
+ * in full then), masked otherwise (withToolSecret).
+ */
 export interface SavedAgent {
   agent: Agent;
   toolSecret: string | null;
@@ -71,9 +75,14 @@ export async function createAgent(db: Db, config: ToolConfig, organizationId: st
   return { agent: row, toolSecret: secret.plain, secretCreated: true };
 }
 
-/** The agent with its tool signing secret opened (for the views). */
+/**
+ * The agent with its tool signing secret as the views show it: masked (`tss_...XXXXXX`; in full only
+ * when created or rotated). Opened once per isolate and sealed value, so a page of agents costs
+ * no decryption per row after the first.
+ */
 export async function withToolSecret(config: ToolConfig, agent: Agent): Promise<SavedAgent> {
-  return { agent, toolSecret: await openToolSecretOf(config, agent), secretCreated: false };
+  const toolSecret = agent.toolSecret === null ? null : await maskedToolSecret(config, agent.id, agent.toolSecret);
+  return { agent, toolSecret, secretCreated: false };
 }
 
 /** A new tool signing secret for the agent: the old one stops signing at once; 404 when not the workspace's. */

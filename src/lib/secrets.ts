@@ -150,3 +150,28 @@ export async function openSecret(keyring: Keyring, stored: string, context: stri
   }
   return decoder.decode(opened);
 }
+
+/**
+ * What an isolate derives from sealed values and keeps (an endpoint's signing key, an agent's
+ * masked secret), per keyring and value: made once, at most `limit` kept (the oldest dropped), a
+ * failure not kept. A rotated secret is a new sealed value, so what came of the old one is never
+ * used again.
+ */
+export function keptPerSealedValue<T>(limit: number): (keyring: Keyring, id: string, make: () => Promise<T>) => Promise<T> {
+  const kept = new WeakMap<Keyring, Map<string, Promise<T>>>();
+  return (keyring, id, make) => {
+    let values = kept.get(keyring);
+    if (!values) {
+      values = new Map();
+      kept.set(keyring, values);
+    }
+    const found = values.get(id);
+    if (found) return found;
+    const value = make();
+    const inKeyring = values;
+    value.catch(() => inKeyring.delete(id));
+    values.set(id, value);
+    if (values.size > limit) values.delete(values.keys().next().value as string);
+    return value;
+  };
+}

@@ -6,7 +6,7 @@
 import { agents } from "../db/schema";
 import type { AppConfig } from "../env";
 import { randomBase62 } from "../lib/crypto";
-import { openSecret, sealSecret } from "../lib/secrets";
+import { keptPerSealedValue, openSecret, sealSecret } from "../lib/secrets";
 import type { SealedColumn } from "../webhooks/secret-store";
 
 type Keys = Pick<AppConfig, "SECRETS_KEK">;
@@ -32,3 +32,13 @@ export const sealToolSecret = (keys: Keys, agentId: string, secret: string): Pro
 
 export const openToolSecret = (keys: Keys, agentId: string, sealed: string): Promise<string> =>
   openSecret(keys.SECRETS_KEK, sealed, place(agentId));
+
+/** Masked tool secrets an isolate keeps (by agent and sealed value); past this many, the oldest goes. */
+const masks = keptPerSealedValue<string>(5000);
+
+/**
+ * The agent's secret as lists show it (`tss_...XXXXXX`), opened once per isolate and sealed value,
+ * so a page of agents costs no decryption per row after the first; only the mask is kept.
+ */
+export const maskedToolSecret = (keys: Keys, agentId: string, sealed: string): Promise<string> =>
+  masks(keys.SECRETS_KEK, `${agentId}:${sealed}`, () => openToolSecret(keys, agentId, sealed).then(maskToolSecret));

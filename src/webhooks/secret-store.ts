@@ -12,7 +12,7 @@ import type { Db } from "../db/client";
 import { type WebhookEndpoint, webhookEndpoints } from "../db/schema";
 import type { AppConfig } from "../env";
 import { hmacSha256Key } from "../lib/crypto";
-import { isSealed, type Keyring, openSecret, sealedKid, sealSecret } from "../lib/secrets";
+import { isSealed, type Keyring, keptPerSealedValue, openSecret, sealedKid, sealSecret } from "../lib/secrets";
 
 type Keys = Pick<AppConfig, "SECRETS_KEK">;
 
@@ -48,32 +48,16 @@ export const sealEndpointSecret = (keys: Keys, endpointId: string, secret: strin
 export const openEndpointSecret = (keys: Keys, endpoint: Pick<WebhookEndpoint, "id" | "secret">): Promise<string> =>
   openSecret(keys.SECRETS_KEK, endpoint.secret, place(endpoint.id));
 
-/** Signing keys already opened and imported, per keyring, by endpoint and sealed value. */
-const signingKeys = new WeakMap<Keyring, Map<string, Promise<CryptoKey>>>();
-/** Endpoints whose signing key an isolate keeps; past this, the oldest is dropped. */
-const SIGNING_KEYS_KEPT = 1000;
+/** Endpoint signing keys an isolate keeps (by endpoint and sealed value); past this many, the oldest goes. */
+const signingKeys = keptPerSealedValue<CryptoKey>(1000);
 
 /**
  * The endpoint's signing key (HMAC-SHA256 of its secret), opened and imported once per isolate
  * and sealed value: a fan-out to the same endpoints signs with one WebCrypto call per attempt
- * instead of three. A rotated secret is a new sealed value, so the old key is never used again.
+ * instead of three. A secret that does not open (its key left SECRETS_KEK) is not kept.
  */
-export function endpointSigningKey(keys: Keys, endpoint: Pick<WebhookEndpoint, "id" | "secret">): Promise<CryptoKey> {
-  let kept = signingKeys.get(keys.SECRETS_KEK);
-  if (!kept) {
-    kept = new Map();
-    signingKeys.set(keys.SECRETS_KEK, kept);
-  }
-  const id = `${endpoint.id}:${endpoint.secret}`;
-  const found = kept.get(id);
-  if (found) return found;
-  const key = openEndpointSecret(keys, endpoint).then(hmacSha256Key);
-  // A secret that does not open (its key left SECRETS_KEK) is not kept: the next attempt tries again.
-  key.catch(() => kept.delete(id));
-  kept.set(id, key);
-  if (kept.size > SIGNING_KEYS_KEPT) kept.delete(kept.keys().next().value as string);
-  return key;
-}
+export const endpointSigningKey = (keys: Keys, endpoint: Pick<WebhookEndpoint, "id" | "secret">): Promise<CryptoKey> =>
+  signingKeys(keys.SECRETS_KEK, `${endpoint.id}:${endpoint.secret}`, () => openEndpointSecret(keys, endpoint).then(hmacSha256Key));
 
 /** The row with its secret opened (a row already opened is returned as it is). */
 export const openEndpoint = async <T extends Pick<WebhookEndpoint, "id" | "secret">>(keys: Keys, row: T): Promise<T> => ({
