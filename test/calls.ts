@@ -195,8 +195,10 @@ export interface SandboxCall {
   endedBy?: string;
   closeCode?: number;
   bargeIn?: { at: number; clearAfterMs?: number };
-  /** The TwiML the worker set on the live call (a transfer's <Dial>), as received. */
+  /** The TwiML the worker set on the live call (a transfer's <Dial>), and what a <Dial action> answered, as received. */
   twimlUpdates: Array<{ at: number; twiml: string }>;
+  /** What the worker's TwiML had Twilio say on the call (<Say>), in order. */
+  platformSaid: string[];
   /** The transfer leg of the latest <Dial>: `outcome` is Twilio's DialCallStatus (docs/sandbox.md). */
   transfer?: {
     to: string;

@@ -166,6 +166,12 @@ export const ROUTES: RouteCase[] = [
   },
   {
     method: "POST",
+    path: "/telephony/twilio/dial/:callId",
+    auth: "public",
+    why: "Twilio only: refused (401) without a valid X-Twilio-Signature, 404 for a call that was not transferred or another call's CallSid (tools/calls.test.ts); records how one call's transfer leg went, once; answers TwiML (a hang-up, or a sentence then a hang-up); reads nothing back",
+  },
+  {
+    method: "POST",
     path: "/telephony/twilio/voice",
     auth: "public",
     why: "Twilio only: refused (401) without a valid X-Twilio-Signature (calls/inbound.test.ts); answers TwiML for a call to a workspace's number, creating that one call for the agent assigned to it; reads nothing back",

@@ -236,7 +236,7 @@ export function parseStreamTwiml(twiml: string): { url: string; parameters: Reco
 
 /** A verb of TwiML set on a live call (POST Calls/{sid}.json Twiml=…), as the sandbox plays it. */
 export type UpdateVerb =
-  | { verb: "Dial"; number: string; callerId?: string; answerOnBridge: boolean; timeout: number }
+  | { verb: "Dial"; number: string; callerId?: string; answerOnBridge: boolean; timeout: number; action?: string }
   | { verb: "Connect"; url: string; parameters: Record<string, string> }
   | { verb: "Say"; text: string }
   | { verb: "Pause"; seconds: number }
@@ -260,8 +260,15 @@ function elements(body: string, where: string): Array<{ name: string; attrs: Rec
 }
 
 function parseDial(attrs: Record<string, string>, inner: string): UpdateVerb {
-  if (attrs.action !== undefined)
-    throw new TwilioError(400, 12100, "The telephony sandbox plays inline TwiML only: it does not request a <Dial action> URL.");
+  // action: requested (POST, signed) when the leg ends; its answer plays instead of the verbs after the <Dial>.
+  let action: string | undefined;
+  if (attrs.action !== undefined) {
+    action = decodeXml(attrs.action).trim();
+    if (!/^https?:\/\//.test(action))
+      throw new TwilioError(400, 12100, "The telephony sandbox requests an absolute http(s) <Dial action> URL only.");
+    if ((attrs.method ?? "POST").toUpperCase() !== "POST")
+      throw new TwilioError(400, 12100, "The telephony sandbox requests a <Dial action> with POST only.");
+  }
   const bridge = attrs.answerOnBridge ?? "false";
   if (bridge !== "true" && bridge !== "false")
     throw new TwilioError(400, 13219, `Dial: Invalid answerOnBridge value: ${bridge}. It must be "true" or "false".`);
@@ -294,16 +301,18 @@ function parseDial(attrs: Record<string, string>, inner: string): UpdateVerb {
       13223,
       `Dial: Invalid phone number format: ${number ? JSON.stringify(number) : "no number in the <Dial>"}. Phone numbers must be in E.164 format: +, the country code and the number, at most 15 digits.`,
     );
-  return { verb: "Dial", number, callerId, answerOnBridge: bridge === "true", timeout };
+  return { verb: "Dial", number, callerId, answerOnBridge: bridge === "true", timeout, ...(action && { action }) };
 }
 
 /**
  * The TwiML of a call update, as verbs: it must hold a <Dial> (one <Number>, E.164: else 13223) or a
  * <Connect><Stream> (the last verb: the call ends with its stream), and may also hold <Say>, <Pause>
- * and <Hangup/>. Anything else is refused (12100); so are a <Dial action> and a callerId that is no
- * E.164 number (13214). Whether the account may show that callerId is checked against the call.
+ * and <Hangup/>. Anything else is refused (12100); so are a <Dial action> that is no absolute URL or
+ * not POST, and a callerId that is no E.164 number (13214). Whether the account may show that
+ * callerId is checked against the call. `{ requireTransfer: false }`: the answer of a <Dial action>,
+ * which may hold only <Say>, <Pause> and <Hangup/>.
  */
-export function parseUpdateTwiml(twiml: string): UpdateVerb[] {
+export function parseUpdateTwiml(twiml: string, opts: { requireTransfer?: boolean } = {}): UpdateVerb[] {
   const doc = twiml.replace(/<\?xml[\s\S]*?\?>/, "").replace(/<!--[\s\S]*?-->/g, "");
   const response = /^\s*<Response\s*>([\s\S]*)<\/Response>\s*$/.exec(doc);
   if (!response) throw new TwilioError(400, 12100, "Document parse failure: Twiml must be a <Response> document.");
@@ -335,7 +344,7 @@ export function parseUpdateTwiml(twiml: string): UpdateVerb[] {
         );
     }
   }
-  if (!verbs.some((v) => v.verb === "Dial" || v.verb === "Connect"))
+  if (opts.requireTransfer !== false && !verbs.some((v) => v.verb === "Dial" || v.verb === "Connect"))
     throw new TwilioError(
       400,
       12100,
@@ -554,7 +563,7 @@ export async function startTelephonySandbox(opts: {
     void play(live, verbs, document);
   };
 
-  const play = async (live: Live, verbs: UpdateVerb[], document: number) => {
+  const play = async (live: Live, verbs: UpdateVerb[], document: number): Promise<void> => {
     const playing = () => !live.ended && live.document === document;
     for (const v of verbs) {
       if (!playing()) return;
@@ -567,9 +576,13 @@ export async function startTelephonySandbox(opts: {
           break;
         case "Hangup":
           return end(live, "completed", "twiml-ended");
-        case "Dial":
-          await dial(live, v); // whatever its outcome, the document goes on with its next verb
+        case "Dial": {
+          const transfer = await dial(live, v);
+          // Without an action, the document goes on with its next verb whatever the outcome; with one,
+          // what the action answers plays instead.
+          if (v.action && playing()) return dialAction(live, v.action, transfer, document);
           break;
+        }
         case "Connect":
           return connect(live, v.url, v.parameters); // the last verb: the call ends with the stream
       }
@@ -583,8 +596,54 @@ export async function startTelephonySandbox(opts: {
    * Dial's timeout, capped like a call's) or picks up after ANSWER_AFTER_MS, talks for
    * `transferTalkMs` and hangs up. Resolves when the leg has ended.
    */
+  /**
+   * The <Dial action>: POSTs how the leg went (Twilio's parameters, signed like a callback) and plays
+   * the TwiML it answers. An answer that fails or does not parse ends the call, as Twilio's
+   * "application error" does (11200 / 12100), noted in the call's errors.
+   */
+  const dialAction = async (live: Live, action: string, transfer: SandboxTransfer, document: number): Promise<void> => {
+    const { call } = live;
+    const params: Record<string, string> = {
+      AccountSid: accountSid,
+      ApiVersion: API_VERSION,
+      CallSid: call.sid,
+      CallStatus: "in-progress",
+      Called: call.to,
+      Caller: call.from,
+      Direction: "outbound-api",
+      From: call.from,
+      To: call.to,
+      DialCallStatus: transfer.outcome ?? "failed",
+      DialCallSid: `CA${randomUUID().replaceAll("-", "")}`,
+      DialCallDuration: String(transfer.duration ?? 0),
+    };
+    let verbs: UpdateVerb[];
+    try {
+      const res = await fetch(action, {
+        method: "POST",
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          "x-twilio-signature": twilioSignature(authToken, action, params),
+          "i-twilio-idempotency-token": randomUUID(),
+          "user-agent": "TwilioProxy/1.1",
+        },
+        body: new URLSearchParams(params).toString(),
+        redirect: "manual",
+        signal: AbortSignal.any([AbortSignal.timeout(CALLBACK_TIMEOUT_MS), stopping.signal]),
+      });
+      const twiml = await res.text();
+      if (!res.ok) throw new Error(`the <Dial action> answered ${res.status}`);
+      call.twimlUpdates.push({ at: clock(), twiml });
+      verbs = parseUpdateTwiml(twiml, { requireTransfer: false });
+    } catch (err) {
+      call.errors.push(`<Dial action> failed: ${err instanceof Error ? err.message : String(err)}`);
+      return end(live, "completed", "twiml-ended");
+    }
+    return play(live, verbs, document);
+  };
+
   const dial = (live: Live, v: Extract<UpdateVerb, { verb: "Dial" }>) =>
-    new Promise<void>((resolve) => {
+    new Promise<SandboxTransfer>((resolve) => {
       const transfer: SandboxTransfer = {
         to: v.number,
         scenario: scenarioFor(v.number),
@@ -609,7 +668,7 @@ export async function startTelephonySandbox(opts: {
         transfer.endedAt = clock();
         transfer.duration = transfer.answeredAt === undefined ? 0 : Math.ceil((transfer.endedAt - transfer.answeredAt) / 1000);
         if (live.dial?.transfer === transfer) live.dial = undefined;
-        resolve();
+        resolve(transfer);
       };
       live.dial = { transfer, finish };
       later(RING_AFTER_MS, () => {

@@ -21,7 +21,9 @@ export function toCallView(call: Call, usage: CallUsage | undefined, origin: str
     createdAt: call.createdAt.toISOString(),
     transcript: transcriptOf(call.transcript),
     toolCallCount: call.transcript.filter((t) => t.role === "tool").length,
-    transfer: call.transfer ?? null,
+    transfer: call.transfer
+      ? { ...call.transfer, outcome: call.transfer.outcome ?? null, connectedSeconds: call.transfer.connectedSeconds ?? null }
+      : null,
     recording: recordingOf(call, origin),
     analysis: call.analysis ?? null,
     report: call.report ?? null,

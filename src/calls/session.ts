@@ -23,6 +23,7 @@ import type { WebhookDeps } from "../webhooks/deliver";
 import { pcm16FromBytes, pcm16ToBytes, resample } from "./codec";
 import type { PreparedSpeech } from "./first-message";
 import { finishCall, isEnded, startCall } from "./lifecycle";
+import { TWILIO_DIAL_PATH } from "./place";
 import { renderTemplate } from "./prompt";
 import { Recorder } from "./recording";
 import { type EndedReason, statusFor } from "./states";
@@ -809,7 +810,7 @@ export class CallSessionRuntime implements SessionEvents {
       if (!sid) throw new Error("the call has no carrier id yet");
       // Shown to the new party: our number on the line (outbound: the caller id we dialled from; inbound: the number called).
       const callerId = (call.direction === "inbound" ? call.toNumber : call.fromNumber) ?? "";
-      await telephonyProvider(this.opts.config).transfer(sid, to.number, callerId);
+      await telephonyProvider(this.opts.config).transfer(sid, to.number, callerId, `${this.opts.origin}${TWILIO_DIAL_PATH(call.id)}`);
     } catch (err) {
       this.transferring = false;
       this.transferTo = null;

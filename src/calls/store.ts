@@ -1,9 +1,9 @@
 // Every change to a call row: one conditional UPDATE per transition (src/calls/states.ts), so
 // of two racing writers (the media session and a provider callback, or a duplicated
 // callback) exactly one wins, and only the winner fires the webhook.
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, isNotNull, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { agents, type Call, type CallTransfer, calls, type TranscriptTurn, usageEvents } from "../db/schema";
+import { agents, type Call, type CallTransfer, calls, type TranscriptTurn, type TransferOutcome, usageEvents } from "../db/schema";
 import { ACTIVE_STATUSES, type CallStatus, type EndedReason, sourcesOf, statusFor } from "./states";
 
 export interface Move {
@@ -83,6 +83,20 @@ export async function recordTransfer(db: Db, callId: string, transfer: CallTrans
     .update(calls)
     .set({ transfer })
     .where(and(eq(calls.id, callId), inArray(calls.status, ACTIVE_STATUSES)));
+}
+
+/**
+ * How the carrier's leg of a transfer went, once it ended: written into the call's transfer, only
+ * once (a repeated callback changes nothing), whatever the call's status (it ended `transferred`).
+ * Returns whether this write recorded it.
+ */
+export async function recordTransferOutcome(db: Db, callId: string, outcome: TransferOutcome, connectedSeconds: number): Promise<boolean> {
+  const rows = await db
+    .update(calls)
+    .set({ transfer: sql`${calls.transfer} || ${JSON.stringify({ outcome, connectedSeconds })}::jsonb` })
+    .where(and(eq(calls.id, callId), isNotNull(calls.transfer), sql`${calls.transfer} -> 'outcome' is null`))
+    .returning({ id: calls.id });
+  return rows.length > 0;
 }
 
 /** Saves the transcript so far; never after the end (the ending statement writes the final one). */

@@ -28,17 +28,21 @@ export function streamTwiml(url: string, parameters: Record<string, string>): st
  * `<Dial>` to one number: Twilio calls `to` from `callerId` and bridges the current call to it. The
  * call's previous TwiML (our `<Connect><Stream>`) ends, and with it the media stream. `answerOnBridge`
  * passes the destination's own ringing (early media) to the caller until it picks up (on a call not
- * yet answered it would also hold the answer back until then). No `action` and no verb after it: when
- * the transferred conversation ends (or the destination is busy or does not answer) the document is
- * over and Twilio ends the call.
+ * yet answered it would also hold the answer back until then). `action`: when the leg ends, Twilio
+ * POSTs its DialCallStatus there and plays the TwiML it answers (ours: a hang-up after a transfer
+ * that went through, an apology then a hang-up after one that did not); nothing after the <Dial>
+ * plays. Without it, the document is over and Twilio ends the call.
  */
-export const dialTwiml = (to: string, callerId: string) =>
-  `<?xml version="1.0" encoding="UTF-8"?><Response><Dial callerId="${xml(callerId)}" answerOnBridge="true"><Number>${xml(to)}</Number></Dial></Response>`;
+export const dialTwiml = (to: string, callerId: string, action?: string) =>
+  `<?xml version="1.0" encoding="UTF-8"?><Response><Dial callerId="${xml(callerId)}" answerOnBridge="true"${action ? ` action="${xml(action)}" method="POST"` : ""}><Number>${xml(to)}</Number></Dial></Response>`;
 
 /** Turns an incoming call away without answering it (no charge to anyone): `<Reject>`, heard as a busy line. */
 export const rejectTwiml = () => `<?xml version="1.0" encoding="UTF-8"?><Response><Reject reason="busy"/></Response>`;
 
-/** Answers an incoming call only to say why it cannot be taken, then hangs up. */
+/** Ends the call. */
+export const hangUpTwiml = () => `<?xml version="1.0" encoding="UTF-8"?><Response><Hangup/></Response>`;
+
+/** Answers an incoming call only to say why it cannot be taken (or tells a caller why a transfer failed), then hangs up. */
 export const sayAndHangUpTwiml = (text: string) =>
   `<?xml version="1.0" encoding="UTF-8"?><Response><Say>${xml(text)}</Say><Hangup/></Response>`;
 
@@ -130,9 +134,9 @@ export class Twilio implements TelephonyProvider {
     }
   }
 
-  async transfer(providerCallId: string, to: string, callerId: string): Promise<void> {
+  async transfer(providerCallId: string, to: string, callerId: string, action?: string): Promise<void> {
     const url = this.url(`/Calls/${encodeURIComponent(providerCallId)}.json`);
-    const body = new URLSearchParams({ Twiml: dialTwiml(to, callerId) });
+    const body = new URLSearchParams({ Twiml: dialTwiml(to, callerId, action) });
     // Retried only when Twilio answered that it did nothing (429, 503). Replacing the TwiML twice is
     // harmless before the first update took effect, but not after: a second update restarts the
     // <Dial>, hanging up the leg the first one is ringing or has already bridged. A timeout, a broken

@@ -60,10 +60,12 @@ export interface TelephonyProvider {
    * answers. The carrier takes the call away from our media stream, which ends (Twilio: `stop`,
    * then the socket closes); the call itself ends later, when the transferred conversation does.
    * Resolves once the carrier accepted the instructions, not when the transfer is answered.
+   * `action`: the URL the carrier tells how the leg went (answered, busy, no answer…) and asks what
+   * the caller hears next (TWILIO_DIAL_PATH).
    * Throws CallNotInProgressError when the call has ended (or was never answered), and
    * ProviderError when the carrier refuses otherwise or cannot be reached.
    */
-  transfer(providerCallId: string, to: string, callerId: string): Promise<void>;
+  transfer(providerCallId: string, to: string, callerId: string, action?: string): Promise<void>;
   /**
    * Whether the account may call from this number (Twilio: IncomingPhoneNumbers, then
    * OutgoingCallerIds); null when it is neither. Throws ProviderError when the carrier cannot say.

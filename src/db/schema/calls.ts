@@ -33,7 +33,17 @@ export interface CallTransfer {
   name: string | null;
   /** When the carrier accepted the transfer (ISO 8601). */
   at: string;
+  /**
+   * How the carrier's leg to the destination went (Twilio's DialCallStatus), once it ended:
+   * `completed` (answered and bridged), `busy`, `no-answer`, `failed` or `canceled`. Absent until then.
+   */
+  outcome?: TransferOutcome;
+  /** Seconds the caller and the destination were connected (DialCallDuration), with `outcome`. */
+  connectedSeconds?: number;
 }
+
+export const TRANSFER_OUTCOMES = ["completed", "busy", "no-answer", "failed", "canceled"] as const;
+export type TransferOutcome = (typeof TRANSFER_OUTCOMES)[number];
 
 export interface CallAnalysis {
   summary: string;

@@ -808,7 +808,8 @@ describe.concurrent("telephony sandbox: transfers (a call update with <Dial>)", 
     await refused({ Twiml: dial("+14155550100", ' callerId=""') }, 13214);
     await refused({ Twiml: dial("+14155550100", ' callerId="+14155559999"') }, 13214, /\+14155559999/); // not the account's
     await refused({ Twiml: dial("+14155550100", ' answerOnBridge="yes"') }, 13219);
-    await refused({ Twiml: dial("+14155550100", ' action="https://example.com/after"') }, 12100, /action/);
+    await refused({ Twiml: dial("+14155550100", ' action="/after"') }, 12100, /absolute http\(s\) <Dial action>/);
+    await refused({ Twiml: dial("+14155550100", ' action="https://example.com/after" method="GET"') }, 12100, /<Dial action> with POST/);
     await refused({ Twiml: dial("<Sip>sip:alice@example.com</Sip>") }, 12100, /<Sip>/);
     await refused({ Twiml: dial("<Number>+14155550100</Number><Number>+14155550101</Number>") }, 12100, /one <Number>/);
     await refused({ Twiml: "<Response><Say>Hello</Say></Response>" }, 12100, /neither/);

@@ -5,13 +5,15 @@
 // that times out and one that answers 500 (both spoken about and recorded), and ends the call with
 // end_call; a web call that does the same over the browser's socket; transfer_call handing a phone
 // call on through the carrier (Twilio <Dial>), recorded on the call, ending it `transferred`.
+import { randomUUID } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { twilioSignature } from "../../../dev/sandbox/telephony";
 import { usageEvents } from "../../../src/db/schema";
-import { place, TOOLS_CALLEE, TRANSFER_CALLEE } from "../../callees";
-import { type CallView, joinWebCall, providerCallId, settledSandboxCall, speech, WEB_RATE, waitForCall } from "../../calls";
+import { BUSY, place, SILENT, TOOLS_CALLEE, TRANSFER_CALLEE } from "../../callees";
+import { type CallView, createAgent, joinWebCall, providerCallId, settledSandboxCall, speech, WEB_RATE, waitForCall } from "../../calls";
 import { receiversPerTest } from "../../deliveries";
-import { createWorkspace, json, testDb, type Workspace } from "../../harness";
+import { createWorkspace, expectError, json, request, stack, testDb, type Workspace } from "../../harness";
 import { agentWithTools, startToolServer, type ToolServer } from "../../tools";
 
 const { subscribed } = receiversPerTest();
@@ -26,7 +28,10 @@ beforeAll(async () => {
 }, 30_000);
 
 type Turn = CallView["transcript"]["turns"][number] & { tool?: Record<string, unknown> };
-type ToolCallView = CallView & { toolCallCount: number; transfer: { number: string; name: string | null; at: string } | null };
+type ToolCallView = CallView & {
+  toolCallCount: number;
+  transfer: { number: string; name: string | null; at: string; outcome: string | null; connectedSeconds: number | null } | null;
+};
 
 async function setup(extra: Record<string, unknown> = {}) {
   const ws = await createWorkspace();
@@ -43,6 +48,7 @@ async function setup(extra: Record<string, unknown> = {}) {
 }
 
 const toolsOf = (turns: Turn[]) => turns.filter((t) => t.role === "tool").map((t) => t.tool as Record<string, unknown>);
+const twilioSign = (token: string, url: string, params: URLSearchParams) => twilioSignature(token, url, Object.fromEntries(params));
 const ended = (c: CallView) => !["queued", "ringing", "in-progress"].includes(c.status);
 
 /** The call's usage rows of one modality (every model round of a tool turn is one chat row). */
@@ -155,12 +161,64 @@ describe("transfer_call on a phone call", () => {
     // The carrier got a <Dial> to billing from the call's number, and answered that leg.
     const sid = await providerCallId(placed.id);
     const callee = await settledSandboxCall(sid, 60_000);
-    expect(callee.transfer).toMatchObject({ to: "+14155550100", callerId: done.fromNumber });
+    expect(callee.transfer).toMatchObject({ to: "+14155550100", callerId: done.fromNumber, outcome: "completed" });
     expect(callee.transfer?.answeredAt).toEqual(expect.any(Number));
+    // The <Dial action>: the leg was answered, so the call just hangs up, and the call records it.
+    expect(callee.platformSaid).toEqual([]);
+    expect(callee.endedBy).toBe("twiml-ended");
+    const after = (await waitForCall(ws, placed.id, (c) => (c as ToolCallView).transfer?.outcome != null, 30_000)) as ToolCallView;
+    expect(after.transfer).toMatchObject({ outcome: "completed", connectedSeconds: callee.transfer?.duration });
 
     const [event] = await receiver.waitFor(1);
     expect(JSON.parse(event?.body ?? "{}")).toMatchObject({ event: "call.completed", call: { id: placed.id, status: "completed" } });
   }, 90_000);
+
+  it("tells the caller when the destination is busy, hangs up, and records the outcome on the call", async () => {
+    const { ws, agent } = await setup({
+      tools: [{ type: "transfer_call", destinations: [{ number: BUSY, name: "billing", description: "Invoices and refunds." }] }],
+    });
+    const placed = await place(ws, agent.id, { phoneNumber: TRANSFER_CALLEE });
+    const done = (await waitForCall(ws, placed.id, ended, 60_000)) as ToolCallView;
+    expect(done).toMatchObject({ status: "completed", endedReason: "transferred" });
+    const callee = await settledSandboxCall(await providerCallId(placed.id), 60_000);
+    expect(callee.transfer).toMatchObject({ to: BUSY, outcome: "busy" });
+    expect(callee.platformSaid).toEqual([expect.stringMatching(/^Sorry, the line I tried to transfer you to is busy\./)]);
+    expect(callee.endedBy).toBe("twiml-ended");
+    const after = (await waitForCall(ws, placed.id, (c) => (c as ToolCallView).transfer?.outcome != null, 30_000)) as ToolCallView;
+    expect(after.transfer).toMatchObject({ number: BUSY, name: "billing", outcome: "busy", connectedSeconds: 0 });
+  }, 90_000);
+
+  it("refuses a dial result without Twilio's signature, with a wrong one, or for a call that was not transferred", async () => {
+    const ws = await createWorkspace();
+    const agent = await createAgent(ws, { silenceTimeoutSeconds: 5 });
+    const placed = await place(ws, agent.id, { phoneNumber: SILENT });
+    const sid = await providerCallId(placed.id);
+    const path = `/telephony/twilio/dial/${placed.id}`;
+    const params = new URLSearchParams({
+      CallSid: sid,
+      DialCallStatus: "busy",
+      DialCallDuration: "0",
+      AccountSid: stack().vars.TWILIO_ACCOUNT_SID ?? "",
+    });
+    const post = (signature?: string) =>
+      request(path, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", ...(signature ? { "x-twilio-signature": signature } : {}) },
+        body: params.toString(),
+      });
+    const token = stack().vars.TWILIO_AUTH_TOKEN ?? "";
+    await expectError(await post(), 401, "unauthorized");
+    await expectError(await post(twilioSign("not-the-token", `${stack().baseUrl}${path}`, params)), 401, "unauthorized");
+    await expectError(
+      await post(twilioSign(token, `${stack().baseUrl}/telephony/twilio/dial/${randomUUID()}`, params)),
+      401,
+      "unauthorized",
+    );
+    // Genuinely signed, but this call was never transferred: nothing to record.
+    await expectError(await post(twilioSign(token, `${stack().baseUrl}${path}`, params)), 404, "not_found");
+    const call = (await waitForCall(ws, placed.id, ended, 30_000)) as ToolCallView;
+    expect(call.transfer).toBeNull();
+  }, 40_000);
 });
 
 describe("a web call with tools", () => {

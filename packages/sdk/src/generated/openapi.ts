@@ -105,6 +105,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/telephony/twilio/dial/{callId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Twilio's <Dial action> after a transfer's leg ended (form-encoded, X-Twilio-Signature); answers TwiML */
+        post: operations["twilioDialAction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/telephony/twilio/voice": {
         parameters: {
             query?: never;
@@ -3817,6 +3834,13 @@ export interface components {
                 name: string | null;
                 /** Format: date-time */
                 at: string;
+                /**
+                 * @description How the leg to the destination went once it ended (Twilio's DialCallStatus): `completed` (answered), `busy`, `no-answer`, `failed`, `canceled`; null until then. On any but `completed` the caller hears that the transfer did not go through, then the call hangs up.
+                 * @enum {string|null}
+                 */
+                outcome: "completed" | "busy" | "no-answer" | "failed" | "canceled" | null;
+                /** @description Seconds the caller was connected to the destination; null until the leg ended. */
+                connectedSeconds: number | null;
             } | null;
             recording: {
                 url: string;
@@ -5332,6 +5356,74 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    twilioDialAction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The call's id. */
+                callId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description TwiML: a hang-up after a transfer that was answered; after one that was not, a sentence saying so, then a hang-up. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/xml": string;
+                };
             };
             /** @description Unauthorized */
             401: {

@@ -2,6 +2,7 @@
 import { z } from "@hono/zod-openapi";
 import { CALL_STATUSES, ENDED_REASON_VALUES } from "../../../calls/states";
 import { toolTurnSchema } from "../../../chats/schema";
+import { TRANSFER_OUTCOMES } from "../../../db/schema";
 import { metadataSchema, NON_EMPTY_PATCH, nonEmptyPatch, text } from "../../../lib/fields";
 import { pageQuerySchema, pageSchema } from "../../../lib/pagination";
 
@@ -76,6 +77,15 @@ export const callSchema = z
         number: z.string().openapi({ example: "+14155550100" }),
         name: z.string().nullable().openapi({ example: "billing" }),
         at: z.iso.datetime(),
+        outcome: z.enum(TRANSFER_OUTCOMES).nullable().openapi({
+          description:
+            "How the leg to the destination went once it ended (Twilio's DialCallStatus): `completed` (answered), `busy`, `no-answer`, `failed`, `canceled`; null until then. On any but `completed` the caller hears that the transfer did not go through, then the call hangs up.",
+        }),
+        connectedSeconds: z
+          .number()
+          .int()
+          .nullable()
+          .openapi({ description: "Seconds the caller was connected to the destination; null until the leg ended." }),
       })
       .nullable()
       .openapi({ description: "Where the agent's transfer_call handed the caller on (endedReason `transferred`)." }),
