@@ -1,8 +1,9 @@
 // Helpers for the call tests: a web-call client (the browser's side of the protocol in
 // docs/calls.md), speech from the provider sandbox, and polling a call until it settles.
 import WebSocket from "ws";
+import { twilioSignature } from "../dev/sandbox/telephony";
 import { FRAME_MS, pcm16FromBytes, pcm16ToBytes, resample } from "../src/calls/codec";
-import { json, stack, type Workspace } from "./harness";
+import { json, request, stack, type Workspace } from "./harness";
 
 export const WEB_RATE = 16_000;
 
@@ -332,3 +333,21 @@ export async function downloadRecording(ws: Workspace, id: string): Promise<{ ra
   const track = (offset: number) => Int16Array.from({ length: frames }, (_, i) => view.getInt16(44 + i * 4 + offset, true));
   return { rate: view.getUint32(24, true), caller: track(0), agent: track(2) };
 }
+
+// -- requests as Twilio sends them --------------------------------------------------------------
+
+/** `params` signed as Twilio signs a request to `url` (X-Twilio-Signature), with the sandbox's signer. */
+export const twilioSign = (token: string, url: string, params: URLSearchParams): string =>
+  twilioSignature(token, url, Object.fromEntries(params));
+
+/** POSTs Twilio's form-encoded `params` to one of the worker's telephony paths, with `signature` when given. */
+export const postTwilioForm = (path: string, params: URLSearchParams, signature?: string, base?: string) =>
+  request(
+    path,
+    {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", ...(signature ? { "x-twilio-signature": signature } : {}) },
+      body: params.toString(),
+    },
+    base,
+  );

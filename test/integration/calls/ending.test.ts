@@ -11,30 +11,28 @@
 // hundred ms: long enough for the carrier's callbacks to arrive inside it every time, as they do
 // against real providers. On the instant sandbox the ending takes a few ms, and whether a callback
 // lands in it is luck.
-import { createHmac } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HANG_UP_LINE } from "../../../dev/sandbox/callee";
 import { withLatencyProfile } from "../../../dev/sandbox/latency";
 import { startWorker } from "../../../dev/stack";
 import { rms } from "../../../src/calls/codec";
 import { HANGS_UP, place } from "../../callees";
-import { type CallView, createAgent, downloadRecording, providerCallId, speech, WEB_RATE, waitForCall } from "../../calls";
+import {
+  type CallView,
+  createAgent,
+  downloadRecording,
+  postTwilioForm,
+  providerCallId,
+  speech,
+  twilioSign,
+  WEB_RATE,
+  waitForCall,
+} from "../../calls";
 import { receiversPerTest } from "../../deliveries";
-import { createWorkspace, onWorker, request, stack } from "../../harness";
+import { createWorkspace, onWorker, stack } from "../../harness";
 
 const { subscribed } = receiversPerTest();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-const sign = (token: string, url: string, params: URLSearchParams) =>
-  createHmac("sha1", token)
-    .update(
-      url +
-        [...params.entries()]
-          .sort(([a], [b]) => (a < b ? -1 : 1))
-          .map(([k, v]) => k + v)
-          .join(""),
-    )
-    .digest("base64");
 
 /** Twilio's `completed` status callback for this call, signed as Twilio signs it, to the worker at `baseUrl`. */
 function completedCallback(baseUrl: string, callId: string, sid: string): () => Promise<number> {
@@ -47,17 +45,9 @@ function completedCallback(baseUrl: string, callId: string, sid: string): () => 
     CallDuration: "4",
     Direction: "outbound-api",
   });
-  const signature = sign(vars.TWILIO_AUTH_TOKEN ?? "", `${baseUrl}${path}`, params);
+  const signature = twilioSign(vars.TWILIO_AUTH_TOKEN ?? "", `${baseUrl}${path}`, params);
   return async () => {
-    const res = await request(
-      path,
-      {
-        method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded", "x-twilio-signature": signature },
-        body: params.toString(),
-      },
-      baseUrl,
-    );
+    const res = await postTwilioForm(path, params, signature, baseUrl);
     await res.arrayBuffer();
     return res.status;
   };

@@ -2,7 +2,7 @@
 // id of another workspace or one the Twilio account does not have (docs/calls.md, "Caller ids"),
 // a race for one number, forged Twilio callbacks and media streams, and another workspace's call,
 // on the API and the dashboard alike. Refusals leave no call and dial nothing.
-import { createHmac, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { accepted, BUSY, dial, finished, place, SILENT } from "../../callees";
@@ -11,10 +11,12 @@ import {
   type CallView,
   createAgent,
   freshNumber,
+  postTwilioForm,
   providerCallId,
   sandboxCallsFrom,
   twilioHas,
   twilioReleases,
+  twilioSign,
   waitForCall,
 } from "../../calls";
 import { createWorkspace, expectError, json, request, signIn, stack, type Workspace } from "../../harness";
@@ -120,16 +122,6 @@ describe("caller ids", () => {
 });
 
 describe("forged telephony traffic", () => {
-  const sign = (token: string, url: string, params: URLSearchParams) => {
-    const data =
-      url +
-      [...params.entries()]
-        .sort(([a], [b]) => (a < b ? -1 : 1))
-        .map(([k, v]) => k + v)
-        .join("");
-    return createHmac("sha1", token).update(data).digest("base64");
-  };
-
   it("refuses status callbacks without Twilio's signature, with a wrong one, or signed for another URL", async () => {
     const ws = await createWorkspace();
     const agent = await createAgent(ws, { silenceTimeoutSeconds: 5 });
@@ -137,16 +129,11 @@ describe("forged telephony traffic", () => {
     const sid = await providerCallId(placed.id);
     const path = `/telephony/twilio/status/${placed.id}`;
     const params = new URLSearchParams({ CallSid: sid, CallStatus: "busy", AccountSid: stack().vars.TWILIO_ACCOUNT_SID ?? "" });
-    const post = (signature?: string) =>
-      request(path, {
-        method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded", ...(signature ? { "x-twilio-signature": signature } : {}) },
-        body: params.toString(),
-      });
+    const post = (signature?: string) => postTwilioForm(path, params, signature);
     const token = stack().vars.TWILIO_AUTH_TOKEN ?? "";
     await expectError(await post(), 401, "unauthorized");
-    await expectError(await post(sign("not-the-token", `${stack().baseUrl}${path}`, params)), 401, "unauthorized");
-    await expectError(await post(sign(token, `${stack().baseUrl}/telephony/twilio/status/${sid}`, params)), 401, "unauthorized");
+    await expectError(await post(twilioSign("not-the-token", `${stack().baseUrl}${path}`, params)), 401, "unauthorized");
+    await expectError(await post(twilioSign(token, `${stack().baseUrl}/telephony/twilio/status/${sid}`, params)), 401, "unauthorized");
     // None of them moved the call; a genuine callback would have (busy).
     const call = await waitForCall(ws, placed.id, finished, 30_000);
     expect(call.endedReason).toBe("silence-timeout");

@@ -5,7 +5,7 @@
 // answers, with `direction: inbound`. Forged webhooks are refused, a number without an agent turns
 // the caller away politely, a number of no workspace is rejected unanswered, and a workspace
 // cannot assign another workspace's agent.
-import { createHmac, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { CANNOT_TAKE_CALLS } from "../../../src/calls/inbound";
 import { CONVERSATION } from "../../callees";
@@ -15,14 +15,16 @@ import {
   createAgent,
   downloadRecording,
   freshNumber,
+  postTwilioForm,
   type SandboxCall,
   speech,
   twilioHas,
+  twilioSign,
   WEB_RATE,
   waitForCall,
 } from "../../calls";
 import { receiversPerTest } from "../../deliveries";
-import { createWorkspace, expectError, json, request, stack, type Workspace } from "../../harness";
+import { createWorkspace, expectError, json, stack, type Workspace } from "../../harness";
 import { stripeAccepts } from "../../stripe";
 
 const { subscribed } = receiversPerTest();
@@ -64,17 +66,6 @@ const assign = (ws: Workspace, id: string, agentId: string | null) =>
   ws.api(`/v1/phone-numbers/${id}`, { method: "PATCH", json: { agentId } });
 
 const inboundCalls = async (ws: Workspace) => (await json<{ data: CallView[] }>(await ws.api("/v1/calls?direction=inbound"))).data;
-
-const sign = (token: string, url: string, params: URLSearchParams) =>
-  createHmac("sha1", token)
-    .update(
-      url +
-        [...params.entries()]
-          .sort(([a], [b]) => (a < b ? -1 : 1))
-          .map(([k, v]) => k + v)
-          .join(""),
-    )
-    .digest("base64");
 
 beforeAll(async () => {
   await speech("Warming up.", WEB_RATE);
@@ -151,25 +142,20 @@ describe("incoming calls that are turned away", () => {
       From: CONVERSATION,
       To: number.number,
     });
-    const post = (signature?: string) =>
-      request(VOICE_PATH, {
-        method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded", ...(signature ? { "x-twilio-signature": signature } : {}) },
-        body: params.toString(),
-      });
+    const post = (signature?: string) => postTwilioForm(VOICE_PATH, params, signature);
     const token = stack().vars.TWILIO_AUTH_TOKEN ?? "";
     const url = `${stack().baseUrl}${VOICE_PATH}`;
     await expectError(await post(), 401, "unauthorized");
-    await expectError(await post(sign("not-the-token", url, params)), 401, "unauthorized");
-    await expectError(await post(sign(token, `${stack().baseUrl}/telephony/twilio/status/x`, params)), 401, "unauthorized");
+    await expectError(await post(twilioSign("not-the-token", url, params)), 401, "unauthorized");
+    await expectError(await post(twilioSign(token, `${stack().baseUrl}/telephony/twilio/status/x`, params)), 401, "unauthorized");
     expect(await inboundCalls(ws)).toEqual([]);
     // The same request signed with the account's token is answered (the stream), and makes the one call;
     // Twilio sending it again for the same CallSid does not make a second.
-    const genuine = await post(sign(token, url, params));
+    const genuine = await post(twilioSign(token, url, params));
     expect(genuine.status).toBe(200);
     expect(genuine.headers.get("content-type")).toContain("text/xml");
     expect(await genuine.text()).toContain("<Connect><Stream");
-    expect((await post(sign(token, url, params))).status).toBe(200);
+    expect((await post(twilioSign(token, url, params))).status).toBe(200);
     const made = await inboundCalls(ws);
     expect(made).toHaveLength(1);
     expect(made[0]).toMatchObject({ status: "ringing", direction: "inbound", toNumber: number.number });

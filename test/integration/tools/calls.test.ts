@@ -8,12 +8,22 @@
 import { randomUUID } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { twilioSignature } from "../../../dev/sandbox/telephony";
 import { usageEvents } from "../../../src/db/schema";
 import { BUSY, place, SILENT, TOOLS_CALLEE, TRANSFER_CALLEE } from "../../callees";
-import { type CallView, createAgent, joinWebCall, providerCallId, settledSandboxCall, speech, WEB_RATE, waitForCall } from "../../calls";
+import {
+  type CallView,
+  createAgent,
+  joinWebCall,
+  postTwilioForm,
+  providerCallId,
+  settledSandboxCall,
+  speech,
+  twilioSign,
+  WEB_RATE,
+  waitForCall,
+} from "../../calls";
 import { receiversPerTest } from "../../deliveries";
-import { createWorkspace, expectError, json, request, stack, testDb, type Workspace } from "../../harness";
+import { createWorkspace, expectError, json, stack, testDb, type Workspace } from "../../harness";
 import { agentWithTools, startToolServer, type ToolServer } from "../../tools";
 
 const { subscribed } = receiversPerTest();
@@ -48,7 +58,6 @@ async function setup(extra: Record<string, unknown> = {}) {
 }
 
 const toolsOf = (turns: Turn[]) => turns.filter((t) => t.role === "tool").map((t) => t.tool as Record<string, unknown>);
-const twilioSign = (token: string, url: string, params: URLSearchParams) => twilioSignature(token, url, Object.fromEntries(params));
 const ended = (c: CallView) => !["queued", "ringing", "in-progress"].includes(c.status);
 
 /** The call's usage rows of one modality (every model round of a tool turn is one chat row). */
@@ -200,12 +209,7 @@ describe("transfer_call on a phone call", () => {
       DialCallDuration: "0",
       AccountSid: stack().vars.TWILIO_ACCOUNT_SID ?? "",
     });
-    const post = (signature?: string) =>
-      request(path, {
-        method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded", ...(signature ? { "x-twilio-signature": signature } : {}) },
-        body: params.toString(),
-      });
+    const post = (signature?: string) => postTwilioForm(path, params, signature);
     const token = stack().vars.TWILIO_AUTH_TOKEN ?? "";
     await expectError(await post(), 401, "unauthorized");
     await expectError(await post(twilioSign("not-the-token", `${stack().baseUrl}${path}`, params)), 401, "unauthorized");
