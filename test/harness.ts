@@ -94,18 +94,9 @@ export async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, ms
   }
 }
 
-/** The stack's key cache (its Upstash bridge), as the worker reaches it. */
-/**
- * Waits until the current window of the 60 s rate limits has at least `clearMs` left. Upstash's
- * sliding window weighs the previous window's count and rounds it down, so a burst that crosses
- * a window edge gets one request more than the limit; a test that counts up to the limit starts
- * clear of the edge (windows are aligned to the epoch, on the worker as here).
- */
-export async function clearOfWindowEdge(windowMs = 60_000, clearMs = 15_000): Promise<void> {
-  const left = windowMs - (Date.now() % windowMs);
-  if (left < clearMs) await new Promise((resolve) => setTimeout(resolve, left + 50));
-}
+export { clearOfWindowEdge } from "./windows";
 
+/** The stack's key cache (its Upstash bridge), as the worker reaches it. */
 export const testRedis = () => new Redis({ url: stack().redisUrl, token: stack().redisToken });
 
 /** A key that was used (so the worker has it cached) and then revoked through the service. */
