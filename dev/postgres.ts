@@ -5,6 +5,7 @@
 import { mkdirSync } from "node:fs";
 import { PGlite } from "@electric-sql/pglite";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
+import { installBatchQueue } from "./pglite-queue";
 
 export interface EmbeddedPostgres {
   host: string;
@@ -30,6 +31,7 @@ export async function startEmbeddedPostgres(opts: {
     // measured failures past ~100 concurrent requests at 100 (docs/benchmarks.md).
     maxConnections: opts.maxConnections ?? 300,
   });
+  installBatchQueue(server, db);
   await server.start();
   const port = Number(server.getServerConn().split(":").pop());
   return {
