@@ -18,6 +18,9 @@ type Schema = typeof schema;
 /** What services take: any drizzle Postgres database over this schema (HTTP in requests, a Pool in tools). */
 export type Db = PgDatabase<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
 
+/** The rows of `db.execute(sql…)`, whichever driver ran it (a result with `rows`, or the rows themselves). */
+export const rowsOf = <T>(result: unknown): T[] => ((result as { rows?: T[] }).rows ?? (result as T[])) as T[];
+
 export interface DbConfig {
   DATABASE_URL: string;
   /** Local stack only: host:port of the WebSocket proxy standing in for Neon's. */

@@ -7,6 +7,7 @@
 // next, so a message stored while another is answered is never left behind. A claim older than
 // CLAIM_TIMEOUT_MS (a worker that died) is taken over by the cron sweep.
 import { and, eq, inArray, lt, sql } from "drizzle-orm";
+import { rowsOf } from "../db/client";
 import { type MessagingChannel, type MessagingInboundRow, messagingInbound } from "../db/schema";
 import type { WebhookDeps } from "../webhooks/deliver";
 import { channelById } from "./channels";
@@ -19,8 +20,6 @@ export const CLAIM_TIMEOUT_MS = 120_000;
 export const INBOUND_RETENTION_DAYS = 7;
 /** Messages one run answers at most before it leaves the rest to the next run. */
 const RUN_LIMIT = 50;
-
-const rowsOf = <T>(result: unknown): T[] => ((result as { rows?: T[] }).rows ?? (result as T[])) as T[];
 
 /**
  * Stores the messages of one webhook delivery (those already stored are dropped) and returns the

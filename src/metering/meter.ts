@@ -7,7 +7,7 @@
 // flight is always a row that the scheduled handler can find and release (`sweepExpiredHolds`)
 // when the worker that took it died.
 import { type SQL, sql } from "drizzle-orm";
-import type { Db } from "../db/client";
+import { type Db, rowsOf } from "../db/client";
 import { creditGrants, organizations } from "../db/schema";
 import { ApiError } from "../lib/errors";
 import { newId } from "../lib/ids";
@@ -36,8 +36,6 @@ export interface RequestLog {
 const UNITS = { chat: "tokens", tts: "characters", stt: "audio_ms" } as const;
 
 /** Rows of a raw statement, whichever driver ran it (neon-http and the Pool both return `rows`). */
-const rowsOf = <T>(result: unknown): T[] => ((result as { rows?: T[] }).rows ?? (result as T[])) as T[];
-
 /** A hold the workspace cannot cover: 402, and the balance it has (the caller's cache learns it). */
 export class InsufficientCredits extends ApiError {
   constructor(

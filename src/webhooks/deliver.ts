@@ -6,7 +6,7 @@
 // secret, so a rotated-out secret never signs again, even for retries already queued.
 import { Client } from "@upstash/qstash";
 import { and, eq, isNull, sql } from "drizzle-orm";
-import type { Db } from "../db/client";
+import { type Db, rowsOf } from "../db/client";
 import { type WebhookEndpoint, webhookAttempts, webhookDeliveries, webhookEndpoints } from "../db/schema";
 import type { AppConfig } from "../env";
 import { mapLimit } from "../lib/concurrency";
@@ -15,7 +15,7 @@ import { redisFor } from "../lib/redis";
 import { captureRequest } from "./capture";
 import { captureUrl, publicOrigin } from "./endpoints";
 import { NEVER_DISPATCHED, payloadChannel } from "./events";
-import { buildPayload, type EventData, shapePayload } from "./payload";
+import { buildPayload, type EventData, type Payload, shapePayload } from "./payload";
 import { endpointSigningKey } from "./secret-store";
 import { signPayload } from "./signature";
 import { checkUrlResolved, dohResolver } from "./ssrf";
@@ -52,53 +52,54 @@ export interface EmitInput {
 export async function emit(deps: WebhookDeps, input: EmitInput): Promise<{ eventId: string; deliveryIds: string[] }> {
   const eventId = newId();
   if (NEVER_DISPATCHED.has(input.event)) return { eventId, deliveryIds: [] };
-  const endpoints = input.onlyEndpointId
-    ? await deps.db
-        .select()
-        .from(webhookEndpoints)
-        .where(and(eq(webhookEndpoints.id, input.onlyEndpointId), eq(webhookEndpoints.organizationId, input.organizationId)))
-    : await deps.db
-        .select()
-        .from(webhookEndpoints)
-        .where(
-          and(
-            eq(webhookEndpoints.organizationId, input.organizationId),
-            eq(webhookEndpoints.active, true),
-            isNull(webhookEndpoints.disabledReason),
-            sql`${webhookEndpoints.events} @> ${JSON.stringify([input.event])}::jsonb`,
-          ),
-        );
-  if (endpoints.length === 0) return { eventId, deliveryIds: [] };
-
   const trigger: Trigger = input.onlyEndpointId ? "test" : "emit";
   // A direct emit attempts what it just loaded: each delivery is written as attempt 1 and goes
   // straight to the HTTP call, with no second read of the endpoint (prepareDispatch's work).
   const direct = trigger === "emit" && !qstashMode(deps.config);
-  const timestamp = new Date();
-  const rows = endpoints.map((endpoint) => {
-    const id = newId();
-    const full = buildPayload({ deliveryId: id, event: input.event, channel: payloadChannel(input.event), timestamp, data: input.data });
-    const payload = endpoint.payloadMode === "custom" ? shapePayload(full, endpoint.customFields) : full;
-    return {
-      id,
-      organizationId: input.organizationId,
-      endpointId: endpoint.id,
-      eventId,
-      event: input.event,
-      subjectId: input.subjectId ?? null,
-      payload,
-      attemptCount: direct ? 1 : 0,
-      endpoint,
-    };
+  const fields: DeliveryFields = {
+    organizationId: input.organizationId,
+    eventId,
+    event: input.event,
+    subjectId: input.subjectId ?? null,
+    attemptCount: direct ? 1 : 0,
+  };
+  // Every delivery's payload is this one with its own deliveryId (or its endpoint's custom shape of it).
+  const full = buildPayload({
+    deliveryId: "",
+    event: input.event,
+    channel: payloadChannel(input.event),
+    timestamp: new Date(),
+    data: input.data,
   });
-  await deps.db.insert(webhookDeliveries).values(rows.map(({ endpoint: _, ...row }) => row));
-  const ids = rows.map((r) => r.id);
+
+  const { written, unwritten } = input.onlyEndpointId
+    ? {
+        written: [],
+        unwritten: await deps.db
+          .select()
+          .from(webhookEndpoints)
+          .where(and(eq(webhookEndpoints.id, input.onlyEndpointId), eq(webhookEndpoints.organizationId, input.organizationId))),
+      }
+    : await writeForSubscribers(deps.db, fields, full);
+  if (unwritten.length > 0) {
+    const rows = unwritten.map((endpoint) => {
+      const id = newId();
+      const payload = { ...full, deliveryId: id };
+      return { id, payload: endpoint.payloadMode === "custom" ? shapePayload(payload, endpoint.customFields) : payload, endpoint };
+    });
+    await deps.db
+      .insert(webhookDeliveries)
+      .values(rows.map(({ id, payload, endpoint }) => ({ ...fields, id, payload, endpointId: endpoint.id })));
+    written.push(...rows);
+  }
+  const ids = written.map((r) => r.id);
+  if (ids.length === 0) return { eventId, deliveryIds: [] };
   if (direct) {
-    const prepared = rows.map(({ id, organizationId, event, payload, endpoint }) => ({
+    const prepared = written.map(({ id, payload, endpoint }) => ({
       deliveryId: id,
       attempt: 1,
-      organizationId,
-      event,
+      organizationId: fields.organizationId,
+      event: fields.event,
       payload,
       endpoint,
     }));
@@ -107,6 +108,84 @@ export async function emit(deps: WebhookDeps, input: EmitInput): Promise<{ event
     await dispatch(deps, ids, trigger);
   }
   return { eventId, deliveryIds: ids };
+}
+
+/** What every delivery of one emit has in common. */
+interface DeliveryFields {
+  organizationId: string;
+  eventId: string;
+  event: string;
+  subjectId: string | null;
+  attemptCount: number;
+}
+
+type SubscribedEndpoint = EndpointFields & Pick<WebhookEndpoint, "payloadMode" | "customFields">;
+
+/** How many delivery ids the fan-out's one statement brings; endpoints past them are written by a second. */
+const IDS_PER_EMIT = 128;
+
+/**
+ * One statement finds the endpoints subscribed to the event and writes their deliveries, with
+ * ids made here (uuidv7, in order) and the payload sent once. What it leaves unwritten (endpoints
+ * with a custom payload, any past the ids brought) comes back for the caller to write.
+ */
+async function writeForSubscribers(
+  db: Db,
+  fields: DeliveryFields,
+  full: Payload,
+): Promise<{ written: Array<{ id: string; payload: Payload; endpoint: SubscribedEndpoint }>; unwritten: SubscribedEndpoint[] }> {
+  const ids = Array.from({ length: IDS_PER_EMIT }, () => newId());
+  const rows = rowsOf<SubscriberRow>(
+    await db.execute(sql`
+      with e as (
+        select id, url, use_test_receiver, test_mode, test_url, capture_token, secret, consecutive_failures, payload_mode,
+          custom_fields, row_number() over (order by id) as n
+        from ${webhookEndpoints}
+        where organization_id = ${fields.organizationId}::uuid and active and disabled_reason is null
+          and events @> ${JSON.stringify([fields.event])}::jsonb
+      ), written as (
+        insert into ${webhookDeliveries} (id, organization_id, endpoint_id, event_id, event, subject_id, payload, attempt_count)
+        select d.id, ${fields.organizationId}::uuid, e.id, ${fields.eventId}::uuid, ${fields.event}::text, ${fields.subjectId}::text,
+          jsonb_set(${JSON.stringify(full)}::jsonb, '{deliveryId}', to_jsonb(d.id::text)), ${fields.attemptCount}::int
+        from e join unnest(${sql.param(ids)}::uuid[]) with ordinality as d(id, n) on d.n = e.n
+        where e.payload_mode <> 'custom'
+        returning id, endpoint_id
+      )
+      select e.*, written.id as delivery_id from e left join written on written.endpoint_id = e.id order by e.n`),
+  );
+  const written: Array<{ id: string; payload: Payload; endpoint: SubscribedEndpoint }> = [];
+  const unwritten: SubscribedEndpoint[] = [];
+  for (const row of rows) {
+    const endpoint: SubscribedEndpoint = {
+      id: row.id,
+      url: row.url,
+      useTestReceiver: row.use_test_receiver,
+      testMode: row.test_mode,
+      testUrl: row.test_url,
+      captureToken: row.capture_token,
+      secret: row.secret,
+      consecutiveFailures: Number(row.consecutive_failures),
+      payloadMode: row.payload_mode,
+      customFields: row.custom_fields,
+    };
+    if (row.delivery_id) written.push({ id: row.delivery_id, payload: { ...full, deliveryId: row.delivery_id }, endpoint });
+    else unwritten.push(endpoint);
+  }
+  return { written, unwritten };
+}
+
+interface SubscriberRow {
+  id: string;
+  url: string | null;
+  use_test_receiver: boolean;
+  test_mode: boolean;
+  test_url: string | null;
+  capture_token: string;
+  secret: string;
+  consecutive_failures: number | string;
+  payload_mode: "all" | "custom";
+  custom_fields: string[];
+  delivery_id: string | null;
 }
 
 /**
@@ -358,37 +437,25 @@ async function makeHttpCall(deps: WebhookDeps, prepared: Prepared): Promise<Outc
  */
 async function recordAttempts(db: Db, outcomes: Outcome[], trigger: Trigger): Promise<void> {
   if (outcomes.length === 0) return;
-  const recorded = db.$with("recorded").as(
-    db
-      .insert(webhookAttempts)
-      .values(
-        outcomes.map((o) => ({
-          id: newId(),
-          deliveryId: o.prepared.deliveryId,
-          organizationId: o.prepared.organizationId,
-          endpointId: o.prepared.endpoint.id,
-          attempt: o.prepared.attempt,
-          target: o.target?.kind ?? "production",
-          url: o.target?.url ?? "",
-          statusCode: o.statusCode,
-          error: o.error,
-          durationMs: o.durationMs,
-          responseBody: o.responseBody,
-          signedAt: o.signedAt,
-          trigger,
-        })),
-      )
-      .returning({ id: webhookAttempts.id }),
-  );
-  const ids = outcomes.map((o) => o.prepared.deliveryId);
-  const states = outcomes.map((o) => (o.ok ? "succeeded" : "failed"));
-  const codes = outcomes.map((o) => o.statusCode);
-  await db
-    .with(recorded)
-    .update(webhookDeliveries)
-    .set({ status: sql`v.status`, lastStatusCode: sql`v.code` })
-    .from(sql`unnest(${sql.param(ids)}::uuid[], ${sql.param(states)}::text[], ${sql.param(codes)}::int[]) as v(id, status, code)`)
-    .where(eq(webhookDeliveries.id, sql`v.id`));
+  // One array per column: a statement of a few parameters however many outcomes it records.
+  const column = <T>(of: (o: Outcome) => T) => sql.param(outcomes.map(of));
+  await db.execute(sql`
+    with recorded as (
+      insert into ${webhookAttempts} (id, delivery_id, organization_id, endpoint_id, attempt, target, url, status_code, error,
+        duration_ms, response_body, signed_at, trigger)
+      select a.*, ${trigger}::text from unnest(
+        ${column(() => newId())}::uuid[], ${column((o) => o.prepared.deliveryId)}::uuid[],
+        ${column((o) => o.prepared.organizationId)}::uuid[], ${column((o) => o.prepared.endpoint.id)}::uuid[],
+        ${column((o) => o.prepared.attempt)}::int[], ${column((o) => o.target?.kind ?? "production")}::text[],
+        ${column((o) => o.target?.url ?? "")}::text[], ${column((o) => o.statusCode)}::int[], ${column((o) => o.error)}::text[],
+        ${column((o) => o.durationMs)}::int[], ${column((o) => o.responseBody)}::text[], ${column((o) => o.signedAt)}::int[]
+      ) as a
+      returning delivery_id
+    )
+    update ${webhookDeliveries} set status = v.status, last_status_code = v.code
+    from unnest(${column((o) => o.prepared.deliveryId)}::uuid[], ${column((o) => (o.ok ? "succeeded" : "failed"))}::text[],
+      ${column((o) => o.statusCode)}::int[]) as v(id, status, code)
+    where ${webhookDeliveries.id} = v.id`);
 }
 
 /**

@@ -6,15 +6,18 @@
 // the built-in test receiver. Refusals
 // and failed deliveries: errors.test.ts; the QStash path: qstash.test.ts; secrets at rest:
 // secrets.test.ts.
+import { randomUUID } from "node:crypto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Redis } from "@upstash/redis";
 import { eq, inArray } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "../../../src/db/schema";
+import { parseEnv } from "../../../src/env";
 import type { Page } from "../../../src/lib/pagination";
 import type { EndpointView } from "../../../src/webhooks/endpoints";
 import type { DeliveryView } from "../../../src/webhooks/log";
+import { sealEndpointSecret } from "../../../src/webhooks/secret-store";
 import { deliveries, receiversPerTest, sendTest } from "../../deliveries";
 import { createWorkspace, expectError, json, stack, testDb } from "../../harness";
 import { stripeAccepts } from "../../stripe";
@@ -374,6 +377,67 @@ describe("webhook delivery (direct mode)", () => {
     });
     expect(endpoints.get(gon.id)).toMatchObject({ active: false, disabledReason: expect.stringContaining("410") });
     expect(endpoints.get(healthy[0]?.id ?? "")).toMatchObject({ consecutiveFailures: 0, active: true });
+  });
+
+  it("records each receiver's answer exactly, whatever its characters (the attempts go in as one array a column)", async () => {
+    const ws = await createWorkspace();
+    const answers = ["NULL", "", '{"a":"b,c"}', 'back\\slash "quote" {brace}', "ünïcödé 🎉\nsecond line", "'; drop table x; --"];
+    const endpoints = await Promise.all(
+      answers.map(async (body, i) => {
+        const r = await receiver(() => ({ status: i % 2 === 0 ? 200 : 500, body }));
+        return { body, status: i % 2 === 0 ? 200 : 500, endpoint: await createEndpoint(ws, { url: r.url, events: "all" }) };
+      }),
+    );
+    const { deliveryIds } = await emitNow({ organizationId: ws.organizationId, event: "call.completed", data: { call: { id: "x" } } });
+    expect(deliveryIds).toHaveLength(answers.length);
+    const attempts = await testDb().select().from(webhookAttempts).where(inArray(webhookAttempts.deliveryId, deliveryIds));
+    const rows = await testDb().select().from(webhookDeliveries).where(inArray(webhookDeliveries.id, deliveryIds));
+    for (const { body, status, endpoint } of endpoints) {
+      expect(attempts.find((a) => a.endpointId === endpoint.id)).toMatchObject({ responseBody: body, statusCode: status, error: null });
+      expect(rows.find((d) => d.endpointId === endpoint.id)).toMatchObject({
+        status: status === 200 ? "succeeded" : "failed",
+        lastStatusCode: status,
+      });
+    }
+  });
+
+  it("a fan-out past the ids its first statement brings, custom payloads among it, sends each endpoint one delivery with its own id", async () => {
+    const ws = await createWorkspace();
+    const r = await receiver();
+    const template = await createEndpoint(ws, { url: r.url, events: "all" });
+    const custom = await createEndpoint(ws, { url: r.url, events: "all", payloadMode: "custom", customFields: ["call.id"] });
+    const [row] = await testDb().select().from(webhookEndpoints).where(eq(webhookEndpoints.id, template.id));
+    if (!row) throw new Error("the endpoint's row");
+    // 138 more like the first, each with the first's secret sealed for its own row.
+    const keys = parseEnv(stack().vars);
+    const copies = await Promise.all(
+      Array.from({ length: 138 }, async () => {
+        const id = randomUUID();
+        return { ...row, id, captureToken: randomUUID(), secret: await sealEndpointSecret(keys, id, template.secret) };
+      }),
+    );
+    await testDb().insert(webhookEndpoints).values(copies);
+
+    const { deliveryIds } = await emitNow({ organizationId: ws.organizationId, event: "call.completed", data: { call: { id: "many" } } });
+    expect(new Set(deliveryIds).size).toBe(140);
+    const got = await r.waitFor(140);
+    const sent = got.map((g) => ({ id: String(g.headers["x-service-delivery-id"]), body: JSON.parse(g.body), raw: g.body, g }));
+    expect(sent.map((s) => s.body.deliveryId).sort()).toEqual([...deliveryIds].sort());
+    for (const s of sent) expect(s.body.deliveryId).toBe(s.id);
+    const shaped = sent.filter((s) => !("transcript" in s.body));
+    expect(shaped.map((s) => s.body.call)).toEqual([{ id: "many" }]);
+    for (const s of sent) {
+      const secret = s.body.transcript === undefined ? custom.secret : template.secret;
+      expect(stripeAccepts(s.raw, String(s.g.headers["x-service-signature"]), secret)).toBe(true);
+    }
+    // What each row holds is what its endpoint was sent; every one is attempt 1, succeeded.
+    const rows = await testDb().select().from(webhookDeliveries).where(inArray(webhookDeliveries.id, deliveryIds));
+    const bodies = new Map(sent.map((s) => [s.id, s.body]));
+    for (const d of rows) {
+      expect(d.payload).toEqual(bodies.get(d.id));
+      expect(d).toMatchObject({ status: "succeeded", attemptCount: 1, event: "call.completed" });
+    }
+    expect(new Set(rows.map((d) => d.endpointId)).size).toBe(140);
   });
 
   it("the built-in test receiver keeps the most recent 20 requests", async () => {
