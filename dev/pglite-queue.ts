@@ -61,12 +61,15 @@ export class BatchQueue {
     await this.process();
   }
 
+  /** Ends the batch and transaction the owner left. Never throws: the queue goes on whatever happens here. */
   private async endOwnersSession(): Promise<void> {
     try {
-      await this.db.runExclusive(async () => {
-        if (this.batchOpen) await this.db.execProtocolRaw(SYNC);
-        if (this.db.isInTransaction()) await this.db.exec("ROLLBACK");
-      });
+      // The raw protocol runs under the session's lock; exec() takes that lock itself (and would
+      // wait for ever inside it). `owner` keeps every other connection out until both are done.
+      if (this.batchOpen) await this.db.runExclusive(() => this.db.execProtocolRaw(SYNC));
+      if (this.db.isInTransaction()) await this.db.exec("ROLLBACK");
+    } catch (error) {
+      console.error(`embedded Postgres: ending a connection's session failed: ${(error as Error).message}`);
     } finally {
       this.owner = null;
       this.batchOpen = false;

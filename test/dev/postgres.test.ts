@@ -82,6 +82,18 @@ describe("embedded Postgres with many connections", () => {
     const { rows } = await client(0).query("select $1::int as v", [7]);
     expect(rows).toEqual([{ v: 7 }]);
   });
+
+  it("a connection that leaves inside a transaction has it rolled back, and the others go on", async () => {
+    await client(0).query("create table if not exists left_probe (v int)");
+    const a = await rawConnection(server.port);
+    a.send(message("Q", cstr("begin; insert into left_probe values (1)")));
+    expect((await a.untilReady()).types).toContain("C");
+    a.close();
+    const { rows } = await client(1).query("select count(*)::int as n from left_probe where v = $1", [1]);
+    expect(rows).toEqual([{ n: 0 }]);
+    await client(1).query("insert into left_probe values ($1)", [2]);
+    expect((await client(0).query("select v from left_probe")).rows).toEqual([{ v: 2 }]);
+  });
 });
 
 const cstr = (s: string) => Buffer.from(`${s}\0`);
