@@ -87,13 +87,30 @@ export async function emit(deps: WebhookDeps, input: EmitInput): Promise<{ event
       const payload = { ...full, deliveryId: id };
       return { id, payload: endpoint.payloadMode === "custom" ? shapePayload(payload, endpoint.customFields) : payload, endpoint };
     });
-    await deps.db
-      .insert(webhookDeliveries)
-      .values(rows.map(({ id, payload, endpoint }) => ({ ...fields, id, payload, endpointId: endpoint.id })));
+    try {
+      await deps.db
+        .insert(webhookDeliveries)
+        .values(rows.map(({ id, payload, endpoint }) => ({ ...fields, id, payload, endpointId: endpoint.id })));
+    } catch (error) {
+      // What the first statement wrote still goes out; the emit fails for the rest.
+      await send(deps, written, fields, direct, trigger);
+      throw error;
+    }
     written.push(...rows);
   }
+  return { eventId, deliveryIds: await send(deps, written, fields, direct, trigger) };
+}
+
+/** Written deliveries on their way: attempted after the response (direct) or handed to QStash. */
+async function send(
+  deps: WebhookDeps,
+  written: Array<{ id: string; payload: Payload; endpoint: EndpointFields }>,
+  fields: DeliveryFields,
+  direct: boolean,
+  trigger: Trigger,
+): Promise<string[]> {
   const ids = written.map((r) => r.id);
-  if (ids.length === 0) return { eventId, deliveryIds: [] };
+  if (ids.length === 0) return ids;
   if (direct) {
     const prepared = written.map(({ id, payload, endpoint }) => ({
       deliveryId: id,
@@ -107,7 +124,7 @@ export async function emit(deps: WebhookDeps, input: EmitInput): Promise<{ event
   } else {
     await dispatch(deps, ids, trigger);
   }
-  return { eventId, deliveryIds: ids };
+  return ids;
 }
 
 /** What every delivery of one emit has in common. */
@@ -452,7 +469,7 @@ async function recordAttempts(db: Db, outcomes: Outcome[], trigger: Trigger): Pr
       ) as a
       returning delivery_id
     )
-    update ${webhookDeliveries} set status = v.status, last_status_code = v.code
+    update ${webhookDeliveries} set status = v.status, last_status_code = v.code, updated_at = now()
     from unnest(${column((o) => o.prepared.deliveryId)}::uuid[], ${column((o) => (o.ok ? "succeeded" : "failed"))}::text[],
       ${column((o) => o.statusCode)}::int[]) as v(id, status, code)
     where ${webhookDeliveries.id} = v.id`);

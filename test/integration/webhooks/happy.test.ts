@@ -10,7 +10,7 @@ import { randomUUID } from "node:crypto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Redis } from "@upstash/redis";
-import { eq, inArray } from "drizzle-orm";
+import { eq, inArray, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "../../../src/db/schema";
 import { parseEnv } from "../../../src/env";
@@ -394,11 +394,37 @@ describe("webhook delivery (direct mode)", () => {
     const rows = await testDb().select().from(webhookDeliveries).where(inArray(webhookDeliveries.id, deliveryIds));
     for (const { body, status, endpoint } of endpoints) {
       expect(attempts.find((a) => a.endpointId === endpoint.id)).toMatchObject({ responseBody: body, statusCode: status, error: null });
-      expect(rows.find((d) => d.endpointId === endpoint.id)).toMatchObject({
-        status: status === 200 ? "succeeded" : "failed",
-        lastStatusCode: status,
-      });
+      const row = rows.find((d) => d.endpointId === endpoint.id);
+      expect(row).toMatchObject({ status: status === 200 ? "succeeded" : "failed", lastStatusCode: status });
+      // Updated when the attempt was recorded (the same transaction), not left at its creation.
+      const recorded = attempts.find((a) => a.endpointId === endpoint.id)?.createdAt.getTime() ?? 0;
+      expect(Math.abs((row?.updatedAt.getTime() ?? 0) - recorded)).toBeLessThanOrEqual(1);
     }
+  });
+
+  it("when the second statement fails, what the first wrote is still sent and the emit says it failed", async () => {
+    const ws = await createWorkspace();
+    const r = await receiver();
+    const plain = await createEndpoint(ws, { url: r.url, events: "all" });
+    const custom = await createEndpoint(ws, { url: r.url, events: "all", payloadMode: "custom", customFields: ["call.id"] });
+    // Postgres refuses the custom endpoint's delivery (written by the second statement) and only it.
+    const fn = `refuse_${custom.id.replace(/-/g, "")}`;
+    await testDb().execute(
+      sql.raw(`create function ${fn}() returns trigger language plpgsql as $$ begin
+        if new.endpoint_id = '${custom.id}' then raise exception 'refused for the test'; end if; return new; end $$;
+        create trigger ${fn} before insert on webhook_deliveries for each row execute function ${fn}();`),
+    );
+    try {
+      await expect(
+        emitNow({ organizationId: ws.organizationId, event: "call.completed", data: { call: { id: "half" } } }),
+      ).rejects.toThrow();
+    } finally {
+      await testDb().execute(sql.raw(`drop trigger ${fn} on webhook_deliveries; drop function ${fn}();`));
+    }
+    const [got] = await r.waitFor(1);
+    const rows = await testDb().select().from(webhookDeliveries).where(eq(webhookDeliveries.organizationId, ws.organizationId));
+    expect(rows.map((d) => [d.endpointId, d.status])).toEqual([[plain.id, "succeeded"]]);
+    expect(JSON.parse(got?.body ?? "{}").deliveryId).toBe(rows[0]?.id);
   });
 
   it("a fan-out past the ids its first statement brings, custom payloads among it, sends each endpoint one delivery with its own id", async () => {
