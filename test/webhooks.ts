@@ -22,14 +22,16 @@ export async function refused(ws: Workspace, body: Record<string, unknown>, path
 /**
  * emit() as a request of the worker runs it: in a request scope (a fresh pool of one
  * connection), returning before its direct-mode deliveries run, which are deferred; then the
- * scope closes as the worker's does after a response. Resolves when the deliveries are done.
+ * scope closes as the worker's does after a response (or an error). Settles when the deliveries are done.
  * `overrides` are configuration variables of this emit only (e.g. WEBHOOK_DISABLE_AFTER_FAILURES).
  */
 export async function emitNow(input: EmitInput, overrides: Record<string, string> = {}) {
   const vars = { ...stack().vars, ...overrides };
   const scope = openScope(parseEnv(vars));
   const deps: WebhookDeps = { db: scope.db, config: parseEnv(vars), waitUntil: scope.defer };
-  const result = await emit(deps, input);
-  await scope.close();
-  return result;
+  try {
+    return await emit(deps, input);
+  } finally {
+    await scope.close(); // as the worker's scope: deferred deliveries finish, also when the emit failed
+  }
 }
