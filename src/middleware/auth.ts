@@ -4,6 +4,7 @@
 import type { Context } from "hono";
 import { getCookie } from "hono/cookie";
 import { createMiddleware } from "hono/factory";
+import { routePath } from "hono/route";
 import {
   checkApiKey,
   isApiKeyShaped,
@@ -45,15 +46,22 @@ const authenticateWith = (opts: { orgOptional?: boolean; sessionOnly?: boolean }
     if (bearer !== undefined && !isSessionShaped(bearer)) {
       if (opts.sessionOnly) throw unauthorized("This route is for the signed-in dashboard; API keys are not accepted here.");
       if (!isApiKeyShaped(bearer)) throw unauthorized("The API key is malformed. Keys look like `sk-live-…`.");
-      const key = await verifyApiKey(c, bearer);
-      c.set("auth", {
-        type: "api_key",
-        organizationId: key.organizationId,
-        role: "admin",
-        permissions: permissionsFor("admin"),
-        user: key.user,
-        apiKeyId: key.keyId,
-      });
+      const hash = await sha256Hex(bearer);
+      const seen = readsAlongsideTheCheck(c) ? seenKeys.get(hash) : undefined;
+      if (seen) {
+        // The route's read runs while the key is checked; the answer waits for the check, and a
+        // refusal (revoked, rate limited) replaces it, as it would have come before it.
+        const checked = verifyApiKey(c, hash);
+        checked.catch(() => undefined); // awaited below, after the route
+        c.set("auth", apiKeyAuth(seen));
+        await next();
+        const key = await checked;
+        if (key.keyId !== seen.keyId || key.organizationId !== seen.organizationId) {
+          throw new ApiError("service_unavailable", "The API key changed while it was checked. Send the request again.");
+        }
+        return;
+      }
+      c.set("auth", apiKeyAuth(await verifyApiKey(c, hash)));
       return next();
     }
 
@@ -84,11 +92,21 @@ const KEY_CHECK_TIMEOUT_MS = 1000;
  * limit and last-used together), from Postgres on a cache miss, and from Postgres alone when
  * Redis cannot be reached: then the limiter fails open, authentication never does.
  */
-async function verifyApiKey(c: Context<AppEnv>, secret: string): Promise<ResolvedKey> {
+async function verifyApiKey(c: Context<AppEnv>, hash: string): Promise<ResolvedKey> {
+  try {
+    const key = await checkKey(c, hash);
+    seeKey(hash, key);
+    return key;
+  } catch (err) {
+    if (err instanceof ApiError && err.code === "unauthorized") seenKeys.delete(hash);
+    throw err;
+  }
+}
+
+async function checkKey(c: Context<AppEnv>, hash: string): Promise<ResolvedKey> {
   const { config, db } = c.var;
   const policy = defaultPolicy(config);
   const redis = redisFor(config, { retry: false, timeoutMs: KEY_CHECK_TIMEOUT_MS, autoPipelining: false });
-  const hash = await sha256Hex(secret);
   let check: KeyCheck | null = null;
   try {
     check = await checkApiKey(redis, hash, { limit: policy.limit, windowMs: policy.seconds * 1000 });
@@ -116,6 +134,48 @@ async function verifyApiKey(c: Context<AppEnv>, secret: string): Promise<Resolve
 }
 
 const INVALID_KEY = "The API key is invalid or has been revoked.";
+
+const apiKeyAuth = (key: ResolvedKey): AuthContext => ({
+  type: "api_key",
+  organizationId: key.organizationId,
+  role: "admin",
+  permissions: permissionsFor("admin"),
+  user: key.user,
+  apiKeyId: key.keyId,
+});
+
+/**
+ * Keys this isolate has verified (by the secret's hash), so that a read below can start before
+ * the check of the next request with the same key ends. Only where a key belongs, never whether
+ * it is still valid: every request is still checked, and a refused key is forgotten. Bounded.
+ */
+const seenKeys = new Map<string, ResolvedKey>();
+const SEEN_KEYS_MAX = 10_000;
+
+function seeKey(hash: string, key: ResolvedKey): void {
+  seenKeys.delete(hash);
+  seenKeys.set(hash, key);
+  if (seenKeys.size > SEEN_KEYS_MAX) seenKeys.delete(seenKeys.keys().next().value as string);
+}
+
+/**
+ * GET operations whose handler only reads the workspace's rows (no write, no provider, no
+ * storage): for a key this isolate has seen, the read runs alongside the key check instead of
+ * after it, one round trip instead of two (docs/authentication.md). Anything else waits.
+ */
+export const READS_ALONGSIDE_THE_CHECK = new Set([
+  "/v1/agents",
+  "/v1/agents/:id",
+  "/v1/calls",
+  "/v1/calls/:id",
+  "/v1/chats",
+  "/v1/chats/:id",
+  "/v1/widgets",
+  "/v1/widgets/:id",
+  "/v1/usage",
+]);
+
+const readsAlongsideTheCheck = (c: Context<AppEnv>): boolean => c.req.method === "GET" && READS_ALONGSIDE_THE_CHECK.has(routePath(c, -1));
 
 /** The auth context of a dashboard session acting in one of its organizations. */
 export const sessionAuth = (session: ResolvedSession, membership: ResolvedSession["memberships"][number]): AuthContext => ({

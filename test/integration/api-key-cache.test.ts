@@ -7,8 +7,9 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, startWorker } from "../../dev/stack";
 import { createApiKey, LAST_USED_KEY, rememberKey, revokeApiKey } from "../../src/api-keys/service";
-import { apiKeys } from "../../src/db/schema";
+import { agents, apiKeys } from "../../src/db/schema";
 import { sha256Hex } from "../../src/lib/crypto";
+import { createAgent } from "../calls";
 import { createWorkspace, expectError, json, signIn, stack, testDb, testRedis, type Workspace } from "../harness";
 import { PostgresCounter } from "../postgres-counter";
 
@@ -123,6 +124,52 @@ describe("revocation is immediate on every worker", () => {
     // The retry (Redis reachable again) tells the cache, then says it was already revoked.
     await expect(revokeApiKey(testDb(), testRedis(), ws.organizationId, ws.apiKeyId)).rejects.toMatchObject({ code: "conflict" });
     await expectError(await me(b, ws.apiKey), 401, "unauthorized");
+  });
+});
+
+describe("a read alongside the check (a key this isolate has seen)", () => {
+  const get = (worker: Worker, path: string, key: string) =>
+    fetch(`${worker.baseUrl}${path}`, { headers: { authorization: `Bearer ${key}` } });
+
+  it("a key revoked since: its read ran, and the answer is the 401 any refused key gets, with none of the rows", async () => {
+    const ws = await createWorkspace();
+    const agent = await createAgent(ws, { name: "Agent only the workspace may see" });
+    const seen = await get(a, "/v1/agents", ws.apiKey);
+    expect(await seen.text()).toContain("Agent only the workspace may see");
+    await revokeApiKey(testDb(), testRedis(), ws.organizationId, ws.apiKeyId);
+
+    counter.reset();
+    const refused = await get(a, "/v1/agents", ws.apiKey);
+    const text = await refused.text();
+    expect(refused.status).toBe(401);
+    expect(text).not.toContain("Agent only the workspace may see");
+    // The read went out alongside the check (that is the point), and its result was thrown away.
+    expect(counter.sqlRequests).toBeGreaterThanOrEqual(1);
+    const unknown = await get(a, "/v1/agents", `sk-live-${"Z".repeat(40)}`);
+    const strip = (body: string) => ({ ...JSON.parse(body), requestId: "" });
+    expect(strip(text)).toEqual(strip(await unknown.text()));
+    expect(refused.headers.get("content-type")).toBe(unknown.headers.get("content-type"));
+    expect(refused.headers.get("ratelimit")).toBeNull();
+
+    // One agent by id: 401, not 200 (nor 404 for another's).
+    await expectError(await get(a, `/v1/agents/${agent.id}`, ws.apiKey), 401, "unauthorized");
+    // Refused once, the key is forgotten: no read goes out for it any more.
+    counter.reset();
+    await expectError(await get(a, "/v1/agents", ws.apiKey), 401, "unauthorized");
+    expect(counter.sqlRequests).toBe(0);
+  });
+
+  it("writes wait for the check: a revoked key's POST creates nothing", async () => {
+    const ws = await createWorkspace();
+    expect((await get(a, "/v1/agents", ws.apiKey)).status).toBe(200);
+    await revokeApiKey(testDb(), testRedis(), ws.organizationId, ws.apiKeyId);
+    const res = await fetch(`${a.baseUrl}/v1/agents`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${ws.apiKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: "Never", personaId: "0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77", llmModel: "sandbox-chat" }),
+    });
+    await expectError(res, 401, "unauthorized");
+    expect(await testDb().select().from(agents).where(eq(agents.organizationId, ws.organizationId))).toEqual([]);
   });
 });
 

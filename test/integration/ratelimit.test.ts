@@ -4,6 +4,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { freePort, startWorker } from "../../dev/stack";
 import { createApiKey } from "../../src/api-keys/service";
+import { createAgent } from "../calls";
 import { clearOfWindowEdge, createWorkspace, expectError, stack, testDb } from "../harness";
 
 let limited: Awaited<ReturnType<typeof startWorker>>;
@@ -53,6 +54,20 @@ describe("rate limit", () => {
     const retryAfter = Number(res.headers.get("retry-after"));
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(res.headers.get("ratelimit")).toMatch(/^"default";r=0;t=\d+$/);
+  });
+
+  it("a read that ran alongside the check is refused 429 like any other, its rows not shown", async () => {
+    const ws = await createWorkspace();
+    await createAgent(ws, { name: "Counted agent" });
+    const list = () => fetch(`${limited.baseUrl}/v1/agents`, { headers: { authorization: `Bearer ${ws.apiKey}` } });
+    // The key's budget of 3 is shared by every worker: the agent's creation spent one. The first
+    // list is checked before its read; the second and third run alongside the check.
+    for (let i = 0; i < 2; i++) expect((await list()).status).toBe(200);
+    const res = await list();
+    const body = await expectError(res, 429, "rate_limited");
+    expect(JSON.stringify(body)).not.toContain("Counted agent");
+    expect(Number(res.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
     expect(res.headers.get("ratelimit")).toMatch(/^"default";r=0;t=\d+$/);
   });
 
