@@ -8,7 +8,7 @@ export interface Received {
   at: number;
 }
 
-export type Answer = { status: number; body?: string; headers?: Record<string, string> };
+export type Answer = { status: number; body?: string | Buffer; headers?: Record<string, string> };
 
 export interface Receiver {
   url: string;

@@ -1,11 +1,13 @@
 // A customer's tool server for the tests (docs/tools.md): it verifies every request exactly as a
 // webhook receiver does, with the verification snippet of docs/webhooks.md (loaded from the doc
 // itself), refuses a request id it has already served (a replay), and answers by path: `/order`
-// JSON after `delayMs`, `/slow` never in time, `/boom` 500, `/text` not JSON.
+// JSON after `delayMs`, `/slow` never in time, `/boom` 500, `/text` not JSON, `/bloated` gzipped JSON
+// that inflates past the platform's cap.
 import { readFileSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { gzipSync } from "node:zlib";
 
 type Verify = (raw: string, header: string, secret: string, tolerance?: number) => boolean;
 
@@ -98,6 +100,15 @@ export async function startToolServer(opts: { delayMs?: number } = {}): Promise<
     }
     if (path === "/boom") return answer(500, JSON.stringify({ error: "database down" }));
     if (path === "/text") return answer(200, "shipped, probably", "text/plain");
+    if (path === "/bloated") {
+      // 1 MB of JSON gzipped to about a kilobyte: a Content-Length far under the cap, an answer far over it.
+      const gzipped = gzipSync(JSON.stringify({ pad: "x".repeat(1024 * 1024) }));
+      entry.status = 200;
+      entry.answeredAt = Date.now();
+      const headers = { "content-type": "application/json", "content-encoding": "gzip", "content-length": String(gzipped.length) };
+      res.writeHead(200, headers).end(gzipped);
+      return;
+    }
     return answer(404, "{}");
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -154,6 +165,7 @@ export const agentWithTools = (base: string, extra: Record<string, unknown> = {}
     { type: "function", name: "slow_tool", description: "Never answers in time.", url: `${base}/slow`, timeoutSeconds: 1 },
     { type: "function", name: "broken_tool", description: "Fails.", url: `${base}/boom` },
     { type: "function", name: "chatty_tool", description: "Answers text.", url: `${base}/text` },
+    { type: "function", name: "bloated_tool", description: "Answers more than a tool may.", url: `${base}/bloated` },
     {
       type: "function",
       name: "pin_check",

@@ -7,6 +7,7 @@ import type { ChatChannel } from "../chats/schema";
 import type { FunctionTool, ToolOutcome, ToolTurnDetail } from "../db/schema";
 import type { AppConfig } from "../env";
 import { newId } from "../lib/ids";
+import { readCapped } from "../lib/response-body";
 import { signPayload } from "../webhooks/signature";
 import { checkUrlResolved, dohResolver } from "../webhooks/ssrf";
 import { argumentsValidator } from "./json-schema";
@@ -57,30 +58,6 @@ function parseArguments(raw: string): { ok: true; value: unknown } | { ok: false
   } catch {
     return { ok: false };
   }
-}
-
-async function readCapped(res: Response, cap: number): Promise<{ text: string; over: boolean }> {
-  if (!res.body) return { text: "", over: false };
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.length;
-    if (size > cap) {
-      await reader.cancel().catch(() => undefined);
-      return { text: "", over: true };
-    }
-    chunks.push(value);
-  }
-  const all = new Uint8Array(size);
-  let offset = 0;
-  for (const c of chunks) {
-    all.set(c, offset);
-    offset += c.length;
-  }
-  return { text: new TextDecoder().decode(all), over: false };
 }
 
 /** The signed body: what the customer's server verifies and reads (request-schema.ts describes it). */

@@ -12,6 +12,7 @@ import type { AppConfig } from "../env";
 import { mapLimit } from "../lib/concurrency";
 import { newId } from "../lib/ids";
 import { redisFor } from "../lib/redis";
+import { readCapped } from "../lib/response-body";
 import { captureRequest } from "./capture";
 import { captureUrl, publicOrigin } from "./endpoints";
 import { NEVER_DISPATCHED, payloadChannel } from "./events";
@@ -275,28 +276,6 @@ function targetOf(endpoint: TargetFields, config: AppConfig, origin: string | un
   }
 }
 
-async function readCapped(res: Response, cap: number): Promise<string> {
-  if (!res.body) return "";
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  while (size < cap) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    size += value.length;
-  }
-  await reader.cancel().catch(() => undefined);
-  const all = new Uint8Array(Math.min(size, cap));
-  let offset = 0;
-  for (const c of chunks) {
-    const part = c.subarray(0, Math.max(0, all.length - offset));
-    all.set(part, offset);
-    offset += part.length;
-  }
-  return new TextDecoder().decode(all);
-}
-
 // ---------------------------------------------------------------------------------------------
 // A delivery attempt in named stages, as svix's worker runs it: prepareDispatch (number the
 // attempt and load what it needs), makeHttpCall (resolve, check, sign, POST; no database),
@@ -434,7 +413,7 @@ async function makeHttpCall(deps: WebhookDeps, prepared: Prepared): Promise<Outc
           signal: AbortSignal.timeout(config.WEBHOOK_TIMEOUT_MS),
         });
         statusCode = res.status;
-        responseBody = await readCapped(res, RESPONSE_BODY_CAP);
+        responseBody = (await readCapped(res, RESPONSE_BODY_CAP)).text;
         if (res.status >= 300 && res.status < 400) error = "redirects are not followed";
       } catch (err) {
         const e = err as Error;

@@ -2,8 +2,9 @@
 // tools a message names and reads their results back) and a local tool server that verifies each
 // request with the webhook verifier of docs/webhooks.md: a widget chat and a Telegram
 // conversation that call a tool and say its answer; tools called in parallel; a timeout, a 500,
-// a text answer and arguments that fail the schema, each spoken about and recorded; forged and
-// replayed requests refused by the customer's verifier; end_call ending the chat.
+// a text answer, an answer over the cap (gzipped under it) and arguments that fail the schema,
+// each spoken about and recorded; forged and replayed requests refused by the customer's
+// verifier; end_call ending the chat.
 import { and, eq } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
 import { usageEvents } from "../../../src/db/schema";
@@ -129,6 +130,7 @@ describe("a widget chat with tools", () => {
     ["slow tool", "slow_tool", "timeout", "timed out after 1 s", null],
     ["broken tool", "broken_tool", "http_error", "answered HTTP 500", 500],
     ["chatty tool", "chatty_tool", "invalid_json", "the answer is not JSON", 200],
+    ["bloated tool", "bloated_tool", "invalid_json", "the answer is larger than 16384 bytes", 200],
   ] as const)("speaks about a failing tool (%s) and records why", async (said, name, outcome, error, statusCode) => {
     const { ws, server, agent } = await setup();
     const widget = await widgetOf(ws, agent.id);

@@ -9,6 +9,7 @@
 import { randomUUID } from "node:crypto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { gzipSync } from "node:zlib";
 import { Redis } from "@upstash/redis";
 import { eq, inArray, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
@@ -265,6 +266,21 @@ describe("webhook delivery (direct mode)", () => {
     const sig = String(got?.headers["x-service-signature"]);
     expect(stripeAccepts(got?.body ?? "", sig, rotated.secret)).toBe(true);
     expect(stripeAccepts(got?.body ?? "", sig, endpoint.secret)).toBe(false);
+  });
+
+  it("keeps the first 2,048 bytes of an answer that declares a short length but inflates to a megabyte", async () => {
+    const ws = await createWorkspace();
+    const inflated = "y".repeat(1024 * 1024);
+    const gzipped = gzipSync(inflated);
+    const r = await receiver(() => ({
+      status: 200,
+      body: gzipped,
+      headers: { "content-encoding": "gzip", "content-length": String(gzipped.length) },
+    }));
+    const endpoint = await createEndpoint(ws, { url: r.url });
+    const delivery = await sendTest(ws, endpoint.id);
+    expect(delivery).toMatchObject({ status: "succeeded", lastStatusCode: 200 });
+    expect(delivery.attempts[0]?.responseBody).toBe(inflated.slice(0, 2048));
   });
 
   it("logs every attempt with status, duration and a capped response body; failures are recorded and resend works", async () => {
