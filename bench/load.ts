@@ -3,7 +3,14 @@
 // watchdog stops it if it has not finished well after that. Latencies are kept per response
 // (autocannon's own histogram has whole milliseconds, too coarse for a sub-millisecond
 // /health), so runs can also be merged, as the strategy comparison does with its rounds.
-import autocannon from "autocannon";
+//
+// autocannon runs in a thread of its own. The bench's main thread hosts the stack's stand-ins
+// (SQL over HTTP, the Redis bridge, the provider sandbox): with the load generator on the same
+// event loop, every hop a route makes to them queued behind the generator's own work, which no
+// deployed platform has (its database, Redis and provider are other machines), and which
+// charged a route more the more hops it makes.
+import { Worker } from "node:worker_threads";
+import type autocannon from "autocannon";
 
 export interface CaseSpec {
   /** Shown in the tables, e.g. "GET /v1/me". */
@@ -53,32 +60,32 @@ export interface RawRun {
 /** Failed requests; a run in which no response came back at all counts as one failure too. */
 export const failures = (r: Pick<CaseResult, "non2xx" | "errors" | "total">) => r.non2xx + r.errors + (r.total === 0 ? 1 : 0);
 
+/** What the load thread (bench/load-thread.mjs) posts back when its run is over. */
+type ThreadAnswer =
+  | { ok: true; result: Pick<autocannon.Result, "statusCodeStats" | "duration" | "non2xx" | "errors" | "timeouts">; latencies: number[] }
+  | { ok: false; error: string };
+
 export async function measure(spec: CaseSpec): Promise<RawRun> {
   const timeout = spec.timeoutSeconds ?? 10;
-  const latencies: number[] = [];
-  const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon(
-      {
-        url: spec.url,
-        connections: spec.connections,
-        duration: spec.durationSeconds,
-        timeout,
-        headers: spec.headers,
-        method: spec.method ?? "GET",
-        body: spec.body,
-      },
-      (err, res) => {
-        clearTimeout(watchdog);
-        if (err) reject(err);
-        else resolve(res);
-      },
-    );
-    instance.on("response", (_client, _status, _bytes, responseTime) => {
-      latencies.push(responseTime);
-    });
-    // autocannon stops by itself after the duration; this only guards against a hang.
-    const watchdog = setTimeout(() => instance.stop(), (spec.durationSeconds + timeout + 15) * 1000);
+  const options: autocannon.Options = {
+    url: spec.url,
+    connections: spec.connections,
+    duration: spec.durationSeconds,
+    timeout,
+    headers: spec.headers,
+    method: spec.method ?? "GET",
+    body: spec.body,
+  };
+  const thread = new Worker(new URL("./load-thread.mjs", import.meta.url), {
+    workerData: { options, watchdogMs: (spec.durationSeconds + timeout + 15) * 1000 },
   });
+  const answer = await new Promise<ThreadAnswer>((resolve, reject) => {
+    thread.once("message", resolve);
+    thread.once("error", reject);
+    thread.once("exit", (code) => reject(new Error(`the load thread exited (code ${code}) before it answered`)));
+  }).finally(() => thread.terminate());
+  if (!answer.ok) throw new Error(`autocannon failed: ${answer.error}`);
+  const { result, latencies } = answer;
   const statusCodes: Record<string, number> = {};
   for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = stat.count ?? 0;
   return { seconds: result.duration, latencies, non2xx: result.non2xx, errors: result.errors, timeouts: result.timeouts, statusCodes };
