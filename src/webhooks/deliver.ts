@@ -146,6 +146,9 @@ const IDS_PER_EMIT = 128;
  * One statement finds the endpoints subscribed to the event and writes their deliveries, with
  * ids made here (uuidv7, in order) and the payload sent once. What it leaves unwritten (endpoints
  * with a custom payload, any past the ids brought) comes back for the caller to write.
+ * Each endpoint's delivery id is paired with it before the insert, so the answer is read from the
+ * endpoints alone (Postgres runs a data-modifying CTE to completion whether or not it is read);
+ * joining the insert's RETURNING back to them made a nested loop of 100 × 100 rows.
  */
 async function writeForSubscribers(
   db: Db,
@@ -156,20 +159,21 @@ async function writeForSubscribers(
   const rows = rowsOf<SubscriberRow>(
     await db.execute(sql`
       with e as (
-        select id, url, use_test_receiver, test_mode, test_url, capture_token, secret, consecutive_failures, payload_mode,
-          custom_fields, row_number() over (order by id) as n
-        from ${webhookEndpoints}
-        where organization_id = ${fields.organizationId}::uuid and active and disabled_reason is null
-          and events @> ${JSON.stringify([fields.event])}::jsonb
+        select s.*, case when s.payload_mode <> 'custom' then d.id end as delivery_id
+        from (
+          select id, url, use_test_receiver, test_mode, test_url, capture_token, secret, consecutive_failures, payload_mode,
+            custom_fields, row_number() over (order by id) as n
+          from ${webhookEndpoints}
+          where organization_id = ${fields.organizationId}::uuid and active and disabled_reason is null
+            and events @> ${JSON.stringify([fields.event])}::jsonb
+        ) s left join unnest(${sql.param(ids)}::uuid[]) with ordinality as d(id, n) on d.n = s.n
       ), written as (
         insert into ${webhookDeliveries} (id, organization_id, endpoint_id, event_id, event, subject_id, payload, attempt_count)
-        select d.id, ${fields.organizationId}::uuid, e.id, ${fields.eventId}::uuid, ${fields.event}::text, ${fields.subjectId}::text,
-          jsonb_set(${JSON.stringify(full)}::jsonb, '{deliveryId}', to_jsonb(d.id::text)), ${fields.attemptCount}::int
-        from e join unnest(${sql.param(ids)}::uuid[]) with ordinality as d(id, n) on d.n = e.n
-        where e.payload_mode <> 'custom'
-        returning id, endpoint_id
+        select e.delivery_id, ${fields.organizationId}::uuid, e.id, ${fields.eventId}::uuid, ${fields.event}::text, ${fields.subjectId}::text,
+          jsonb_set(${JSON.stringify(full)}::jsonb, '{deliveryId}', to_jsonb(e.delivery_id::text)), ${fields.attemptCount}::int
+        from e where e.delivery_id is not null
       )
-      select e.*, written.id as delivery_id from e left join written on written.endpoint_id = e.id order by e.n`),
+      select * from e order by n`),
   );
   const written: Array<{ id: string; payload: Payload; endpoint: SubscribedEndpoint }> = [];
   const unwritten: SubscribedEndpoint[] = [];
