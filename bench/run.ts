@@ -30,7 +30,7 @@ import { type Stack, startStack } from "../dev/stack";
 import { type CallsBenchResult, DEFAULTS, QUICK, runCallsBench } from "./calls";
 import { type CostsResult, measureCosts } from "./costs";
 import { type EmbeddedDbProcess, startEmbeddedDbProcess } from "./embedded-db";
-import { type CaseResult, failures, runCase, warmUp } from "./load";
+import { type CaseResult, failures, measure, type RawRun, summarize, warmUp } from "./load";
 import {
   concurrencyLines,
   latencyLines,
@@ -56,7 +56,8 @@ type Part = (typeof PARTS)[number];
 
 const HELP = `Usage: npm run bench -- [options]
   --quick               1 s per case (smoke run)
-  --duration <s>        seconds per case (default 5)
+  --duration <s>        seconds per route case (default 5), measured in --rounds slices
+  --rounds <n>          slices per route case, alternating with the other routes' (default 3; 1 with --quick)
   --connections <list>  comma-separated concurrency levels (default 1,10,50)
   --agents <n>          agents to seed before GET /v1/agents (default 50)
   --cost-requests <n>   requests per route for the per-1,000 counts (default 1000, --quick 200)
@@ -73,6 +74,7 @@ const parse = () =>
     options: {
       quick: { type: "boolean", default: false },
       duration: { type: "string" },
+      rounds: { type: "string" },
       connections: { type: "string", default: "1,10,50" },
       agents: { type: "string", default: "50" },
       "cost-requests": { type: "string" },
@@ -98,6 +100,7 @@ if (args.help) {
 }
 
 const durationSeconds = Number(args.duration ?? (args.quick ? 1 : 5));
+const rounds = Number(args.rounds ?? (args.quick ? 1 : 3));
 const warmupSeconds = args.quick ? 0.5 : 1;
 const connectionLevels = String(args.connections)
   .split(",")
@@ -120,6 +123,7 @@ const callLevels = String(args["call-levels"] ?? process.env.BENCH_CALL_LEVELS ?
   .map((s) => Number(s.trim()));
 if (
   !(durationSeconds > 0 && durationSeconds <= 60) ||
+  !(Number.isInteger(rounds) && rounds >= 1 && rounds <= 10) ||
   connectionLevels.length === 0 ||
   !Number.isFinite(agentCount) ||
   !(Number.isInteger(costRequests) && costRequests >= 0 && costRequests <= 100_000) ||
@@ -168,7 +172,7 @@ const want = (part: Part) => parts.has(part);
 const toolRuns = args.quick ? 20 : 100;
 const plan = [
   want("routes") &&
-    `routes: ${durationSeconds} s per case${args.quick ? " (--quick)" : ""}, connections ${connectionLevels.join("/")}` +
+    `routes: ${durationSeconds} s per case in ${rounds} interleaved round${rounds === 1 ? "" : "s"}${args.quick ? " (--quick)" : ""}, connections ${connectionLevels.join("/")}` +
       (costRequests > 0 ? `, then ${costRequests} requests per route counted at the forwarders` : ""),
   want("strategies") && `strategy comparison at ${STRATEGY_CONNECTIONS}`,
   want("webhooks") && "webhooks",
@@ -203,7 +207,13 @@ try {
   // The figures are taken on a second worker of the same build, with the stack's variables but
   // without wrangler's inspector (a per-subrequest tax no deployed Worker pays) and without its
   // file watcher: bench/worker-launch.ts. The stack's own worker stays up, idle.
-  log("Worker: starting the measured worker (bench/worker-launch.ts: no inspector, no file watching)…");
+  log(
+    `Worker: starting the measured worker (bench/worker-launch.ts: no inspector, no file watching; ${
+      process.env.BENCH_WORKER_DIRECT === "1"
+        ? "requests go to the worker's runtime, BENCH_WORKER_DIRECT=1"
+        : "requests go through wrangler's proxy worker"
+    })…`,
+  );
   const measured = await startBenchWorker(stack.vars, { workerLog: workerLog.push });
   stopMeasured = measured.stop;
   stack = { ...stack, baseUrl: measured.baseUrl, ...(embeddedDb && { postgres: "pglite" as const }) };
@@ -252,28 +262,50 @@ try {
     }
     workerLog.take();
 
-    // Concurrency outer, route inner: a route and its baseline run close together in time.
-    const casePlan = connectionLevels.flatMap((connections) => routes.map((r) => ({ ...r, connections })));
-    for (const [i, c] of casePlan.entries()) {
-      log(`[${i + 1}/${casePlan.length}] ${c.label} × ${c.connections} connections, ${durationSeconds} s…`);
-      await new Promise((r) => setTimeout(r, 500)); // let the previous case's waitUntil work finish
-      workerLog.take();
-      const result = await runCase({
-        label: c.label,
-        url: (c.baseUrl ?? baseUrl) + c.path,
-        headers: c.headers,
-        connections: c.connections,
-        durationSeconds,
-      });
-      const causes = workerLog.take();
-      cases.push({ ...result, causes });
-      const bad =
-        failures(result) > 0
-          ? `  FAILED: ${result.total === 0 ? "no response at all, " : ""}${JSON.stringify(result.statusCodes)}, timeouts ${result.timeouts}`
-          : "";
-      log(
-        `    ${result.rps.toFixed(1)} req/s, p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms, non-2xx ${result.non2xx}, errors ${result.errors}${bad}`,
-      );
+    // Concurrency outer, then rounds, route inner: each case is measured in `rounds` slices that
+    // alternate with the other routes' (its baseline's among them), so a drift of the machine over
+    // the run weighs on every route alike instead of on whichever ran during it.
+    const sliceSeconds = durationSeconds / rounds;
+    let step = 0;
+    const steps = connectionLevels.length * rounds * routes.length;
+    for (const connections of connectionLevels) {
+      const runs = new Map<string, { raw: RawRun[]; causes: Array<{ kind: string; count: number }> }>();
+      for (let pass = 1; pass <= rounds; pass++) {
+        for (const r of routes) {
+          step++;
+          log(
+            `[${step}/${steps}] ${r.label} × ${connections} connections, ${rounds > 1 ? `round ${pass} of ${rounds}, ` : ""}${round(sliceSeconds, 2)} s…`,
+          );
+          await new Promise((resolve) => setTimeout(resolve, 500)); // let the previous slice's waitUntil work finish
+          workerLog.take();
+          const raw = await measure({
+            label: r.label,
+            url: (r.baseUrl ?? baseUrl) + r.path,
+            headers: r.headers,
+            connections,
+            durationSeconds: sliceSeconds,
+          });
+          const seen = runs.get(r.label) ?? { raw: [], causes: [] };
+          seen.raw.push(raw);
+          seen.causes.push(...workerLog.take());
+          runs.set(r.label, seen);
+          const slice = summarize(r.label, connections, [raw]);
+          log(`    ${slice.rps.toFixed(1)} req/s, p50 ${slice.p50.toFixed(1)} ms, p99 ${slice.p99.toFixed(1)} ms`);
+        }
+      }
+      for (const r of routes) {
+        const seen = runs.get(r.label);
+        if (!seen) continue;
+        const result = summarize(r.label, connections, seen.raw);
+        cases.push({ ...result, causes: WorkerLog.merge(seen.causes) });
+        const bad =
+          failures(result) > 0
+            ? `  FAILED: ${result.total === 0 ? "no response at all, " : ""}${JSON.stringify(result.statusCodes)}, timeouts ${result.timeouts}`
+            : "";
+        log(
+          `  ${r.label} × ${connections}${rounds > 1 ? `, ${rounds} rounds together` : ""}: ${result.rps.toFixed(1)} req/s, p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms, non-2xx ${result.non2xx}, errors ${result.errors}${bad}`,
+        );
+      }
     }
 
     await stopFloor?.();

@@ -54,6 +54,13 @@ export class WorkerLog {
     return out;
   }
 
+  /** Several `take()`s as one: counts of the same kind added, most frequent first. */
+  static merge(taken: Array<{ kind: string; count: number }>): Array<{ kind: string; count: number }> {
+    const counts = new Map<string, number>();
+    for (const { kind, count } of taken) counts.set(kind, (counts.get(kind) ?? 0) + count);
+    return [...counts].map(([kind, count]) => ({ kind, count })).sort((a, b) => b.count - a.count);
+  }
+
   lastOutput(): string {
     return this.tail;
   }
