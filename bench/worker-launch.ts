@@ -91,13 +91,15 @@ export async function startBenchWorker(
 
   const timeoutMs = opts.timeoutMs ?? 90_000;
   const deadline = Date.now() + timeoutMs;
-  const baseUrl = `http://127.0.0.1:${port}`;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) {
       rmSync(state, { recursive: true, force: true });
       throw new Error(`the bench worker exited (${child.exitCode}):\n${output}`);
     }
-    if (output.includes(READY)) {
+    // The address the child printed: the proxy worker's, or the worker's runtime (see serve()).
+    const printed = new RegExp(`${READY}(\\S+)`).exec(output)?.[1];
+    if (printed) {
+      const baseUrl = printed.replace(/\/$/, "");
       try {
         const res = await fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(2_000) });
         if (res.ok) return { baseUrl, stop };
@@ -111,10 +113,31 @@ export async function startBenchWorker(
   throw new Error(`the bench worker did not become ready in ${timeoutMs / 1000} s:\n${output}`);
 }
 
-/** In the child: wrangler's programmatic dev server, the CLI's settings less the inspector and the watcher. */
+/**
+ * In the child: wrangler's programmatic dev server, the CLI's settings less the inspector and the
+ * watcher. It prints the address requests go to: wrangler's proxy worker, as under `wrangler dev`
+ * (the setup the issues' figures were taken on), or with BENCH_WORKER_DIRECT=1 the worker's own
+ * runtime (miniflare's entry socket in the worker's workerd), without the proxy's hop: the
+ * nearest a laptop gets to a deployed Worker's front door (docs/benchmarks.md, "The proxy worker").
+ */
 async function serve(spec: LaunchSpec): Promise<void> {
-  const { unstable_startWorker } = await import("wrangler");
-  const worker = await unstable_startWorker({
+  const { unstable_DevEnv } = await import("wrangler");
+  const devEnv = new unstable_DevEnv();
+  // The runtime says where the worker listens once it is loaded ("reloadComplete"); the proxy
+  // worker learns it from the same event.
+  let loaded: (url: string) => void = () => {};
+  const direct = new Promise<string>((resolve) => {
+    loaded = resolve;
+  });
+  const dispatch = devEnv.dispatch.bind(devEnv);
+  devEnv.dispatch = (event) => {
+    if (event.type === "reloadComplete") {
+      const { protocol, hostname, port } = event.proxyData.userWorkerUrl;
+      loaded(`${protocol}//${hostname}:${port}/`);
+    }
+    dispatch(event);
+  };
+  const worker = await devEnv.startWorker({
     config: join(ROOT, "wrangler.toml"),
     ...(spec.script && { entrypoint: spec.script, name: spec.name ?? "worker" }),
     bindings: Object.fromEntries(Object.entries(spec.vars).map(([k, v]) => [k, { type: "plain_text" as const, value: v }])),
@@ -133,7 +156,8 @@ async function serve(spec: LaunchSpec): Promise<void> {
   };
   process.once("SIGTERM", stopAndExit);
   process.once("SIGINT", stopAndExit);
-  console.log(`${READY}${(await worker.url).toString()}`);
+  const url = process.env.BENCH_WORKER_DIRECT === "1" ? await direct : (await worker.url).toString();
+  console.log(`${READY}${url}`);
 }
 
 if (process.argv[1] === SELF) {
