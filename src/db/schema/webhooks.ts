@@ -1,4 +1,4 @@
-import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { boolean, foreignKey, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { organizations } from "./organizations";
 import { id, timestamps } from "./util";
 
@@ -32,7 +32,11 @@ export const webhookEndpoints = pgTable(
     consecutiveFailures: integer("consecutive_failures").notNull().default(0),
     ...timestamps,
   },
-  (t) => [index("webhook_endpoints_org_idx").on(t.organizationId, t.id), uniqueIndex("webhook_endpoints_capture_uq").on(t.captureToken)],
+  (t) => [
+    // Unique so that a delivery's foreign key can name the pair (below); it also serves the org's list, in id order.
+    uniqueIndex("webhook_endpoints_org_id_uq").on(t.organizationId, t.id),
+    uniqueIndex("webhook_endpoints_capture_uq").on(t.captureToken),
+  ],
 );
 
 /** One event to one endpoint; its id is the delivery id, the same across its retries. */
@@ -40,12 +44,9 @@ export const webhookDeliveries = pgTable(
   "webhook_deliveries",
   {
     id: id(),
-    organizationId: uuid("organization_id")
-      .notNull()
-      .references(() => organizations.id, { onDelete: "cascade" }),
-    endpointId: uuid("endpoint_id")
-      .notNull()
-      .references(() => webhookEndpoints.id, { onDelete: "cascade" }),
+    /** The endpoint's organization: the foreign key below holds the pair, so a delivery never names another's endpoint. */
+    organizationId: uuid("organization_id").notNull(),
+    endpointId: uuid("endpoint_id").notNull(),
     /** Shared by every delivery of one emitted event. */
     eventId: uuid("event_id").notNull(),
     event: text("event").notNull(),
@@ -59,6 +60,13 @@ export const webhookDeliveries = pgTable(
     ...timestamps,
   },
   (t) => [
+    // One check per row where there were two (the organization, the endpoint), and a stronger one:
+    // deleting the endpoint (or its organization, through it) still deletes its log.
+    foreignKey({
+      name: "webhook_deliveries_endpoint_fk",
+      columns: [t.organizationId, t.endpointId],
+      foreignColumns: [webhookEndpoints.organizationId, webhookEndpoints.id],
+    }).onDelete("cascade"),
     index("webhook_deliveries_endpoint_idx").on(t.endpointId, t.id),
     index("webhook_deliveries_subject_idx").on(t.organizationId, t.subjectId),
   ],

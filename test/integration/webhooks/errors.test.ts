@@ -12,7 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type QstashStandIn, startQstash } from "../../../dev/qstash";
 import { freePort, startWorker } from "../../../dev/stack";
 import { csrfToken } from "../../../src/dashboard/session";
-import { webhookAttempts, webhookEndpoints } from "../../../src/db/schema";
+import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "../../../src/db/schema";
+import { newId } from "../../../src/lib/ids";
 import type { Page } from "../../../src/lib/pagination";
 import type { EndpointView } from "../../../src/webhooks/endpoints";
 import type { DeliveryView } from "../../../src/webhooks/log";
@@ -48,6 +49,30 @@ describe("webhook endpoints", () => {
       "validation_failed",
     );
     await refused(ws, { url: "https://a.example.com", payloadMode: "custom", customFields: [] }, "customFields");
+  });
+
+  it("the database refuses a delivery that names another workspace's endpoint (organization and endpoint are one foreign key)", async () => {
+    const [mine, theirs] = await Promise.all([createWorkspace(), createWorkspace()]);
+    const e = await createEndpoint(theirs, { url: "https://hooks.example.com/a" });
+    const delivery = (organizationId: string) => ({
+      id: newId(),
+      organizationId,
+      endpointId: e.id,
+      eventId: newId(),
+      event: "call.completed",
+      payload: { event: "call.completed" },
+    });
+    const refusal = await testDb()
+      .insert(webhookDeliveries)
+      .values(delivery(mine.organizationId))
+      .then(
+        () => null,
+        (err: { constraint?: string; cause?: { constraint?: string } }) => err,
+      );
+    expect(refusal?.cause?.constraint ?? refusal?.constraint).toBe("webhook_deliveries_endpoint_fk");
+    await testDb().insert(webhookDeliveries).values(delivery(theirs.organizationId)); // its own workspace's: accepted
+    const rows = await testDb().select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, e.id));
+    expect(rows.map((d) => d.organizationId)).toEqual([theirs.organizationId]);
   });
 
   it("needs a URL unless the test receiver is used, and a test URL in test mode", async () => {

@@ -132,11 +132,19 @@ describe("webhook endpoints", () => {
     }
   });
 
-  it("deletes (204) and then answers 404", async () => {
+  it("deletes (204) and then answers 404, and its log goes with it", async () => {
     const ws = await createWorkspace();
-    const e = await createEndpoint(ws, { url: "https://a.example.com" });
+    const r = await receiver(() => ({ status: 204 }));
+    const e = await createEndpoint(ws, { url: r.url });
+    const sent = await sendTest(ws, e.id);
+    const logged = async () => [
+      (await testDb().select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, e.id))).length,
+      (await testDb().select().from(webhookAttempts).where(eq(webhookAttempts.deliveryId, sent.id))).length,
+    ];
+    expect(await logged()).toEqual([1, 1]);
     expect((await ws.api(`/v1/webhook-endpoints/${e.id}`, { method: "DELETE" })).status).toBe(204);
     await expectError(await ws.api(`/v1/webhook-endpoints/${e.id}`), 404, "not_found");
+    expect(await logged()).toEqual([0, 0]);
   });
 });
 
