@@ -62,13 +62,21 @@ export async function runModelsBench(
   const steadyProvider = withLatencyProfile(provider.baseUrl, "steady");
   opts.log("models: starting a worker whose provider answers with the steady profile's timings…");
   const steadyWorker = await startBenchWorker({ ...stack.vars, OPENAI_BASE_URL: steadyProvider });
-  // The floor: a bench-only worker's bare forward to the same provider (bench/strategies/worker.ts).
+  // The floors: a bench-only worker's bare forward to the same provider (bench/strategies/worker.ts),
+  // one per profile: what any worker route in front of the provider costs on this machine.
   const floorWorker = await startStrategyWorker({ ...stack.vars, OPENAI_BASE_URL: steadyProvider }, () => {});
+  const instantFloorWorker = await startStrategyWorker({ ...stack.vars, OPENAI_BASE_URL: provider.baseUrl }, () => {});
   const pairs = [
     {
       route: "POST /v1/llm/chat",
       direct: { label: "sandbox /chat/completions", url: `${provider.baseUrl}/chat/completions`, headers: direct, body: chat },
       ours: { label: "POST /v1/llm/chat", url: `${baseUrl}/v1/llm/chat`, headers: ours, body: chat },
+      floor: {
+        label: "bare worker route forwarding to the sandbox",
+        url: `${instantFloorWorker.baseUrl}/bench/provider`,
+        headers: json,
+        body: chat,
+      },
     },
     {
       route: STEADY_CHAT_ROUTE,
@@ -138,7 +146,7 @@ export async function runModelsBench(
       }
     }
   } finally {
-    await Promise.all([steadyWorker.stop(), floorWorker.stop()]);
+    await Promise.all([steadyWorker.stop(), floorWorker.stop(), instantFloorWorker.stop()]);
   }
   opts.log("");
   opts.log(modelsTable({ cases, overhead }));
