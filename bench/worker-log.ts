@@ -49,7 +49,7 @@ export class WorkerLog {
 
   /** Error kinds seen since the last call, most frequent first; resets the counts. */
   take(): Array<{ kind: string; count: number }> {
-    const out = [...this.counts].map(([kind, count]) => ({ kind, count })).sort((a, b) => b.count - a.count);
+    const out = ranked(this.counts);
     this.counts.clear();
     return out;
   }
@@ -58,10 +58,13 @@ export class WorkerLog {
   static merge(taken: Array<{ kind: string; count: number }>): Array<{ kind: string; count: number }> {
     const counts = new Map<string, number>();
     for (const { kind, count } of taken) counts.set(kind, (counts.get(kind) ?? 0) + count);
-    return [...counts].map(([kind, count]) => ({ kind, count })).sort((a, b) => b.count - a.count);
+    return ranked(counts);
   }
 
   lastOutput(): string {
     return this.tail;
   }
 }
+
+/** Counts by kind as a list, most frequent first. */
+const ranked = (counts: Map<string, number>) => [...counts].map(([kind, count]) => ({ kind, count })).sort((a, b) => b.count - a.count);
