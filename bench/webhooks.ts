@@ -50,13 +50,13 @@ export interface WebhookBenchResult {
 export async function runWebhookBench(
   stack: Stack,
   log: (line: string) => void,
-  opts: { endpoints?: number; emits?: number; workerRuns?: number } = {},
+  opts: { endpoints?: number; emits?: number } = {},
 ): Promise<WebhookBenchResult> {
   const endpointsCount = opts.endpoints ?? 100;
   const emits = opts.emits ?? 5;
   // In the worker each run is one emit and one bare loop of about 20 to 60 ms each, so three times
   // as many cost about a second more, and one slow emit weighs a third as much in the ratio.
-  const workerRuns = opts.workerRuns ?? emits * 3;
+  const workerRuns = emits * 3;
   let hits = 0;
   // How long the receiver takes to answer: 0 (loopback, the strictest) unless a run sets it.
   let receiverDelayMs = 0;
