@@ -1,7 +1,7 @@
 // The whole platform on one machine: Postgres (embedded PGlite, or DATABASE_URL), the
 // stand-ins for Neon's two doors the Neon driver uses (the SQL-over-HTTP endpoint and the
 // WebSocket proxy), the Upstash-REST bridge (memory, or REDIS_URL),
-// migrations, the provider sandbox (OpenAI-compatible and ElevenLabs), the telephony sandbox and the
+// migrations, the provider sandbox (OpenAI-compatible, ElevenLabs, Cartesia and Deepgram), the telephony sandbox and the
 // Telegram and WhatsApp sandboxes (unless real ones are given), and the real worker under `wrangler dev`
 // (workerd). Used by `npm run dev`,
 // the integration tests and the benchmarks, so all three run the same stack.
@@ -44,9 +44,10 @@ export interface StackOptions {
   /**
    * Extra worker variables (e.g. a small RATE_LIMIT_REQUESTS in a test); they override the stack's.
    * With ELEVENLABS_API_KEY among them, ElevenLabs is that one (at ELEVENLABS_BASE_URL, or its
-   * default), not the sandbox's; with TWILIO_ACCOUNT_SID or TWILIO_AUTH_TOKEN, likewise Twilio and
-   * the telephony sandbox is not started; with TELEGRAM_API_BASE_URL or WHATSAPP_API_BASE_URL, the
-   * worker talks to that Telegram or Graph API and that sandbox is not started.
+   * default), not the sandbox's, and likewise Cartesia with CARTESIA_API_KEY and Deepgram with DEEPGRAM_API_KEY; with
+   * TWILIO_ACCOUNT_SID or TWILIO_AUTH_TOKEN, likewise Twilio and the telephony sandbox is not
+   * started; with TELEGRAM_API_BASE_URL or WHATSAPP_API_BASE_URL, the worker talks to that
+   * Telegram or Graph API and that sandbox is not started.
    */
   vars?: Record<string, string>;
   /** Progress lines ("Starting Postgres…"); silent when omitted. */
@@ -67,6 +68,10 @@ export interface Stack {
   provider: { baseUrl: string; apiKey: string; sandbox: boolean };
   /** Where the worker's ElevenLabs voices are spoken: the provider sandbox, or the ElevenLabs the vars name; undefined: nowhere. */
   elevenLabs?: { baseUrl: string; sandbox: boolean };
+  /** Where the worker's Cartesia voices are spoken: the provider sandbox, or the Cartesia the vars name; undefined: nowhere. */
+  cartesia?: { baseUrl: string; sandbox: boolean };
+  /** Where the worker's streaming transcription goes: the provider sandbox's Deepgram API, or the Deepgram the vars name; undefined: nowhere. */
+  deepgram?: { baseUrl: string; sandbox: boolean };
   /** The Twilio stand-in the worker's phone calls go to; started with the provider sandbox (docs/sandbox.md). */
   telephony?: TelephonySandbox;
   /** The Telegram Bot API stand-in with scripted users (docs/sandbox.md); absent when TELEGRAM_API_BASE_URL names a real one. */
@@ -128,13 +133,19 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     let provider = opts.provider ? { ...opts.provider, sandbox: false } : undefined;
     const given = (name: string) => Boolean(opts.vars?.[name]);
     let elevenLabs: { baseUrl: string; apiKey: string } | undefined;
+    let cartesia: { baseUrl: string; apiKey: string } | undefined;
+    let deepgram: { baseUrl: string; apiKey: string } | undefined;
     let telephony: TelephonySandbox | undefined;
     if (!provider) {
-      log("Models: starting the local provider sandbox (OpenAI-compatible, and ElevenLabs' text to speech)…");
+      log(
+        "Models: starting the local provider sandbox (OpenAI-compatible, ElevenLabs' and Cartesia's text to speech, Deepgram's live transcription)…",
+      );
       const sandbox = await startProviderSandbox();
       stops.push(() => sandbox.stop());
       provider = { baseUrl: sandbox.url, apiKey: sandbox.apiKey, sandbox: true };
       if (!given("ELEVENLABS_API_KEY")) elevenLabs = { baseUrl: sandbox.elevenLabs.url, apiKey: sandbox.elevenLabs.apiKey };
+      if (!given("CARTESIA_API_KEY")) cartesia = { baseUrl: sandbox.cartesia.url, apiKey: sandbox.cartesia.apiKey };
+      if (!given("DEEPGRAM_API_KEY")) deepgram = { baseUrl: sandbox.deepgram.url, apiKey: sandbox.deepgram.apiKey };
       if (!given("TWILIO_ACCOUNT_SID") && !given("TWILIO_AUTH_TOKEN")) {
         log("Phones: starting the local telephony sandbox (Twilio stand-in, scripted callee)…");
         const phones = await startTelephonySandbox({ provider: { url: sandbox.url, apiKey: sandbox.apiKey } });
@@ -171,6 +182,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       UPSTASH_REDIS_REST_URL: bridge.url,
       UPSTASH_REDIS_REST_TOKEN: bridge.token,
       ...(elevenLabs && { ELEVENLABS_BASE_URL: elevenLabs.baseUrl, ELEVENLABS_API_KEY: elevenLabs.apiKey }),
+      ...(cartesia && { CARTESIA_BASE_URL: cartesia.baseUrl, CARTESIA_API_KEY: cartesia.apiKey }),
+      ...(deepgram && { DEEPGRAM_BASE_URL: deepgram.baseUrl, DEEPGRAM_API_KEY: deepgram.apiKey }),
       ...(telephony && {
         TWILIO_ACCOUNT_SID: telephony.accountSid,
         TWILIO_AUTH_TOKEN: telephony.authToken,
@@ -208,6 +221,16 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
         ? { baseUrl: elevenLabs.baseUrl, sandbox: true }
         : vars.ELEVENLABS_API_KEY
           ? { baseUrl: vars.ELEVENLABS_BASE_URL ?? "https://api.elevenlabs.io", sandbox: false }
+          : undefined,
+      cartesia: cartesia
+        ? { baseUrl: cartesia.baseUrl, sandbox: true }
+        : vars.CARTESIA_API_KEY
+          ? { baseUrl: vars.CARTESIA_BASE_URL ?? "https://api.cartesia.ai", sandbox: false }
+          : undefined,
+      deepgram: deepgram
+        ? { baseUrl: deepgram.baseUrl, sandbox: true }
+        : vars.DEEPGRAM_API_KEY
+          ? { baseUrl: vars.DEEPGRAM_BASE_URL ?? "https://api.deepgram.com", sandbox: false }
           : undefined,
       telephony,
       telegram,

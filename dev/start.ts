@@ -117,6 +117,37 @@ function readConfig(): Config {
   };
 }
 
+/**
+ * The providers the worker calls with a key of its own (`<prefix>_API_KEY`, at `<prefix>_BASE_URL`):
+ * without one, the provider sandbox stands in, unless a real model provider is set (then they are off).
+ */
+const KEYED_PROVIDERS = [
+  {
+    label: "Voices",
+    name: "ElevenLabs",
+    prefix: "ELEVENLABS",
+    baseUrl: "https://api.elevenlabs.io",
+    absent: "ElevenLabs not configured: its voices list as available: false",
+    sandbox: "ElevenLabs voices spoken by the provider sandbox (its text-to-speech API)",
+  },
+  {
+    label: "Voices",
+    name: "Cartesia",
+    prefix: "CARTESIA",
+    baseUrl: "https://api.cartesia.ai",
+    absent: "Cartesia not configured: its voices list as available: false",
+    sandbox: "Cartesia voices spoken by the provider sandbox (its bytes and WebSocket APIs)",
+  },
+  {
+    label: "Live STT",
+    name: "Deepgram",
+    prefix: "DEEPGRAM",
+    baseUrl: "https://api.deepgram.com",
+    absent: "no streaming transcription",
+    sandbox: "the provider sandbox's Deepgram live API (streaming transcription)",
+  },
+] as const;
+
 function printEnvironment(cfg: Config) {
   out("Environment");
   out(`  Data      ${shown(cfg.dataDir)}  (DATA_DIR)`);
@@ -135,14 +166,15 @@ function printEnvironment(cfg: Config) {
       ? `  Models    ${new URL(cfg.provider.baseUrl).host}  (OPENAI_BASE_URL, OPENAI_API_KEY)`
       : "  Models    local provider sandbox: deterministic replies, eSpeak audio  (set OPENAI_API_KEY, OPENAI_BASE_URL for a real provider)",
   );
-  const elevenLabsKey = cfg.worker.vars.ELEVENLABS_API_KEY;
-  out(
-    elevenLabsKey
-      ? `  Voices    ElevenLabs at ${hostOf(cfg.worker.vars.ELEVENLABS_BASE_URL ?? "https://api.elevenlabs.io")}  (ELEVENLABS_BASE_URL, ELEVENLABS_API_KEY)`
+  for (const p of KEYED_PROVIDERS) {
+    const vars = `${p.prefix}_BASE_URL, ${p.prefix}_API_KEY`;
+    const line = cfg.worker.vars[`${p.prefix}_API_KEY`]
+      ? `${p.name} at ${hostOf(cfg.worker.vars[`${p.prefix}_BASE_URL`] ?? p.baseUrl)}  (${vars})`
       : cfg.provider
-        ? "  Voices    ElevenLabs not configured: its voices list as available: false  (set ELEVENLABS_API_KEY)"
-        : "  Voices    ElevenLabs voices spoken by the provider sandbox (its text-to-speech API)  (set ELEVENLABS_API_KEY for the real one)",
-  );
+        ? `${p.absent}  (set ${p.prefix}_API_KEY)`
+        : `${p.sandbox}  (set ${p.prefix}_API_KEY for the real one)`;
+    out(`  ${p.label.padEnd(8)}  ${line}`);
+  }
   out(`  Port      ${cfg.port}  (PORT)`);
   Object.entries(cfg.worker.vars).forEach(([name, value], i) => {
     out(`  ${i === 0 ? "Worker   " : "         "} ${name} = ${shownValue(name, value)}${i === 0 ? "  (from this environment)" : ""}`);

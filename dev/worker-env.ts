@@ -20,8 +20,8 @@ export const STACK_VARIABLES: readonly WorkerVariable[] = [
   "UPSTASH_REDIS_REST_TOKEN",
 ];
 
-/** Credentials and anything else whose value is never printed. */
-export const isSecret = (name: string): boolean => /KEY|TOKEN|SECRET|PASSWORD/.test(name);
+/** Credentials and anything else whose value is never printed (OTEL_EXPORTER_OTLP_HEADERS carries the collector's API key). */
+export const isSecret = (name: string): boolean => /KEY|TOKEN|SECRET|PASSWORD|HEADERS/.test(name);
 
 export interface WorkerEnvironment {
   /** name → value, for the worker (`--var`). */

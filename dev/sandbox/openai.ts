@@ -1,21 +1,26 @@
 // The provider sandbox: a local HTTP server that speaks the subset of the OpenAI API the Models
 // API uses (chat completions, speech, transcriptions, models), so the platform's
 // OpenAI-compatible provider adapter runs unchanged on a laptop and in CI; and, on the same port,
-// ElevenLabs' text-to-speech API (elevenlabs.ts) for the ElevenLabs adapter. It is a stand-in,
+// ElevenLabs' text-to-speech API (elevenlabs.ts) for the ElevenLabs adapter, Cartesia's (cartesia.ts:
+// its bytes endpoint and its WebSocket) for the Cartesia adapter, and Deepgram's live
+// transcription WebSockets (deepgram.ts) for the Deepgram adapter. It is a stand-in,
 // not a model: chat replies follow fixed rules derived from the input, speech is real eSpeak
 // audio, and transcription returns the text the sandbox embedded in its own WAVs, or the text of
 // a speech it synthesized recently whose loudness envelope the audio matches. Failures are
 // chosen per request through the model name (fault-500, fault-429, fault-timeout,
 // fault-garbage, fault-flaky-N, fault-slow-MS). See docs/sandbox.md.
 //
-//   npx tsx dev/sandbox/openai.ts          # PORT (default 8790), SANDBOX_API_KEY, SANDBOX_ELEVENLABS_API_KEY (default random)
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+//   npx tsx dev/sandbox/openai.ts          # PORT (default 8790), SANDBOX_API_KEY, SANDBOX_ELEVENLABS_API_KEY, SANDBOX_CARTESIA_API_KEY, SANDBOX_DEEPGRAM_API_KEY (default random)
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
 import { realpathSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { listenLocal } from "../listen";
 import { parseSpeechRequest, parseTranscriptionForm, Synthesizer, synthesize, TRANSCRIPTION_MAX_BYTES, transcribe } from "./audio";
+import { CARTESIA_BYTES_PATH, CARTESIA_WEBSOCKET_PATH, cartesiaTtsServer } from "./cartesia";
 import { checkModel, complete, parseChatRequest, streamEvents } from "./chat";
+import { DeepgramRefusal, deepgramListenServer, LISTEN_PATHS, refuseUpgrade } from "./deepgram";
 import { ElevenLabsError, parseElevenLabsRequest, speakElevenLabs, ttsPath } from "./elevenlabs";
 import { ApiError, invalid } from "./errors";
 import {
@@ -51,6 +56,10 @@ export interface ProviderSandbox {
   apiKey: string;
   /** ElevenLabs' text-to-speech API on the same port: `url` is what https://api.elevenlabs.io is (no /v1); `apiKey` goes in `xi-api-key`. */
   elevenLabs: { url: string; apiKey: string };
+  /** Cartesia's text-to-speech API on the same port: `url` is what https://api.cartesia.ai is; `apiKey` goes in `X-API-Key`. */
+  cartesia: { url: string; apiKey: string };
+  /** Deepgram's live transcription WebSockets on the same port: `url` is what https://api.deepgram.com is; `apiKey` goes in `Authorization: Token …`. */
+  deepgram: { url: string; apiKey: string };
   /** Every request received, in arrival order, including refused ones. */
   requests: SandboxRequest[];
   /** The profile of requests that name none (option `latency`, else SANDBOX_LATENCY, else `instant`). */
@@ -101,7 +110,14 @@ const sha256 = (...parts: Array<string | Buffer>) => {
 };
 
 export async function startProviderSandbox(
-  opts: { port?: number; apiKey?: string; elevenLabsApiKey?: string; latency?: LatencyProfileName } = {},
+  opts: {
+    port?: number;
+    apiKey?: string;
+    elevenLabsApiKey?: string;
+    cartesiaApiKey?: string;
+    deepgramApiKey?: string;
+    latency?: LatencyProfileName;
+  } = {},
 ): Promise<ProviderSandbox> {
   const fromEnv = process.env.SANDBOX_LATENCY;
   if (!opts.latency && fromEnv && !parseProfileName(fromEnv))
@@ -114,6 +130,10 @@ export async function startProviderSandbox(
   const requests: SandboxRequest[] = [];
   const synth = new Synthesizer();
   const memory = new SpeechMemory(); // what this sandbox said, so a phone call's audio of it can be transcribed
+  const cartesiaApiKey = opts.cartesiaApiKey ?? `sk_car_sandbox_${randomBytes(20).toString("hex")}`;
+  const cartesia = cartesiaTtsServer({ apiKey: cartesiaApiKey, synth, memory });
+  const deepgramApiKey = opts.deepgramApiKey ?? `dg_sandbox_${randomBytes(20).toString("hex")}`;
+  const deepgram = deepgramListenServer(deepgramApiKey, memory);
   const flaky = new Map<string, number>(); // request fingerprint -> times seen
   const held = new Set<ServerResponse>();
   const timers = new Set<NodeJS.Timeout>();
@@ -201,7 +221,11 @@ export async function startProviderSandbox(
     /** ElevenLabs' paths answer with its headers and error shape; every other path is OpenAI's. */
     const tts = ttsPath(path);
     const ownHeaders = (): Record<string, string> =>
-      tts ? { "request-id": requestId.slice(4) } : { "x-request-id": requestId, "openai-processing-ms": String(Date.now() - started) };
+      tts
+        ? { "request-id": requestId.slice(4) }
+        : path === CARTESIA_BYTES_PATH
+          ? {}
+          : { "x-request-id": requestId, "openai-processing-ms": String(Date.now() - started) };
 
     const send = (status: number, body: string | Buffer, headers: Record<string, string>) => {
       entry.status = status;
@@ -244,6 +268,15 @@ export async function startProviderSandbox(
     const jsonGarbage = { body: "<html><body>502 upstream hiccup — this body is not JSON", type: "application/json" };
 
     try {
+      if (LISTEN_PATHS[path]) {
+        // Deepgram's live API: a WebSocket upgrade (server.on("upgrade") below); pre-recorded audio is not served.
+        entry.status = 426;
+        const message = `The provider sandbox serves ${path} as a WebSocket (live transcription) only.`;
+        return send(426, JSON.stringify({ err_code: "UPGRADE_REQUIRED", err_msg: message, request_id: randomUUID() }), {
+          "content-type": "application/json",
+          "dg-error": message,
+        });
+      }
       if (profileName === null)
         throw new ApiError(
           404,
@@ -251,6 +284,14 @@ export async function startProviderSandbox(
           "invalid_request_error",
           "unknown_latency_profile",
         );
+      if (path === CARTESIA_BYTES_PATH) {
+        const answer = await cartesia.bytes(req, await readBody(req, JSON_BODY_LIMIT), profile);
+        entry.model = answer.model;
+        const { pacing } = answer;
+        if (answer.status === 200 && pacing)
+          return streamAudio(answer.body, answer.headers, pacing.ttfbMs, pacing.rtf, pacing.bytesPerSecond);
+        return send(answer.status, answer.body, answer.headers);
+      }
       if (tts) {
         const key = Buffer.from(String(req.headers["xi-api-key"] ?? ""));
         if (key.length !== expectedXi.length || !timingSafeEqual(key, expectedXi)) {
@@ -475,12 +516,43 @@ export async function startProviderSandbox(
     void handle(req, res);
   });
   server.keepAliveTimeout = 5_000;
+  // Deepgram's live transcription (deepgram.ts), with the same latency profile rules as every route.
+  server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const split = splitProfilePath((req.url ?? "/").split("?")[0] ?? "/");
+    const entry: SandboxRequest = { method: req.method ?? "GET", path: split.path, at: Date.now() };
+    requests.push(entry);
+    const named = split.profile ?? (req.headers[LATENCY_HEADER] as string | undefined) ?? null;
+    const profileName = named === null ? defaultProfile : parseProfileName(named);
+    if (profileName === null) {
+      entry.status = 404;
+      return refuseUpgrade(
+        socket,
+        new DeepgramRefusal(
+          404,
+          "NOT_FOUND",
+          `Unknown latency profile "${named}": the sandbox's profiles are ${LATENCY_PROFILES.join(", ")}.`,
+        ),
+      );
+    }
+    entry.profile = profileName;
+    // Cartesia's text-to-speech WebSocket (cartesia.ts); every other path is Deepgram's to answer.
+    if (split.path === CARTESIA_WEBSOCKET_PATH)
+      return cartesia.upgrade(req, socket, head, PROFILES[profileName], (status) => {
+        entry.status = status;
+      });
+    deepgram.upgrade(req, socket, head, split.path, PROFILES[profileName], (status, model) => {
+      entry.status = status;
+      if (model) entry.model = model;
+    });
+  });
   const port = await listenLocal(server, opts.port ?? 0, "provider sandbox");
 
   return {
     url: `http://127.0.0.1:${port}/v1`,
     apiKey,
     elevenLabs: { url: `http://127.0.0.1:${port}`, apiKey: elevenLabsApiKey },
+    cartesia: { url: `http://127.0.0.1:${port}`, apiKey: cartesiaApiKey },
+    deepgram: { url: `http://127.0.0.1:${port}`, apiKey: deepgramApiKey },
     requests,
     latency: defaultProfile,
     async stop() {
@@ -488,6 +560,8 @@ export async function startProviderSandbox(
       timers.clear();
       for (const res of held) res.socket?.destroy();
       held.clear();
+      cartesia.stop();
+      deepgram.stop();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await synth.close();
@@ -512,6 +586,8 @@ if (isMain) {
     port,
     apiKey: process.env.SANDBOX_API_KEY || undefined,
     elevenLabsApiKey: process.env.SANDBOX_ELEVENLABS_API_KEY || undefined,
+    cartesiaApiKey: process.env.SANDBOX_CARTESIA_API_KEY || undefined,
+    deepgramApiKey: process.env.SANDBOX_DEEPGRAM_API_KEY || undefined,
   });
   process.stdout.write(
     [
@@ -522,6 +598,10 @@ if (isMain) {
       `    export OPENAI_BASE_URL=${sandbox.url} OPENAI_API_KEY=${sandbox.apiKey}`,
       "  ElevenLabs' text-to-speech API (xi-api-key):",
       `    export ELEVENLABS_BASE_URL=${sandbox.elevenLabs.url} ELEVENLABS_API_KEY=${sandbox.elevenLabs.apiKey}`,
+      "  Cartesia's text-to-speech API (X-API-Key; POST /tts/bytes and the WebSocket /tts/websocket):",
+      `    export CARTESIA_BASE_URL=${sandbox.cartesia.url} CARTESIA_API_KEY=${sandbox.cartesia.apiKey}`,
+      "  Deepgram's live transcription (WebSockets /v1/listen and /v2/listen, Authorization: Token …):",
+      `    export DEEPGRAM_BASE_URL=${sandbox.deepgram.url} DEEPGRAM_API_KEY=${sandbox.deepgram.apiKey}`,
       `  Latency profile: ${sandbox.latency} (SANDBOX_LATENCY; per base URL: …/latency/<${LATENCY_PROFILES.join("|")}>/v1)`,
       "",
     ].join("\n"),

@@ -127,6 +127,29 @@ export class SpeechMemory {
     return { text: best[0], score: best[1] };
   }
 
+  /**
+   * The remembered speech this audio is the beginning of, or the whole of (a stream's recognition
+   * while the caller is still speaking): its text, the score, and `coverage`, the part of the
+   * remembered envelope the audio spans (0 to 1). The audio's envelope is compared with the same
+   * length of each remembered one's start, by the same correlation and threshold as `recall`; a
+   * remembered speech shorter than the audio (beyond the length ratio) is not a candidate.
+   * Undefined: under 0.5 s of speech, nothing close enough, or two texts about equally close (many
+   * sentences begin alike: "Hello" is no one's prefix until it goes on).
+   */
+  recallPrefix(samples: Int16Array, sampleRate: number): (Recall & { coverage: number }) | undefined {
+    const query = loudnessEnvelope(samples, sampleRate);
+    if (query.length < MIN_MATCH_FRAMES) return undefined;
+    const byText = new Map<string, { score: number; coverage: number }>();
+    for (const { text, envelope } of this.entries.values()) {
+      if (query.length > envelope.length * MAX_LENGTH_RATIO) continue;
+      const score = envelopeSimilarity(query, envelope.subarray(0, Math.min(envelope.length, query.length + MAX_LAG_FRAMES)));
+      if (score > (byText.get(text)?.score ?? -1)) byText.set(text, { score, coverage: Math.min(1, query.length / envelope.length) });
+    }
+    const [best, runnerUp] = [...byText].sort((x, y) => y[1].score - x[1].score);
+    if (!best || best[1].score < MATCH_THRESHOLD || (runnerUp && best[1].score - runnerUp[1].score < AMBIGUITY_MARGIN)) return undefined;
+    return { text: best[0], score: best[1].score, coverage: best[1].coverage };
+  }
+
   get count(): number {
     return this.entries.size;
   }

@@ -79,11 +79,19 @@ export async function providerFetch(provider: string, url: string, init: Request
 }
 
 /** A provider's error text, with anything that looks like a credential removed. */
-function safeDetail(text: string): string {
+export function safeDetail(text: string): string {
   let message = text;
   try {
-    const body = JSON.parse(text) as { error?: { message?: string } | string; message?: string; detail?: unknown };
-    message = typeof body.error === "string" ? body.error : (body.error?.message ?? body.message ?? JSON.stringify(body.detail ?? body));
+    const body = JSON.parse(text) as {
+      error?: { message?: string } | string;
+      message?: string;
+      detail?: unknown;
+      err_msg?: string; // Deepgram's
+    };
+    message =
+      typeof body.error === "string"
+        ? body.error
+        : (body.error?.message ?? body.message ?? body.err_msg ?? JSON.stringify(body.detail ?? body));
   } catch {
     // not JSON: keep the text
   }

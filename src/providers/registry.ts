@@ -2,10 +2,12 @@
 // OpenAI-compatible provider; speech goes to the adapter of the voice's provider.
 import type { AppConfig } from "../env";
 import { ApiError } from "../lib/errors";
+import { CARTESIA_DEFAULT_MODEL, Cartesia } from "./cartesia";
+import { Deepgram } from "./deepgram";
 import { ElevenLabs } from "./elevenlabs";
 import type { CallOptions } from "./http";
 import { OpenAICompatible } from "./openai";
-import type { ChatProvider, SttProvider, TtsProvider } from "./types";
+import type { ChatProvider, StreamingSttProvider, SttProvider, TtsProvider } from "./types";
 
 const callOptions = (config: AppConfig): CallOptions => ({ timeoutMs: config.PROVIDER_TIMEOUT_MS, retries: config.PROVIDER_RETRIES });
 
@@ -24,12 +26,34 @@ function openAI(config: AppConfig): OpenAICompatible {
 export const chatProvider = (config: AppConfig): ChatProvider => openAI(config);
 export const sttProvider = (config: AppConfig): SttProvider => openAI(config);
 
+/**
+ * Streaming transcription (a call's caller, as they speak): Deepgram when DEEPGRAM_API_KEY is set,
+ * else null, and the caller transcribes each turn with `sttProvider` instead.
+ */
+export function streamingSttProvider(config: AppConfig): StreamingSttProvider | null {
+  if (!config.DEEPGRAM_API_KEY) return null;
+  return new Deepgram(config.DEEPGRAM_BASE_URL, config.DEEPGRAM_API_KEY, { timeoutMs: config.PROVIDER_TIMEOUT_MS });
+}
+
 /** Voice providers with an adapter. `sandbox` voices are served by the OpenAI-compatible sandbox. */
-export const TTS_PROVIDERS = ["openai", "sandbox", "elevenlabs"] as const;
+export const TTS_PROVIDERS = ["openai", "sandbox", "elevenlabs", "cartesia"] as const;
 
 /** The voice providers this deployment can synthesize now: an adapter, and its credentials. */
 export function synthesizableProviders(config: AppConfig): string[] {
-  return TTS_PROVIDERS.filter((p) => (p === "elevenlabs" ? Boolean(config.ELEVENLABS_API_KEY) : Boolean(config.OPENAI_API_KEY)));
+  const keys: Record<(typeof TTS_PROVIDERS)[number], string | undefined> = {
+    openai: config.OPENAI_API_KEY,
+    sandbox: config.OPENAI_API_KEY,
+    elevenlabs: config.ELEVENLABS_API_KEY,
+    cartesia: config.CARTESIA_API_KEY,
+  };
+  return TTS_PROVIDERS.filter((p) => Boolean(keys[p]));
+}
+
+/** The model a voice of this provider speaks with when the request names none. */
+export function defaultTtsModel(config: AppConfig, voiceProvider: string): string {
+  if (voiceProvider === "elevenlabs") return "eleven_multilingual_v2";
+  if (voiceProvider === "cartesia") return CARTESIA_DEFAULT_MODEL;
+  return config.DEFAULT_TTS_MODEL;
 }
 
 export function ttsProvider(config: AppConfig, voiceProvider: string): TtsProvider {
@@ -41,6 +65,14 @@ export function ttsProvider(config: AppConfig, voiceProvider: string): TtsProvid
         "ElevenLabs is not configured on this deployment (ELEVENLABS_API_KEY), so its voices cannot be synthesized here (GET /v1/voices lists them with available: false). Nothing was charged.",
       );
     return new ElevenLabs(config.ELEVENLABS_BASE_URL, config.ELEVENLABS_API_KEY, callOptions(config));
+  }
+  if (voiceProvider === "cartesia") {
+    if (!config.CARTESIA_API_KEY)
+      throw new ApiError(
+        "provider_not_configured",
+        "Cartesia is not configured on this deployment (CARTESIA_API_KEY), so its voices cannot be synthesized here (GET /v1/voices lists them with available: false). Nothing was charged.",
+      );
+    return new Cartesia(config.CARTESIA_BASE_URL, config.CARTESIA_API_KEY, callOptions(config));
   }
   throw new ApiError(
     "validation_failed",

@@ -72,11 +72,28 @@ export interface SpeechRequest {
   speed?: number;
 }
 
+/**
+ * Speech fed text as it comes (input streaming): one utterance, its audio (pcm) starting before all
+ * of its text is known. `push` adds a piece (pieces are joined verbatim: keep their spaces), `end`
+ * says no more will come, `audio` yields the speech in order and ends after the last piece is spoken.
+ */
+export interface SpeechStream {
+  push(text: string): void;
+  end(): void;
+  audio: AsyncIterable<Uint8Array>;
+}
+
 export interface TtsProvider {
   readonly name: string;
   synthesize(request: SpeechRequest, signal?: AbortSignal): Promise<ArrayBuffer>;
   /** The audio as it is made (pcm only: chunks may split a sample); `signal` cancels the request. */
   synthesizeStream(request: SpeechRequest, signal?: AbortSignal): AsyncIterable<Uint8Array>;
+  /**
+   * Input streaming, for providers that take text as it is written (Cartesia's WebSocket contexts);
+   * absent on the others, which speak whole sentences through `synthesizeStream`. `request.text` is
+   * not spoken: the pushed pieces are. `signal` cancels the utterance (`audio` then throws).
+   */
+  openStream?(request: SpeechRequest, signal?: AbortSignal): Promise<SpeechStream>;
 }
 
 export interface TranscriptionRequest {
@@ -96,4 +113,55 @@ export interface Transcription {
 export interface SttProvider {
   readonly name: string;
   transcribe(request: TranscriptionRequest, signal?: AbortSignal): Promise<Transcription>;
+}
+
+/**
+ * One event of a streaming transcription. Nova models (Deepgram `/v1/listen`) give `interim`,
+ * `final` and `utterance-end`; Flux models (`/v2/listen`) give the turn events. `error` is the
+ * provider failing after the stream was opened (a refused upgrade rejects `open` instead); it is
+ * the stream's last event: the stream is closed when it arrives.
+ */
+export type SttStreamEvent =
+  | { type: "interim"; text: string } // Nova: is_final=false results
+  | { type: "final"; text: string; speechFinal: boolean } // Nova: is_final=true (speech_final from endpointing)
+  | { type: "utterance-end" } // Nova: UtteranceEnd
+  | { type: "start-of-turn" } // Flux TurnInfo StartOfTurn
+  | { type: "update"; text: string } // Flux Update
+  | { type: "eager-end-of-turn"; text: string; confidence?: number }
+  | { type: "turn-resumed" }
+  | { type: "end-of-turn"; text: string; confidence?: number }
+  | { type: "error"; message: string };
+
+export interface SttStreamOptions {
+  model: string;
+  sampleRate: number;
+  encoding: "linear16";
+  language?: string;
+  /** Nova: silence that ends a segment with `speechFinal` (Deepgram's default is 10 ms). */
+  endpointingMs?: number;
+  /** Nova: silence after the last word that sends `utterance-end`. */
+  utteranceEndMs?: number;
+  /** Flux: the end-of-turn confidence for `eager-end-of-turn` (unset: none are sent). */
+  eagerEotThreshold?: number;
+  /** Flux: the end-of-turn confidence for `end-of-turn` (Deepgram's default 0.7). */
+  eotThreshold?: number;
+  /** Flux: silence after which the turn ends whatever the confidence (Deepgram's default 5000). */
+  eotTimeoutMs?: number;
+  /** Cancels the opening; once open, closes the stream at once (no CloseStream, no more events). */
+  signal?: AbortSignal;
+}
+
+export interface SttStream {
+  /** Mono 16-bit samples at the stream's rate; ignored once the stream is closed. */
+  send(pcm: Int16Array): void;
+  /** flush what was sent (Nova `Finalize`; Flux `ForceEndTurn`) */
+  finalize(): void;
+  /** `CloseStream`, then close; resolves with the seconds of audio the provider received (for metering) */
+  close(): Promise<number>;
+  readonly closed: boolean;
+}
+
+export interface StreamingSttProvider {
+  readonly name: string;
+  open(opts: SttStreamOptions, onEvent: (e: SttStreamEvent) => void): Promise<SttStream>;
 }

@@ -73,6 +73,7 @@ describe("the worker's variables", () => {
       "UPSTASH_REDIS_REST_TOKEN",
       "QSTASH_TOKEN",
       "QSTASH_CURRENT_SIGNING_KEY",
+      "OTEL_EXPORTER_OTLP_HEADERS",
     ]) {
       expect(isSecret(name), name).toBe(true);
       expect(shownValue(name, "value-that-must-not-show")).toBe("(set, hidden)");

@@ -4,7 +4,7 @@
 // URL, header or default; and a client that leaves mid-stream is seen leaving.
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { jittered, PROFILES, splitProfilePath, withLatencyProfile } from "../../../dev/sandbox/latency";
+import { jittered, LATENCY_PROFILES, PROFILES, parseProfileName, splitProfilePath, withLatencyProfile } from "../../../dev/sandbox/latency";
 import { type ProviderSandbox, startProviderSandbox } from "../../../dev/sandbox/openai";
 
 let sandbox: ProviderSandbox;
@@ -80,6 +80,48 @@ describe("latency profiles: selection", () => {
     await res.json();
     expect(performance.now() - t0).toBeGreaterThan((R.chat?.ttftMs ?? 0) * 0.6);
     expect(sandbox.requests.at(-1)?.profile).toBe("realistic");
+  });
+});
+
+describe("latency profiles: fast", () => {
+  const F = PROFILES.fast;
+
+  it("is a profile the names, paths and base URLs accept, for every provider side", () => {
+    expect(LATENCY_PROFILES).toContain("fast");
+    expect(parseProfileName("fast")).toBe("fast");
+    expect(withLatencyProfile("http://127.0.0.1:8790/v1", "fast")).toBe("http://127.0.0.1:8790/latency/fast/v1");
+    expect(withLatencyProfile("http://127.0.0.1:8790", "fast")).toBe("http://127.0.0.1:8790/latency/fast");
+    expect(splitProfilePath("/latency/fast/v2/listen")).toEqual({ profile: "fast", path: "/v2/listen" });
+    expect(splitProfilePath("/latency/fast/tts/websocket")).toEqual({ profile: "fast", path: "/tts/websocket" });
+  });
+
+  it("models the fastest published providers: a Groq-class LLM, Cartesia's 90 ms, Flux's 260 ms end of turn, a wider spread", () => {
+    expect(F.chat).toEqual({ ttftMs: 160, tokensPerSecond: 330 });
+    expect(F.speech?.cartesia.ttfbMs).toBe(90);
+    expect(F.speech?.elevenlabs.ttfbMs).toBeLessThan(R.speech?.elevenlabs.ttfbMs ?? 0);
+    expect(F.transcriptionStream.eotMs).toBe(260);
+    expect(F.transcriptionStream.eagerEotMs).toBeLessThan(F.transcriptionStream.eotMs);
+    // Groq's published p95/p50 of the time to first token, 280/120 ms: σ = ln(2.33)/1.645.
+    expect(F.sigma).toBeCloseTo(Math.log(280 / 120) / 1.645, 1);
+    // Faster than `realistic` to the first token and per token.
+    expect(F.chat?.ttftMs ?? 0).toBeLessThan(R.chat?.ttftMs ?? 0);
+    expect(F.chat?.tokensPerSecond ?? 0).toBeGreaterThan(R.chat?.tokensPerSecond ?? 0);
+  });
+
+  it("a chat on the fast base URL comes after about its time to first token, far sooner than on realistic", async () => {
+    const fast = withLatencyProfile(sandbox.url, "fast");
+    const t0 = performance.now();
+    const res = await fetch(`${fast}/chat/completions`, {
+      method: "POST",
+      headers: headers(),
+      body: JSON.stringify({ model: "gpt-4o-mini", messages }),
+    });
+    const body = (await res.json()) as { usage: { completion_tokens: number } };
+    const ms = performance.now() - t0;
+    const expected = (F.chat?.ttftMs ?? 0) + (body.usage.completion_tokens / (F.chat?.tokensPerSecond ?? 1)) * 1000;
+    expect(ms).toBeGreaterThan(expected * 0.6 - 5);
+    expect(ms).toBeLessThan(expected * 2 + 150);
+    expect(sandbox.requests.at(-1)?.profile).toBe("fast");
   });
 });
 

@@ -22,8 +22,8 @@ interface Page<T> {
   hasMore: boolean;
 }
 
-/** The seeded system voices (drizzle/0001_seed_system_voices.sql), newest id first. */
-const SYSTEM_IDS = Array.from({ length: 11 }, (_, i) => `00000000-0000-7000-8000-0000000000${String(11 - i).padStart(2, "0")}`);
+/** The seeded system voices (drizzle/0001_seed_system_voices.sql, 0015_cartesia_system_voices.sql), newest id first. */
+const SYSTEM_IDS = Array.from({ length: 13 }, (_, i) => `00000000-0000-7000-8000-0000000000${String(13 - i).padStart(2, "0")}`);
 
 const body = async <T>(res: Response, status: number): Promise<T> => {
   const text = await res.text();
@@ -137,8 +137,11 @@ describe("GET /v1/voices", () => {
     expect(ids(await listAll(ws, "type=owned"))).toEqual([de.id, enGb.id, enUs.id]);
     expect(ids(await listAll(ws, "provider=sandbox"))).toEqual([enGb.id, enUs.id, ...ids(system.filter((v) => v.provider === "sandbox"))]);
     const elevenlabs = system.filter((v) => v.provider === "elevenlabs");
-    expect(ids(elevenlabs)).toEqual(expect.arrayContaining(SYSTEM_IDS.slice(0, 2)));
+    expect(ids(elevenlabs)).toEqual(expect.arrayContaining(SYSTEM_IDS.slice(2, 4)));
     expect(ids(await listAll(ws, "provider=elevenlabs"))).toEqual(ids(elevenlabs));
+    const cartesia = system.filter((v) => v.provider === "cartesia");
+    expect(ids(cartesia)).toEqual(SYSTEM_IDS.slice(0, 2));
+    expect(ids(await listAll(ws, "provider=cartesia"))).toEqual(ids(cartesia));
     expect(ids(await listAll(ws, "type=system&provider=openai"))).toEqual(ids(system.filter((v) => v.provider === "openai")));
 
     // `en` matches every English voice; `en-US` matches en-US and the generic `en`, not en-GB.

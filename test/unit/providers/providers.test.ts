@@ -129,10 +129,11 @@ describe("provider HTTP layer, called off", () => {
 });
 
 describe("provider registry", () => {
-  const config = (keys: { OPENAI_API_KEY?: string; ELEVENLABS_API_KEY?: string }) =>
+  const config = (keys: { OPENAI_API_KEY?: string; ELEVENLABS_API_KEY?: string; CARTESIA_API_KEY?: string }) =>
     ({
       OPENAI_BASE_URL: "https://api.openai.com/v1",
       ELEVENLABS_BASE_URL: "https://api.elevenlabs.io",
+      CARTESIA_BASE_URL: "https://api.cartesia.ai",
       PROVIDER_TIMEOUT_MS: 1000,
       PROVIDER_RETRIES: 0,
       ...keys,
@@ -150,6 +151,7 @@ describe("provider registry", () => {
     const none = config({});
     for (const err of [
       refusal(() => ttsProvider(none, "elevenlabs")),
+      refusal(() => ttsProvider(none, "cartesia")),
       refusal(() => ttsProvider(none, "openai")),
       refusal(() => chatProvider(none)),
     ]) {
@@ -157,7 +159,7 @@ describe("provider registry", () => {
       expect(err.code).toBe("provider_not_configured");
       expect(err.status).toBe(503);
     }
-    expect(refusal(() => ttsProvider(none, "cartesia")).code).toBe("validation_failed");
+    expect(refusal(() => ttsProvider(none, "deepgram")).code).toBe("validation_failed");
   });
 
   it("lists the voice providers it can synthesize now", () => {
@@ -168,6 +170,8 @@ describe("provider registry", () => {
       "sandbox",
       "elevenlabs",
     ]);
+    expect(synthesizableProviders(config({ CARTESIA_API_KEY: "sk_car_x" }))).toEqual(["cartesia"]);
     expect(ttsProvider(config({ ELEVENLABS_API_KEY: "xi" }), "elevenlabs").name).toBe("elevenlabs");
+    expect(ttsProvider(config({ CARTESIA_API_KEY: "sk_car_x" }), "cartesia").name).toBe("cartesia");
   });
 });
