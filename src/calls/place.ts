@@ -59,14 +59,14 @@ async function requireCredits(db: Db, organizationId: string): Promise<void> {
     throw new ApiError("insufficient_credits", "The workspace has no usage credits left for the call's speech and LLM; add credits first.");
 }
 
-/** What every new call row starts with: queued, the agent's name kept, phone calls outbound, web calls inbound. */
+/** What every new call row starts with: queued, the agent's name kept, phone calls outbound, web calls `web` (no phone leg). */
 const newCall = (ctx: Ctx, agent: Agent, id: string, type: "phone" | "web") => ({
   id,
   organizationId: ctx.organizationId,
   agentId: agent.id,
   agentName: agent.name,
   type,
-  direction: type === "phone" ? ("outbound" as const) : ("inbound" as const),
+  direction: type === "phone" ? ("outbound" as const) : ("web" as const),
   status: "queued" as const,
 });
 

@@ -3,7 +3,7 @@
 import type { FC } from "hono/jsx";
 import { CALL_STATUSES } from "../../calls/states";
 import { durationOf } from "../../calls/views";
-import type { Call } from "../../db/schema";
+import { CALL_DIRECTIONS, type Call } from "../../db/schema";
 import { Badge, Csrf, DataTable, EmptyState, ErrorSummary, type FieldErrors, Layout, Select, type Shell, TextField, When } from "../ui";
 
 /** The telephony sandbox's scripted callees (docs/sandbox.md): offered in the test-call form. */
@@ -86,7 +86,7 @@ const Filters: FC<{ q: FilterValues; agents: Array<{ id: string; name: string }>
       <Select name="type" label="Type" value={q.type} options={options(["phone", "web"])} />
     </div>
     <div class="w140">
-      <Select name="direction" label="Direction" value={q.direction} options={options(["outbound", "inbound"])} />
+      <Select name="direction" label="Direction" value={q.direction} options={options(CALL_DIRECTIONS)} />
     </div>
     <button type="submit" class="secondary end">
       Filter

@@ -10,6 +10,7 @@ import { placePhoneCall } from "../../calls/place";
 import { type CallFilters, getCallRecording, getCallWithUsage, listCalls } from "../../calls/service";
 import { ACTIVE_STATUSES, CALL_STATUSES, type CallStatus } from "../../calls/states";
 import type { AppEnv } from "../../context";
+import { CALL_DIRECTIONS, type CallDirection } from "../../db/schema";
 import { ApiError } from "../../lib/errors";
 import { isUuid } from "../../lib/ids";
 import { callCtx } from "../../routes/v1/calls/place";
@@ -29,7 +30,7 @@ function filtersOf(q: FilterValues): CallFilters {
     agentId: isUuid(q.agentId) ? q.agentId : undefined,
     status: (CALL_STATUSES as readonly string[]).includes(q.status) ? (q.status as CallStatus) : undefined,
     type: q.type === "phone" || q.type === "web" ? q.type : undefined,
-    direction: q.direction === "outbound" || q.direction === "inbound" ? q.direction : undefined,
+    direction: (CALL_DIRECTIONS as readonly string[]).includes(q.direction) ? (q.direction as CallDirection) : undefined,
   };
 }
 

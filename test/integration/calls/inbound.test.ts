@@ -65,6 +65,26 @@ async function accountNumber(number: string): Promise<{ sid: string; voice_url: 
 const assign = (ws: Workspace, id: string, agentId: string | null) =>
   ws.api(`/v1/phone-numbers/${id}`, { method: "PATCH", json: { agentId } });
 
+/** A new workspace with an agent and a number of its own assigned to that agent. */
+async function assignedNumber() {
+  const ws = await createWorkspace();
+  const agent = await createAgent(ws);
+  const number = await addCallerId(ws);
+  expect((await assign(ws, number.id, agent.id)).status).toBe(200);
+  return { ws, agent, number };
+}
+
+/** The form Twilio's voice webhook posts for a new call (ringing) from CONVERSATION to `to`, under a fresh CallSid. */
+const ringing = (to: string) =>
+  new URLSearchParams({
+    AccountSid: stack().vars.TWILIO_ACCOUNT_SID ?? "",
+    CallSid: `CA${randomUUID().replaceAll("-", "")}`,
+    CallStatus: "ringing",
+    Direction: "inbound",
+    From: CONVERSATION,
+    To: to,
+  });
+
 const inboundCalls = async (ws: Workspace) => (await json<{ data: CallView[] }>(await ws.api("/v1/calls?direction=inbound"))).data;
 
 beforeAll(async () => {
@@ -128,20 +148,33 @@ describe("an incoming call to a number assigned to an agent", () => {
   }, 90_000);
 });
 
+describe("listing calls by direction", () => {
+  it('`inbound` lists incoming phone calls only, `web` the web calls, `outbound` neither (docs/calls.md, "Direction")', async () => {
+    const { ws, agent, number } = await assignedNumber();
+    const created = await ws.api(`/v1/agents/${agent.id}/web-call`, { method: "POST", json: {} });
+    expect(created.status).toBe(201);
+    const web = (await json<{ call: CallView }>(created)).call;
+    expect(web).toMatchObject({ type: "web", direction: "web" });
+    // Twilio's voice webhook for a call to the number makes the incoming call (ringing).
+    const params = ringing(number.number);
+    const url = `${stack().baseUrl}${VOICE_PATH}`;
+    expect((await postTwilioForm(VOICE_PATH, params, twilioSign(stack().vars.TWILIO_AUTH_TOKEN ?? "", url, params))).status).toBe(200);
+
+    const listed = async (direction: string) =>
+      (await json<{ data: CallView[] }>(await ws.api(`/v1/calls?direction=${direction}`))).data.map((c) => [c.id, c.type, c.direction]);
+    const [phone] = await inboundCalls(ws);
+    expect(await listed("inbound")).toEqual([[phone?.id, "phone", "inbound"]]);
+    expect(await listed("web")).toEqual([[web.id, "web", "web"]]);
+    expect(await listed("outbound")).toEqual([]);
+    expect((await json<{ data: CallView[] }>(await ws.api("/v1/calls"))).data.map((c) => c.id)).toEqual([phone?.id, web.id]);
+    await expectError(await ws.api("/v1/calls?direction=sideways"), 400, "validation_failed");
+  }, 30_000);
+});
+
 describe("incoming calls that are turned away", () => {
   it("refuses a voice webhook without Twilio's signature, with a wrong one, or signed for another URL, and creates no call", async () => {
-    const ws = await createWorkspace();
-    const agent = await createAgent(ws);
-    const number = await addCallerId(ws);
-    expect((await assign(ws, number.id, agent.id)).status).toBe(200);
-    const params = new URLSearchParams({
-      AccountSid: stack().vars.TWILIO_ACCOUNT_SID ?? "",
-      CallSid: `CA${randomUUID().replaceAll("-", "")}`,
-      CallStatus: "ringing",
-      Direction: "inbound",
-      From: CONVERSATION,
-      To: number.number,
-    });
+    const { ws, number } = await assignedNumber();
+    const params = ringing(number.number);
     const post = (signature?: string) => postTwilioForm(VOICE_PATH, params, signature);
     const token = stack().vars.TWILIO_AUTH_TOKEN ?? "";
     const url = `${stack().baseUrl}${VOICE_PATH}`;
@@ -162,10 +195,7 @@ describe("incoming calls that are turned away", () => {
   }, 30_000);
 
   it("a number without an agent says why and hangs up; a number of no workspace is rejected unanswered; no call is made", async () => {
-    const ws = await createWorkspace();
-    const agent = await createAgent(ws);
-    const number = await addCallerId(ws);
-    expect((await assign(ws, number.id, agent.id)).status).toBe(200);
+    const { ws, number } = await assignedNumber();
     // Unassigned again: the number stays routed to the platform, which turns its callers away.
     const unassigned = await assign(ws, number.id, null);
     expect(await json(unassigned)).toMatchObject({ id: number.id, agentId: null });
