@@ -2,6 +2,7 @@
 // A bad configuration is a clear error naming the variables, never echoing their values.
 import { z } from "zod";
 import { ApiError } from "./lib/errors";
+import { DEFAULT_SERVICE_NAME, parseOtlpHeaders } from "./lib/otlp";
 import { Keyring } from "./lib/secrets";
 
 const DURATION = /^(\d+)\s?(ms|s|m|h|d)$/;
@@ -80,6 +81,12 @@ export const envSchema = z
     /** ElevenLabs, for voices whose provider is `elevenlabs`. */
     ELEVENLABS_BASE_URL: z.string().url().default("https://api.elevenlabs.io"),
     ELEVENLABS_API_KEY: z.string().min(1).optional(),
+    /** Cartesia (Sonic), for voices whose provider is `cartesia`. */
+    CARTESIA_BASE_URL: z.string().url().default("https://api.cartesia.ai"),
+    CARTESIA_API_KEY: z.string().min(1).optional(),
+    /** Deepgram, for streaming transcription (live `/v1/listen` for Nova, `/v2/listen` for Flux). Unset: none. */
+    DEEPGRAM_BASE_URL: z.string().url().default("https://api.deepgram.com"),
+    DEEPGRAM_API_KEY: z.string().min(1).optional(),
     PROVIDER_TIMEOUT_MS: z.coerce.number().int().min(1000).max(120000).default(30000),
     PROVIDER_RETRIES: z.coerce.number().int().min(0).max(5).default(2),
     DEFAULT_CHAT_MODEL: z.string().min(1).default("gpt-4o-mini"),
@@ -123,6 +130,17 @@ export const envSchema = z
      * bench measures both with the same code.
      */
     CALL_PIPELINE: z.enum(["streaming", "serial"]).default("streaming"),
+    /**
+     * How a call hears the caller (docs/calls.md, "Streaming transcription"): `streaming` sends the
+     * audio to the streaming provider as it arrives and its turn model ends the turn; `batch`
+     * uploads each turn after the endpointing silence; `auto` streams when a streaming provider
+     * (DEEPGRAM_API_KEY) is configured.
+     */
+    CALL_TRANSCRIPTION: z.enum(["auto", "streaming", "batch"]).default("auto"),
+    /** The streaming model: Flux (`flux-general-en`, its own end-of-turn model) or Nova (`nova-3`, endpointing). */
+    STREAMING_STT_MODEL: z.string().min(1).default("flux-general-en"),
+    /** While the agent speaks, sound without a recognized word interrupts it only after this long (a cough, "mhm" do not). */
+    CALL_MIN_INTERRUPTION_MS: z.coerce.number().int().min(0).max(5000).default(700),
 
     /** Messaging channels (docs/messaging.md): Telegram's Bot API, and Meta's Graph API for WhatsApp (the local sandboxes in development, docs/sandbox.md). */
     TELEGRAM_API_BASE_URL: z.string().url().default("https://api.telegram.org"),
@@ -142,6 +160,23 @@ export const envSchema = z
     WIDGET_RATE_LIMIT_ADDRESS: z.coerce.number().int().positive().default(120),
     WIDGET_RATE_LIMIT_WIDGET: z.coerce.number().int().positive().default(600),
     WIDGET_RATE_LIMIT_WINDOW: duration.default("60 s"),
+
+    /** OpenTelemetry (docs/calls.md, "Tracing"): each call exported as a trace, OTLP/HTTP JSON to `{endpoint}/v1/traces`. Unset: no tracing. */
+    OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
+    /** Headers sent with each export, `k=v,k2=v2` (percent-encoded values), e.g. the collector's API key (secret). */
+    OTEL_EXPORTER_OTLP_HEADERS: z
+      .string()
+      .default("")
+      .transform((spec, ctx) => {
+        try {
+          return parseOtlpHeaders(spec);
+        } catch (err) {
+          ctx.addIssue({ code: "custom", message: (err as Error).message });
+          return z.NEVER;
+        }
+      }),
+    /** The traces' `service.name`. */
+    OTEL_SERVICE_NAME: z.string().min(1).default(DEFAULT_SERVICE_NAME),
   })
   .superRefine((env, ctx) => {
     if (env.QSTASH_TOKEN) {

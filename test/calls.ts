@@ -139,7 +139,17 @@ export interface CallView {
   endedReasonCategory: string | null;
   durationSeconds: number | null;
   endedAt: string | null;
-  transcript: { fullText: string; turns: Array<{ role: string; text: string; startMs: number; endMs: number; interrupted?: boolean }> };
+  transcript: {
+    fullText: string;
+    turns: Array<{
+      role: string;
+      text: string;
+      startMs: number;
+      endMs: number;
+      interrupted?: boolean;
+      latency?: { voiceToVoiceMs: number; endpointingMs?: number; sttMs: number; llmMs: number; ttsMs: number; platformMs: number };
+    }>;
+  };
   analysis: Record<string, unknown> | null;
   report: Record<string, unknown> | null;
   analysisError: string | null;

@@ -5,45 +5,50 @@
 import { DurableObject } from "cloudflare:workers";
 import { openScope } from "../db/scope";
 import { type Bindings, parseEnv } from "../env";
+import { DEFAULT_VOICE_ID } from "./connect";
 import { type PreparedSpeech, prepareFirstMessage } from "./first-message";
 import { finishCall } from "./lifecycle";
-import { CallSessionRuntime, DEFAULT_VOICE_ID } from "./session";
+import { CallSessionRuntime } from "./session";
 import { TERMINAL } from "./states";
 import { findCall } from "./store";
 import { CALL_ID_HEADER, TRANSPORT_HEADER } from "./stub";
 
 export class CallSession extends DurableObject<Bindings> {
   private session: CallSessionRuntime | null = null;
-  /** The first message's audio, made while the phone rings (`/__prepare`); the session plays it on answer. */
+  /** The first message's audio, made while the phone rings (`prepare`); the session plays it on answer. */
   private prepared: Promise<PreparedSpeech | null> | null = null;
 
+  /** Arms the watchdog: the alarm fires at `deadline` (epoch ms). */
+  async watch(callId: string, deadline: number): Promise<void> {
+    await this.ctx.storage.put("callId", callId);
+    await this.ctx.storage.setAlarm(deadline);
+  }
+
+  /** Starts making the first message's audio while the phone rings (once). */
+  prepare(callId: string): void {
+    if (this.prepared) return;
+    this.prepared = prepareFirstMessage(parseEnv(this.env), callId, DEFAULT_VOICE_ID);
+    this.ctx.waitUntil(this.prepared);
+  }
+
+  /**
+   * The carrier says the callee hung up. A live session ends the call; one already ending is left
+   * to finish (it writes the transcript and the recording). Either way the session owns the
+   * ending: "ending". Null: no session runs here.
+   */
+  carrierHungUp(callId: string): "ending" | null {
+    const session = this.session;
+    if (!session || !(session.live || session.isEnding)) return null;
+    const already = session.isEnding;
+    this.ctx.waitUntil(session.end("customer-ended-call"));
+    console.log(JSON.stringify({ level: "info", msg: "carrier hang-up left to the session", callId, alreadyEnding: already }));
+    return "ending";
+  }
+
+  /** The call's media socket (Twilio's stream or the browser's), upgraded here. */
   override async fetch(request: Request): Promise<Response> {
     const callId = request.headers.get(CALL_ID_HEADER) ?? "";
     const url = new URL(request.url);
-    if (request.method === "POST" && url.pathname === "/__watch") {
-      const { deadline } = (await request.json()) as { deadline: number };
-      await this.ctx.storage.put("callId", callId);
-      await this.ctx.storage.setAlarm(deadline);
-      return new Response(null, { status: 204 });
-    }
-    if (request.method === "POST" && url.pathname === "/__prepare") {
-      if (!this.prepared) {
-        this.prepared = prepareFirstMessage(parseEnv(this.env), callId, DEFAULT_VOICE_ID);
-        this.ctx.waitUntil(this.prepared);
-      }
-      return new Response(null, { status: 202 });
-    }
-    if (request.method === "POST" && url.pathname === "/__hangup") {
-      // The carrier says the callee hung up. A live session ends the call; one already ending is
-      // left to finish (it writes the transcript and the recording). Either way the session owns
-      // the ending, and the caller is told so: 202 {"session": "ending"}. 404: no session runs here.
-      const session = this.session;
-      if (!session || !(session.live || session.isEnding)) return new Response(null, { status: 404 });
-      const already = session.isEnding;
-      this.ctx.waitUntil(session.end("customer-ended-call"));
-      console.log(JSON.stringify({ level: "info", msg: "carrier hang-up left to the session", callId, alreadyEnding: already }));
-      return Response.json({ session: "ending" }, { status: 202 });
-    }
     if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") return new Response("expected a WebSocket upgrade", { status: 426 });
     if (this.session) return new Response("this call already has a live media stream", { status: 409 });
     const kind = request.headers.get(TRANSPORT_HEADER) === "twilio" ? "twilio" : "web";

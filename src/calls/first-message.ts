@@ -7,7 +7,7 @@ import { agents, voices } from "../db/schema";
 import { openScope } from "../db/scope";
 import type { AppConfig } from "../env";
 import { synthesizeWhole } from "../metering/speech";
-import { ttsProvider } from "../providers/registry";
+import { defaultTtsModel, ttsProvider } from "../providers/registry";
 import { isEnded } from "./lifecycle";
 import { renderTemplate } from "./prompt";
 import { findCall } from "./store";
@@ -34,7 +34,7 @@ export async function prepareFirstMessage(config: AppConfig, callId: string, def
       .from(voices)
       .where(eq(voices.id, agent.voiceId ?? defaultVoiceId));
     const provider = ttsProvider(config, voice?.provider ?? "openai");
-    const model = voice?.provider === "elevenlabs" ? "eleven_multilingual_v2" : config.DEFAULT_TTS_MODEL;
+    const model = defaultTtsModel(config, voice?.provider ?? "openai");
     const audio = await synthesizeWhole(
       db,
       { organizationId: call.organizationId, apiKeyId: null, method: "CALL", endpoint: `/v1/calls/${call.id}`, callId: call.id },
@@ -48,4 +48,16 @@ export async function prepareFirstMessage(config: AppConfig, callId: string, def
   } finally {
     await scope.close();
   }
+}
+
+/** The prepared audio when it speaks `text` (the agent may have changed since), else nothing: the session makes it. */
+export async function preparedAudio(
+  prepared: Promise<PreparedSpeech | null> | null | undefined,
+  text: string,
+  callId: string,
+): Promise<Uint8Array | undefined> {
+  const speech = await (prepared ?? Promise.resolve(null)).catch(() => null);
+  if (speech?.text !== text) return undefined;
+  console.log(JSON.stringify({ level: "info", msg: "first message prepared while ringing", callId }));
+  return speech.pcm;
 }

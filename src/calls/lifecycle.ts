@@ -8,7 +8,7 @@ import { emit, type WebhookDeps } from "../webhooks/deliver";
 import { publicOrigin } from "../webhooks/endpoints";
 import { AnalysisError, analyzeCall } from "./analysis";
 import { type EndedReason, TERMINAL } from "./states";
-import { endCall, moveCall, refreshCost, type StoredRecording } from "./store";
+import { endCall, findCall, moveCall, refreshCost, type StoredRecording } from "./store";
 import { callEventData } from "./views";
 
 const originOf = (deps: WebhookDeps) => publicOrigin(deps.config, deps.origin ?? "");
@@ -22,6 +22,16 @@ export async function startCall(deps: WebhookDeps, callId: string, deadlineAt: D
   const row = await moveCall(deps.db, callId, "in-progress", { startedAt: new Date(), deadlineAt });
   if (row) await fire(deps, row, "call.started");
   return row;
+}
+
+/**
+ * A connected media stream marks its call started; true while the call is live: started by us, or
+ * already by the carrier's callback. False when another writer ended it meanwhile.
+ */
+export async function connectedCallLive(deps: WebhookDeps, callId: string, deadlineAt: Date): Promise<boolean> {
+  if (await startCall(deps, callId, deadlineAt)) return true;
+  const now = await findCall(deps.db, callId);
+  return now !== null && !isEnded(now);
 }
 
 /**

@@ -3,7 +3,18 @@
 // callback) exactly one wins, and only the winner fires the webhook.
 import { and, eq, inArray, isNotNull, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { agents, type Call, type CallTransfer, calls, type TranscriptTurn, type TransferOutcome, usageEvents } from "../db/schema";
+import {
+  type Agent,
+  agents,
+  type Call,
+  type CallTransfer,
+  calls,
+  type TranscriptTurn,
+  type TransferOutcome,
+  usageEvents,
+  type Voice,
+  voices,
+} from "../db/schema";
 import { ACTIVE_STATUSES, type CallStatus, type EndedReason, sourcesOf, statusFor } from "./states";
 
 export interface Move {
@@ -117,4 +128,20 @@ export async function answeredDeadline(db: Db, call: Pick<Call, "agentId">, grac
 export async function findCall(db: Db, callId: string): Promise<Call | null> {
   const [row] = await db.select().from(calls).where(eq(calls.id, callId));
   return row ?? null;
+}
+
+/** The agent and voice a call runs with, read when its media connects: null when the agent was deleted. */
+export async function findCallAgent(
+  db: Db,
+  agentId: string | null,
+  defaultVoiceId: string,
+): Promise<{ agent: Agent; voice: Voice | null } | null> {
+  if (!agentId) return null;
+  const [agent] = await db.select().from(agents).where(eq(agents.id, agentId));
+  if (!agent) return null;
+  const [voice] = await db
+    .select()
+    .from(voices)
+    .where(eq(voices.id, agent.voiceId ?? defaultVoiceId));
+  return { agent, voice: voice ?? null };
 }

@@ -1,22 +1,31 @@
-// How the worker reaches a call's Durable Object (src/calls/durable-object.ts) without importing
-// it: the headers it reads and the watchdog's arming request.
+// How the worker reaches a call's Durable Object (src/calls/durable-object.ts): typed RPC for the
+// watchdog, the first message made while ringing and the carrier's hang-up, and the headers its
+// media socket's upgrade request carries.
+import type { CallSession } from "./durable-object";
+
 export const CALL_ID_HEADER = "x-call-id";
 export const TRANSPORT_HEADER = "x-call-transport";
 
+/** The call's Durable Object (one per call, named by its id). */
+export function callStub(ns: DurableObjectNamespace, callId: string): DurableObjectStub<CallSession> {
+  const typed = ns as unknown as DurableObjectNamespace<CallSession>;
+  return typed.get(typed.idFromName(callId));
+}
+
 /** Arms the call's watchdog (its Durable Object's alarm) for `deadline`. */
 export async function armWatchdog(ns: DurableObjectNamespace, callId: string, deadline: Date): Promise<void> {
-  const stub = ns.get(ns.idFromName(callId));
-  const res = await stub.fetch("https://call/__watch", {
-    method: "POST",
-    headers: { [CALL_ID_HEADER]: callId, "content-type": "application/json" },
-    body: JSON.stringify({ deadline: deadline.getTime() }),
-  });
-  if (res.status !== 204) throw new Error(`arming the call watchdog failed (${res.status})`);
+  await callStub(ns, callId).watch(callId, deadline.getTime());
 }
 
 /** Asks the call's Durable Object to synthesize the first message while the phone rings (docs/calls.md). */
 export async function prepareFirstMessageWhileRinging(ns: DurableObjectNamespace, callId: string): Promise<void> {
-  const stub = ns.get(ns.idFromName(callId));
-  const res = await stub.fetch("https://call/__prepare", { method: "POST", headers: { [CALL_ID_HEADER]: callId } });
-  if (res.status !== 202) throw new Error(`preparing the first message failed (${res.status})`);
+  await callStub(ns, callId).prepare(callId);
+}
+
+/**
+ * The carrier says the callee hung up: true when the call's live (or ending) session owns the
+ * ending (it writes the transcript and the recording); false when no session runs there.
+ */
+export async function leaveHangUpToSession(ns: DurableObjectNamespace, callId: string): Promise<boolean> {
+  return (await callStub(ns, callId).carrierHungUp(callId)) === "ending";
 }

@@ -1,9 +1,9 @@
 // Turn detection, the floor the issue sets: voice activity by frame energy against an adaptive
 // noise floor, with a start delay (so a click is not speech) and an end-of-turn silence
 // (endpointing). Frames are 20 ms of 16-bit samples at the transport's rate. A shorter silence
-// inside the turn is a pause: the session transcribes the turn so far on it (speculatively), and
+// inside the turn is a pause: the STT stage transcribes the turn so far on it (speculatively), and
 // may end the turn before the endpointing wait when that transcript ends a sentence
-// (docs/calls.md, "Turn-taking").
+// (src/calls/pipeline/stt.ts; docs/calls.md, "Turn-taking").
 import { FRAME_MS, rms } from "./codec";
 
 export interface TurnOptions {
@@ -29,8 +29,8 @@ export interface TurnOptions {
 export interface TurnTaking {
   /** From the end of the caller's speech to the turn's end (the endpointing wait as taken). */
   waitMs: number;
-  /** `sentence`: its speculative transcript ended a sentence; `silence`: the whole endpointing wait. */
-  endedBy: "sentence" | "silence";
+  /** `sentence`: its speculative transcript ended a sentence; `silence`: the whole endpointing wait; `model`: the streaming provider's turn model (Flux's EndOfTurn). */
+  endedBy: "sentence" | "silence" | "model";
   /** Speculative transcriptions started in the turn (one per pause). */
   speculations: number;
   /** Of them, thrown away because the caller spoke again (each still a transcription paid to the provider). */
@@ -88,6 +88,7 @@ export class TurnDetector {
   private voiced = 0;
   private quiet = 0;
   private speaking = false;
+  private loud = false;
   private speechStartAt = 0;
   private lastSpeechAt = 0;
   private recent: Int16Array[] = [];
@@ -115,9 +116,15 @@ export class TurnDetector {
     return Math.max(this.minThreshold, this.noise * 3);
   }
 
+  /** Whether the last frame pushed was loud (speech or noise above the floor). */
+  get lastLoud(): boolean {
+    return this.loud;
+  }
+
   push(frame: Int16Array, at: number): TurnEvent[] {
     const level = rms(frame);
     const loud = level > this.threshold();
+    this.loud = loud;
     const events: TurnEvent[] = [];
     if (!this.speaking) {
       // Track the background level only outside speech, slowly.
@@ -203,136 +210,5 @@ export class TurnDetector {
     this.paused = null;
     this.turn = [];
     return event;
-  }
-}
-
-/** A caller's turn, ended: its transcript comes from `transcript()` (the speculation's when it stood). */
-export interface Turn {
-  end: TurnEnd;
-  /** How the turn ended, and what speculation it took (kept on the transcript's caller turn). */
-  turnTaking: TurnTaking;
-  /** The turn's transcript: a standing speculation's (no second request), else a transcription of the whole turn, requested now. */
-  transcript(): Promise<string>;
-}
-
-export interface TurnTakingOptions {
-  detector: TurnDetector;
-  /** One metered transcription; `speculative` when started on a pause, before the turn ended. */
-  transcribe(audio: Int16Array, speculative: boolean): Promise<string>;
-  /** A turn ended, from a frame or (ended early) from a speculation's transcript. */
-  onTurn(turn: Turn): void;
-  /** Whether an early end may still start a turn (the call is live). */
-  live?(): boolean;
-  now?: () => number;
-}
-
-interface Speculation {
-  /** The detector's pause it was started in: it stands while the caller stays in that pause. */
-  pause: number;
-  /** The transcript, or why it failed; never rejects. */
-  result: Promise<{ text: string } | { error: unknown }>;
-}
-
-/**
- * Speculative turn-taking (docs/calls.md, "Turn-taking"): on a pause the caller's turn so far is
- * transcribed at once; speech coming back discards that transcription (it is never cancelled: the
- * provider has the audio and bills it); when the turn ends in the same pause its transcript is the
- * turn's (committed: the reply no longer waits for a transcription after the wait), and when it
- * ends a sentence the turn ends as soon as it is in, not after the rest of the endpointing wait.
- * Without pauses (the detector's `pauseMs` unset) every turn is transcribed after it ended.
- */
-export class TurnTaker {
-  private speculation: Speculation | null = null;
-  private turn = { speculations: 0, discarded: 0 };
-  private readonly now: () => number;
-  /** The call's totals: turns, speculations and the caller's transcription requests in all. */
-  readonly totals = { turns: 0, speculations: 0, committed: 0, discarded: 0, endedBySentence: 0, transcriptions: 0 };
-
-  constructor(private readonly opts: TurnTakingOptions) {
-    this.now = opts.now ?? Date.now;
-  }
-
-  /** True while the caller is speaking (after the start delay). */
-  get inSpeech(): boolean {
-    return this.opts.detector.inSpeech;
-  }
-
-  /** A frame; returns the detector's events (turns go to `onTurn`). */
-  push(frame: Int16Array, at: number): TurnEvent[] {
-    const events = this.opts.detector.push(frame, at);
-    for (const event of events) {
-      if (event.type === "pause") this.speculate(event);
-      else if (event.type === "resume") this.discard();
-      else if (event.type === "turn-end") this.opts.onTurn(this.ended(event, "silence"));
-    }
-    return events;
-  }
-
-  /** The turn in progress, closed now (the call is ending): null when the caller was not speaking. */
-  flush(at: number): Turn | null {
-    const end = this.opts.detector.flush(at);
-    return end ? this.ended(end, "silence") : null;
-  }
-
-  private transcribe(audio: Int16Array, speculative: boolean): Promise<string> {
-    this.totals.transcriptions++;
-    return this.opts.transcribe(audio, speculative);
-  }
-
-  private speculate(event: Extract<TurnEvent, { type: "pause" }>): void {
-    const result = this.transcribe(event.audio, true).then(
-      (text) => ({ text: text.trim() }),
-      (error: unknown) => ({ error }),
-    );
-    const speculation: Speculation = { pause: event.pause, result };
-    this.speculation = speculation;
-    this.turn.speculations++;
-    this.totals.speculations++;
-    void result.then((r) => {
-      if (this.speculation !== speculation || !("text" in r) || !endsSentence(r.text)) return;
-      if (this.opts.live && !this.opts.live()) return;
-      const end = this.opts.detector.endInPause(speculation.pause, this.now());
-      if (end) this.opts.onTurn(this.ended(end, "sentence"));
-    });
-  }
-
-  /** The caller spoke again within the turn: the pause's transcript no longer covers it. */
-  private discard(): void {
-    if (!this.speculation) return;
-    this.speculation = null;
-    this.turn.discarded++;
-    this.totals.discarded++;
-  }
-
-  private ended(end: TurnEnd, endedBy: TurnTaking["endedBy"]): Turn {
-    const standing = end.pause !== null && this.speculation?.pause === end.pause ? this.speculation : null;
-    if (!standing) this.discard();
-    this.speculation = null;
-    const turnTaking: TurnTaking = {
-      waitMs: Math.max(0, Math.round(end.at - end.speechEndAt)),
-      endedBy,
-      speculations: this.turn.speculations,
-      discarded: this.turn.discarded,
-      committed: standing !== null,
-      transcriptions: this.turn.speculations + (standing ? 0 : 1),
-    };
-    this.turn = { speculations: 0, discarded: 0 };
-    this.totals.turns++;
-    if (standing) this.totals.committed++;
-    if (endedBy === "sentence") this.totals.endedBySentence++;
-    let transcript: Promise<string> | null = null;
-    return {
-      end,
-      turnTaking,
-      transcript: () => {
-        transcript ??= standing
-          ? standing.result.then((r) => {
-              if ("error" in r) throw r.error;
-              return r.text;
-            })
-          : this.transcribe(end.audio, false);
-        return transcript;
-      },
-    };
   }
 }

@@ -23,6 +23,7 @@ export function transcriptOf(unordered: TranscriptTurn[]) {
       endMs: t.endMs,
       ...(t.interrupted ? { interrupted: true as const } : {}),
       ...(t.tool ? { tool: t.tool } : {}),
+      ...(t.latency ? { latency: t.latency } : {}),
     })),
   };
 }

@@ -13,7 +13,7 @@ import { TWILIO_VOICE_PATH } from "../calls/phone-numbers";
 import { redeemWebCallToken } from "../calls/place";
 import type { EndedReason } from "../calls/states";
 import { answeredDeadline, findCall, moveCall, recordTransferOutcome } from "../calls/store";
-import { CALL_ID_HEADER, TRANSPORT_HEADER } from "../calls/stub";
+import { CALL_ID_HEADER, callStub, leaveHangUpToSession, TRANSPORT_HEADER } from "../calls/stub";
 import { type AppEnv, createRouter } from "../context";
 import { TRANSFER_OUTCOMES, type TransferOutcome } from "../db/schema";
 import { ApiError } from "../lib/errors";
@@ -28,10 +28,10 @@ const TWILIO_ENDINGS: Record<string, EndedReason> = {
   failed: "dial-failed",
 };
 
-function sessionStub(c: Context<AppEnv>, callId: string): DurableObjectStub {
+function sessionNamespace(c: Context<AppEnv>): DurableObjectNamespace {
   const ns = c.env.CALL_SESSIONS;
   if (!ns) throw new ApiError("misconfigured", "The CALL_SESSIONS Durable Object binding is missing (wrangler.toml).");
-  return ns.get(ns.idFromName(callId));
+  return ns;
 }
 
 /** Hands the upgrade to the call's Durable Object, which answers 101 with the socket. */
@@ -39,7 +39,7 @@ async function toSession(c: Context<AppEnv>, callId: string, transport: "twilio"
   const headers = new Headers(c.req.raw.headers);
   headers.set(CALL_ID_HEADER, callId);
   headers.set(TRANSPORT_HEADER, transport);
-  const res = await sessionStub(c, callId).fetch(new Request(c.req.url, { method: "GET", headers }));
+  const res = await callStub(sessionNamespace(c), callId).fetch(new Request(c.req.url, { method: "GET", headers }));
   // A response from a Durable Object has immutable headers; the middleware adds its own.
   return res.webSocket
     ? new Response(null, { status: 101, webSocket: res.webSocket, headers: res.headers })
@@ -156,9 +156,7 @@ export function telephonyRoutes() {
         // also when it is already ending (202: left to it, this callback writes nothing). Only
         // when no session runs (it died, or the stream never started) is it ended here; a session
         // that finished meanwhile has already written the end, and this write then changes nothing.
-        const res = await sessionStub(c, callId).fetch("https://call/__hangup", { method: "POST", headers: { [CALL_ID_HEADER]: callId } });
-        await res.arrayBuffer();
-        if (res.status !== 202) await finishCall(deps, callId, "customer-ended-call");
+        if (!(await leaveHangUpToSession(sessionNamespace(c), callId))) await finishCall(deps, callId, "customer-ended-call");
       } else if (call.status === "queued" || call.status === "ringing") await finishCall(deps, callId, "media-stream-failed");
     } else if (TWILIO_ENDINGS[status]) await finishCall(deps, callId, TWILIO_ENDINGS[status] as EndedReason);
     return c.body(null, 204);

@@ -7,6 +7,7 @@ import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { CALL_STATUSES } from "../calls/states";
 import { CHAT_STATUSES } from "../chats/schema";
 import type { AppEnv } from "../context";
+import { CALL_DIRECTIONS } from "../db/schema/calls";
 import { TOOL_OUTCOMES } from "../db/schema/tools";
 import { publicSecurity } from "../lib/openapi";
 import { ALL_EVENTS, CUSTOM_PAYLOAD_WEBHOOK, NEVER_DISPATCHED, payloadChannel } from "./events";
@@ -18,7 +19,10 @@ const time = () => z.iso.datetime().openapi({ example: "2025-01-15T09:30:00.000Z
 const callShape = {
   id: z.uuid().openapi({ example: EXAMPLE_ID }),
   status: z.enum(CALL_STATUSES),
-  direction: z.enum(["outbound", "inbound"]).nullable(),
+  direction: z.enum(CALL_DIRECTIONS).nullable().openapi({
+    description:
+      "`outbound` and `inbound`: a phone call, dialled by us or ringing one of the workspace's numbers; `web`: an in-browser call, which has no phone leg (docs/calls.md, Direction).",
+  }),
   durationSeconds: z.number().nullable().openapi({ description: "From connect to end, in seconds (tenths)." }),
   fromNumber: z.string().nullable(),
   toNumber: z.string().nullable(),
@@ -59,6 +63,22 @@ const toolOfTurn = z
   })
   .optional()
   .openapi({ description: "On a tool turn: which tool, how it went, how long it took." });
+/** An agent turn's latency trace (docs/calls.md, "Latency"). */
+export const turnLatency = z
+  .strictObject({
+    voiceToVoiceMs: z.number().openapi({ description: "From the end of the caller's speech to the reply's first audio sent." }),
+    endpointingMs: z.number().optional().openapi({ description: "Of it: until the caller's turn was judged over." }),
+    sttMs: z.number().openapi({ description: "Of it: the transcript after the turn's end." }),
+    llmMs: z.number().openapi({ description: "Of it: the LLM until its first chunk of text." }),
+    ttsMs: z.number().openapi({ description: "Of it: that chunk's speech until its first audio." }),
+    platformMs: z.number().openapi({ description: "Of it: the rest, the platform's own time." }),
+    discardedTranscriptions: z
+      .number()
+      .int()
+      .optional()
+      .openapi({ description: "Speculative transcriptions of the caller's turn thrown away." }),
+  })
+  .openapi("TurnLatency");
 const callTurn = z.strictObject({
   role,
   text: z.string(),
@@ -66,6 +86,7 @@ const callTurn = z.strictObject({
   endMs: z.number(),
   interrupted: z.literal(true).optional().openapi({ description: "The caller spoke over the agent; `text` is what it meant to say." }),
   tool: toolOfTurn,
+  latency: turnLatency.optional().openapi({ description: "Agent replies: where the caller's wait went." }),
 });
 const chatTurn = z.strictObject({
   role,

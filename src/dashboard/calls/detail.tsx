@@ -1,12 +1,15 @@
 /** @jsxImportSource hono/jsx */
 // A call's page: status and ended reason, who and when, cost and latency, the recording player,
-// the transcript turns, the analysis and report, and the webhook deliveries of that call.
+// the transcript turns (with each reply's latency waterfall: ./transcript.tsx), the analysis and
+// report, and the webhook deliveries of that call.
 import type { FC } from "hono/jsx";
 import type { CallView } from "../../calls/mapper";
 import type { Call } from "../../db/schema";
 import type { SubjectDelivery } from "../../webhooks/log";
-import { DataTable, EmptyState, Flash, Layout, type Shell, ToolOutcome, When } from "../ui";
+import { DataTable, EmptyState, Flash, Layout, type Shell, When } from "../ui";
+import { CALLS_CSS } from "../ui/assets/built";
 import { CallStatusBadge } from "./list";
+import { Transcript } from "./transcript";
 
 const Facts: FC<{ call: Call; v: CallView }> = ({ call, v }) => (
   <div class="card">
@@ -74,30 +77,6 @@ const Recording: FC<{ call: Call; live: boolean }> = ({ call, live }) =>
     <p class="muted">No recording{live ? " yet" : ""}.</p>
   );
 
-const Transcript: FC<{ v: CallView }> = ({ v }) => (
-  <div class="card">
-    {v.transcript.turns.length === 0 ? (
-      <p class="muted">Nothing was said.</p>
-    ) : (
-      <ol class="turns">
-        {v.transcript.turns.map((t) => (
-          <li>
-            <span class="role">{t.role === "agent" ? "Agent" : t.role === "tool" ? "Tool" : "Caller"}</span>
-            <span class="muted small">{(t.startMs / 1000).toFixed(1)} s</span> {t.text}
-            {t.interrupted ? <span class="badge off"> interrupted</span> : null}
-            {t.tool ? (
-              <>
-                {" "}
-                <ToolOutcome tool={t.tool} />
-              </>
-            ) : null}
-          </li>
-        ))}
-      </ol>
-    )}
-  </div>
-);
-
 const Analysis: FC<{ call: Call; live: boolean }> = ({ call, live }) => (
   <div class="card">
     {call.analysis ? (
@@ -147,7 +126,7 @@ export interface CallPageProps {
 }
 
 export const CallPage: FC<CallPageProps> = ({ shell, call, v, live, deliveries }) => (
-  <Layout shell={shell}>
+  <Layout shell={shell} css={CALLS_CSS}>
     {live ? (
       <Flash kind="warn">
         This call is {call.status}. <a href={`/dashboard/calls/${call.id}`}>Refresh</a> to follow it.
@@ -157,7 +136,7 @@ export const CallPage: FC<CallPageProps> = ({ shell, call, v, live, deliveries }
     <h2>Recording</h2>
     <Recording call={call} live={live} />
     <h2>Transcript</h2>
-    <Transcript v={v} />
+    <Transcript transcript={v.transcript} latency={v.latency} />
     <h2>Analysis</h2>
     <Analysis call={call} live={live} />
     <h2>Webhook deliveries of this call</h2>

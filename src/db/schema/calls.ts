@@ -16,11 +16,21 @@ export interface TranscriptTurn {
   /** The agent was cut off by the caller (barge-in): `text` is what it meant to say. */
   interrupted?: boolean;
   /**
-   * Agent replies: from the end of the caller's speech to the first audio frame sent, and the
-   * part of it spent inside the providers; `platformMs` is the rest (turn detection, our code,
-   * database). docs/calls.md.
+   * Agent replies, their trace: from the end of the caller's speech to the first audio frame sent
+   * (`voiceToVoiceMs`), in parts: the wait until the turn was judged over (`endpointingMs`), the
+   * transcript after it (`sttMs`), the LLM to its first chunk, that chunk's speech to its first
+   * audio, and `platformMs`, the rest (our code, queues). `discardedTranscriptions`: speculative
+   * transcriptions of the caller's turn thrown away. docs/calls.md, "Latency".
    */
-  latency?: { voiceToVoiceMs: number; sttMs: number; llmMs: number; ttsMs: number; platformMs: number };
+  latency?: {
+    voiceToVoiceMs: number;
+    endpointingMs?: number;
+    sttMs: number;
+    llmMs: number;
+    ttsMs: number;
+    platformMs: number;
+    discardedTranscriptions?: number;
+  };
   /** Tool turns: the call, its outcome and latency (docs/tools.md). */
   tool?: ToolTurnDetail;
   /** Caller turns: how the turn was ended and transcribed (src/calls/turns.ts, docs/calls.md "Turn-taking"); not in the API's view. */
@@ -41,6 +51,13 @@ export interface CallTransfer {
   /** Seconds the caller and the destination were connected (DialCallDuration), with `outcome`. */
   connectedSeconds?: number;
 }
+
+/**
+ * A phone call's direction (`outbound`: we dialled; `inbound`: it rang one of the workspace's numbers), or
+ * `web` for an in-browser session, which has no phone leg to have a direction (docs/calls.md, "Direction").
+ */
+export const CALL_DIRECTIONS = ["outbound", "inbound", "web"] as const;
+export type CallDirection = (typeof CALL_DIRECTIONS)[number];
 
 export const TRANSFER_OUTCOMES = ["completed", "busy", "no-answer", "failed", "canceled"] as const;
 export type TransferOutcome = (typeof TRANSFER_OUTCOMES)[number];
@@ -72,7 +89,7 @@ export const calls = pgTable(
     /** The agent's name when the call was placed (the agent may be renamed or deleted later). */
     agentName: text("agent_name").notNull(),
     type: text("type").$type<"phone" | "web">().notNull(),
-    direction: text("direction").$type<"outbound" | "inbound">().notNull(),
+    direction: text("direction").$type<CallDirection>().notNull(),
     status: text("status").$type<CallStatus>().notNull(),
     endedReason: text("ended_reason").$type<EndedReason>(),
     fromNumber: text("from_number"),

@@ -65,7 +65,9 @@ let hosted: Awaited<ReturnType<typeof startWorker>>;
 beforeAll(async () => {
   const { vars } = stack();
   [hosted] = await Promise.all([
-    startWorker({ ...vars, OPENAI_BASE_URL: withLatencyProfile(vars.OPENAI_BASE_URL ?? "", "steady") }),
+    // Batch transcription: the ending transcribes the caller's last words, so it takes a moment in
+    // which the carrier's callbacks arrive (streaming has the words already and ends at once).
+    startWorker({ ...vars, CALL_TRANSCRIPTION: "batch", OPENAI_BASE_URL: withLatencyProfile(vars.OPENAI_BASE_URL ?? "", "steady") }),
     speech("Warming up.", WEB_RATE),
   ]);
 }, 120_000);

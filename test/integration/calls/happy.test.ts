@@ -30,6 +30,9 @@ import { stripeAccepts } from "../../stripe";
 
 const { subscribed } = receiversPerTest();
 
+/** The worker's default CALL_MIN_INTERRUPTION_MS (src/env.ts). */
+const MIN_INTERRUPTION_MS = 700;
+
 const credits = async (orgId: string) =>
   Number((await testDb().select({ c: organizations.creditsMicro }).from(organizations).where(eq(organizations.id, orgId)))[0]?.c);
 
@@ -97,16 +100,27 @@ describe("a whole outbound call", () => {
     // call's cost and the balance all agree.
     const rows = await testDb().select().from(usageEvents).where(eq(usageEvents.callId, placed.id));
     const charged = rows.reduce((n, r) => n + Number(r.costMicro), 0);
-    // One transcription per turn (its last pause's, committed: docs/calls.md "Turn-taking"), and one
-    // more for the 300 ms pause after "No, that's all." that the callee went on from (discarded, still paid).
+    // Streaming transcription (docs/calls.md, "Streaming transcription"): every turn ended by the
+    // provider's turn model, nothing transcribed twice; the audio streamed is billed once, in
+    // seconds, at each turn's end and at the call's end: no more than the call lasted.
     const [kept] = await testDb().select({ transcript: calls.transcript }).from(calls).where(eq(calls.id, placed.id));
     const userTurns = (kept?.transcript ?? []).filter((t) => t.role === "user");
-    expect(userTurns.map((t) => [t.turnTaking?.transcriptions, t.turnTaking?.discarded, t.turnTaking?.committed])).toEqual([
-      [1, 0, true],
-      [1, 0, true],
-      [2, 1, true],
+    expect(userTurns.map((t) => [t.turnTaking?.endedBy, t.turnTaking?.transcriptions])).toEqual([
+      ["model", 0],
+      ["model", 0],
+      ["model", 0],
     ]);
-    expect(rows.filter((r) => r.modality === "stt" && r.status === 200)).toHaveLength(4);
+    const stt = rows.filter((r) => r.modality === "stt" && r.status === 200);
+    expect(stt.length).toBeGreaterThanOrEqual(3);
+    const streamedSeconds = stt.reduce((n, r) => n + r.quantity, 0) / 1000;
+    expect(streamedSeconds).toBeGreaterThan(3);
+    expect(streamedSeconds).toBeLessThanOrEqual((call.durationSeconds ?? 0) + 1);
+    // Each reply's trace adds up: the parts are the whole.
+    for (const t of turns.filter((t) => t.role === "agent" && t.latency)) {
+      const l = t.latency as NonNullable<typeof t.latency>;
+      expect((l.endpointingMs ?? 0) + l.sttMs + l.llmMs + l.ttsMs + l.platformMs).toBe(l.voiceToVoiceMs);
+    }
+    expect(turns.filter((t) => t.latency)).toHaveLength(3);
     // Speech is asked for per sentence (the streaming loop): every agent character once, the spaces between sentences aside.
     const tts = rows.filter((r) => r.modality === "tts" && r.status === 200);
     expect(tts.length).toBeGreaterThanOrEqual(4);
@@ -239,7 +253,9 @@ describe("how phone calls end", () => {
     const call = await waitForCall(ws, placed.id, finished, 40_000);
     const callee = await settledSandboxCall(sid);
     expect(callee.clears).toBeGreaterThanOrEqual(1);
-    expect(callee.bargeIn?.clearAfterMs).toBeLessThan(500);
+    // A sound over the agent interrupts once a word is recognized or after CALL_MIN_INTERRUPTION_MS
+    // of speech (docs/calls.md, "Interruptions, backchannels and noise"), plus the way back to the line.
+    expect(callee.bargeIn?.clearAfterMs).toBeLessThan(MIN_INTERRUPTION_MS + 300);
     expect(call.transcript.turns[0]).toMatchObject({ role: "agent", interrupted: true });
     expect(call.transcript.turns[0]?.endMs).toBeLessThan(3_000);
     // The turn says what the caller heard before cutting in: the first words of the message, not all of it.
@@ -267,6 +283,22 @@ describe("web calls: how they end", () => {
     await silence;
     const done = await waitForCall(ws, call.id, (c) => c.status !== "in-progress");
     expect(done).toMatchObject({ status: "completed", endedReason: "silence-timeout", transcript: { turns: [] } });
+  }, 30_000);
+
+  it("keeps the greeting a browser was sent and shown, when it closes before playing it (no mark echoed)", async () => {
+    const ws = await createWorkspace();
+    const greeting = "Hello and welcome to Acme Dental, how can I help you today?";
+    const agent = await createAgent(ws, { firstMessage: greeting });
+    const { call, webCall } = await json<{ call: { id: string }; webCall: { url: string } }>(
+      await ws.api(`/v1/agents/${agent.id}/web-call`, { method: "POST", json: {} }),
+    );
+    const client = await joinWebCall(webCall.url, { echoMarks: false });
+    await client.waitForEvent((e) => e.type === "transcript" && e.role === "agent");
+    client.ws.close(); // the page closed: nothing of the greeting played, its mark never came back
+    await client.closed;
+    const done = await waitForCall(ws, call.id, (c) => c.status !== "in-progress" && c.status !== "queued");
+    expect(done).toMatchObject({ status: "completed", endedReason: "customer-ended-call" });
+    expect(done.transcript.turns).toEqual([expect.objectContaining({ role: "agent", text: greeting, interrupted: true })]);
   }, 30_000);
 
   it("ends at the agent's max duration while the caller keeps talking", async () => {
@@ -390,8 +422,10 @@ describe("call reads: the API and the dashboard", () => {
       ["status=queued", [webB, webA]],
       ["status=completed", []],
       ["type=phone", [phone.id]],
-      ["direction=inbound", [webB, webA]],
-      [`agentId=${a.id}&type=web&direction=inbound&status=queued`, [webA]],
+      ["direction=web", [webB, webA]],
+      ["direction=inbound", []],
+      ["direction=outbound", [phone.id]],
+      [`agentId=${a.id}&type=web&direction=web&status=queued`, [webA]],
     ];
     for (const [query, ids] of expected) {
       expect(await api(query), `GET /v1/calls?${query}`).toEqual(ids);

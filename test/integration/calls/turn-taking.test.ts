@@ -1,14 +1,17 @@
-// Speculative turn-taking in a real call (docs/calls.md, "Turn-taking"): the caller's turn is
+// Speculative turn-taking in a real call with batch transcription (docs/calls.md, "Turn-taking";
+// the fallback when no streaming provider is configured, run here on a worker of this file's own
+// with CALL_TRANSCRIPTION=batch): the caller's turn is
 // transcribed on a pause; a turn that ends in that pause is answered on that transcript (one
 // transcription request for the turn), and a caller who pauses mid-turn then goes on makes the
 // speculation stale: discarded, yet metered (the provider has the audio), and the turn transcribed
 // once more, whole.
 import { and, eq } from "drizzle-orm";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startWorker } from "../../../dev/stack";
 import { FRAME_MS, rms } from "../../../src/calls/codec";
 import { calls, usageEvents } from "../../../src/db/schema";
 import { createAgent, joinWebCall, speech, WEB_RATE } from "../../calls";
-import { createWorkspace, json, testDb } from "../../harness";
+import { createWorkspace, json, onWorker, stack, testDb } from "../../harness";
 
 /** The longest run of frames the worker's detector counts as silence (RMS ≤ 400) between the first and last loud frame, ms. */
 function longestInnerPause(samples: Int16Array, rate: number): number {
@@ -24,13 +27,20 @@ function longestInnerPause(samples: Int16Array, rate: number): number {
   return longest * FRAME_MS;
 }
 
+let batch: Awaited<ReturnType<typeof startWorker>>;
+
 beforeAll(async () => {
-  await speech("Warming up.", WEB_RATE); // the sandbox's speech thread starts cold
-}, 30_000);
+  // the sandbox's speech thread starts cold: warmed at the same time
+  [batch] = await Promise.all([startWorker({ ...stack().vars, CALL_TRANSCRIPTION: "batch" }), speech("Warming up.", WEB_RATE)]);
+}, 120_000);
+
+afterAll(async () => {
+  await batch?.stop();
+});
 
 describe("speculative turn-taking", () => {
   it("commits the pause's transcript (one transcription per turn) and discards it when the caller goes on", async () => {
-    const ws = await createWorkspace();
+    const ws = onWorker(await createWorkspace(), batch.baseUrl);
     const agent = await createAgent(ws, {}); // no first message: the caller speaks first
     const res = await ws.api(`/v1/agents/${agent.id}/web-call`, { method: "POST", json: {} });
     const { call, webCall } = await json<{ call: { id: string }; webCall: { url: string } }>(res);

@@ -1,8 +1,10 @@
 // The dashboard in a real browser (Debian's Chromium via playwright-core): sign-in, API keys,
-// members, agents, voices, calls, usage. Skipped with a notice where Chromium is missing.
+// members, agents, voices, calls (and a call's latency waterfall, checked by axe), usage. Skipped
+// with a notice where Chromium is missing.
 import type { Browser } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { hasBrowser, launchBrowser, screenshot, signInPage as signInAs, takeCspViolations } from "../../browser";
+import { calls, type TranscriptTurn } from "../../../src/db/schema";
+import { axeViolations, hasBrowser, launchBrowser, screenshot, signInPage as signInAs, takeCspViolations } from "../../browser";
 import { addMemberTo, baseUrl, createWorkspace, request, testDb, type Workspace } from "../../harness";
 
 let browser: Browser;
@@ -175,8 +177,8 @@ describe.runIf(hasBrowser)("dashboard: agents, calls, voices, usage", () => {
         { timeout: 60_000, interval: 1_000 },
       )
       .toBeGreaterThan(0);
-    expect(await page.locator(".turns li").count()).toBeGreaterThanOrEqual(6);
-    expect(await page.locator(".turns li", { hasText: "Caller" }).first().textContent()).toContain(
+    expect(await page.locator(".turns > li").count()).toBeGreaterThanOrEqual(6);
+    expect(await page.locator(".turns > li", { hasText: "Caller" }).first().textContent()).toContain(
       "Hi, I would like to book an appointment.",
     );
     expect(await page.locator("audio").count()).toBe(1);
@@ -193,6 +195,86 @@ describe.runIf(hasBrowser)("dashboard: agents, calls, voices, usage", () => {
     await screenshot(page, "voices");
     await page.close();
   }, 90_000);
+
+  it("draws each measured reply's latency waterfall on one scale, with the call's p50, and axe finds nothing", async () => {
+    const latency = (voiceToVoiceMs: number, llmMs: number) => ({
+      voiceToVoiceMs,
+      endpointingMs: 200,
+      sttMs: 100,
+      llmMs,
+      ttsMs: 250,
+      platformMs: voiceToVoiceMs - 550 - llmMs,
+    });
+    const transcript: TranscriptTurn[] = [
+      { role: "agent", text: "Hello, this is Acme Dental.", startMs: 0, endMs: 1800 },
+      { role: "user", text: "I'd like to book <b>a cleaning</b>.", startMs: 2500, endMs: 4200 },
+      { role: "agent", text: "Sure, which day suits you?", startMs: 5050, endMs: 6600, latency: latency(850, 250) },
+      { role: "user", text: "Tomorrow morning.", startMs: 7400, endMs: 8600 },
+      {
+        role: "agent",
+        text: "Booked for 9 am.",
+        startMs: 9750,
+        endMs: 11_000,
+        latency: { ...latency(1150, 500), discardedTranscriptions: 1 },
+      },
+    ];
+    const started = new Date(Date.now() - 60_000);
+    const [call] = await testDb()
+      .insert(calls)
+      .values({
+        organizationId: ws.organizationId,
+        agentName: "Latency agent",
+        type: "phone",
+        direction: "outbound",
+        status: "completed",
+        endedReason: "customer-ended-call",
+        fromNumber: "+15005550006",
+        toNumber: "+12025550100",
+        transcript,
+        deadlineAt: new Date(),
+        startedAt: started,
+        endedAt: new Date(started.getTime() + 12_000),
+      })
+      .returning({ id: calls.id });
+    const path = `${baseUrl()}/dashboard/calls/${call?.id}`;
+
+    const page = await signInPage(ws.admin.email, ws.admin.password);
+    expect((await page.goto(path))?.status()).toBe(200);
+    expect(await page.locator(".latency-p50").textContent()).toContain("p50 1000 ms over 2 replies");
+    const replies = page.locator(".turns > li", { has: page.locator(".waterfall") });
+    expect(await replies.count()).toBe(2);
+    const slow = replies.nth(1);
+    expect(await slow.textContent()).toContain("Booked for 9 am.");
+    expect(await slow.getByRole("list", { name: "Where the wait went" }).getByRole("listitem").allTextContents()).toEqual([
+      "Endpointing 200 ms",
+      "Transcription 100 ms",
+      "LLM 500 ms",
+      "Speech 250 ms",
+      "Platform 100 ms",
+      "1 speculative transcription discarded",
+    ]);
+    expect(await slow.locator(".wf-total").textContent()).toBe("Voice to voice 1150 ms");
+    expect(await page.locator(".turns > li", { hasText: "I'd like to book <b>a cleaning</b>." }).count()).toBe(1);
+    // One scale for the call: the slowest reply's bars fill the track, the other's end at 850/1150 of it.
+    const track = await slow.locator("svg.wf-bars").boundingBox();
+    const slowEnd = await slow.locator("svg.wf-platform").boundingBox();
+    const fastEnd = await replies.nth(0).locator("svg.wf-platform").boundingBox();
+    if (!track || !slowEnd || !fastEnd) throw new Error("the waterfall's bars are not laid out");
+    // (a bar's box takes in half of its 2 px white edge)
+    expect(Math.abs(slowEnd.x + slowEnd.width - (track.x + track.width))).toBeLessThanOrEqual(1.5);
+    expect((fastEnd.x + fastEnd.width - track.x) / track.width).toBeCloseTo(850 / 1150, 2);
+    await screenshot(page, "call-latency");
+    await page.close();
+
+    for (const width of [1280, 390]) {
+      const axed = await signInAs(browser, ws.admin.email, ws.admin.password, width, { bypassCSP: true });
+      await axed.goto(path);
+      expect(await axed.locator(".waterfall").count()).toBe(2);
+      expect(await axeViolations(axed), `axe at ${width} px`).toEqual([]);
+      await screenshot(axed, `call-latency-${width}`);
+      await axed.close();
+    }
+  });
 });
 
 describe.runIf(hasBrowser)("dashboard: widgets", () => {

@@ -1576,8 +1576,11 @@ export interface components {
                 id?: string;
                 /** @enum {string} */
                 status?: "queued" | "ringing" | "in-progress" | "completed" | "failed" | "busy" | "no-answer" | "canceled";
-                /** @enum {string|null} */
-                direction?: "outbound" | "inbound" | null;
+                /**
+                 * @description `outbound` and `inbound`: a phone call, dialled by us or ringing one of the workspace's numbers; `web`: an in-browser call, which has no phone leg (docs/calls.md, Direction).
+                 * @enum {string|null}
+                 */
+                direction?: "outbound" | "inbound" | "web" | null;
                 /** @description From connect to end, in seconds (tenths). */
                 durationSeconds?: number | null;
                 fromNumber?: string | null;
@@ -1657,6 +1660,7 @@ export interface components {
                         /** @description The tool server's HTTP status; null when it did not answer. */
                         statusCode: number | null;
                     };
+                    latency?: components["schemas"]["TurnLatency"];
                 } | {
                     /**
                      * @description `tool`: a call of one of the agent's tools (docs/tools.md).
@@ -1710,6 +1714,23 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             } | null;
+        };
+        /** @description Agent replies: where the caller's wait went. */
+        TurnLatency: {
+            /** @description From the end of the caller's speech to the reply's first audio sent. */
+            voiceToVoiceMs: number;
+            /** @description Of it: until the caller's turn was judged over. */
+            endpointingMs?: number;
+            /** @description Of it: the transcript after the turn's end. */
+            sttMs: number;
+            /** @description Of it: the LLM until its first chunk of text. */
+            llmMs: number;
+            /** @description Of it: that chunk's speech until its first audio. */
+            ttsMs: number;
+            /** @description Of it: the rest, the platform's own time. */
+            platformMs: number;
+            /** @description Speculative transcriptions of the caller's turn thrown away. */
+            discardedTranscriptions?: number;
         };
         CallStartedPayload: {
             /**
@@ -1766,8 +1787,11 @@ export interface components {
                 id: string;
                 /** @enum {string} */
                 status: "queued" | "ringing" | "in-progress" | "completed" | "failed" | "busy" | "no-answer" | "canceled";
-                /** @enum {string|null} */
-                direction: "outbound" | "inbound" | null;
+                /**
+                 * @description `outbound` and `inbound`: a phone call, dialled by us or ringing one of the workspace's numbers; `web`: an in-browser call, which has no phone leg (docs/calls.md, Direction).
+                 * @enum {string|null}
+                 */
+                direction: "outbound" | "inbound" | "web" | null;
                 /** @description From connect to end, in seconds (tenths). */
                 durationSeconds: number | null;
                 fromNumber: string | null;
@@ -1815,6 +1839,7 @@ export interface components {
                         /** @description The tool server's HTTP status; null when it did not answer. */
                         statusCode: number | null;
                     };
+                    latency?: components["schemas"]["TurnLatency"];
                 }[];
             } | null;
         };
@@ -1873,8 +1898,11 @@ export interface components {
                 id: string;
                 /** @enum {string} */
                 status: "queued" | "ringing" | "in-progress" | "completed" | "failed" | "busy" | "no-answer" | "canceled";
-                /** @enum {string|null} */
-                direction: "outbound" | "inbound" | null;
+                /**
+                 * @description `outbound` and `inbound`: a phone call, dialled by us or ringing one of the workspace's numbers; `web`: an in-browser call, which has no phone leg (docs/calls.md, Direction).
+                 * @enum {string|null}
+                 */
+                direction: "outbound" | "inbound" | "web" | null;
                 /** @description From connect to end, in seconds (tenths). */
                 durationSeconds: number | null;
                 fromNumber: string | null;
@@ -1922,6 +1950,7 @@ export interface components {
                         /** @description The tool server's HTTP status; null when it did not answer. */
                         statusCode: number | null;
                     };
+                    latency?: components["schemas"]["TurnLatency"];
                 }[];
             } | null;
         };
@@ -1980,8 +2009,11 @@ export interface components {
                 id: string;
                 /** @enum {string} */
                 status: "queued" | "ringing" | "in-progress" | "completed" | "failed" | "busy" | "no-answer" | "canceled";
-                /** @enum {string|null} */
-                direction: "outbound" | "inbound" | null;
+                /**
+                 * @description `outbound` and `inbound`: a phone call, dialled by us or ringing one of the workspace's numbers; `web`: an in-browser call, which has no phone leg (docs/calls.md, Direction).
+                 * @enum {string|null}
+                 */
+                direction: "outbound" | "inbound" | "web" | null;
                 /** @description From connect to end, in seconds (tenths). */
                 durationSeconds: number | null;
                 fromNumber: string | null;
@@ -2029,6 +2061,7 @@ export interface components {
                         /** @description The tool server's HTTP status; null when it did not answer. */
                         statusCode: number | null;
                     };
+                    latency?: components["schemas"]["TurnLatency"];
                 }[];
             } | null;
         };
@@ -2087,8 +2120,11 @@ export interface components {
                 id: string;
                 /** @enum {string} */
                 status: "queued" | "ringing" | "in-progress" | "completed" | "failed" | "busy" | "no-answer" | "canceled";
-                /** @enum {string|null} */
-                direction: "outbound" | "inbound" | null;
+                /**
+                 * @description `outbound` and `inbound`: a phone call, dialled by us or ringing one of the workspace's numbers; `web`: an in-browser call, which has no phone leg (docs/calls.md, Direction).
+                 * @enum {string|null}
+                 */
+                direction: "outbound" | "inbound" | "web" | null;
                 /** @description From connect to end, in seconds (tenths). */
                 durationSeconds: number | null;
                 fromNumber: string | null;
@@ -2136,6 +2172,7 @@ export interface components {
                         /** @description The tool server's HTTP status; null when it did not answer. */
                         statusCode: number | null;
                     };
+                    latency?: components["schemas"]["TurnLatency"];
                 }[];
             } | null;
         };
@@ -3789,8 +3826,11 @@ export interface components {
             type: "phone" | "web";
             /** @enum {string} */
             status: "queued" | "ringing" | "in-progress" | "completed" | "failed" | "busy" | "no-answer" | "canceled";
-            /** @enum {string} */
-            direction: "outbound" | "inbound";
+            /**
+             * @description `outbound` and `inbound`: a phone call, dialled by us or ringing one of the workspace's numbers; `web`: an in-browser call, which has no phone leg (docs/calls.md, Direction).
+             * @enum {string}
+             */
+            direction: "outbound" | "inbound" | "web";
             /** @enum {string|null} */
             endedReason: "agent-ended-call" | "transferred" | "customer-ended-call" | "silence-timeout" | "max-duration-reached" | "customer-busy" | "customer-did-not-answer" | "call-canceled" | "web-call-not-joined" | "dial-failed" | "media-stream-failed" | "telephony-provider-error" | "stt-provider-error" | "llm-provider-error" | "tts-provider-error" | "insufficient-credits" | "watchdog-timeout" | null;
             /** @enum {string|null} */
@@ -3822,6 +3862,7 @@ export interface components {
                     /** @description The caller spoke over the agent; `text` is what it meant to say. */
                     interrupted?: boolean;
                     tool?: components["schemas"]["ToolTurn"];
+                    latency?: components["schemas"]["TurnLatency"] & unknown;
                 }[];
             };
             /** @description Tool calls the agent made during the call (docs/tools.md). */
@@ -6935,7 +6976,8 @@ export interface operations {
                 createdBefore?: string;
                 agentId?: string;
                 status?: "queued" | "ringing" | "in-progress" | "completed" | "failed" | "busy" | "no-answer" | "canceled";
-                direction?: "outbound" | "inbound";
+                /** @description `inbound` and `outbound` list phone calls only; `web` lists in-browser calls (the same as `type=web`). */
+                direction?: "outbound" | "inbound" | "web";
                 type?: "phone" | "web";
             };
             header?: never;

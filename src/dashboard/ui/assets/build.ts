@@ -11,6 +11,7 @@ import { build } from "esbuild";
 export const DASHBOARD_ASSETS = {
   DASHBOARD_CSS: "dashboard.css",
   DASHBOARD_JS: "dashboard.ts",
+  CALLS_CSS: "calls.css",
   USAGE_CSS: "usage.css",
   WEBHOOKS_CSS: "webhooks.css",
   WEBHOOK_FORM_JS: "webhook-form.ts",

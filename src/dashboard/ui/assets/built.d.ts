@@ -5,6 +5,8 @@
 export declare const DASHBOARD_CSS: string;
 /** dashboard.ts: copy buttons and confirmations, on every page. */
 export declare const DASHBOARD_JS: string;
+/** calls.css: a call's page (the latency waterfall of each agent reply). */
+export declare const CALLS_CSS: string;
 /** usage.css: the Usage screen's charts. */
 export declare const USAGE_CSS: string;
 /** webhooks.css: the Webhooks screens. */

@@ -2,9 +2,10 @@
 import { z } from "@hono/zod-openapi";
 import { CALL_STATUSES, ENDED_REASON_VALUES } from "../../../calls/states";
 import { toolTurnSchema } from "../../../chats/schema";
-import { TRANSFER_OUTCOMES } from "../../../db/schema";
+import { CALL_DIRECTIONS, TRANSFER_OUTCOMES } from "../../../db/schema";
 import { metadataSchema, NON_EMPTY_PATCH, nonEmptyPatch, text } from "../../../lib/fields";
 import { pageQuerySchema, pageSchema } from "../../../lib/pagination";
+import { turnLatency } from "../../../webhooks/payload-schema";
 
 export const E164 = /^\+[1-9]\d{6,14}$/;
 const EXAMPLE_ID = "0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77";
@@ -50,6 +51,7 @@ const turnSchema = z.object({
   endMs: z.number(),
   interrupted: z.boolean().optional().openapi({ description: "The caller spoke over the agent; `text` is what it meant to say." }),
   tool: toolTurnSchema.optional().openapi({ description: "Tool turns: the call, its outcome and latency (docs/tools.md)." }),
+  latency: turnLatency.optional().openapi({ description: 'Agent replies: where the caller\'s wait went (docs/calls.md, "Latency").' }),
 });
 
 const usageLine = z.object({ quantity: z.number(), unit: z.string(), credits: z.number() });
@@ -59,7 +61,10 @@ export const callSchema = z
     id: z.uuid().openapi({ example: EXAMPLE_ID }),
     type: z.enum(["phone", "web"]),
     status: z.enum(CALL_STATUSES),
-    direction: z.enum(["outbound", "inbound"]),
+    direction: z.enum(CALL_DIRECTIONS).openapi({
+      description:
+        "`outbound` and `inbound`: a phone call, dialled by us or ringing one of the workspace's numbers; `web`: an in-browser call, which has no phone leg (docs/calls.md, Direction).",
+    }),
     endedReason: z.enum(ENDED_REASON_VALUES).nullable(),
     endedReasonCategory: z.enum(["none", "customer", "telephony", "provider", "platform"]).nullable(),
     durationSeconds: z.number().nullable(),
@@ -141,7 +146,10 @@ export const webCallSchema = z
 export const listCallsQuerySchema = pageQuerySchema.extend({
   agentId: z.uuid({ message: "agentId must be a UUID" }).optional(),
   status: z.enum(CALL_STATUSES).optional(),
-  direction: z.enum(["outbound", "inbound"]).optional(),
+  direction: z
+    .enum(CALL_DIRECTIONS)
+    .optional()
+    .openapi({ description: "`inbound` and `outbound` list phone calls only; `web` lists in-browser calls (the same as `type=web`)." }),
   type: z.enum(["phone", "web"]).optional(),
 });
 

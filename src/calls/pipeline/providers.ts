@@ -1,0 +1,129 @@
+// The stages' provider ports for one call, bound to its payer (every request metered to the call,
+// like the Models API: docs/calls.md, "Credits") and its agent and voice. The stages know only
+// these functions, so a unit test gives them scripted ones.
+import type { Agent, Call, Voice } from "../../db/schema";
+import type { Scope } from "../../db/scope";
+import type { AppConfig } from "../../env";
+import { pcmToWav } from "../../lib/audio";
+import { agentReplyStream } from "../../metering/agent-reply";
+import { meter, type Payer } from "../../metering/metered";
+import { synthesizeStreamed, synthesizeWhole } from "../../metering/speech";
+import { defaultTtsModel, streamingSttProvider, sttProvider, ttsProvider } from "../../providers/registry";
+import { agentTurn } from "../../tools/runtime";
+import { pcm16ToBytes } from "../codec";
+import type { LlmPort } from "./llm";
+import type { Transcribe } from "./stt";
+import type { StreamPort } from "./stt-stream";
+import type { Synthesize } from "./tts";
+
+const REPLY_MAX_TOKENS = 300;
+/** Flux's EagerEndOfTurn at this end-of-turn confidence (Deepgram suggests 0.3 to 0.5; its EndOfTurn default is 0.7). */
+const EAGER_EOT_THRESHOLD = 0.5;
+
+export interface CallPorts {
+  transcribe: Transcribe;
+  /** The streaming transcription, when this deployment streams (CALL_TRANSCRIPTION, a streaming provider). */
+  stream: StreamPort | null;
+  llm: LlmPort;
+  synthesize: Synthesize;
+}
+
+export interface PortContext {
+  scope: Scope;
+  config: AppConfig;
+  call: Call;
+  agent: Agent;
+  voice: Voice | null;
+  /** The transport's sample rate (the caller's audio). */
+  sampleRate: number;
+  /** Whether the call can be handed on (a phone call). */
+  transferable: boolean;
+}
+
+export function payerOf(call: Call): Payer {
+  return { organizationId: call.organizationId, apiKeyId: null, method: "CALL", endpoint: `/v1/calls/${call.id}`, callId: call.id };
+}
+
+export function callPorts(c: PortContext): CallPorts {
+  const { scope, config, call, agent, voice } = c;
+  const payer = payerOf(call);
+  const defer = (p: Promise<unknown>) => scope.defer(p);
+  const tts = ttsProvider(config, voice?.provider ?? "openai");
+  const speech = {
+    voice: voice?.providerVoiceId ?? "alloy",
+    model: defaultTtsModel(config, voice?.provider ?? "openai"),
+    format: "pcm" as const,
+  };
+  const streaming = config.CALL_TRANSCRIPTION === "batch" ? null : streamingSttProvider(config);
+  if (config.CALL_TRANSCRIPTION === "streaming" && !streaming)
+    throw new Error("CALL_TRANSCRIPTION=streaming needs a streaming provider (DEEPGRAM_API_KEY)");
+  return {
+    stream: streaming && {
+      open: (onEvent) =>
+        streaming.open(
+          {
+            model: config.STREAMING_STT_MODEL,
+            sampleRate: c.sampleRate,
+            encoding: "linear16",
+            language: agent.language.split("-")[0],
+            endpointingMs: config.CALL_ENDPOINTING_MS,
+            // Flux's early end of turn starts the reply speculatively (docs/calls.md, "Speculation").
+            ...(config.CALL_SPECULATION === "on" && { eagerEotThreshold: EAGER_EOT_THRESHOLD }),
+            utteranceEndMs: Math.max(1000, config.CALL_ENDPOINTING_MS),
+          },
+          onEvent,
+        ),
+      async meter(seconds) {
+        const ms = Math.ceil(seconds * 1000);
+        const model = config.STREAMING_STT_MODEL;
+        await meter(
+          scope.db,
+          payer,
+          { modality: "stt", provider: streaming.name, model, maxQuantity: ms },
+          async () => ({ result: null, quantity: ms }),
+          defer,
+        );
+      },
+    },
+    async transcribe(audio, speculative) {
+      const provider = sttProvider(config);
+      const model = config.DEFAULT_STT_MODEL;
+      const ms = Math.ceil((audio.length / c.sampleRate) * 1000);
+      const wav = pcmToWav(pcm16ToBytes(audio), c.sampleRate);
+      const language = agent.language.split("-")[0];
+      const text = meter(
+        scope.db,
+        payer,
+        { modality: "stt", provider: provider.name, model, maxQuantity: ms },
+        async () => ({
+          result: await provider.transcribe({ audio: new Blob([wav], { type: "audio/wav" }), filename: "turn.wav", model, language }),
+          quantity: ms,
+        }),
+        defer,
+      ).then((r) => r.text);
+      if (speculative) defer(text); // settled before the session's scope closes, also when discarded
+      return text;
+    },
+    llm: {
+      turn: (messages, live, say) =>
+        agentTurn(
+          { db: scope.db, config, waitUntil: defer },
+          payer,
+          agent,
+          { kind: "call", id: call.id, transferable: c.transferable },
+          [...messages],
+          REPLY_MAX_TOKENS,
+          say,
+          live,
+        ),
+      stream: (messages, offer, onText, signal) =>
+        agentReplyStream(scope.db, config, payer, agent, messages, REPLY_MAX_TOKENS, onText, signal, defer, offer),
+    },
+    synthesize:
+      config.CALL_PIPELINE === "serial"
+        ? async (text, onAudio) => {
+            onAudio(new Uint8Array(await synthesizeWhole(scope.db, payer, tts, { text, ...speech }, defer)));
+          }
+        : (text, onAudio, signal) => synthesizeStreamed(scope.db, payer, tts, { text, ...speech }, onAudio, signal, defer),
+  };
+}

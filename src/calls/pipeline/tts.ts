@@ -1,0 +1,170 @@
+// The TTS stage: each chunk of a reply (or known text) becomes speech as soon as it arrives, its
+// request started at once so chunk n+1 is made while chunk n plays, and the audio goes down in
+// chunk order as it comes (src/calls/utterance.ts). The first audio carries the turn's latency;
+// each chunk's start carries the tool turns said in its place. An interruption or the call's end
+// cancels what is still being made.
+import { SentenceChunker, Utterance } from "../utterance";
+import type { AfterReply, Direction, Frame, ReplyTiming, ToolTurn, TurnLatency } from "./frames";
+import { isCancel } from "./llm";
+import { type Clock, Stage } from "./pipeline";
+
+/** OpenAI's (and our adapters') `pcm`: 16-bit mono at 24 kHz. */
+export const TTS_PCM_RATE = 24_000;
+
+/** One chunk's speech, metered, as 24 kHz PCM bytes to `onAudio` as it is made; rejects on failure or cancel. */
+export type Synthesize = (text: string, onAudio: (bytes: Uint8Array) => void, signal: AbortSignal) => Promise<unknown>;
+
+interface Speaking {
+  reply: number;
+  utterance: Utterance;
+  cancel: AbortController;
+  /** The tool turns said in the place of the chunk whose audio starts next. */
+  tools: ToolTurn[];
+}
+
+export class TtsStage extends Stage {
+  readonly name = "tts";
+  private current: Speaking | null = null;
+  /** Speculative replies' frames, held until their commit (nothing is synthesized before: speech costs). */
+  private readonly held = new Map<number, Frame[]>();
+  /** When each committed speculative reply's turn ended: its latency counts from there. */
+  private readonly commits = new Map<number, number>();
+  private readonly discarded = new Set<number>();
+
+  constructor(
+    private readonly synthesize: Synthesize,
+    /** The transport's sample rate. */
+    private readonly rate: number,
+    private readonly clock: Clock,
+  ) {
+    super();
+  }
+
+  process(frame: Frame, _direction: Direction): boolean {
+    if ((frame.type === "llm-text" || frame.type === "llm-done") && this.discarded.has(frame.reply)) {
+      if (frame.type === "llm-done") this.push({ type: "speech-done", reply: frame.reply, after: frame.after, tools: [], cut: true });
+      return true;
+    }
+    if ((frame.type === "llm-text" || frame.type === "llm-done") && this.held.has(frame.reply)) {
+      this.held.get(frame.reply)?.push(frame);
+      return true;
+    }
+    switch (frame.type) {
+      case "reply":
+        if (frame.speculative) this.held.set(frame.reply, []);
+        return true;
+      case "commit": {
+        const frames = this.held.get(frame.reply) ?? [];
+        this.held.delete(frame.reply);
+        this.commits.set(frame.reply, frame.at);
+        for (const f of frames) this.process(f, "down");
+        return true;
+      }
+      case "discard":
+        this.held.delete(frame.reply);
+        this.discarded.add(frame.reply);
+        return true;
+      case "say": {
+        const s = this.start(frame.reply, null, 0, frame.prepared);
+        const chunker = new SentenceChunker();
+        const chunks = frame.prepared ? [frame.text] : [...chunker.push(frame.text), ...chunker.flush()];
+        for (const text of chunks) s.utterance.add(text);
+        void this.track(this.finish(s, { ended: false, transfer: null }, []));
+        return true;
+      }
+      case "llm-text": {
+        const s = this.current?.reply === frame.reply ? this.current : this.start(frame.reply, this.timingOf(frame), this.llmMsOf(frame));
+        const tools = frame.tools;
+        s.utterance.add(frame.text, tools.length ? () => (s.tools = tools) : undefined);
+        return true;
+      }
+      case "llm-done": {
+        // A reply with no words still ends here: its decisions (end, transfer) and tools go on down.
+        const s = this.current?.reply === frame.reply ? this.current : this.start(frame.reply, null, 0);
+        void this.track(this.finish(s, frame.after, frame.tools));
+        return true;
+      }
+      case "interruption":
+        if (this.current?.reply === frame.reply) this.current.cancel.abort();
+        return true;
+      case "end":
+        this.current?.cancel.abort();
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  /** A committed speculative reply: its turn ended at the commit, so that is its endpointing. */
+  private timingOf(frame: Extract<Frame, { type: "llm-text" }>): ReplyTiming | null {
+    const at = this.commits.get(frame.reply);
+    if (at === undefined || !frame.timing) return frame.timing;
+    return { ...frame.timing, endpointingMs: Math.max(0, at - frame.timing.speechEndAt) };
+  }
+
+  /** ...and of the LLM's time only what was left after the commit. */
+  private llmMsOf(frame: Extract<Frame, { type: "llm-text" }>): number {
+    const at = this.commits.get(frame.reply);
+    return at === undefined ? frame.llmMs : Math.max(0, frame.firstAt - at);
+  }
+
+  private start(reply: number, timing: ReplyTiming | null, llmMs: number, prepared?: Uint8Array): Speaking {
+    const cancel = new AbortController();
+    const synthesize: Synthesize = prepared
+      ? async (_text, onAudio) => {
+          onAudio(prepared);
+        }
+      : this.synthesize;
+    const utterance: Utterance = new Utterance({
+      synthesize,
+      send: (samples) => this.push({ type: "audio-out", reply, samples, at: this.clock.now(), playhead: utterance.playhead }),
+      fromRate: TTS_PCM_RATE,
+      rate: this.rate,
+      signal: cancel.signal,
+      now: () => this.clock.now(),
+    });
+    const s: Speaking = { reply, utterance, cancel, tools: [] };
+    utterance.onFirstAudio = () => {
+      const first = utterance.firstAudio as { at: number; ttsMs: number };
+      this.push({ type: "first-audio", reply, at: first.at, latency: timing ? latencyOf(timing, llmMs, first) : null });
+    };
+    utterance.onChunkStart = (text) => {
+      const startAt = utterance.timeline.at(-1)?.startAt ?? this.clock.now();
+      this.push({ type: "chunk-started", reply, text, startAt, tools: s.tools });
+      s.tools = [];
+    };
+    this.current = s;
+    return s;
+  }
+
+  /** Waits for every chunk's audio to be sent, then says so (`cut`: it stopped early). */
+  private async finish(s: Speaking, after: AfterReply, tools: ToolTurn[]): Promise<void> {
+    s.utterance.end();
+    let cut = false;
+    try {
+      await s.utterance.done;
+    } catch (error) {
+      cut = true;
+      if (!isCancel(error) && !s.cancel.signal.aborted) {
+        s.cancel.abort();
+        this.push({ type: "error", stage: "tts", error });
+      }
+    }
+    if (this.current === s) this.current = null;
+    this.push({ type: "speech-done", reply: s.reply, after, tools, cut: cut || s.cancel.signal.aborted });
+  }
+}
+
+function latencyOf(timing: ReplyTiming, llmMs: number, first: { at: number; ttsMs: number }): TurnLatency {
+  const voiceToVoiceMs = first.at - timing.speechEndAt;
+  const { endpointingMs, sttMs } = timing;
+  return {
+    voiceToVoiceMs,
+    endpointingMs,
+    sttMs,
+    llmMs,
+    ttsMs: first.ttsMs,
+    platformMs: voiceToVoiceMs - (endpointingMs + sttMs + llmMs + first.ttsMs),
+    discardedTranscriptions: timing.discarded,
+  };
+}
