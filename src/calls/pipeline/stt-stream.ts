@@ -38,6 +38,8 @@ export class StreamingSttStage extends Stage {
   private unbilled = 0;
   /** The caller's turn in progress: its words so far and its voice activity. */
   private turn = { words: "", interim: "", startAt: 0, endAt: 0, speaking: false };
+  /** The end of the last voiced frame: the caller's speech end while voice activity has not closed the stretch yet. */
+  private lastVoicedAt = 0;
   private agentSpeaking = false;
   /** Sound while the agent speaks, not (yet) an interruption: when it started. */
   private candidate: number | null = null;
@@ -74,6 +76,7 @@ export class StreamingSttStage extends Stage {
     switch (frame.type) {
       case "audio-in":
         this.send(frame.samples);
+        if (frame.voiced) this.lastVoicedAt = frame.at + (frame.samples.length / this.opts.sampleRate) * 1000;
         // Sound over the agent that lasts (its voiced frames, not the quiet after it) interrupts without a word.
         if (this.candidate !== null && frame.voiced) {
           this.voicedMs += (frame.samples.length / this.opts.sampleRate) * 1000;
@@ -174,7 +177,7 @@ export class StreamingSttStage extends Stage {
         const text = e.text.trim();
         if (this.eager !== null && sameWords(this.eager, text)) {
           const { startAt, endAt, speaking } = this.turn;
-          this.settleSpeculation(true, this.transcriptFrame(text, "model", false, startAt, speaking ? 0 : endAt));
+          this.settleSpeculation(true, this.transcriptFrame(text, "model", false, startAt, this.speechEnd(speaking, endAt)));
           this.turn = { words: "", interim: "", startAt: 0, endAt: 0, speaking };
           void this.track(this.bill());
           return;
@@ -201,7 +204,7 @@ export class StreamingSttStage extends Stage {
     if (this.eager !== null || !text || this.agentSpeaking || this.candidate !== null || substantiveWords(text).length === 0) return;
     this.eager = text;
     this.totals.speculations++;
-    this.transcriptOf(text, "model", true, this.turn.startAt, this.turn.speaking ? 0 : this.turn.endAt);
+    this.transcriptOf(text, "model", true, this.turn.startAt, this.speechEnd(this.turn.speaking, this.turn.endAt));
   }
 
   private settleSpeculation(confirmed: boolean, transcript?: FrameOf<"transcript">): void {
@@ -245,9 +248,17 @@ export class StreamingSttStage extends Stage {
     }
     this.totals.turns++;
     if (endedBy === "model") this.totals.endedByModel++;
-    this.transcriptOf(words, endedBy, false, startAt, speaking ? 0 : endAt);
+    this.transcriptOf(words, endedBy, false, startAt, this.speechEnd(speaking, endAt));
     this.discarded = 0;
     void this.track(this.bill());
+  }
+
+  /**
+   * When the caller's speech ended: voice activity's end of the stretch, or, when the provider's end
+   * of turn came first (Flux is often faster than our 200 ms of quiet), the last voiced frame's end.
+   */
+  private speechEnd(speaking: boolean, endAt: number): number {
+    return speaking ? this.lastVoicedAt : endAt;
   }
 
   /** The turn's transcript down: the provider's end of turn brings it, so the whole wait is endpointing, none is transcription. */

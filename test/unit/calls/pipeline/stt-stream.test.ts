@@ -264,3 +264,18 @@ describe("speculation on Flux's early end of turn", () => {
     expect(s.stt.totals.speculations).toBe(0);
   });
 });
+
+describe("the speech end a streamed turn is measured from", () => {
+  it("is the last voiced frame's end when the provider's end of turn comes before voice activity closes the stretch", async () => {
+    const s = setup();
+    s.open();
+    s.down({ type: "speech-started", at: 10_020 });
+    s.audio(400); // voiced frames to the one stamped 10 400 (as voice activity counts them: its end, 10 420)
+    await flushed();
+    s.audio(120, false); // 120 ms of quiet: voice activity (200 ms) has not ended the stretch
+    s.emit({ type: "end-of-turn", text: "That is all." });
+    const [t] = s.tail.of("transcript") as FrameOf<"transcript">[];
+    expect(t?.end.speechEndAt).toBe(10_420);
+    expect(t?.turnTaking.waitMs).toBe(100);
+  });
+});
