@@ -1,27 +1,36 @@
-// Live-call benchmark (issue: "the platform's own share of voice-to-voice latency at p50/p95, and
-// the number of concurrent sandbox calls one local stack holds with no dropped frames").
+// Live-call benchmark (docs/benchmarks.md, "Calls"). Every call is a real call through the
+// worker: phone calls through the telephony sandbox (dev/sandbox/telephony.ts, in this process as
+// `stack.telephony`), whose scripted callee says three lines, and web calls from this process
+// (bench/web-call.ts, the browser's protocol). Speech-to-text, the LLM and text-to-speech run on the
+// provider sandbox with a hosted provider's timings (its latency profiles, docs/sandbox.md).
 //
-// Every call is a real outbound phone call: POST /v1/agents/:id/calls, the worker's Twilio adapter,
-// the telephony sandbox (dev/sandbox/telephony.ts, in this process as `stack.telephony`) answering
-// with its scripted three-line conversation, the Media Stream into the call's Durable Object, and
-// speech-to-text, the agent's LLM and text-to-speech on the provider sandbox.
-//
-// The calls run on the provider sandbox's `realistic` latency profile (docs/sandbox.md), on three
-// workers of the same build that differ only in CALL_PIPELINE and CALL_SPECULATION: the serial loop,
-// the streaming one, and the streaming one with speculative turn-taking (the default; docs/calls.md).
-//
-// 1. Voice-to-voice: K calls on each loop, alternating. Each agent reply carries the worker's own
-//    measurement (calls.transcript[].latency: voiceToVoiceMs, sttMs, llmMs, ttsMs, platformMs;
-//    docs/calls.md) and the callee measures from its side (SandboxCall.latencies). Baseline, in the
-//    same run, right before each pair of calls: the bare provider chain timed from Node (transcription
-//    of the callee's line as an 8 kHz WAV, the chat completion, the speech), one chain per line, and
-//    the same streamed (the chat to its first sentence, that sentence's speech to its first byte).
-// 2. Concurrency, on the default loop (streaming, speculative turn-taking): N simultaneous calls (placed 150 ms apart), N ramping. A level holds when every
-//    call was ended by the agent's goodbye, every callee line is in the transcript, the callee heard
-//    no gap in the agent's audio (underruns) and the sandbox itself kept time (late frames ≤ 1 %).
-//    The ramp stops at the first level where a check of the worker fails (then tries once halfway
-//    below), or where the sandbox is so late (> 10 %) that it no longer drives the load it claims.
-//    This process is the load generator and hosts PGlite, so its lag is reported apart.
+// 1. Voice loops, K phone conversations each, alternating, on workers of the same build that differ
+//    only in their variables and the provider profile their base URLs carry:
+//    - `streaming-stt`: the default worker (CALL_TRANSCRIPTION=auto with the sandbox's Deepgram:
+//      the caller's audio streams to Flux, whose EndOfTurn ends the turn), `realistic` profile;
+//    - `batch`: CALL_TRANSCRIPTION=batch (the endpointing silence, then the upload, speculation on
+//      pauses), `realistic` profile;
+//    - `fast`: `streaming-stt` on the `fast` profile (a Groq-class LLM, Cartesia Sonic: the agent
+//      of this loop speaks with a Cartesia voice).
+//    Each agent reply carries the worker's own measure (transcript[].latency: voiceToVoiceMs =
+//    endpointingMs + sttMs + llmMs + ttsMs + platformMs; docs/calls.md "Latency") and the callee
+//    measures from its side (SandboxCall.latencies).
+// 2. Web calls against phone calls on the default loop: the same three lines said from a web
+//    client, the same parts of each reply's latency side by side.
+// 3. Barge-in on the default loop, from a web client while the agent speaks its (long) first
+//    message: a backchannel ("Mhm.", "Yeah.") N times, counting the `clear`s (a stop); "Wait,
+//    stop." N times, timing the `clear` from the end of "wait" (and from the start of the sound).
+// 4. What a call-minute costs: every worker reaches Postgres, Redis and the provider sandbox
+//    through counting forwarders (bench/counters.ts), so each call's requests, sockets and socket
+//    messages are counted; the worker's workerd CPU time is read from /proc; the Durable Object's
+//    active time is the call's dial-to-hang-up; all priced with published rates (COST_RATES).
+// 5. Concurrency, on the default loop: N simultaneous phone calls (placed 150 ms apart), N
+//    ramping. A level holds when every call was ended by the agent's goodbye, every callee line is
+//    in the transcript, the callee heard no gap in the agent's audio (underruns) and the sandbox
+//    itself kept time (late frames ≤ 1 %). The ramp stops at the first level where a check of the
+//    worker fails (then tries once halfway below), or where the sandbox is so late (> 10 %) that
+//    it no longer drives the load it claims. This process is the load generator, so its lag is
+//    reported apart.
 //
 // Runs inside `npm run bench` (bench/run.ts) or alone: `npx tsx bench/calls.ts [--quick]`.
 import { execFile } from "node:child_process";
@@ -32,51 +41,116 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { inArray } from "drizzle-orm";
 import { CalleeVoice, FIRST_WORDS_MS, SCRIPT } from "../dev/sandbox/callee";
-import { withLatencyProfile } from "../dev/sandbox/latency";
+import { type LatencyProfileName, withLatencyProfile } from "../dev/sandbox/latency";
 import type { SandboxCall, TelephonySandbox } from "../dev/sandbox/telephony";
 import { type Stack, startStack } from "../dev/stack";
-import { FRAME_MS, mulawDecode, pcm16ToBytes, rms, TELEPHONY_RATE } from "../src/calls/codec";
+import { FRAME_MS, mulawDecode, rms, TELEPHONY_RATE } from "../src/calls/codec";
 import type { TurnTaking } from "../src/calls/turns";
 import { createDb } from "../src/db/client";
 import { calls, type TranscriptTurn } from "../src/db/schema";
 import { parseEnv } from "../src/env";
-import { pcmToWav } from "../src/lib/audio";
 import { adjustCredits } from "../src/metering/meter";
+import {
+  type CountingHttp,
+  type CountingTcp,
+  type HttpCounts,
+  type StreamCounts,
+  sqlStatements,
+  startCountingHttp,
+  startCountingStream,
+  startCountingTcp,
+  upstashCommands,
+} from "./counters";
 import { percentile, round, table } from "./report";
 import { type BenchWorkspace, createBenchWorkspace, removeBenchWorkspace } from "./setup";
+import { firstWordEndMs, joinWebCall, sandboxSpeech, WEB_RATE } from "./web-call";
 import { type BenchWorker, startBenchWorker } from "./worker-launch";
 import { WorkerLog } from "./worker-log";
 
-/**
- * The voice loops measured side by side on the provider sandbox's `realistic` profile: the serial
- * and streaming loops (CALL_PIPELINE) waiting out the endpointing silence, and the streaming loop
- * with speculative turn-taking (CALL_SPECULATION=on, the worker's default).
- */
-export const PIPELINES = ["serial", "streaming", "speculative"] as const;
-export type Pipeline = (typeof PIPELINES)[number];
-const PIPELINE_VARS: Record<Pipeline, Record<string, string>> = {
-  serial: { CALL_PIPELINE: "serial", CALL_SPECULATION: "off" },
-  streaming: { CALL_PIPELINE: "streaming", CALL_SPECULATION: "off" },
-  speculative: { CALL_PIPELINE: "streaming", CALL_SPECULATION: "on" },
+/** The voice loops measured side by side (docs/calls.md: "Streaming transcription", "Turn-taking"). */
+export const LOOPS = ["streaming-stt", "batch", "fast"] as const;
+export type Loop = (typeof LOOPS)[number];
+interface LoopSpec {
+  profile: LatencyProfileName;
+  vars: Record<string, string>;
+  /** The agent's voice: the platform's default (OpenAI's on the sandbox) or a Cartesia system voice. */
+  voice: "default" | "cartesia";
+  describe: string;
+}
+export const LOOP_SPECS: Record<Loop, LoopSpec> = {
+  "streaming-stt": {
+    profile: "realistic",
+    vars: { CALL_TRANSCRIPTION: "auto" },
+    voice: "default",
+    describe: "CALL_TRANSCRIPTION=auto: Deepgram Flux streamed, its EndOfTurn ends the turn; default voice; realistic profile",
+  },
+  batch: {
+    profile: "realistic",
+    vars: { CALL_TRANSCRIPTION: "batch", CALL_SPECULATION: "on" },
+    voice: "default",
+    describe: "CALL_TRANSCRIPTION=batch CALL_SPECULATION=on: endpointing silence, upload, speculation on pauses; realistic profile",
+  },
+  fast: {
+    profile: "fast",
+    vars: { CALL_TRANSCRIPTION: "auto" },
+    voice: "cartesia",
+    describe: "CALL_TRANSCRIPTION=auto on the fast profile (Groq-class LLM, Flux), Cartesia voice",
+  },
 };
-/** The loop the goal is measured on and the concurrency ramp runs: the worker's default. */
-const DEFAULT_PIPELINE: Pipeline = "speculative";
-/** The issue's goal on `realistic`, with 16 simultaneous calls. */
-export const GOAL = { p50: 800, p95: 1_100, platformP50: 50, simultaneous: 16 };
+/** The loop the concurrency ramp, the web calls, barge-in and the costs run on: the worker's default. */
+export const DEFAULT_LOOP: Loop = "streaming-stt";
+/** Cartesia's Katie (drizzle/0015_cartesia_system_voices.sql), a system voice. */
+const CARTESIA_VOICE_ID = "00000000-0000-7000-8000-000000000012";
+
+/** The issue's goals. */
+export const GOAL = {
+  realisticP50: 850,
+  realisticP95: 1_300,
+  fastP50: 550,
+  platformP50: 30,
+  platformP95: 60,
+  simultaneous: 32,
+  /** A backchannel stops the agent in at most this many of `bargeTries` tries. */
+  backchannelMaxStops: 1,
+  bargeTries: 10,
+  /** "Wait, stop." stops it within this, from the end of "wait", every time. */
+  interruptMs: 300,
+  costPerMinuteUsd: 0.002,
+};
+
+/**
+ * Published rates (docs/benchmarks.md, "What a call-minute costs" cites each): Workers Standard,
+ * Durable Objects (incoming WebSocket messages billed 20:1; duration at 128 MB), Upstash Redis pay
+ * as you go, Neon Launch compute.
+ */
+export const COST_RATES = {
+  workerRequestUsd: 0.3 / 1e6,
+  workerCpuMsUsd: 0.02 / 1e6,
+  doRequestUsd: 0.15 / 1e6,
+  doWebSocketMessagesPerRequest: 20,
+  doGbSecondUsd: 12.5 / 1e6,
+  doGb: 0.125,
+  redisCommandUsd: 0.2 / 1e5,
+  neonCuHourUsd: 0.106,
+  /** The smallest Neon compute: what a statement's time is charged at. */
+  neonCu: 0.25,
+};
 
 /** The default conversation (docs/sandbox.md): any number without a scenario of its own. */
 const CONVERSATION = "+12025550100";
 /** The callee who says one line and hangs up: a short call for the warm-up. */
 const HANGS_UP = "+12025550107";
 const FIRST_MESSAGE = "Hello.";
+/** The barge-in agent's first message: long enough (about 9 s of speech) to be talked over. */
+const LONG_FIRST_MESSAGE =
+  "Thanks for calling the clinic. I can help you book, move or cancel an appointment, tell you our opening hours, and explain how parking works at each of our three offices in the city.";
+const BACKCHANNELS = ["Mhm.", "Yeah."];
+const INTERRUPTION = "Wait, stop.";
+/** The workers' CALL_MIN_INTERRUPTION_MS (the stack's, else the worker's default): sound this long stops the agent without a word. */
+let MIN_INTERRUPTION_MS = 700;
 /** A conversation takes about 20 s alone; these bound a call that goes wrong (and end it quickly). */
 const MAX_CALL_SECONDS = 60;
 const SILENCE_TIMEOUT_SECONDS = 10;
-/** What the worker adds to the system prompt on a call (src/calls/session.ts), so the bare chat request is the call's. */
-const VOICE_INSTRUCTIONS =
-  "You are speaking on a live voice call. Answer in one to three short spoken sentences, without lists, markdown or emoji.";
-/** The worker's turn audio: 200 ms of pre-roll + the 60 ms start delay before the speech, the endpointing silence after. */
-const PRE_ROLL_MS = 260;
 /**
  * Calls of a level are placed this far apart (32 calls build up over 4.7 s), so that their first
  * messages do not all queue at once in the provider sandbox's single speech thread; they then
@@ -87,26 +161,30 @@ const STAGGER_MS = 150;
 const SPEECH_RMS = 400;
 /**
  * Sandbox frames sent over 40 ms late that still count as "about zero": 1 % of the frames. This
- * process hosts the sandboxes and PGlite, so a garbage collection or a heavy query delays a few
- * frames of every live call even with one call on the line.
+ * process hosts the sandboxes, so a garbage collection delays a few frames of every live call
+ * even with one call on the line.
  */
 const LATE_TOLERANCE = 0.01;
 /** Past this share of late frames the load generator no longer drives the calls it claims: the ramp stops. */
 const LATE_OVERWHELMED = 0.1;
 
 /**
- * K = 5 conversations (15 replies) in a row, then 16 and 32 at once: about 3 minutes, a call being
- * about 20 s of speech whatever the load. A level that fails the worker's checks is followed by one
- * halfway below it, so the coarse steps still end on a bracket.
+ * K = 5 conversations per loop (15 replies each) in a row, 3 web conversations, 10 + 10 barge-in
+ * tries, then 16 and 32 calls at once: about 9 minutes on 2 cores. A level that fails the worker's
+ * checks is followed by one halfway below it, so the coarse steps still end on a bracket.
  */
-export const DEFAULTS = { runs: 5, levels: [1, 16, 32] };
-export const QUICK = { runs: 2, levels: [1, 8] };
+export const DEFAULTS = { runs: 5, levels: [1, 16, 32], webRuns: 3, bargeTries: 10 };
+export const QUICK = { runs: 2, levels: [1, 8], webRuns: 1, bargeTries: 4 };
 
 export interface CallsBenchOptions {
-  /** Sequential conversation calls for the voice-to-voice figures (K). */
+  /** Sequential conversation calls per loop for the voice-to-voice figures (K). */
   runs: number;
   /** Concurrency levels, ascending; the ramp stops after the first that does not hold. */
   levels: number[];
+  /** Web conversations (three lines each) on the default loop, next to its phone calls. */
+  webRuns?: number;
+  /** Barge-in tries of each kind (backchannel, interruption). */
+  bargeTries?: number;
   log: (line: string) => void;
   /**
    * How many times wrangler has reloaded the worker so far (bench/worker-log.ts; the line shows at
@@ -125,12 +203,18 @@ interface CallOutcome {
   said: string[];
   heard: string[];
   replies: ReplyLatency[];
-  /** The caller turns' turn-taking (src/calls/turns.ts): the wait each turn took, its speculations. */
+  /** The caller turns' turn-taking (src/calls/turns.ts): the wait each turn took, how it ended. */
   userTurns: TurnTaking[];
   calleeLatencies: number[];
   underruns: number;
   lateFrames: number;
   framesSent: number;
+  /** Marks the callee echoed (each a WebSocket message to the Durable Object). */
+  marksEchoed: number;
+  /** Status callbacks Twilio's stand-in sent the worker. */
+  callbacks: number;
+  /** From the dial to the hang-up at the sandbox, seconds: the Durable Object's life for the call. */
+  dialToEndSeconds: number | null;
   endedBy: string | null;
   /** Answer to hang-up at the sandbox, seconds. */
   seconds: number | null;
@@ -182,7 +266,7 @@ export interface LevelResult {
   platform: Spread;
   /** Peak resident memory of the workerd process(es) under this bench process, MiB; null when ps found none. */
   workerdRssMiB: number | null;
-  /** This process's event-loop delay (it hosts the telephony sandbox, the provider sandbox's HTTP side and PGlite). */
+  /** This process's event-loop delay (it hosts the telephony sandbox and the provider sandbox's HTTP side). */
   loopDelayMs: { p99: number; max: number };
   /** wrangler reloads during the level (a changed source file): they cut live calls. */
   reloads: number;
@@ -194,67 +278,167 @@ export interface LevelResult {
   notes: string[];
 }
 
-export interface CallsBenchResult {
-  endpointingMs: number;
-  endpointingSource: "stack vars" | "worker default";
-  runs: number;
+/** The parts of each reply's latency (transcript[].latency), as spreads. */
+export interface Parts {
+  voiceToVoice: Spread;
+  endpointing: Spread;
+  stt: Spread;
+  llm: Spread;
+  tts: Spread;
+  platform: Spread;
+}
+
+export interface VoiceSummary {
+  loop: Loop;
+  profile: LatencyProfileName;
+  calls: number;
   replies: number;
-  /** The provider sandbox's latency profile the calls ran on (docs/sandbox.md#latency-profiles). */
-  profile: "realistic";
-  /** Per voice loop: the same measures, from calls that alternate between the two workers. */
-  voiceToVoice: Record<Pipeline, VoiceSummary>;
+  /** The worker's measure of each reply, by part. */
+  parts: Parts;
+  /** As the callee reports it: from the line's last frame sent to the first agent audio received. */
+  calleeVoiceToVoice: Spread;
+  /**
+   * The callee's measure moved to the end of the line's last loud frame (where the worker's starts),
+   * less the same reply's endpointing and provider parts: the platform's share plus the two hops
+   * between the sandbox and workerd.
+   */
+  calleePlatform: Spread;
+  /** How the caller turns ended (model: the streaming provider's EndOfTurn; sentence / silence: batch). */
+  endedBy: Record<string, number>;
+  turns: number;
+  /** Transcription requests per caller turn (batch: speculation's price; streaming: 0). */
+  transcriptionsPerTurn: number;
+  discarded: number;
+  quietTailsMs: number[];
+  /** What a minute of these calls cost at the wire and in compute. */
+  cost: CostSummary | null;
+  failures: number;
+}
+
+/** Counts over some calls, and their conversation time. */
+export interface CostSample {
+  calls: number;
+  /** Answer to hang-up, summed: the minutes of conversation. */
+  conversationSeconds: number;
+  /** Dial to hang-up, summed: the Durable Object's active (wall) time. */
+  doWallSeconds: number;
+  /** CPU time of the worker's workerd (worker and Durable Object together), ms; null when /proc is not there. */
+  workerdCpuMs: number | null;
+  /** The conversation seconds of the calls whose CPU time was read (the same workerd before and after). */
+  cpuConversationSeconds: number;
+  /** Requests to the worker: the POST that places the call, the status callbacks, the media socket's upgrade. */
+  workerRequests: number;
+  /** WebSocket messages into the Durable Object from the caller's side (media frames, marks). */
+  mediaMessagesIn: number;
+  /** Durable Object RPC sessions and alarms, estimated: one per status callback, the dial's `prepare`, the watchdog's alarm. */
+  doCalls: number;
+  pgSessions: number;
+  sqlRequests: number;
+  sqlStatements: number;
+  sqlUpstreamMs: number;
+  redisRequests: number;
+  redisCommands: number;
+  providerRequests: Record<string, number>;
+  providerSockets: Record<string, number>;
+  providerMessagesOut: Record<string, number>;
+  providerMessagesIn: Record<string, number>;
+}
+
+export interface CostSummary {
+  sample: CostSample;
+  minutes: number;
+  /** Per minute of conversation. */
+  perMinute: {
+    workerdCpuMs: number | null;
+    doWallSeconds: number;
+    workerRequests: number;
+    doRequests: number;
+    pgSessions: number;
+    sqlRequests: number;
+    sqlStatements: number;
+    redisCommands: number;
+    providerRequests: number;
+    providerSockets: number;
+    providerMessages: number;
+  };
+  /** US dollars per minute, by item, and in all. */
+  usd: {
+    workerRequests: number;
+    workerCpu: number;
+    doRequests: number;
+    doDuration: number;
+    redis: number;
+    postgres: number;
+    total: number;
+  };
+}
+
+export interface WebVsPhone {
+  webCalls: number;
+  web: Parts;
+  phone: Parts;
+  /** The client's measure on the web calls: the line's last frame sent to the first agent audio received. */
+  webClient: Spread;
+  /** The same on the phone calls (the callee's). */
+  phoneCallee: Spread;
+  /** The web calls' caller turns as transcribed, where they differ from the script's lines. */
+  webHeardDiffers: string[];
+  /** The agent's turns on a web call and on a phone call (the first of each): what the LLM's first chunk was cut from. */
+  webReplies: string[];
+  phoneReplies: string[];
+  failures: string[];
+}
+
+export interface BargeTry {
+  kind: "backchannel" | "interruption";
+  phrase: string;
+  /** A `clear` came within 2 s of the sound's start. */
+  stopped: boolean;
+  /** From the first frame of the sound sent to the `clear` received, ms. */
+  fromStartMs: number | null;
+  /** From the end of its first word ("wait") sent to the `clear`, ms. */
+  fromWordEndMs: number | null;
+  problem?: string;
+}
+
+export interface BargeInResult {
+  tries: BargeTry[];
+  /** Loud audio of each phrase, ms (the interruption rule's 600 ms applies to sound without a word). */
+  loudMs: Record<string, number>;
+  /** Where "wait" ends in the interruption's audio, ms from its start. */
+  wordEndMs: number | null;
+  backchannelStops: number;
+  backchannelTries: number;
+  interruptionStops: number;
+  interruptionTries: number;
+  interruption: { fromStart: Spread; fromWordEnd: Spread; max: number };
+  /**
+   * Per phrase, the p50 from the sound's start to the `clear`. "Mhm." can stop the agent only by its
+   * length (CALL_MIN_INTERRUPTION_MS); when "Wait, stop." stops it at the same offset, that rule
+   * fired there too, not the word.
+   */
+  fromStartByPhrase: Record<string, number>;
+}
+
+export interface CallsBenchResult {
+  runs: number;
+  /** Per voice loop. */
+  voiceToVoice: Partial<Record<Loop, VoiceSummary>>;
+  webVsPhone: WebVsPhone | null;
+  bargeIn: BargeInResult | null;
+  /** The default loop's cost per minute over all its phone calls (sequential and the levels). */
+  cost: CostSummary | null;
   sequentialFailures: number;
-  /** The concurrency ramp, on the streaming loop. */
+  /** The concurrency ramp, on the default loop. */
   levels: LevelResult[];
   highestHeld: number | null;
   /** The highest level up to which the worker's own checks held, the load generator lagging or not. */
   highestWorkerHeld: number | null;
   /** Calls or levels run again because workerd restarted under them (wrangler reloads on a changed file). */
   redoneAfterRestart: number;
+  /** What could not run (no Cartesia voice, no streaming provider), said in the report. */
+  notes: string[];
   seconds: number;
-}
-
-export interface VoiceSummary {
-  replies: number;
-  /**
-   * The endpointing silence as the worker counts it, p50: from the end of the last loud frame to the
-   * turn's end (one frame less than configured; shorter when speculative turn-taking ended a turn on a sentence).
-   */
-  endpointingWaitMs: number;
-  /** Speculative turn-taking over the loop's caller turns (src/calls/turns.ts): counts, summed. */
-  turnTaking: {
-    turns: number;
-    endedBySentence: number;
-    speculations: number;
-    committed: number;
-    discarded: number;
-    /** Transcription requests in all (each one a provider call, discarded ones included). */
-    transcriptions: number;
-  };
-  /** Per script line: its last frames under the worker's speech threshold (where the two clocks start apart). */
-  quietTailsMs: number[];
-  /** platformMs of each reply: voice-to-voice less the time inside the providers (which includes each credit hold). */
-  platform: Spread;
-  platformMinusEndpointing: Spread;
-  /** The same from the callee's clock: it adds the hops between the sandbox and workerd. */
-  calleePlatform: Spread;
-  calleePlatformMinusEndpointing: Spread;
-  /**
-   * Time inside the provider calls that is ours: for stt (not when speculative), llm and tts, the call's p50 less the bare
-   * chain's, summed (credit holds and the hop through workerd). p50 only: the p95 of both sides is
-   * the sandbox's speech thread being replaced (every 25 syntheses), which lands on either side.
-   */
-  providersOverhead: number;
-  workerVoiceToVoice: Spread;
-  /** As the sandbox reports it: from the line's last frame sent to the first agent audio received. */
-  calleeVoiceToVoice: Spread;
-  /** The same from the end of the line's last loud frame, where the worker's measure starts. */
-  calleeFromLoud: Spread;
-  providersInCall: Spread;
-  bareChain: Spread;
-  /** providers inside the call ÷ the bare chain, at p50 and p95. */
-  providersRatio: { p50: number; p95: number };
-  parts: Array<{ part: "stt" | "llm" | "tts"; inCall: Spread; bare: Spread }>;
 }
 
 const spread = (xs: number[]): Spread => ({ n: xs.length, p50: percentile(xs, 50), p95: percentile(xs, 95) });
@@ -414,6 +598,9 @@ async function runBatch(ctx: Context, n: number, phoneNumber = CONVERSATION): Pr
       underruns: 0,
       lateFrames: 0,
       framesSent: 0,
+      marksEchoed: 0,
+      callbacks: 0,
+      dialToEndSeconds: null,
       endedBy: null,
       seconds: null,
       span: null,
@@ -436,6 +623,9 @@ async function runBatch(ctx: Context, n: number, phoneNumber = CONVERSATION): Pr
       out.underruns = sc.underruns;
       out.lateFrames = sc.lateFrames;
       out.framesSent = sc.framesSent;
+      out.marksEchoed = sc.marksEchoed;
+      out.callbacks = sc.callbacks.length;
+      if (sc.endedAt !== undefined) out.dialToEndSeconds = (sc.endedAt - sc.createdAt) / 1000;
       out.endedBy = sc.endedBy ?? null;
       if (sc.answeredAt !== undefined && sc.endedAt !== undefined) {
         out.seconds = round((sc.endedAt - sc.answeredAt) / 1000, 1);
@@ -473,140 +663,6 @@ async function runBatch(ctx: Context, n: number, phoneNumber = CONVERSATION): Pr
     }
     return out;
   });
-}
-
-interface Line {
-  /** The line as the worker hands it to speech-to-text: a WAV of the turn at 8 kHz. */
-  wav: Uint8Array;
-  /**
-   * The line's last frames that are too quiet to count as speech for the worker's turn detector
-   * (RMS ≤ 400 on silence): the callee's measure starts at the line's last frame, the worker's
-   * at its last loud one, this much earlier.
-   */
-  quietTailMs: number;
-}
-
-/** The callee's audio of each script line (the sandbox's 8 kHz μ-law), decoded, as the worker receives it. */
-async function scriptLines(stack: Stack): Promise<Line[]> {
-  const voice = new CalleeVoice({ url: stack.provider.baseUrl, apiKey: stack.provider.apiKey }, "nova");
-  const silence = (ms: number) => new Int16Array((TELEPHONY_RATE * ms) / 1000);
-  const frame = (TELEPHONY_RATE * FRAME_MS) / 1000;
-  return Promise.all(
-    SCRIPT.map(async (text) => {
-      const speech = mulawDecode(await voice.audio(text));
-      const frames = Math.ceil(speech.length / frame);
-      let lastLoud = frames - 1;
-      while (lastLoud > 0 && rms(speech.subarray(lastLoud * frame, (lastLoud + 1) * frame)) <= SPEECH_RMS) lastLoud--;
-      const pre = silence(PRE_ROLL_MS);
-      const post = silence(parseEnv(stack.vars).CALL_ENDPOINTING_MS);
-      const turn = new Int16Array(pre.length + speech.length + post.length);
-      turn.set(speech, pre.length);
-      return { wav: pcmToWav(pcm16ToBytes(turn), TELEPHONY_RATE), quietTailMs: (frames - 1 - lastLoud) * FRAME_MS };
-    }),
-  );
-}
-
-interface ChainTiming {
-  sttMs: number;
-  llmMs: number;
-  ttsMs: number;
-  totalMs: number;
-  recognized: boolean;
-  /** The same turn streamed: the transcription, the chat streamed to its first sentence, that sentence's speech to its first byte. */
-  streamed: { llmMs: number; ttsMs: number; totalMs: number };
-}
-
-/** Reads an SSE chat stream until its text holds a complete first sentence (or ends); returns that sentence. */
-async function firstSentence(res: Response): Promise<string> {
-  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
-  const decoder = new TextDecoder();
-  let raw = "";
-  let text = "";
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    raw += decoder.decode(value, { stream: true });
-    for (let nl = raw.indexOf("\n\n"); nl !== -1; nl = raw.indexOf("\n\n")) {
-      const data = raw.slice(0, nl).replace(/^data: /, "");
-      raw = raw.slice(nl + 2);
-      if (data === "[DONE]") break;
-      text += (JSON.parse(data) as { choices: Array<{ delta?: { content?: string } }> }).choices[0]?.delta?.content ?? "";
-      const m = /^.*?[.!?…]+(?=\s)/s.exec(text);
-      if (m) {
-        await reader.cancel();
-        return m[0].trim();
-      }
-    }
-  }
-  return text.trim();
-}
-
-/**
- * One conversation's worth of the bare provider chain, from Node to the provider sandbox: for each
- * line, the requests the worker makes for a turn (src/providers/openai.ts), nothing else.
- */
-async function bareChains(stack: Stack, lines: Line[], baseUrl: string): Promise<ChainTiming[]> {
-  const { apiKey } = stack.provider;
-  const auth = { authorization: `Bearer ${apiKey}` };
-  const history: Array<{ role: string; content: string }> = [
-    { role: "system", content: VOICE_INSTRUCTIONS },
-    { role: "assistant", content: FIRST_MESSAGE },
-  ];
-  const out: ChainTiming[] = [];
-  for (const [i, { wav }] of lines.entries()) {
-    const t0 = performance.now();
-    const form = new FormData();
-    form.set("file", new Blob([wav], { type: "audio/wav" }), "turn.wav");
-    form.set("model", "whisper-1");
-    form.set("response_format", "verbose_json");
-    form.set("language", "en");
-    const stt = await fetch(`${baseUrl}/audio/transcriptions`, { method: "POST", headers: auth, body: form });
-    const text = ((await stt.json()) as { text?: string }).text?.trim() ?? "";
-    const t1 = performance.now();
-    history.push({ role: "user", content: text });
-    const chat = await fetch(`${baseUrl}/chat/completions`, {
-      method: "POST",
-      headers: { ...auth, "content-type": "application/json" },
-      body: JSON.stringify({ model: "sandbox-chat", messages: history, temperature: 0.7, max_tokens: 300, stream: false }),
-    });
-    const reply = ((await chat.json()) as { choices?: Array<{ message?: { content?: string } }> }).choices?.[0]?.message?.content ?? "";
-    const t2 = performance.now();
-    history.push({ role: "assistant", content: reply });
-    const tts = await fetch(`${baseUrl}/audio/speech`, {
-      method: "POST",
-      headers: { ...auth, "content-type": "application/json" },
-      body: JSON.stringify({ model: "tts-1", input: reply || "Sorry?", voice: "alloy", response_format: "pcm" }),
-    });
-    await tts.arrayBuffer();
-    const t3 = performance.now();
-    // Streamed: the same chat request with stream: true to its first sentence, then that sentence's speech to its first byte.
-    const s1 = performance.now();
-    const streamedChat = await fetch(`${baseUrl}/chat/completions`, {
-      method: "POST",
-      headers: { ...auth, "content-type": "application/json" },
-      body: JSON.stringify({ model: "sandbox-chat", messages: history.slice(0, -1), temperature: 0.7, max_tokens: 300, stream: true }),
-    });
-    const sentence = await firstSentence(streamedChat);
-    const s2 = performance.now();
-    const speech = await fetch(`${baseUrl}/audio/speech`, {
-      method: "POST",
-      headers: { ...auth, "content-type": "application/json" },
-      body: JSON.stringify({ model: "tts-1", input: sentence || "Sorry?", voice: "alloy", response_format: "pcm" }),
-    });
-    const sr = (speech.body as ReadableStream<Uint8Array>).getReader();
-    await sr.read();
-    const s3 = performance.now();
-    await sr.cancel();
-    out.push({
-      sttMs: t1 - t0,
-      llmMs: t2 - t1,
-      ttsMs: t3 - t2,
-      totalMs: t3 - t0,
-      recognized: text === SCRIPT[i] && stt.ok && chat.ok && tts.ok,
-      streamed: { llmMs: s2 - s1, ttsMs: s3 - s2, totalMs: t1 - t0 + (s3 - s1) },
-    });
-  }
-  return out;
 }
 
 /** The most calls live at the same moment, from the sandbox's answer and hang-up times. */
@@ -738,7 +794,435 @@ async function observed<T>(reloads: () => number, fn: () => Promise<T>): Promise
 }
 
 const ms = (n: number) => (Number.isFinite(n) ? String(Math.round(n)) : "—");
-const x = (n: number) => (Number.isFinite(n) ? `×${n.toFixed(2)}` : "—");
+
+/** CPU time (user + system) of the workerd processes under `pid`, ms, and their pids; null without /proc. */
+async function workerdCpuMs(pid: number | undefined): Promise<{ ms: number; pids: string } | null> {
+  if (pid === undefined) return null;
+  const rows = await procTable();
+  if (!rows) return null;
+  const mine = new Set([pid]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const r of rows)
+      if (!mine.has(r.pid) && mine.has(r.ppid)) {
+        mine.add(r.pid);
+        grew = true;
+      }
+  }
+  let ticks = 0;
+  const found = rows.filter((r) => mine.has(r.pid) && r.comm.includes("workerd"));
+  for (const r of found) {
+    try {
+      const stat = await readFile(`/proc/${r.pid}/stat`, "utf8");
+      const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      ticks += Number(rest[11]) + Number(rest[12]); // utime, stime (clock ticks: 100 a second on Linux)
+    } catch {
+      return null; // ended meanwhile: no reading
+    }
+  }
+  return found.length > 0 ? { ms: ticks * 10, pids: found.map((r) => r.pid).join(",") } : null;
+}
+
+/** The counting forwarders every call worker reaches Postgres, Redis and the providers through. */
+interface Meters {
+  websocket: CountingTcp;
+  sqlHttp: CountingHttp | undefined;
+  redis: CountingHttp;
+  provider: Awaited<ReturnType<typeof startCountingStream>>;
+  stop(): Promise<void>;
+}
+
+interface Reading {
+  ws: number;
+  sql: HttpCounts | null;
+  redis: HttpCounts;
+  provider: StreamCounts;
+  cpuMs: { ms: number; pids: string } | null;
+}
+
+async function read(m: Meters, pid: number | undefined): Promise<Reading> {
+  return {
+    ws: m.websocket.counts().connections,
+    sql: m.sqlHttp?.counts() ?? null,
+    redis: m.redis.counts(),
+    provider: m.provider.counts(),
+    cpuMs: await workerdCpuMs(pid),
+  };
+}
+
+/** Waits until no forwarder has counted anything for 600 ms (work after the call: the analysis, the settlement), at most 8 s. */
+async function quiet(m: Meters): Promise<void> {
+  const total = () =>
+    m.websocket.counts().connections +
+    (m.sqlHttp?.counts().requests ?? 0) +
+    m.redis.counts().requests +
+    sum(Object.values(m.provider.counts().requests));
+  let last = total();
+  let stableSince = Date.now();
+  const deadline = Date.now() + 8_000;
+  while (Date.now() < deadline && Date.now() - stableSince < 600) {
+    await sleep(100);
+    const now = total();
+    if (now !== last) {
+      last = now;
+      stableSince = Date.now();
+    }
+  }
+}
+
+const diffMap = (a: Record<string, number>, b: Record<string, number>) => {
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(b)) if (v - (a[k] ?? 0) !== 0) out[k] = v - (a[k] ?? 0);
+  return out;
+};
+const addMap = (a: Record<string, number>, b: Record<string, number>) => {
+  const out = { ...a };
+  for (const [k, v] of Object.entries(b)) out[k] = (out[k] ?? 0) + v;
+  return out;
+};
+
+function costSample(before: Reading, after: Reading, outcomes: CallOutcome[]): CostSample {
+  const done = outcomes.filter((o) => o.seconds !== null);
+  // The same workerd processes before and after, and time that only went forward: else no CPU figure.
+  const cpuOk =
+    before.cpuMs !== null && after.cpuMs !== null && before.cpuMs.pids === after.cpuMs.pids && after.cpuMs.ms >= before.cpuMs.ms;
+  return {
+    calls: outcomes.length,
+    conversationSeconds: sum(done.map((o) => o.seconds as number)),
+    doWallSeconds: sum(outcomes.map((o) => o.dialToEndSeconds ?? 0)),
+    workerdCpuMs: cpuOk ? (after.cpuMs as { ms: number }).ms - (before.cpuMs as { ms: number }).ms : null,
+    cpuConversationSeconds: cpuOk ? sum(done.map((o) => o.seconds as number)) : 0,
+    workerRequests: sum(outcomes.map((o) => 2 + o.callbacks)),
+    mediaMessagesIn: sum(outcomes.map((o) => o.framesSent + o.marksEchoed + 2)),
+    doCalls: sum(outcomes.map((o) => o.callbacks + 2)),
+    pgSessions: after.ws - before.ws,
+    sqlRequests: (after.sql?.requests ?? 0) - (before.sql?.requests ?? 0),
+    sqlStatements: (after.sql?.units ?? 0) - (before.sql?.units ?? 0),
+    sqlUpstreamMs: sum((after.sql?.upstreamMs ?? []).slice(before.sql?.upstreamMs.length ?? 0)),
+    redisRequests: after.redis.requests - before.redis.requests,
+    redisCommands: after.redis.units - before.redis.units,
+    providerRequests: diffMap(before.provider.requests, after.provider.requests),
+    providerSockets: diffMap(before.provider.sockets, after.provider.sockets),
+    providerMessagesOut: diffMap(before.provider.messagesOut, after.provider.messagesOut),
+    providerMessagesIn: diffMap(before.provider.messagesIn, after.provider.messagesIn),
+  };
+}
+
+function addSamples(a: CostSample, b: CostSample): CostSample {
+  return {
+    calls: a.calls + b.calls,
+    conversationSeconds: a.conversationSeconds + b.conversationSeconds,
+    doWallSeconds: a.doWallSeconds + b.doWallSeconds,
+    workerdCpuMs: a.workerdCpuMs === null && b.workerdCpuMs === null ? null : (a.workerdCpuMs ?? 0) + (b.workerdCpuMs ?? 0),
+    cpuConversationSeconds: a.cpuConversationSeconds + b.cpuConversationSeconds,
+    workerRequests: a.workerRequests + b.workerRequests,
+    mediaMessagesIn: a.mediaMessagesIn + b.mediaMessagesIn,
+    doCalls: a.doCalls + b.doCalls,
+    pgSessions: a.pgSessions + b.pgSessions,
+    sqlRequests: a.sqlRequests + b.sqlRequests,
+    sqlStatements: a.sqlStatements + b.sqlStatements,
+    sqlUpstreamMs: a.sqlUpstreamMs + b.sqlUpstreamMs,
+    redisRequests: a.redisRequests + b.redisRequests,
+    redisCommands: a.redisCommands + b.redisCommands,
+    providerRequests: addMap(a.providerRequests, b.providerRequests),
+    providerSockets: addMap(a.providerSockets, b.providerSockets),
+    providerMessagesOut: addMap(a.providerMessagesOut, b.providerMessagesOut),
+    providerMessagesIn: addMap(a.providerMessagesIn, b.providerMessagesIn),
+  };
+}
+
+/** Per minute of conversation, priced with COST_RATES. */
+export function priceCost(s: CostSample): CostSummary | null {
+  const minutes = s.conversationSeconds / 60;
+  if (minutes <= 0) return null;
+  const r = COST_RATES;
+  const per = (n: number) => n / minutes;
+  const providerMessagesIn = sum(Object.values(s.providerMessagesIn));
+  const providerMessages = sum(Object.values(s.providerMessagesOut)) + providerMessagesIn;
+  // Billed Durable Object requests: RPC sessions and alarms, and every incoming WebSocket message at
+  // 20:1: the caller's media and marks, and (an upper bound: Cloudflare bills messages its
+  // WebSocket server receives) the provider sockets' messages.
+  const doRequests = s.doCalls + (s.mediaMessagesIn + providerMessagesIn) / r.doWebSocketMessagesPerRequest;
+  const neonSeconds = s.sqlUpstreamMs / 1000;
+  const cpuPerMinute = s.workerdCpuMs === null || s.cpuConversationSeconds <= 0 ? null : s.workerdCpuMs / (s.cpuConversationSeconds / 60);
+  const usd = {
+    workerRequests: per(s.workerRequests) * r.workerRequestUsd,
+    workerCpu: cpuPerMinute === null ? 0 : cpuPerMinute * r.workerCpuMsUsd,
+    doRequests: per(doRequests) * r.doRequestUsd,
+    doDuration: per(s.doWallSeconds) * r.doGb * r.doGbSecondUsd,
+    redis: per(s.redisCommands) * r.redisCommandUsd,
+    postgres: (per(neonSeconds) / 3600) * r.neonCu * r.neonCuHourUsd,
+    total: 0,
+  };
+  usd.total = usd.workerRequests + usd.workerCpu + usd.doRequests + usd.doDuration + usd.redis + usd.postgres;
+  return {
+    sample: s,
+    minutes,
+    perMinute: {
+      workerdCpuMs: cpuPerMinute,
+      doWallSeconds: per(s.doWallSeconds),
+      workerRequests: per(s.workerRequests),
+      doRequests: per(doRequests),
+      pgSessions: per(s.pgSessions),
+      sqlRequests: per(s.sqlRequests),
+      sqlStatements: per(s.sqlStatements),
+      redisCommands: per(s.redisCommands),
+      providerRequests: per(sum(Object.values(s.providerRequests))),
+      providerSockets: per(sum(Object.values(s.providerSockets))),
+      providerMessages: per(providerMessages),
+    },
+    usd,
+  };
+}
+
+/** The callee's audio of each script line (the sandbox's 8 kHz μ-law): its last frames under the worker's speech threshold. */
+async function quietTails(stack: Stack): Promise<number[]> {
+  const voice = new CalleeVoice({ url: stack.provider.baseUrl, apiKey: stack.provider.apiKey }, "nova");
+  const frame = (TELEPHONY_RATE * FRAME_MS) / 1000;
+  return Promise.all(
+    SCRIPT.map(async (text) => {
+      const speech = mulawDecode(await voice.audio(text));
+      const frames = Math.ceil(speech.length / frame);
+      let lastLoud = frames - 1;
+      while (lastLoud > 0 && rms(speech.subarray(lastLoud * frame, (lastLoud + 1) * frame)) <= SPEECH_RMS) lastLoud--;
+      return (frames - 1 - lastLoud) * FRAME_MS;
+    }),
+  );
+}
+
+function partsOf(replies: ReplyLatency[]): Parts {
+  return {
+    voiceToVoice: spread(replies.map((r) => r.voiceToVoiceMs)),
+    endpointing: spread(replies.map((r) => r.endpointingMs ?? 0)),
+    stt: spread(replies.map((r) => r.sttMs)),
+    llm: spread(replies.map((r) => r.llmMs)),
+    tts: spread(replies.map((r) => r.ttsMs)),
+    platform: spread(replies.map((r) => r.platformMs)),
+  };
+}
+
+function summarizeVoice(loop: Loop, sequential: CallOutcome[], tails: number[], cost: CostSample | null): VoiceSummary {
+  const replies = sequential.flatMap((o) => o.replies);
+  const turns = sequential.flatMap((o) => o.userTurns);
+  const endedBy: Record<string, number> = {};
+  for (const t of turns) endedBy[t.endedBy] = (endedBy[t.endedBy] ?? 0) + 1;
+  const tail = (text: string | undefined) => tails[SCRIPT.indexOf(text ?? "")] ?? 0;
+  const calleePlatform = sequential.flatMap((o) =>
+    o.calleeLatencies.length === o.replies.length
+      ? o.replies.map(
+          (r, i) => (o.calleeLatencies[i] as number) + tail(o.said[i]) - FRAME_MS - ((r.endpointingMs ?? 0) + r.sttMs + r.llmMs + r.ttsMs),
+        )
+      : [],
+  );
+  return {
+    loop,
+    profile: LOOP_SPECS[loop].profile,
+    calls: sequential.length,
+    replies: replies.length,
+    parts: partsOf(replies),
+    calleeVoiceToVoice: spread(sequential.flatMap((o) => o.calleeLatencies)),
+    calleePlatform: spread(calleePlatform),
+    endedBy,
+    turns: turns.length,
+    transcriptionsPerTurn: turns.length > 0 ? sum(turns.map((t) => t.transcriptions)) / turns.length : 0,
+    discarded: sum(turns.map((t) => t.discarded)),
+    quietTailsMs: tails,
+    cost: cost ? priceCost(cost) : null,
+    failures: sequential.filter((o) => o.problems.length > 0).length,
+  };
+}
+
+/** The samples from the first to the last frame louder than near-silence (RMS 50). */
+function trimSilence(samples: Int16Array): Int16Array {
+  const frame = (WEB_RATE * FRAME_MS) / 1000;
+  const frames = Math.ceil(samples.length / frame);
+  const loud = (f: number) => rms(samples.subarray(f * frame, (f + 1) * frame)) > 50;
+  let first = 0;
+  while (first < frames - 1 && !loud(first)) first++;
+  let last = frames - 1;
+  while (last > first && !loud(last)) last--;
+  return samples.subarray(first * frame, (last + 1) * frame);
+}
+
+async function postJson(url: string, apiKey: string, body: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(30_000),
+  });
+  const text = await res.text();
+  let json: Record<string, unknown> = {};
+  try {
+    json = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    json = { raw: text.slice(0, 200) };
+  }
+  return { status: res.status, json };
+}
+
+async function createAgent(stack: Stack, apiKey: string, extra: Record<string, unknown>): Promise<string> {
+  const { status, json } = await postJson(`${stack.baseUrl}/v1/agents`, apiKey, {
+    name: "Bench call agent",
+    personaId: randomUUID(),
+    llmModel: "sandbox-chat",
+    firstMessage: FIRST_MESSAGE,
+    endCallPhrases: ["goodbye"],
+    maxDurationSeconds: MAX_CALL_SECONDS,
+    silenceTimeoutSeconds: SILENCE_TIMEOUT_SECONDS,
+    ...extra,
+  });
+  if (status !== 201) throw new Error(`POST /v1/agents answered ${status}: ${JSON.stringify(json).slice(0, 300)}`);
+  return json.id as string;
+}
+
+async function startWebCall(ctx: Context): Promise<{ callId: string; url: string }> {
+  const { status, json } = await postJson(`${ctx.baseUrl}/v1/agents/${ctx.agentId}/web-call`, ctx.apiKey, {});
+  if (status !== 201) throw new Error(`POST /v1/agents/:id/web-call answered ${status}: ${JSON.stringify(json).slice(0, 300)}`);
+  return { callId: (json.call as { id: string }).id, url: (json.webCall as { url: string }).url };
+}
+
+/** Waits until no agent audio has arrived for `gapMs` and what came has played; false after `maxMs`. */
+async function agentDone(client: Awaited<ReturnType<typeof joinWebCall>>, since: number, gapMs: number, maxMs: number): Promise<boolean> {
+  const until = Date.now() + maxMs;
+  while (Date.now() < until) {
+    const last = client.audioAt.at(-1) ?? 0;
+    if (last > since && Date.now() - last > gapMs && client.playbackEnds() <= Date.now()) return true;
+    await sleep(50);
+  }
+  return false;
+}
+
+/**
+ * One web conversation: the callee's three lines said from a web client (the same words, at 16 kHz),
+ * each after the agent finished, as the telephony sandbox's callee does. The client's measure per
+ * reply: the line's last frame sent to the first agent audio received after it.
+ */
+async function webConversation(ctx: Context, lines: Int16Array[]): Promise<{ callId: string; client: number[]; problems: string[] }> {
+  const problems: string[] = [];
+  const { callId, url } = await startWebCall(ctx);
+  const client = await joinWebCall(url);
+  const measured: number[] = [];
+  try {
+    if (!(await agentDone(client, 0, 400, 10_000))) problems.push("the first message did not come or did not end");
+    for (const line of lines) {
+      await sleep(200); // the sandbox callee's reply delay
+      const { endedAt } = await client.send(line);
+      const heardBefore = client.audioAt.length;
+      // Silence until the reply starts (a browser keeps sending its microphone).
+      const until = Date.now() + 8_000;
+      while (client.audioAt.length === heardBefore && Date.now() < until) await client.silence(100);
+      const first = client.audioAt[heardBefore];
+      if (first === undefined) {
+        problems.push("no reply to a line");
+        break;
+      }
+      measured.push(first - endedAt);
+      if (!(await agentDone(client, endedAt, 400, 15_000))) problems.push("a reply did not end");
+    }
+    await Promise.race([client.closed, sleep(8_000)]);
+  } finally {
+    client.hangup();
+    client.close();
+  }
+  return { callId, client: measured, problems };
+}
+
+/** The transcript of calls, read from the database once they ended. */
+async function transcripts(ctx: Context, ids: string[]): Promise<Map<string, { status: string; transcript: TranscriptTurn[] }>> {
+  let rows: Array<{ id: string; status: string; transcript: TranscriptTurn[] }> = [];
+  for (const until = Date.now() + 20_000; ids.length > 0; ) {
+    rows = await ctx.db
+      .select({ id: calls.id, status: calls.status, transcript: calls.transcript })
+      .from(calls)
+      .where(inArray(calls.id, ids));
+    if (rows.every((r) => ENDED.has(r.status)) || Date.now() > until) break;
+    await sleep(500);
+  }
+  return new Map(rows.map((r) => [r.id, r]));
+}
+
+/** Barge-in tries from a web client, each on a call of its own, while the agent speaks its long first message. */
+async function bargeIn(ctx: Context, tries: number, log: (line: string) => void): Promise<BargeInResult> {
+  const provider = { baseUrl: ctx.stack.provider.baseUrl, apiKey: ctx.stack.provider.apiKey };
+  const sounds = new Map<string, Int16Array>();
+  for (const phrase of [...BACKCHANNELS, INTERRUPTION]) sounds.set(phrase, await sandboxSpeech(provider, phrase, WEB_RATE));
+  const loudMs: Record<string, number> = {};
+  const frame = (WEB_RATE * FRAME_MS) / 1000;
+  for (const [phrase, s] of sounds) {
+    let loud = 0;
+    for (let i = 0; i < s.length; i += frame) if (rms(s.subarray(i, i + frame)) > SPEECH_RMS) loud += FRAME_MS;
+    loudMs[phrase] = loud;
+  }
+  const word = firstWordEndMs(sounds.get(INTERRUPTION) as Int16Array, SPEECH_RMS);
+  const out: BargeTry[] = [];
+  const plan: Array<{ kind: BargeTry["kind"]; phrase: string }> = [];
+  for (let i = 0; i < tries; i++) {
+    plan.push({ kind: "backchannel", phrase: BACKCHANNELS[i % BACKCHANNELS.length] as string });
+    plan.push({ kind: "interruption", phrase: INTERRUPTION });
+  }
+  for (const [i, p] of plan.entries()) {
+    const t: BargeTry = { kind: p.kind, phrase: p.phrase, stopped: false, fromStartMs: null, fromWordEndMs: null };
+    try {
+      const { url } = await startWebCall(ctx);
+      const client = await joinWebCall(url);
+      try {
+        const until = Date.now() + 10_000;
+        while (client.audioAt.length === 0 && Date.now() < until) await client.silence(100);
+        const first = client.audioAt[0];
+        if (first === undefined) throw new Error("the first message did not come");
+        // 1.2 s into the agent's speech, with at least 2 s of it still to play.
+        while (Date.now() < first + 1_200) await client.silence(20);
+        if (client.playbackEnds() < Date.now() + 2_000) throw new Error("the agent was not speaking long enough to talk over");
+        const { startedAt } = await client.send(sounds.get(p.phrase) as Int16Array);
+        await client.silence(1_500);
+        const clear = client.events.find((e) => e.type === "clear" && e.at >= startedAt);
+        if (clear && clear.at - startedAt <= 2_000) {
+          t.stopped = true;
+          t.fromStartMs = clear.at - startedAt;
+          if (word && p.kind === "interruption") t.fromWordEndMs = clear.at - (startedAt + word.endMs);
+        }
+      } finally {
+        client.hangup();
+        await Promise.race([client.closed, sleep(3_000)]);
+        client.close();
+      }
+    } catch (err) {
+      t.problem = (err as Error).message;
+    }
+    out.push(t);
+    log(
+      `calls: barge-in [${i + 1}/${plan.length}] ${p.kind} "${p.phrase}": ${t.problem ? `not measured (${t.problem})` : t.stopped ? `stopped the agent, clear ${t.fromStartMs} ms after the sound's start${t.fromWordEndMs !== null ? `, ${t.fromWordEndMs} ms after the end of its first word` : ""}` : "did not stop the agent"}`,
+    );
+  }
+  const measured = out.filter((t) => !t.problem);
+  const back = measured.filter((t) => t.kind === "backchannel");
+  const inter = measured.filter((t) => t.kind === "interruption");
+  const stopped = inter.filter((t) => t.stopped);
+  return {
+    tries: out,
+    loudMs,
+    wordEndMs: word?.endMs ?? null,
+    backchannelStops: back.filter((t) => t.stopped).length,
+    backchannelTries: back.length,
+    interruptionStops: stopped.length,
+    interruptionTries: inter.length,
+    interruption: {
+      fromStart: spread(stopped.map((t) => t.fromStartMs as number)),
+      fromWordEnd: spread(stopped.map((t) => t.fromWordEndMs as number).filter((n) => Number.isFinite(n))),
+      max: Math.max(...stopped.map((t) => t.fromWordEndMs ?? Number.NaN)),
+    },
+    fromStartByPhrase: Object.fromEntries(
+      [...BACKCHANNELS, INTERRUPTION].map((phrase) => [
+        phrase,
+        percentile(
+          measured.filter((t) => t.phrase === phrase && t.stopped).map((t) => t.fromStartMs as number),
+          50,
+        ),
+      ]),
+    ),
+  };
+}
 
 export async function runCallsBench(stack: Stack, ws: BenchWorkspace, opts: CallsBenchOptions): Promise<CallsBenchResult> {
   const { log } = opts;
@@ -747,111 +1231,186 @@ export async function runCallsBench(stack: Stack, ws: BenchWorkspace, opts: Call
   if (!telephony || !stack.provider.sandbox)
     throw new Error("the calls bench needs the local provider and telephony sandboxes; unset OPENAI_API_KEY");
   const started = performance.now();
-  const endpointingMs = parseEnv(stack.vars).CALL_ENDPOINTING_MS;
-  const endpointingSource = stack.vars.CALL_ENDPOINTING_MS ? "stack vars" : "worker default";
+  const notes: string[] = [];
+  MIN_INTERRUPTION_MS = parseEnv(stack.vars).CALL_MIN_INTERRUPTION_MS;
   const { db, pool } = createDb(stack.databaseUrl, stack.wsProxy, 2);
   const workers: BenchWorker[] = [];
+  const stops: Array<() => Promise<void>> = [];
   try {
     // Dozens of calls: plenty of credits, so the balance is never what ends one.
     await adjustCredits(db, ws.organizationId, { addMicro: 1_000_000_000 });
-    const res = await fetch(`${stack.baseUrl}/v1/agents`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${ws.apiKey}`, "content-type": "application/json" },
-      body: JSON.stringify({
-        name: "Bench call agent",
-        personaId: randomUUID(),
-        llmModel: "sandbox-chat",
-        firstMessage: FIRST_MESSAGE,
-        endCallPhrases: ["goodbye"],
-        maxDurationSeconds: MAX_CALL_SECONDS,
-        silenceTimeoutSeconds: SILENCE_TIMEOUT_SECONDS,
-      }),
-    });
-    if (res.status !== 201) throw new Error(`POST /v1/agents answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
-    const agentId = ((await res.json()) as { id: string }).id;
-    // One worker per voice loop, both on the provider sandbox's realistic profile (its base URLs
-    // carry the profile: docs/sandbox.md#latency-profiles); the callee still speaks through the instant one.
-    const realisticVars: Record<string, string> = {
-      ...stack.vars,
-      OPENAI_BASE_URL: withLatencyProfile(stack.provider.baseUrl, "realistic"),
-      ...(stack.elevenLabs?.sandbox && stack.vars.ELEVENLABS_BASE_URL
-        ? { ELEVENLABS_BASE_URL: withLatencyProfile(stack.vars.ELEVENLABS_BASE_URL, "realistic") }
-        : {}),
-    };
-    const base: Record<Pipeline, string> = { serial: "", streaming: "", speculative: "" };
-    for (const pipeline of PIPELINES) {
-      const vars = PIPELINE_VARS[pipeline];
-      log(
-        `calls: starting the ${pipeline} loop's worker (${Object.entries(vars)
-          .map(([k, v]) => `${k}=${v}`)
-          .join(" ")}, realistic provider timings)…`,
-      );
-      const w = await startBenchWorker({ ...realisticVars, ...vars });
-      workers.push(w);
-      base[pipeline] = w.baseUrl;
-    }
-    const ctxOf = (pipeline: Pipeline): Context => ({ stack, baseUrl: base[pipeline], telephony, apiKey: ws.apiKey, agentId, db, log });
-    const ctx = ctxOf(DEFAULT_PIPELINE);
-    const providerUrl = realisticVars.OPENAI_BASE_URL as string;
+    const cartesia = stack.cartesia?.sandbox === true;
+    const streaming = stack.deepgram?.sandbox === true;
+    if (!streaming) notes.push("the stack has no sandbox Deepgram: the streaming loops ran on whatever CALL_TRANSCRIPTION=auto chose");
+    if (!cartesia) notes.push("the stack has no sandbox Cartesia: the fast loop's agent speaks with the default voice");
+    const agentId = await createAgent(stack, ws.apiKey, {});
+    const cartesiaAgentId = cartesia ? await createAgent(stack, ws.apiKey, { voiceId: CARTESIA_VOICE_ID }) : agentId;
+    const bargeAgentId = await createAgent(stack, ws.apiKey, { firstMessage: LONG_FIRST_MESSAGE, endCallPhrases: [] });
 
-    // -- 1. voice-to-voice, one call at a time, alternating the two loops, each pair after its bare chain --
-    const lines = await scriptLines(stack);
+    // The counting forwarders: Postgres (WebSocket sessions, SQL over HTTP), Redis, the provider sandbox.
+    const websocket = await startCountingTcp(stack.wsProxy);
+    stops.push(() => websocket.stop());
+    const sqlHttp = stack.vars.DATABASE_HTTP_ENDPOINT
+      ? await startCountingHttp(stack.vars.DATABASE_HTTP_ENDPOINT, sqlStatements)
+      : undefined;
+    if (sqlHttp) stops.push(() => sqlHttp.stop());
+    const redis = await startCountingHttp(stack.redis.url, upstashCommands);
+    stops.push(() => redis.stop());
+    const providerOrigin = new URL(stack.provider.baseUrl);
+    const provider = await startCountingStream(providerOrigin.host);
+    stops.push(() => provider.stop());
+    const meters: Meters = { websocket, sqlHttp, redis, provider, stop: async () => undefined };
+    const counted = (origin: string) => `http://${provider.address}${new URL(origin).pathname.replace(/\/$/, "")}`;
+    const sameSandbox = (url: string | undefined) => url !== undefined && new URL(url).host === providerOrigin.host;
+
+    const loopVars = (loop: Loop): Record<string, string> => {
+      const { profile, vars } = LOOP_SPECS[loop];
+      const v: Record<string, string> = {
+        ...stack.vars,
+        DATABASE_WS_PROXY: websocket.address,
+        ...(sqlHttp && { DATABASE_HTTP_ENDPOINT: sqlHttp.url }),
+        UPSTASH_REDIS_REST_URL: redis.url,
+        OPENAI_BASE_URL: withLatencyProfile(counted(stack.provider.baseUrl), profile),
+      };
+      // The other provider sides of the same sandbox, with the profile's prefix (and through the counter).
+      for (const key of ["ELEVENLABS_BASE_URL", "CARTESIA_BASE_URL", "DEEPGRAM_BASE_URL"]) {
+        const url = stack.vars[key];
+        if (sameSandbox(url)) v[key] = withLatencyProfile(counted(url as string), profile);
+      }
+      return { ...v, ...vars };
+    };
+    const base: Partial<Record<Loop, BenchWorker>> = {};
+    for (const loop of LOOPS) {
+      log(`calls: starting the ${loop} loop's worker (${LOOP_SPECS[loop].describe})…`);
+      const w = await startBenchWorker(loopVars(loop));
+      workers.push(w);
+      base[loop] = w;
+    }
+    const ctxOf = (loop: Loop, agent = loop === "fast" ? cartesiaAgentId : agentId): Context => ({
+      stack,
+      baseUrl: (base[loop] as BenchWorker).baseUrl,
+      telephony,
+      apiKey: ws.apiKey,
+      agentId: agent,
+      db,
+      log,
+    });
+    const ctx = ctxOf(DEFAULT_LOOP);
+    const pidOf = (loop: Loop) => base[loop]?.pid;
+
+    /** One batch of calls on a loop, with what it cost at the forwarders and in workerd's CPU. */
+    const costedBatch = async (loop: Loop, n: number, phone = CONVERSATION) => {
+      const before = await read(meters, pidOf(loop));
+      const outcomes = await runBatch(ctxOf(loop), n, phone);
+      await quiet(meters);
+      const after = await read(meters, pidOf(loop));
+      return { outcomes, cost: costSample(before, after, outcomes) };
+    };
+
+    const tails = await quietTails(stack);
     // Warm-up, not measured: the first call of a worker instantiates the Durable Object class and
     // the call path. The hanging-up callee says one line and hangs up, so it costs seconds, not a conversation.
-    log("calls: warm-up (one short call per worker and one bare chain, not measured)…");
-    for (const pipeline of PIPELINES) await runBatch(ctxOf(pipeline), 1, HANGS_UP);
-    await bareChains(stack, lines, providerUrl);
+    log("calls: warm-up (one short call per worker, not measured)…");
+    for (const loop of LOOPS) await runBatch(ctxOf(loop), 1, HANGS_UP);
 
-    const sequential: Record<Pipeline, CallOutcome[]> = { serial: [], streaming: [], speculative: [] };
-    const chains: ChainTiming[] = [];
+    // -- 1. the voice loops, one call at a time, alternating ----------------------------------
+    const sequential: Record<Loop, CallOutcome[]> = { "streaming-stt": [], batch: [], fast: [] };
+    const costs: Partial<Record<Loop, CostSample>> = {};
     let redone = 0;
     const seq = await observed(reloads, async () => {
       for (let k = 0; k < opts.runs; k++) {
-        chains.push(...(await bareChains(stack, lines, providerUrl)));
-        // Alternate the loops' order, so none always follows the bare chain.
-        for (const pipeline of k % 2 === 0 ? PIPELINES : [...PIPELINES].reverse()) {
-          let [o] = await runBatch(ctxOf(pipeline), 1);
-          if (o?.cutByRestart && redone < 3) {
+        for (const loop of k % 2 === 0 ? LOOPS : [...LOOPS].reverse()) {
+          let { outcomes, cost } = await costedBatch(loop, 1);
+          if (outcomes[0]?.cutByRestart && redone < 3) {
             redone++;
-            log(`calls: ${o.callId} was cut by a workerd restart: once more`);
-            [o] = await runBatch(ctxOf(pipeline), 1);
+            log(`calls: ${outcomes[0].callId} was cut by a workerd restart: once more`);
+            ({ outcomes, cost } = await costedBatch(loop, 1));
           }
+          const o = outcomes[0];
           if (!o) continue;
-          sequential[pipeline].push(o);
-          const v2v = o.replies.map((r) => Math.round(r.voiceToVoiceMs)).join("/");
+          sequential[loop].push(o);
+          const prev = costs[loop];
+          costs[loop] = prev ? addSamples(prev, cost) : cost;
+          const parts = o.replies.map((r) => `${Math.round(r.voiceToVoiceMs)}`).join("/");
           log(
-            `calls: [${k + 1}/${opts.runs}] ${pipeline.padEnd(9)} ${o.callId} ${o.status}/${o.endedReason} in ${o.seconds ?? "?"} s, ` +
-              `v2v ${v2v || "—"} ms (worker), ${o.calleeLatencies.join("/") || "—"} ms (callee)` +
+            `calls: [${k + 1}/${opts.runs}] ${loop.padEnd(13)} ${o.callId} ${o.status}/${o.endedReason} in ${o.seconds ?? "?"} s, ` +
+              `v2v ${parts || "—"} ms (worker), ${o.calleeLatencies.join("/") || "—"} ms (callee)` +
               `${o.problems.length ? `  PROBLEM: ${o.problems.join("; ")}` : ""}${o.notes.length ? `  NOTE: ${o.notes.join("; ")}` : ""}`,
           );
         }
       }
     });
-    const unrecognized = chains.filter((c) => !c.recognized).length;
-    if (unrecognized > 0) log(`calls: ${unrecognized} bare chains did not get the line back from the transcription (or a request failed)`);
-    const wait = endpointingMs - FRAME_MS;
-    const voiceToVoice = {
-      serial: summarizeVoice(sequential.serial, chains, lines, wait, false),
-      streaming: summarizeVoice(sequential.streaming, chains, lines, wait, true),
-      speculative: summarizeVoice(sequential.speculative, chains, lines, wait, true),
-    };
-    const all = PIPELINES.flatMap((p) => sequential[p]);
-    const sequentialFailures = all.filter((o) => o.problems.length > 0).length + (PIPELINES.length * opts.runs - all.length);
-    const replies = all.flatMap((o) => o.replies);
+    const voiceToVoice: Partial<Record<Loop, VoiceSummary>> = {};
+    for (const loop of LOOPS) voiceToVoice[loop] = summarizeVoice(loop, sequential[loop], tails, costs[loop] ?? null);
+    const all = LOOPS.flatMap((l) => sequential[l]);
+    const sequentialFailures = all.filter((o) => o.problems.length > 0).length + (LOOPS.length * opts.runs - all.length);
 
-    // -- 2. concurrency ramp ------------------------------------------------------------------
+    // -- 2. web calls next to phone calls, on the default loop --------------------------------
+    let webVsPhone: WebVsPhone | null = null;
+    const webRuns = opts.webRuns ?? 0;
+    if (webRuns > 0) {
+      log(`calls: ${webRuns} web conversation(s) on the ${DEFAULT_LOOP} loop (the callee's lines from a web client)…`);
+      // Trimmed to the speech, as the telephony callee's lines are (their quiet tails are 0 to 20 ms).
+      const lines = (await Promise.all(SCRIPT.map((text) => sandboxSpeech(stack.provider, text, WEB_RATE)))).map(trimSilence);
+      const ids: string[] = [];
+      const client: number[] = [];
+      const failures: string[] = [];
+      for (let i = 0; i < webRuns; i++) {
+        try {
+          const w = await webConversation(ctx, lines);
+          ids.push(w.callId);
+          client.push(...w.client);
+          failures.push(...w.problems.map((p) => `${w.callId}: ${p}`));
+          log(
+            `calls: web [${i + 1}/${webRuns}] ${w.callId}: ${w.client.join("/") || "—"} ms (client)${w.problems.length ? `  PROBLEM: ${w.problems.join("; ")}` : ""}`,
+          );
+        } catch (err) {
+          failures.push((err as Error).message);
+          log(`calls: web [${i + 1}/${webRuns}] failed: ${(err as Error).message}`);
+        }
+      }
+      const rows = await transcripts(ctx, ids);
+      const webReplies = [...rows.values()].flatMap((r) =>
+        r.transcript.flatMap((t) => (t.role === "agent" && t.latency ? [t.latency] : [])),
+      );
+      const phone = sequential[DEFAULT_LOOP];
+      const phoneId = phone[0]?.callId;
+      const phoneRows = phoneId ? await transcripts(ctx, [phoneId]) : new Map<string, { transcript: TranscriptTurn[] }>();
+      const phoneAgentTexts = ((phoneId && phoneRows.get(phoneId)?.transcript) || []).filter((t) => t.role === "agent").map((t) => t.text);
+      webVsPhone = {
+        webCalls: ids.length,
+        web: partsOf(webReplies),
+        phone: partsOf(phone.flatMap((o) => o.replies)),
+        webClient: spread(client),
+        phoneCallee: spread(phone.flatMap((o) => o.calleeLatencies)),
+        webHeardDiffers: [...rows.values()]
+          .flatMap((r) => r.transcript.filter((t) => t.role === "user").map((t) => t.text))
+          .filter((t) => !SCRIPT.includes(t)),
+        webReplies: ([...rows.values()][0]?.transcript ?? []).filter((t) => t.role === "agent").map((t) => t.text),
+        phoneReplies: phoneAgentTexts,
+        failures,
+      };
+    }
+
+    // -- 3. barge-in, on the default loop -----------------------------------------------------
+    const tries = opts.bargeTries ?? 0;
+    const bargeResult = tries > 0 ? await bargeIn(ctxOf(DEFAULT_LOOP, bargeAgentId), tries, log) : null;
+
+    // -- 4. concurrency ramp (its calls also count towards the default loop's cost) ------------
+    let defaultCost = costs[DEFAULT_LOOP] ?? null;
     const levels: LevelResult[] = [];
     const runLevel = async (n: number): Promise<LevelResult> => {
-      log(`calls: ${n} simultaneous calls (${DEFAULT_PIPELINE} loop)…`);
+      log(`calls: ${n} simultaneous calls (${DEFAULT_LOOP} loop)…`);
       await sleep(1_000); // let the previous level's analyses and settlements finish
-      let run = await observed(reloads, () => runBatch(ctx, n));
-      if (run.obs.reloads > 0 && run.value.some((o) => o.problems.length > 0)) {
+      let run = await observed(reloads, () => costedBatch(DEFAULT_LOOP, n));
+      if (run.obs.reloads > 0 && run.value.outcomes.some((o) => o.problems.length > 0)) {
         log(`calls: workerd was restarted during the level (wrangler reloaded the worker): ${n} simultaneous calls once more`);
         redone++;
         await sleep(2_000);
-        run = await observed(reloads, () => runBatch(ctx, n));
+        run = await observed(reloads, () => costedBatch(DEFAULT_LOOP, n));
       }
-      const level = summarizeLevel(run.value, run.obs, n);
+      defaultCost = defaultCost ? addSamples(defaultCost, run.value.cost) : run.value.cost;
+      const level = summarizeLevel(run.value.outcomes, run.obs, n);
       log(
         `calls:   ${n} → ${level.held ? "held" : `DID NOT HOLD: ${level.failedChecks.join("; ")}`} (${level.seconds} s, v2v p50 ${ms(level.voiceToVoice.p50)} ms)`,
       );
@@ -859,18 +1418,14 @@ export async function runCallsBench(stack: Stack, ws: BenchWorkspace, opts: Call
     };
     for (const n of opts.levels) {
       // One call alone is what part 1 measured K times.
-      const alone = sequential[DEFAULT_PIPELINE];
+      const alone = sequential[DEFAULT_LOOP];
       const level = n === 1 && alone.length > 0 ? summarizeLevel(alone, seq.obs) : await runLevel(n);
       if (n === 1 && alone.length > 0)
         log(
-          `calls:   1 (the ${alone.length} ${DEFAULT_PIPELINE} calls above) → ${level.held ? "held" : `DID NOT HOLD: ${level.failedChecks.join("; ")}`}`,
+          `calls:   1 (the ${alone.length} ${DEFAULT_LOOP} calls above) → ${level.held ? "held" : `DID NOT HOLD: ${level.failedChecks.join("; ")}`}`,
         );
       levels.push(level);
-      // A level where only the load generator lagged says nothing against the worker: go on, so its
-      // own limit is still found. Stop at the first level where a check of the worker failed, or
-      // when the load generator is so late that a higher level would measure it, not the worker.
       if (!level.workerHeld) {
-        // The levels are far apart (to keep the run short): try once halfway to the last that held.
         const below = levels.at(-2);
         const mid = below ? Math.round((below.simultaneous + n) / 2) : 0;
         if (below?.workerHeld && mid > below.simultaneous && mid < n) levels.splice(-1, 0, await runLevel(mid));
@@ -884,7 +1439,6 @@ export async function runCallsBench(stack: Stack, ws: BenchWorkspace, opts: Call
         break;
       }
     }
-    /** The highest level reached with every level up to it passing `ok`. */
     const highest = (ok: (l: LevelResult) => boolean) => {
       let top: number | null = null;
       for (const l of levels) {
@@ -893,221 +1447,282 @@ export async function runCallsBench(stack: Stack, ws: BenchWorkspace, opts: Call
       }
       return top;
     };
-    const highestHeld = highest((l) => l.held);
-    const highestWorkerHeld = highest((l) => l.workerHeld);
 
     const result: CallsBenchResult = {
-      endpointingMs,
-      endpointingSource,
       runs: opts.runs,
-      replies: replies.length,
-      profile: "realistic",
       voiceToVoice,
+      webVsPhone,
+      bargeIn: bargeResult,
+      cost: defaultCost ? priceCost(defaultCost) : null,
       sequentialFailures,
       levels,
-      highestHeld,
-      highestWorkerHeld,
+      highestHeld: highest((l) => l.held),
+      highestWorkerHeld: highest((l) => l.workerHeld),
       redoneAfterRestart: redone,
+      notes,
       seconds: round((performance.now() - started) / 1000, 0),
     };
     report(result, log);
     return result;
   } finally {
     await Promise.all(workers.map((w) => w.stop().catch(() => undefined)));
+    for (const stop of stops.reverse()) await stop().catch(() => undefined);
     await pool.end();
   }
 }
 
-/** One loop's voice-to-voice figures from its sequential calls, against the bare chain (streamed for the streaming loop). */
-function summarizeVoice(sequential: CallOutcome[], chains: ChainTiming[], lines: Line[], wait: number, streamed: boolean): VoiceSummary {
-  const replies = sequential.flatMap((o) => o.replies);
-  // Each reply's endpointing wait as its caller turn took it (replies and caller turns pair up in
-  // order when the call has as many of each); the configured one otherwise.
-  const waits = sequential.flatMap((o) =>
-    o.userTurns.length === o.replies.length ? o.userTurns.map((t) => t.waitMs) : o.replies.map(() => wait),
+/** The goals next to one run's figures: the lines of the calls part's summary (also bench/targets.ts's figures). */
+export function goalRows(r: CallsBenchResult): Array<{ goal: string; value: string; met: boolean | null }> {
+  const rows: Array<{ goal: string; value: string; met: boolean | null }> = [];
+  const real = r.voiceToVoice[DEFAULT_LOOP];
+  const fast = r.voiceToVoice.fast;
+  const v = (s: Spread | undefined, p: "p50" | "p95") => (s && s.n > 0 ? s[p] : Number.NaN);
+  const add = (goal: string, value: number, limit: number, unit = "ms") =>
+    rows.push({
+      goal,
+      value: Number.isFinite(value) ? `${ms(value)} ${unit}` : "not measured",
+      met: Number.isFinite(value) ? value <= limit : null,
+    });
+  // Voice-to-voice is judged on the callee's clock (what the caller hears); the worker's own measure,
+  // which starts where its voice activity put the end of speech, is beside it.
+  const worker = (s: VoiceSummary | undefined, q: "p50" | "p95") => `ms (worker ${ms(v(s?.parts.voiceToVoice, q))} ms)`;
+  add(
+    `voice-to-voice p50 ≤ ${GOAL.realisticP50} ms, realistic (${DEFAULT_LOOP}, callee's clock)`,
+    v(real?.calleeVoiceToVoice, "p50"),
+    GOAL.realisticP50,
+    worker(real, "p50"),
   );
-  const turnTaking = sequential
-    .flatMap((o) => o.userTurns)
-    .reduce(
-      (n, t) => ({
-        turns: n.turns + 1,
-        endedBySentence: n.endedBySentence + (t.endedBy === "sentence" ? 1 : 0),
-        speculations: n.speculations + t.speculations,
-        committed: n.committed + (t.committed ? 1 : 0),
-        discarded: n.discarded + t.discarded,
-        transcriptions: n.transcriptions + t.transcriptions,
-      }),
-      { turns: 0, endedBySentence: 0, speculations: 0, committed: 0, discarded: 0, transcriptions: 0 },
-    );
-  const providers = replies.map((r) => r.sttMs + r.llmMs + r.ttsMs);
-  // The callee's measure of each reply, moved to where the worker's starts (the end of the line's
-  // last loud frame), less the same reply's time inside the providers. Replies and callee lines
-  // pair up in order when the call has as many of each.
-  const tail = (text: string | undefined) => lines[SCRIPT.indexOf(text ?? "")]?.quietTailMs ?? 0;
-  const calleeFromLoud = sequential.flatMap((o) =>
-    o.calleeLatencies.length === o.replies.length ? o.calleeLatencies.map((l, i) => l + tail(o.said[i]) - FRAME_MS) : [],
+  add(
+    `voice-to-voice p95 ≤ ${GOAL.realisticP95} ms, realistic (${DEFAULT_LOOP}, callee's clock)`,
+    v(real?.calleeVoiceToVoice, "p95"),
+    GOAL.realisticP95,
+    worker(real, "p95"),
   );
-  const calleePlatform = sequential.flatMap((o) =>
-    o.calleeLatencies.length === o.replies.length
-      ? o.replies.map((r, i) => ({
-          platform: (o.calleeLatencies[i] as number) + tail(o.said[i]) - FRAME_MS - (r.sttMs + r.llmMs + r.ttsMs),
-          wait: o.userTurns.length === o.replies.length ? (o.userTurns[i] as TurnTaking).waitMs : wait,
-        }))
-      : [],
+  add(
+    `voice-to-voice p50 ≤ ${GOAL.fastP50} ms, fast profile (callee's clock)`,
+    v(fast?.calleeVoiceToVoice, "p50"),
+    GOAL.fastP50,
+    worker(fast, "p50"),
   );
-  const bareOf = (c: ChainTiming) =>
-    streamed ? { sttMs: c.sttMs, llmMs: c.streamed.llmMs, ttsMs: c.streamed.ttsMs, totalMs: c.streamed.totalMs } : c;
-  const bareChains = chains.map(bareOf);
-  const bare = bareChains.map((c) => c.totalMs);
-  return {
-    replies: replies.length,
-    endpointingWaitMs: waits.length > 0 ? percentile(waits, 50) : wait,
-    turnTaking,
-    quietTailsMs: lines.map((l) => l.quietTailMs),
-    platform: spread(replies.map((r) => r.platformMs)),
-    platformMinusEndpointing: spread(replies.map((r, i) => r.platformMs - (waits[i] ?? wait))),
-    calleePlatform: spread(calleePlatform.map((c) => c.platform)),
-    calleePlatformMinusEndpointing: spread(calleePlatform.map((c) => c.platform - c.wait)),
-    // A committed speculation's stt in the call is only what was left of it after the turn's end: not comparable with the bare one.
-    providersOverhead: sum(
-      (turnTaking.committed > 0 ? (["llm", "tts"] as const) : (["stt", "llm", "tts"] as const)).map(
-        (part) =>
-          percentile(
-            replies.map((r) => r[`${part}Ms`]),
-            50,
-          ) -
-          percentile(
-            bareChains.map((c) => c[`${part}Ms`]),
-            50,
-          ),
-      ),
-    ),
-    workerVoiceToVoice: spread(replies.map((r) => r.voiceToVoiceMs)),
-    calleeVoiceToVoice: spread(sequential.flatMap((o) => o.calleeLatencies)),
-    calleeFromLoud: spread(calleeFromLoud),
-    providersInCall: spread(providers),
-    bareChain: spread(bare),
-    providersRatio: { p50: percentile(providers, 50) / percentile(bare, 50), p95: percentile(providers, 95) / percentile(bare, 95) },
-    parts: (["stt", "llm", "tts"] as const).map((part) => ({
-      part,
-      inCall: spread(replies.map((r) => r[`${part}Ms`])),
-      bare: spread(bareChains.map((c) => c[`${part}Ms`])),
-    })),
-  };
+  const batch = r.voiceToVoice.batch;
+  const residual = (q: "p50" | "p95") =>
+    `ms (the callee's clock less every part: ${DEFAULT_LOOP} ${ms(v(real?.calleePlatform, q))}, batch ${ms(v(batch?.calleePlatform, q))} ms)`;
+  add(
+    `platform share p50 ≤ ${GOAL.platformP50} ms (${DEFAULT_LOOP}, platformMs)`,
+    v(real?.parts.platform, "p50"),
+    GOAL.platformP50,
+    residual("p50"),
+  );
+  add(
+    `platform share p95 ≤ ${GOAL.platformP95} ms (${DEFAULT_LOOP}, platformMs)`,
+    v(real?.parts.platform, "p95"),
+    GOAL.platformP95,
+    residual("p95"),
+  );
+  const at = r.levels.find((l) => l.simultaneous === GOAL.simultaneous);
+  rows.push({
+    goal: `${GOAL.simultaneous} simultaneous calls hold`,
+    value: at
+      ? `${at.held ? "held" : at.workerHeld ? "worker held, load generator lagged" : `did not hold: ${at.failedChecks.join("; ")}`}`
+      : `not run (highest tried: ${r.levels.at(-1)?.simultaneous ?? "none"}, held: ${r.highestHeld ?? "none"})`,
+    met: at ? at.workerHeld : null,
+  });
+  const b = r.bargeIn;
+  rows.push({
+    goal: `a backchannel stops the agent in ≤ ${GOAL.backchannelMaxStops} of ${GOAL.bargeTries} tries`,
+    value: b
+      ? `${b.backchannelStops} of ${b.backchannelTries}${b.backchannelTries < GOAL.bargeTries ? ` (${b.backchannelTries} tries, the goal counts ${GOAL.bargeTries})` : ""}`
+      : "not measured",
+    // More stops than the goal allows in 10 is a miss however few the tries; fewer tries than 10 cannot meet it.
+    met:
+      !b || b.backchannelTries === 0
+        ? null
+        : b.backchannelStops > GOAL.backchannelMaxStops
+          ? false
+          : b.backchannelTries >= GOAL.bargeTries
+            ? true
+            : null,
+  });
+  rows.push({
+    goal: `"${INTERRUPTION}" stops it within ${GOAL.interruptMs} ms of the end of "wait", every time`,
+    value: b
+      ? `${b.interruptionStops} of ${b.interruptionTries} stopped; from the end of "wait" p50 ${ms(b.interruption.fromWordEnd.p50)} / max ${ms(b.interruption.max)} ms (from the sound's start p50 ${ms(b.interruption.fromStart.p50)})`
+      : "not measured",
+    met:
+      !b || b.interruptionTries === 0
+        ? null
+        : b.interruptionStops < b.interruptionTries || !(b.interruption.max <= GOAL.interruptMs)
+          ? false
+          : b.interruptionTries >= GOAL.bargeTries
+            ? true
+            : null,
+  });
+  const c = r.cost;
+  rows.push({
+    goal: `a call-minute costs < $${GOAL.costPerMinuteUsd} (Workers, Durable Object, Postgres, Redis)`,
+    value: c ? `$${c.usd.total.toFixed(6)} per minute over ${round(c.minutes, 1)} min` : "not measured",
+    met: c ? c.usd.total < GOAL.costPerMinuteUsd : null,
+  });
+  return rows;
 }
 
 function report(r: CallsBenchResult, log: (line: string) => void): void {
-  const row = (label: string, s: Spread, extra = "") => [label, s.n, ms(s.p50), ms(s.p95), extra];
-  const ratio = (a: Spread, b: Spread) => `${x(a.p50 / b.p50)} p50, ${x(a.p95 / b.p95)} p95`;
-  for (const pipeline of PIPELINES) {
-    const v = r.voiceToVoice[pipeline];
-    const wait = v.endpointingWaitMs;
+  const loops = LOOPS.filter((l) => r.voiceToVoice[l]);
+  const each = (f: (v: VoiceSummary) => string | number) => loops.map((l) => f(r.voiceToVoice[l] as VoiceSummary));
+  const p = (s: Spread) => `${ms(s.p50)} / ${ms(s.p95)}`;
+  log("");
+  log(
+    `Calls: the voice loops, ${r.runs} phone conversations each (3 replies each), one at a time; worker's measure p50 / p95 ms unless said`,
+  );
+  log(
+    table(
+      ["measure", ...loops.map((l) => `${l} (${LOOP_SPECS[l].profile})`), "goal"],
+      [
+        [
+          "voice-to-voice (worker)",
+          ...each((v) => p(v.parts.voiceToVoice)),
+          `${GOAL.realisticP50} / ${GOAL.realisticP95}; fast ${GOAL.fastP50} p50`,
+        ],
+        ["voice-to-voice (callee's clock)", ...each((v) => p(v.calleeVoiceToVoice)), "—"],
+        ["  endpointing (until the turn was judged over)", ...each((v) => p(v.parts.endpointing)), "—"],
+        ["  stt (after the turn's end)", ...each((v) => p(v.parts.stt)), "—"],
+        ["  llm (to the first chunk)", ...each((v) => p(v.parts.llm)), "—"],
+        ["  tts (first chunk to first byte)", ...each((v) => p(v.parts.tts)), "—"],
+        ["  platform (platformMs: the rest)", ...each((v) => p(v.parts.platform)), `${GOAL.platformP50} / ${GOAL.platformP95}`],
+        ["platform + hops, callee's clock", ...each((v) => p(v.calleePlatform)), "—"],
+        ["replies / calls / failed calls", ...each((v) => `${v.replies} / ${v.calls} / ${v.failures}`), "—"],
+        [
+          "caller turns ended by",
+          ...each(
+            (v) =>
+              Object.entries(v.endedBy)
+                .map(([k, n]) => `${k} ${n}`)
+                .join(", ") || "—",
+          ),
+          "—",
+        ],
+        ["transcription requests per turn / discarded", ...each((v) => `${v.transcriptionsPerTurn.toFixed(2)} / ${v.discarded}`), "—"],
+      ],
+      new Set([1, 2, 3, 4]),
+    ),
+  );
+  log(
+    "  voice-to-voice = endpointing + stt + llm + tts + platform, per reply (the parts' percentiles do not add up). Callee's clock: from its line's last frame; " +
+      `the lines' quiet tails ${loops.length ? (r.voiceToVoice[loops[0] as Loop] as VoiceSummary).quietTailsMs.join("/") : "—"} ms sit between it and the worker's start (the last loud frame).`,
+  );
+
+  const w = r.webVsPhone;
+  if (w) {
     log("");
-    log(
-      `Calls, ${pipeline} loop: voice-to-voice over ${v.replies} agent replies in ${r.runs} conversation calls, one at a time, ` +
-        `provider sandbox on its ${r.profile} profile (endpointing ${r.endpointingMs} ms, ${r.endpointingSource}); ` +
-        `baseline: the bare provider chain from Node${pipeline !== "serial" ? ", streamed (chat to its first sentence, speech to its first byte)" : ""}, ` +
-        `${v.bareChain.n} times in the same run; the lines' quiet tails: ${v.quietTailsMs.join("/")} ms`,
-    );
+    log(`Calls: web against phone, the same three lines on the ${DEFAULT_LOOP} loop (${w.webCalls} web conversation(s)); p50 / p95 ms`);
+    const row = (label: string, a: Spread, b: Spread) => [label, p(b), p(a), ms(a.p50 - b.p50)];
     log(
       table(
-        ["measure", "n", "p50 ms", "p95 ms", "vs bare chain"],
+        ["measure", "phone", "web", "web − phone p50"],
         [
-          row("platform share: worker's v2v − its time inside the providers", v.platform),
-          row(
-            `  − each turn's endpointing wait (p50 ${wait} ms): our code and database outside provider calls`,
-            v.platformMinusEndpointing,
-          ),
-          row("platform share on the callee's clock (from its last loud frame)", v.calleePlatform),
-          row(`  − each turn's endpointing wait (p50 ${wait} ms): the same + the hops sandbox ⇄ workerd`, v.calleePlatformMinusEndpointing),
-          [
-            "inside the provider calls: credit holds + hops through workerd",
-            v.providersInCall.n,
-            ms(v.providersOverhead),
-            "—",
-            "Σ part p50 in call − bare",
-          ],
-          row("voice-to-voice, measured in the worker", v.workerVoiceToVoice, ratio(v.workerVoiceToVoice, v.bareChain)),
-          row("voice-to-voice, callee (from its line's last frame)", v.calleeVoiceToVoice, ratio(v.calleeVoiceToVoice, v.bareChain)),
-          row("voice-to-voice, callee (from its last loud frame)", v.calleeFromLoud, ratio(v.calleeFromLoud, v.bareChain)),
-          row("providers inside the call (stt + llm + tts)", v.providersInCall, ratio(v.providersInCall, v.bareChain)),
-          row("bare provider chain from Node (baseline)", v.bareChain, "×1.00"),
-          ...v.parts.flatMap((p) => [
-            row(`  ${p.part} inside the call`, p.inCall, ratio(p.inCall, p.bare)),
-            row(`  ${p.part} bare`, p.bare),
-          ]),
+          row("voice-to-voice (worker)", w.web.voiceToVoice, w.phone.voiceToVoice),
+          row("  endpointing", w.web.endpointing, w.phone.endpointing),
+          row("  stt", w.web.stt, w.phone.stt),
+          row("  llm", w.web.llm, w.phone.llm),
+          row("  tts", w.web.tts, w.phone.tts),
+          row("  platform", w.web.platform, w.phone.platform),
+          row("the caller's clock (last frame sent → first audio)", w.webClient, w.phoneCallee),
         ],
         new Set([1, 2, 3]),
       ),
     );
+    log(
+      `  replies: phone ${w.phone.voiceToVoice.n}, web ${w.web.voiceToVoice.n}${w.failures.length ? `; problems: ${w.failures.join("; ")}` : ""}`,
+    );
+    log(
+      `  web caller turns transcribed otherwise than the script: ${w.webHeardDiffers.length ? JSON.stringify(w.webHeardDiffers) : "none"}`,
+    );
+    log(`  agent turns, a web call: ${JSON.stringify(w.webReplies)}`);
+    log(`  agent turns, a phone call: ${JSON.stringify(w.phoneReplies)}`);
   }
-  const at16 = r.levels.find((l) => l.simultaneous === GOAL.simultaneous);
-  const g = r.voiceToVoice[DEFAULT_PIPELINE];
+
+  const b = r.bargeIn;
+  if (b) {
+    log("");
+    log(
+      `Calls: barge-in from a web client, ${DEFAULT_LOOP} loop, while the agent speaks (1.2 s into its first message): ` +
+        `loud audio ${Object.entries(b.loudMs)
+          .map(([k, v]) => `"${k}" ${v} ms`)
+          .join(", ")}; "wait" ends ${b.wordEndMs ?? "?"} ms into "${INTERRUPTION}"`,
+    );
+    for (const phrase of [...BACKCHANNELS, INTERRUPTION]) {
+      const ts = b.tries.filter((t) => t.phrase === phrase && !t.problem);
+      log(`  "${phrase}": stopped the agent ${ts.filter((t) => t.stopped).length} of ${ts.length}`);
+    }
+    log(
+      `  "${INTERRUPTION}" → clear: from the end of "wait" p50 ${ms(b.interruption.fromWordEnd.p50)} / p95 ${ms(b.interruption.fromWordEnd.p95)} / max ${ms(b.interruption.max)} ms; ` +
+        `from the sound's start p50 ${ms(b.interruption.fromStart.p50)} / p95 ${ms(b.interruption.fromStart.p95)} ms (client's clock: frame sent → clear received)`,
+    );
+    log(
+      `  sound's start → clear, p50 by phrase: ${Object.entries(b.fromStartByPhrase)
+        .map(([k, v]) => `"${k}" ${ms(v)} ms`)
+        .join(
+          ", ",
+        )}. "Mhm." can stop the agent only by its length (${MIN_INTERRUPTION_MS} ms, CALL_MIN_INTERRUPTION_MS): where "${INTERRUPTION}" stops it at the same offset, that rule fired, not its first word`,
+    );
+    const failed = b.tries.filter((t) => t.problem);
+    if (failed.length) log(`  not measured: ${failed.length} tries (${failed[0]?.problem})`);
+  }
+
   log("");
   log(
-    `Calls: the loops side by side (${r.profile} provider timings), and the goal (on the ${DEFAULT_PIPELINE} loop, the worker's default)`,
+    "Calls: what a minute of conversation costs (counted at forwarders in front of Postgres, Redis and the provider sandbox; workerd's CPU from /proc)",
   );
-  const gap = (value: number, goal: number) => (Number.isFinite(value) ? `${value - goal > 0 ? "+" : ""}${Math.round(value - goal)}` : "—");
-  const each = (f: (v: VoiceSummary) => string | number) => PIPELINES.map((p) => f(r.voiceToVoice[p]));
-  const part = (v: VoiceSummary, i: number) => ms(v.parts[i]?.inCall.p50 ?? Number.NaN);
-  const perTurn = (v: VoiceSummary, n: number) => (v.turnTaking.turns > 0 ? (n / v.turnTaking.turns).toFixed(2) : "—");
-  log(
-    table(
-      ["measure", ...PIPELINES, "goal", `${DEFAULT_PIPELINE} − goal`],
-      [
+  const costLoops: Array<[string, CostSummary | null]> = [
+    ...loops.map((l): [string, CostSummary | null] => [l, (r.voiceToVoice[l] as VoiceSummary).cost]),
+    [`${DEFAULT_LOOP}, all its phone calls`, r.cost],
+  ];
+  const cols = costLoops.filter(([, c]) => c !== null) as Array<[string, CostSummary]>;
+  const num = (n: number | null, d = 1) => (n === null || !Number.isFinite(n) ? "—" : n.toFixed(d));
+  if (cols.length > 0) {
+    log(
+      table(
+        ["per minute of conversation", ...cols.map(([k]) => k)],
         [
-          "voice-to-voice p50, callee's clock",
-          ...each((v) => ms(v.calleeVoiceToVoice.p50)),
-          GOAL.p50,
-          gap(g.calleeVoiceToVoice.p50, GOAL.p50),
+          ["minutes measured (calls)", ...cols.map(([, c]) => `${c.minutes.toFixed(1)} (${c.sample.calls})`)],
+          ["workerd CPU ms (worker + Durable Object, local)", ...cols.map(([, c]) => num(c.perMinute.workerdCpuMs, 0))],
+          ["Durable Object active (wall) s", ...cols.map(([, c]) => num(c.perMinute.doWallSeconds))],
+          ["requests to the worker", ...cols.map(([, c]) => num(c.perMinute.workerRequests))],
+          ["Durable Object billed requests (WS messages 20:1)", ...cols.map(([, c]) => num(c.perMinute.doRequests))],
+          ["Postgres: WebSocket sessions", ...cols.map(([, c]) => num(c.perMinute.pgSessions))],
+          [
+            "Postgres: SQL-over-HTTP requests / statements",
+            ...cols.map(([, c]) => `${num(c.perMinute.sqlRequests)} / ${num(c.perMinute.sqlStatements)}`),
+          ],
+          ["Redis commands", ...cols.map(([, c]) => num(c.perMinute.redisCommands))],
+          ["provider HTTP requests", ...cols.map(([, c]) => num(c.perMinute.providerRequests))],
+          [
+            "provider sockets / their messages",
+            ...cols.map(([, c]) => `${num(c.perMinute.providerSockets)} / ${num(c.perMinute.providerMessages, 0)}`),
+          ],
+          ["$ Workers (requests + CPU)", ...cols.map(([, c]) => (c.usd.workerRequests + c.usd.workerCpu).toFixed(7))],
+          ["$ Durable Object (requests + duration)", ...cols.map(([, c]) => (c.usd.doRequests + c.usd.doDuration).toFixed(7))],
+          ["$ Postgres (Neon compute) + Redis (Upstash)", ...cols.map(([, c]) => (c.usd.postgres + c.usd.redis).toFixed(7))],
+          [`$ in all (goal < ${GOAL.costPerMinuteUsd})`, ...cols.map(([, c]) => c.usd.total.toFixed(6))],
         ],
-        [
-          "voice-to-voice p95, callee's clock",
-          ...each((v) => ms(v.calleeVoiceToVoice.p95)),
-          GOAL.p95,
-          gap(g.calleeVoiceToVoice.p95, GOAL.p95),
-        ],
-        [
-          "platform share p50: our code and database between provider calls",
-          ...each((v) => ms(v.platformMinusEndpointing.p50)),
-          GOAL.platformP50,
-          gap(g.platformMinusEndpointing.p50, GOAL.platformP50),
-        ],
-        ["  + inside the provider calls (holds, hops; in-call − bare p50, noisy)", ...each((v) => ms(v.providersOverhead)), "—", "—"],
-        ["  endpointing wait p50 (as the turns took it)", ...each((v) => ms(v.endpointingWaitMs)), "—", "—"],
-        ["  stt p50 (in call; speculative: what was left after the turn's end)", ...each((v) => part(v, 0)), "—", "—"],
-        ["  llm p50 (serial: whole reply; streaming: to the first sentence)", ...each((v) => part(v, 1)), "—", "—"],
-        ["  tts p50 (serial: whole audio; streaming: to the first byte)", ...each((v) => part(v, 2)), "—", "—"],
-        ["caller turns", ...each((v) => v.turnTaking.turns), "—", "—"],
-        ["  ended early on a sentence", ...each((v) => v.turnTaking.endedBySentence), "—", "—"],
-        [
-          "  speculations started / committed / discarded",
-          ...each((v) => `${v.turnTaking.speculations} / ${v.turnTaking.committed} / ${v.turnTaking.discarded}`),
-          "—",
-          "—",
-        ],
-        ["  transcription requests (provider calls) per turn", ...each((v) => perTurn(v, v.turnTaking.transcriptions)), "—", "—"],
-        [
-          `voice-to-voice p50 / p95 at ${GOAL.simultaneous} simultaneous calls (worker)`,
-          ...PIPELINES.map((p) =>
-            p !== DEFAULT_PIPELINE ? "—" : at16 ? `${ms(at16.voiceToVoice.p50)} / ${ms(at16.voiceToVoice.p95)}` : "not run",
-          ),
-          `${GOAL.p50} / ${GOAL.p95}`,
-          at16 ? `${gap(at16.voiceToVoice.p50, GOAL.p50)} / ${gap(at16.voiceToVoice.p95, GOAL.p95)}` : "—",
-        ],
-      ],
-      new Set([1, 2, 3, 4, 5]),
-    ),
-  );
-  log(
-    "  platform share = the worker's platformMs less each turn's endpointing wait; the credit holds and hops inside the provider calls are estimated apart (Σ part p50 in call − bare: on the realistic profile each part varies by ±20 %, so with few replies this is noise around a few tens of ms). " +
-      "Streaming: llm is the time to the first complete sentence, tts the first sentence's time to its first audio byte. " +
-      "Speculative: the caller's turn is transcribed on a 200 ms pause and the turn ends as soon as that transcript ends a sentence; stt is what the reply still waited for it after the turn's end, so its in-call − bare estimate is not an overhead there.",
-  );
-  if (r.sequentialFailures > 0)
-    log(`  ${r.sequentialFailures} of the ${PIPELINES.length * r.runs} calls did not end as they should (see the lines above).`);
+        new Set(cols.map((_, i) => i + 1)),
+      ),
+    );
+    const c = r.cost ?? cols[0]?.[1];
+    if (c)
+      log(
+        `  provider traffic (${DEFAULT_LOOP}, all calls): requests ${JSON.stringify(c.sample.providerRequests)}, sockets ${JSON.stringify(c.sample.providerSockets)}, ` +
+          `messages out ${JSON.stringify(c.sample.providerMessagesOut)}, in ${JSON.stringify(c.sample.providerMessagesIn)}`,
+      );
+    log(
+      "  rates (docs/benchmarks.md): Workers $0.30/M requests + $0.02/M CPU ms (workerd's CPU priced as Workers CPU: an upper bound, the Durable Object's CPU is in its duration); " +
+        "Durable Objects $0.15/M requests (incoming WebSocket messages 20:1; provider sockets' messages included, an upper bound) + $12.50/M GB-s at 128 MB for the dial-to-hang-up; " +
+        "Upstash $0.20/100K commands; Neon $0.106/CU-hour × 0.25 CU for the SQL requests' time at the endpoint.",
+    );
+  } else log("  not measured");
+
   log("");
-  log(`Calls: concurrency (simultaneous conversation calls on one local stack, ${DEFAULT_PIPELINE} loop, realistic provider timings)`);
+  log(`Calls: concurrency (simultaneous phone calls on one local stack, ${DEFAULT_LOOP} loop)`);
   log(
     table(
       [
@@ -1151,8 +1766,7 @@ function report(r: CallsBenchResult, log: (line: string) => void): void {
   );
   log(
     "  held: yes, NO (a check of the worker failed), lag (the worker's checks held, the load generator lagged). v2v: worker-measured, " +
-      "callee: the sandbox's measure, first audio: answer to the agent's first audio, ms. loop delay: this process's worst event-loop stall " +
-      "(it hosts the sandboxes and PGlite), ms.",
+      "callee: the sandbox's measure, first audio: answer to the agent's first audio, ms. loop delay: this process's worst event-loop stall, ms.",
   );
   for (const l of r.levels.filter((l) => l.held && l.notes.length > 0))
     log(`  ${l.simultaneous} simultaneous calls: ${l.notes.join("; ")}`);
@@ -1171,8 +1785,30 @@ function report(r: CallsBenchResult, log: (line: string) => void): void {
     log(
       `  The ramp stopped at ${top}: over ${LATE_OVERWHELMED * 100} % of the sandbox's frames were late, so a higher level would measure the load generator (this process, on the same cores as workerd), not the worker.`,
     );
-  if (r.redoneAfterRestart > 0)
-    log(`  ${r.redoneAfterRestart} call(s) or level(s) were run again: workerd was restarted under them (a file of the worker changed).`);
+  if (r.redoneAfterRestart > 0) log(`  ${r.redoneAfterRestart} call(s) or level(s) were run again: workerd was restarted under them.`);
+  for (const n of r.notes) log(`  note: ${n}`);
+
+  log("");
+  log("Calls: the goals");
+  log(
+    table(
+      ["goal", "this run", "verdict"],
+      goalRows(r).map((g) => [g.goal, g.value, g.met === null ? "not measured" : g.met ? "met" : "not met"]),
+    ),
+  );
+  const breakdown = breakdownLine(r);
+  if (breakdown) log(breakdown);
+}
+
+/** Where the default loop's p50 goes, next to the goal, and what the fast profile's parts say. */
+function breakdownLine(r: CallsBenchResult): string | null {
+  const v = r.voiceToVoice[DEFAULT_LOOP];
+  if (!v || v.replies === 0) return null;
+  const pp = v.parts;
+  return (
+    `  ${DEFAULT_LOOP} p50 by part (ms): endpointing ${ms(pp.endpointing.p50)}, stt ${ms(pp.stt.p50)}, llm ${ms(pp.llm.p50)}, tts ${ms(pp.tts.p50)}, platform ${ms(pp.platform.p50)}; ` +
+    `sum of the parts' p50s ${ms(pp.endpointing.p50 + pp.stt.p50 + pp.llm.p50 + pp.tts.p50 + pp.platform.p50)} against the goal's ${GOAL.realisticP50}.`
+  );
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
@@ -1189,10 +1825,13 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     },
   });
   const ws = await createBenchWorkspace(stack.databaseUrl, stack.wsProxy);
+  const d = quick ? QUICK : DEFAULTS;
   try {
     const result = await runCallsBench(stack, ws, {
-      runs: Number(process.env.BENCH_CALL_RUNS ?? (quick ? QUICK.runs : DEFAULTS.runs)),
-      levels: process.env.BENCH_CALL_LEVELS?.split(",").map(Number) ?? (quick ? QUICK.levels : DEFAULTS.levels),
+      runs: Number(process.env.BENCH_CALL_RUNS ?? d.runs),
+      levels: process.env.BENCH_CALL_LEVELS?.split(",").map(Number) ?? d.levels,
+      webRuns: d.webRuns,
+      bargeTries: d.bargeTries,
       log: console.log,
       reloads: () => workerLog.reloads,
     });

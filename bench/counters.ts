@@ -213,3 +213,171 @@ function splitHostPort(address: string): [string, number] {
   if (i < 0) throw new Error(`expected host:port, got ${address}`);
   return [address.slice(0, i), Number(address.slice(i + 1))];
 }
+
+export interface StreamCounts {
+  /** TCP connections opened to the target. */
+  connections: number;
+  /** HTTP requests (request lines), by path with the query and a `/latency/<profile>` prefix removed. */
+  requests: Record<string, number>;
+  /** WebSocket upgrades, by path (as above): one provider socket each. */
+  sockets: Record<string, number>;
+  /** WebSocket data frames client → target and target → client (control frames not counted), by path. */
+  messagesOut: Record<string, number>;
+  messagesIn: Record<string, number>;
+  bytesOut: number;
+  bytesIn: number;
+}
+
+/**
+ * Reads a byte stream of WebSocket frames (RFC 6455 §5.2) and counts its data frames; payloads are
+ * skipped, not copied. Fed the bytes after the upgrade, in the order they arrive.
+ */
+function frameCounter(onMessage: () => void): (chunk: Buffer) => void {
+  let header = Buffer.alloc(0);
+  let skip = 0;
+  return (chunk) => {
+    let at = 0;
+    while (at < chunk.length) {
+      if (skip > 0) {
+        const n = Math.min(skip, chunk.length - at);
+        skip -= n;
+        at += n;
+        continue;
+      }
+      header = Buffer.concat([header, chunk.subarray(at, at + 14)]);
+      const taken = Math.min(14, chunk.length - at);
+      if (header.length < 2) {
+        at += taken;
+        continue;
+      }
+      const b0 = header[0] as number;
+      const b1 = header[1] as number;
+      const masked = (b1 & 0x80) !== 0;
+      let len = b1 & 0x7f;
+      let size = 2;
+      if (len === 126) size += 2;
+      else if (len === 127) size += 8;
+      if (masked) size += 4;
+      if (header.length < size) {
+        at += taken;
+        continue;
+      }
+      if (len === 126) len = header.readUInt16BE(2);
+      else if (len === 127) len = Number(header.readBigUInt64BE(2));
+      const opcode = b0 & 0x0f;
+      if (opcode === 1 || opcode === 2) onMessage();
+      // Of the bytes just appended to the header, those past its end belong to the payload.
+      const before = header.length - taken;
+      at += size - before;
+      header = Buffer.alloc(0);
+      skip = len;
+    }
+  };
+}
+
+/**
+ * A byte-for-byte TCP forwarder to `target` (host:port) that counts what an HTTP/1.1 client sends
+ * through it: connections, requests by path, and for WebSocket upgrades the socket and its data
+ * frames each way. For the provider sandbox: the worker's provider requests and sockets (Deepgram's
+ * live stream, Cartesia's), counted without buffering a streamed answer.
+ */
+export async function startCountingStream(target: string): Promise<{
+  address: string;
+  counts(): StreamCounts;
+  reset(): void;
+  stop(): Promise<void>;
+}> {
+  const [host, port] = splitHostPort(target);
+  const sockets = new Set<Socket>();
+  const fresh = (): StreamCounts => ({
+    connections: 0,
+    requests: {},
+    sockets: {},
+    messagesOut: {},
+    messagesIn: {},
+    bytesOut: 0,
+    bytesIn: 0,
+  });
+  let counts = fresh();
+  const bump = (m: Record<string, number>, k: string) => {
+    m[k] = (m[k] ?? 0) + 1;
+  };
+  const clean = (path: string) => path.split("?")[0]?.replace(/^\/latency\/[a-z]+/, "") || "/";
+  const server = createTcpServer((client) => {
+    counts.connections += 1;
+    client.setNoDelay(true);
+    const upstream = connect(port, host);
+    upstream.setNoDelay(true);
+    sockets.add(client);
+    sockets.add(upstream);
+    let upgraded: string | null = null;
+    let out: ((c: Buffer) => void) | null = null;
+    let inbound: ((c: Buffer) => void) | null = null;
+    let responseHead = "";
+    client.on("data", (chunk: Buffer) => {
+      counts.bytesOut += chunk.length;
+      if (out) return out(chunk);
+      const text = chunk.toString("latin1");
+      for (const m of text.matchAll(/(?:^|\r\n)(GET|POST|PUT|PATCH|DELETE|HEAD) (\S+) HTTP\/1\.1\r\n/g)) {
+        const path = clean(m[2] as string);
+        if (m[1] === "GET" && /\r\nupgrade:\s*websocket/i.test(text)) {
+          upgraded = path;
+          bump(counts.sockets, path);
+          const name = path;
+          out = frameCounter(() => bump(counts.messagesOut, name));
+          // The client's first frames may follow the request in the same chunk.
+          const end = text.indexOf("\r\n\r\n");
+          if (end >= 0 && end + 4 < chunk.length) out(chunk.subarray(end + 4));
+          break;
+        }
+        bump(counts.requests, path);
+      }
+    });
+    upstream.on("data", (chunk: Buffer) => {
+      counts.bytesIn += chunk.length;
+      if (inbound) return inbound(chunk);
+      if (upgraded === null) return;
+      responseHead += chunk.toString("latin1");
+      const end = responseHead.indexOf("\r\n\r\n");
+      if (end < 0) return;
+      const name = upgraded;
+      inbound = frameCounter(() => bump(counts.messagesIn, name));
+      const rest = Buffer.from(responseHead.slice(end + 4), "latin1");
+      responseHead = "";
+      if (rest.length > 0) inbound(rest);
+    });
+    client.pipe(upstream);
+    upstream.pipe(client);
+    const close = () => {
+      sockets.delete(client);
+      sockets.delete(upstream);
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on("close", close);
+    upstream.on("close", close);
+    client.on("error", close);
+    upstream.on("error", close);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  if (!address || typeof address === "string") throw new Error("counting stream forwarder did not bind");
+  const copy = (c: StreamCounts): StreamCounts => ({
+    ...c,
+    requests: { ...c.requests },
+    sockets: { ...c.sockets },
+    messagesOut: { ...c.messagesOut },
+    messagesIn: { ...c.messagesIn },
+  });
+  return {
+    address: `127.0.0.1:${address.port}`,
+    counts: () => copy(counts),
+    reset() {
+      counts = fresh();
+    },
+    async stop() {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -117,6 +117,7 @@ const parts = new Set<Part>(
 const messagingDefaults = args.quick ? MESSAGING_QUICK : MESSAGING_DEFAULTS;
 const messagingUsers = Number(args["messaging-users"] ?? messagingDefaults.users);
 const messagingConcurrent = Number(args["messaging-concurrent"] ?? messagingDefaults.concurrent);
+const callDefaults = args.quick ? QUICK : DEFAULTS;
 const callRuns = Number(args["call-runs"] ?? process.env.BENCH_CALL_RUNS ?? (args.quick ? QUICK : DEFAULTS).runs);
 const callLevels = String(args["call-levels"] ?? process.env.BENCH_CALL_LEVELS ?? (args.quick ? QUICK : DEFAULTS).levels.join(","))
   .split(",")
@@ -139,7 +140,7 @@ if (
 }
 
 // The whole run is bounded too: a hang anywhere ends it with a clear message. Every part on this
-// 2-core machine takes 17 to 18 minutes (the calls part alone about 8); the bound leaves room for a
+// 2-core machine takes about 20 minutes (the calls part alone 11 to 13); the bound leaves room for a
 // slower machine.
 const HARD_LIMIT_MS = 45 * 60_000;
 const watchdog = setTimeout(() => {
@@ -179,7 +180,8 @@ const plan = [
   want("models") && "models",
   want("messaging") &&
     `messaging: ${messagingUsers} users one after another, then ${messagingConcurrent} conversations at once, ${messagingDefaults.messagesEach} messages each`,
-  want("calls") && `calls: ${callRuns} in a row, then ${callLevels.join("/")} at once`,
+  want("calls") &&
+    `calls: ${callRuns} in a row per voice loop, ${callDefaults.webRuns} web conversation(s), ${callDefaults.bargeTries} + ${callDefaults.bargeTries} barge-in tries, then ${callLevels.join("/")} at once`,
   want("tools") && `tools: ${toolRuns} widget chats with one tool call each`,
 ].filter(Boolean);
 console.log(`Plan: ${plan.join("; ")}\n`);
@@ -387,8 +389,17 @@ try {
   }
   let calls: CallsBenchResult | undefined;
   if (want("calls")) {
-    log(`Live calls (bench/calls.ts): ${callRuns} conversations one after another, then ${callLevels.join("/")} at once…`);
-    calls = await runCallsBench(stack, ws, { runs: callRuns, levels: callLevels, log, reloads: () => workerLog.reloads });
+    log(
+      `Live calls (bench/calls.ts): ${callRuns} conversations per voice loop, web calls, barge-in, then ${callLevels.join("/")} at once…`,
+    );
+    calls = await runCallsBench(stack, ws, {
+      runs: callRuns,
+      levels: callLevels,
+      webRuns: callDefaults.webRuns,
+      bargeTries: callDefaults.bargeTries,
+      log,
+      reloads: () => workerLog.reloads,
+    });
   }
   let tools: ToolsBenchResult | undefined;
   if (want("tools")) {
@@ -450,7 +461,7 @@ try {
     (messaging?.latencyFailures ?? 0) > 0 && `${messaging?.latencyFailures} latency messages got no reply or a wrong one`,
   ].filter(Boolean);
   const callsFailed = calls?.sequentialFailures ?? 0;
-  if (callsFailed > 0) console.log(`\nCalls: ${callsFailed} of the ${callRuns} conversation calls did not end as they should.`);
+  if (callsFailed > 0) console.log(`\nCalls: ${callsFailed} of the sequential conversation calls did not end as they should.`);
   const failedStrategies = strategies.filter((s) => failures(s) > 0);
   const explain = (name: string, c: CaseResult & { causes: Array<{ kind: string; count: number }> }) => {
     console.log(`\n${name}: ${c.non2xx} non-2xx ${JSON.stringify(c.statusCodes)}, ${c.errors} errors (${c.timeouts} timeouts)`);
@@ -467,7 +478,7 @@ try {
   if (messagingFailed > 0) console.log(`\nMessaging: ${messagingWhat.join("; ")} (above).`);
   if (tools) console.log(`\n${toolsLines(tools).join("\n")}`);
   const toolsFailed = tools?.failures ?? 0;
-  const verdicts = judge({ rows: want("routes") ? rows : [], costs, models, webhooks, messaging });
+  const verdicts = judge({ rows: want("routes") ? rows : [], costs, models, webhooks, messaging, calls });
   console.log(`\nTargets (the issues'; figures from this run, ratios against GET /health in the same run):\n${verdictLines(verdicts)}`);
   const floorNote = floorLine(rows);
   if (floorNote) console.log(floorNote);

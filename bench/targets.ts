@@ -1,6 +1,7 @@
 // The issue's targets, judged on one run's figures: met, not met, or not measured (a part or a
 // concurrency level that did not run). They are for the report: a missed target does not change
 // the exit status, a failed request does.
+import { type CallsBenchResult, goalRows } from "./calls";
 import type { CostsResult } from "./costs";
 import { type MessagingBenchResult, roundFailed } from "./messaging";
 import { type ModelsBenchResult, STEADY_CHAT_ROUTE } from "./models";
@@ -41,6 +42,7 @@ export function judge(input: {
   models?: ModelsBenchResult;
   webhooks?: WebhookBenchResult;
   messaging?: MessagingBenchResult;
+  calls?: CallsBenchResult;
 }): Verdict[] {
   const out: Verdict[] = [];
   const { rows } = input;
@@ -175,6 +177,13 @@ export function judge(input: {
         (r.users < wanted ? ` (${r.users} conversations, not ${wanted})` : ""),
     });
   }
+
+  // The voice issue: latency on the realistic and fast profiles, the platform's share, 32 calls,
+  // barge-in, and the cost of a call-minute (bench/calls.ts measures; goalRows judges).
+  if (input.calls)
+    for (const g of goalRows(input.calls))
+      out.push({ target: `calls: ${g.goal}`, status: g.met === null ? "not measured" : g.met ? "met" : "not met", figures: g.value });
+  else out.push({ target: "calls: voice-to-voice, barge-in and cost goals", status: "not measured", figures: "—" });
   return out;
 }
 

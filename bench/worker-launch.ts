@@ -40,6 +40,8 @@ interface LaunchSpec {
 
 export interface BenchWorker {
   baseUrl: string;
+  /** The launcher's process id: its workerd runs under it (bench/calls.ts reads that workerd's CPU time). */
+  pid?: number;
   stop(): Promise<void>;
 }
 
@@ -102,7 +104,7 @@ export async function startBenchWorker(
       const baseUrl = printed.replace(/\/$/, "");
       try {
         const res = await fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(2_000) });
-        if (res.ok) return { baseUrl, stop };
+        if (res.ok) return { baseUrl, pid: child.pid, stop };
       } catch {
         // not answering yet
       }
