@@ -12,7 +12,8 @@ import { configureNeon, createDb, createHttpDb, type Db } from "../src/db/client
 import { parseEnv } from "../src/env";
 import { mapLimit } from "../src/lib/concurrency";
 import { createOrganizationWithAdmin } from "../src/organizations/service";
-import { attemptDelivery, emit, type WebhookDeps } from "../src/webhooks/deliver";
+import { attemptDelivery } from "../src/webhooks/attempt";
+import { emit, type WebhookDeps } from "../src/webhooks/deliver";
 import { createEndpoint } from "../src/webhooks/endpoints";
 import { signPayload } from "../src/webhooks/signature";
 import { syntheticCallCompleted } from "../src/webhooks/test-event";

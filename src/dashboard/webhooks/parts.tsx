@@ -2,7 +2,7 @@
 // Pieces the Webhooks screens share: where an endpoint delivers now, its state, the on/off
 // toggle, an attempt's outcome in words.
 import type { FC } from "hono/jsx";
-import { type TargetKind, targetKind } from "../../webhooks/deliver";
+import { type TargetKind, targetKind } from "../../webhooks/attempt";
 import type { EndpointView } from "../../webhooks/endpoints";
 import type { AttemptView } from "../../webhooks/log";
 import { Badge, Csrf } from "../ui";

@@ -8,7 +8,8 @@ import type { Context } from "hono";
 import type { AppEnv } from "../../context";
 import { ApiError } from "../../lib/errors";
 import { errorResponses, errorSchema, jsonResponse, publicSecurity } from "../../lib/openapi";
-import { attemptDelivery, QSTASH_DELIVER_PATH, QSTASH_FAILED_PATH, recordFinalFailure, type Trigger } from "../../webhooks/deliver";
+import { attemptDelivery, recordFinalFailure } from "../../webhooks/attempt";
+import { QSTASH_DELIVER_PATH, QSTASH_FAILED_PATH, type Trigger } from "../../webhooks/deliver";
 
 const messageSchema = z.object({ deliveryId: z.uuid(), trigger: z.enum(["emit", "retry", "resend", "test"]).optional() });
 const failureSchema = z.object({ sourceBody: z.string() });

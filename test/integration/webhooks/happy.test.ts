@@ -116,7 +116,7 @@ describe("webhook endpoints", () => {
       const now = await json<EndpointView>(await ws.api(`/v1/webhook-endpoints/${e.id}`));
       expect([now.name, now.description]).toEqual([`name ${i}`, `description ${i}`]);
     }
-    // The service's 410 auto-disable is a plain UPDATE of active/disabledReason (src/webhooks/deliver.ts).
+    // The service's 410 auto-disable is a plain UPDATE of active/disabledReason (src/webhooks/attempt.ts).
     for (let i = 0; i < 8; i++) {
       await testDb().update(webhookEndpoints).set({ active: true, disabledReason: null }).where(eq(webhookEndpoints.id, e.id));
       const [res] = await Promise.all([
