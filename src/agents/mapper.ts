@@ -1,6 +1,6 @@
 // Where the agents row (drizzle) and the API shapes (zod) meet; nowhere else.
 import { type SQL, sql } from "drizzle-orm";
-import { type Agent, type AnalysisPlan, agents } from "../db/schema";
+import { type Agent, type AnalysisPlan, agents, TURN_TAKING_DEFAULTS } from "../db/schema";
 import { maskToolSecret } from "../tools/secret";
 import type { AgentView, CreateAgentInput, UpdateAgentInput } from "./schema";
 
@@ -37,6 +37,7 @@ export const toAgent = (row: Agent, toolSecret: string | null, reveal = false): 
   endCallPhrases: row.endCallPhrases,
   metadata: row.metadata,
   analysisPlan: toAnalysisPlan(row.analysisPlan),
+  turnTaking: { ...TURN_TAKING_DEFAULTS, ...row.turnTaking },
   tools: row.tools,
   toolSecret: toolSecret === null ? null : reveal ? toolSecret : maskToolSecret(toolSecret),
   createdAt: row.createdAt.toISOString(),
@@ -59,16 +60,17 @@ export const toNewAgentRow = (organizationId: string, input: CreateAgentInput, i
   endCallPhrases: input.endCallPhrases,
   metadata: input.metadata,
   analysisPlan: input.analysisPlan,
+  turnTaking: input.turnTaking,
   tools: input.tools,
   toolSecret: sealedToolSecret,
 });
 
 /**
- * Only the fields sent. `metadata` is replaced whole; `analysisPlan` is merged key by key in
+ * Only the fields sent. `metadata` is replaced whole; `analysisPlan` and `turnTaking` are merged key by key in
  * the UPDATE itself (jsonb ||), so two concurrent PATCHes of different sub-fields both land.
  */
 export function toAgentPatch(input: UpdateAgentInput): AgentPatch {
-  const { analysisPlan, ...rest } = input;
+  const { analysisPlan, turnTaking, ...rest } = input;
   const patch: AgentPatch = {};
   for (const [key, value] of Object.entries(rest) as Array<[keyof typeof rest, unknown]>) {
     if (value !== undefined) Object.assign(patch, { [key]: value });
@@ -76,6 +78,10 @@ export function toAgentPatch(input: UpdateAgentInput): AgentPatch {
   if (analysisPlan !== undefined) {
     const sent = Object.fromEntries(Object.entries(analysisPlan).filter(([, v]) => v !== undefined));
     patch.analysisPlan = sql`${agents.analysisPlan} || ${JSON.stringify(sent)}::jsonb`;
+  }
+  if (turnTaking !== undefined) {
+    const sent = Object.fromEntries(Object.entries(turnTaking).filter(([, v]) => v !== undefined));
+    patch.turnTaking = sql`${agents.turnTaking} || ${JSON.stringify(sent)}::jsonb`;
   }
   return patch;
 }

@@ -1,6 +1,7 @@
 // Request and response shapes of the Agents resource. Field limits and defaults follow what
 // Vapi assistants, Retell agents and ElevenLabs agents accept; docs/agents.md says why.
 import { z } from "@hono/zod-openapi";
+import { TURN_TAKING_DEFAULTS } from "../db/schema";
 import { languageTag, metadataSchema, NON_EMPTY_PATCH, nonEmptyPatch, text } from "../lib/fields";
 import { pageQuerySchema, pageSchema } from "../lib/pagination";
 import { toolSchema, toolsSchema } from "../tools/schema";
@@ -116,6 +117,66 @@ const analysisPlanPatchSchema = z
   })
   .openapi("AnalysisPlanPatch", { description: "The sub-fields sent replace those of the current plan; the others are kept." });
 
+export const EAGERNESS = ["patient", "normal", "eager"] as const;
+
+const turnFields = {
+  eagerness: () =>
+    z.enum(EAGERNESS).openapi({
+      description:
+        "How readily the agent takes the turn: `eager` answers a turn that merely sounds finished, `patient` waits for a clear end (docs/agents.md).",
+      example: "normal",
+    }),
+  minWaitMs: () =>
+    z.number().int().min(0).max(2_000).nullable().openapi({
+      description: "The quiet after which a turn that sounds finished ends (ms); null: the deployment's (200).",
+      example: 200,
+    }),
+  maxWaitMs: () =>
+    z.number().int().min(500).max(10_000).nullable().openapi({
+      description:
+        "The quiet after which a turn ends whatever it sounds like (ms); null: the transcription's own (500 in batch, Flux's 5,000).",
+      example: 1_500,
+    }),
+  interruptionMinWords: () =>
+    z.number().int().min(1).max(10).openapi({
+      description: 'Words (not backchannels such as "mhm") the caller must say over the agent to interrupt it.',
+      example: 1,
+    }),
+  interruptionMinMs: () =>
+    z.number().int().min(200).max(5_000).nullable().openapi({
+      description: "Sound this long over the agent interrupts it even before a word is recognized (ms); null: the deployment's (700).",
+      example: 700,
+    }),
+};
+
+/** The shortest wait must not exceed the longest (both set in one request; at run time the longest wins). */
+const waitsInOrder = (plan: { minWaitMs?: number | null; maxWaitMs?: number | null }, ctx: z.RefinementCtx) => {
+  if (plan.minWaitMs != null && plan.maxWaitMs != null && plan.minWaitMs > plan.maxWaitMs)
+    ctx.addIssue({ code: "custom", path: ["minWaitMs"], message: `must not be greater than maxWaitMs (${plan.maxWaitMs})` });
+};
+
+export const turnTakingSchema = z
+  .strictObject({
+    eagerness: turnFields.eagerness().default(TURN_TAKING_DEFAULTS.eagerness),
+    minWaitMs: turnFields.minWaitMs().default(TURN_TAKING_DEFAULTS.minWaitMs),
+    maxWaitMs: turnFields.maxWaitMs().default(TURN_TAKING_DEFAULTS.maxWaitMs),
+    interruptionMinWords: turnFields.interruptionMinWords().default(TURN_TAKING_DEFAULTS.interruptionMinWords),
+    interruptionMinMs: turnFields.interruptionMinMs().default(TURN_TAKING_DEFAULTS.interruptionMinMs),
+  })
+  .superRefine(waitsInOrder)
+  .openapi("TurnTaking");
+
+const turnTakingPatchSchema = z
+  .strictObject({
+    eagerness: turnFields.eagerness().optional(),
+    minWaitMs: turnFields.minWaitMs().optional(),
+    maxWaitMs: turnFields.maxWaitMs().optional(),
+    interruptionMinWords: turnFields.interruptionMinWords().optional(),
+    interruptionMinMs: turnFields.interruptionMinMs().optional(),
+  })
+  .superRefine(waitsInOrder)
+  .openapi("TurnTakingPatch", { description: "The sub-fields sent replace those of the current settings; the others are kept." });
+
 export const agentSchema = z
   .object({
     id: z.uuid().openapi({ example: EXAMPLE_ID }),
@@ -140,6 +201,18 @@ export const agentSchema = z
         ),
       })
       .openapi({ example: { summaryEnabled: true, successCriteria: ["The caller booked an appointment"], extractionFields: [] } }),
+    turnTaking: z
+      .object({
+        eagerness: z.enum(EAGERNESS),
+        minWaitMs: z.number().int().nullable(),
+        maxWaitMs: z.number().int().nullable(),
+        interruptionMinWords: z.number().int(),
+        interruptionMinMs: z.number().int().nullable(),
+      })
+      .openapi({
+        description: 'When the caller\'s turn ends and what interrupts the agent (docs/agents.md, "Turn-taking").',
+        example: { eagerness: "normal", minWaitMs: null, maxWaitMs: null, interruptionMinWords: 1, interruptionMinMs: null },
+      }),
     tools: z.array(toolSchema).openapi({ description: "Functions of yours the agent may call, and the built-ins (docs/tools.md)." }),
     toolSecret: z.string().nullable().openapi({
       description:
@@ -184,6 +257,7 @@ export const createAgentSchema = z
     endCallPhrases: fields.endCallPhrases().default(() => []),
     metadata: metadataSchema().default(() => ({})),
     analysisPlan: analysisPlanSchema.default(() => ({ summaryEnabled: true, successCriteria: [], extractionFields: [] })),
+    turnTaking: turnTakingSchema.default(() => ({ ...TURN_TAKING_DEFAULTS })),
     tools: toolsSchema.default(() => []),
   })
   .openapi("CreateAgent", { example: CREATE_EXAMPLE });
@@ -205,6 +279,7 @@ export const updateAgentSchema = z
     endCallPhrases: fields.endCallPhrases().optional(),
     metadata: metadataSchema().optional().openapi({ description: "Replaces the whole metadata object; send {} to clear it." }),
     analysisPlan: analysisPlanPatchSchema.optional(),
+    turnTaking: turnTakingPatchSchema.optional(),
     tools: toolsSchema.optional().openapi({ description: "Replaces the whole list; send [] to remove every tool." }),
   })
   .refine(nonEmptyPatch, NON_EMPTY_PATCH)

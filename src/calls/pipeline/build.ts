@@ -1,6 +1,7 @@
 // One call's pipeline, assembled: transport in → turn detection → STT → context and tools → LLM →
 // TTS → transport out, with the recorder as an observer. The session (src/calls/session.ts) owns
 // it and takes what leaves it: actions, errors.
+import { TURN_TAKING_DEFAULTS } from "../../db/schema";
 import type { AppConfig } from "../../env";
 import { otlpConfig } from "../../lib/otlp";
 import { renderTemplate } from "../prompt";
@@ -19,6 +20,7 @@ import { type CallTracer, callTracer, NO_TRACE, traceProviders } from "./trace";
 import { TransportOutStage } from "./transport-out";
 import { TtsStage } from "./tts";
 import { TurnDetectionStage } from "./turn-detection";
+import { detectorWaits, type TurnPlan, turnPlanOf } from "./turn-plan";
 
 export interface CallPipeline {
   pipeline: Pipeline;
@@ -49,6 +51,8 @@ export interface BuildOptions extends ContextOptions {
   transport: Transport;
   ports: CallPorts;
   endCallPhrases: readonly string[];
+  /** The agent's turn-taking made concrete; omitted: the deployment's defaults. */
+  turnPlan?: TurnPlan;
   recorder: Recorder | null;
   clock: Clock;
   sink(frame: Frame): void;
@@ -59,21 +63,22 @@ export function buildCallPipeline(o: BuildOptions): CallPipeline {
   const { config, transport, clock } = o;
   const { sampleRate } = transport;
   const streamed = o.ports.stream;
+  const plan = o.turnPlan ?? turnPlanOf(TURN_TAKING_DEFAULTS, config);
+  const speculation = config.CALL_SPECULATION === "on";
   // Streaming: voice activity only marks stretches of sound (the provider's turn model ends turns);
-  // batch: it ends the turn after the endpointing silence, with speculation on its pauses.
+  // batch: it ends the turn after the longest wait, with speculation on its pauses (the shortest).
   const detector = new TurnDetector(
-    streamed
-      ? { sampleRate, endpointingMs: VAD_SEGMENT_MS }
-      : {
-          sampleRate,
-          endpointingMs: config.CALL_ENDPOINTING_MS,
-          pauseMs: config.CALL_SPECULATION === "on" ? config.CALL_PAUSE_MS : undefined,
-        },
+    streamed ? { sampleRate, endpointingMs: VAD_SEGMENT_MS } : { sampleRate, ...detectorWaits(plan, speculation) },
   );
   const turns = new TurnDetectionStage(detector, sampleRate);
   const stt = streamed
-    ? new StreamingSttStage(streamed, clock, { sampleRate, minInterruptionMs: config.CALL_MIN_INTERRUPTION_MS })
-    : new SttStage(o.ports.transcribe, clock);
+    ? new StreamingSttStage(streamed, clock, {
+        sampleRate,
+        minInterruptionMs: plan.interruptionMinMs,
+        minInterruptionWords: plan.interruptionMinWords,
+        eagerness: plan.eagerness,
+      })
+    : new SttStage(o.ports.transcribe, clock, plan.eagerness);
   const context = new ContextStage(o);
   const out = new TransportOutStage(transport, o.endCallPhrases, clock);
   const stages = [
@@ -159,6 +164,7 @@ export function pipelineForCall(s: CallSetup): CallPipeline {
     connectedAt: s.connectedAt,
     save: (turns) => scope.defer(saveTranscript(scope.db, call.id, turns)),
     endCallPhrases: agent.endCallPhrases,
+    turnPlan: turnPlanOf({ ...TURN_TAKING_DEFAULTS, ...agent.turnTaking }, s.config),
     recorder: s.recordings ? new Recorder(s.transport.sampleRate, agent.maxDurationSeconds) : null,
     clock: systemClock,
     sink: s.sink,

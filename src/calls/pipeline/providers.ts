@@ -1,7 +1,7 @@
 // The stages' provider ports for one call, bound to its payer (every request metered to the call,
 // like the Models API: docs/calls.md, "Credits") and its agent and voice. The stages know only
 // these functions, so a unit test gives them scripted ones.
-import type { Agent, Call, Voice } from "../../db/schema";
+import { type Agent, type Call, TURN_TAKING_DEFAULTS, type Voice } from "../../db/schema";
 import type { Scope } from "../../db/scope";
 import type { AppConfig } from "../../env";
 import { pcmToWav } from "../../lib/audio";
@@ -15,10 +15,9 @@ import type { LlmPort } from "./llm";
 import type { Transcribe } from "./stt";
 import type { StreamPort } from "./stt-stream";
 import type { Synthesize } from "./tts";
+import { streamTurnOptions, turnPlanOf } from "./turn-plan";
 
 const REPLY_MAX_TOKENS = 300;
-/** Flux's EagerEndOfTurn at this end-of-turn confidence (Deepgram suggests 0.3 to 0.5; its EndOfTurn default is 0.7). */
-const EAGER_EOT_THRESHOLD = 0.5;
 
 export interface CallPorts {
   transcribe: Transcribe;
@@ -66,10 +65,8 @@ export function callPorts(c: PortContext): CallPorts {
             sampleRate: c.sampleRate,
             encoding: "linear16",
             language: agent.language.split("-")[0],
-            endpointingMs: config.CALL_ENDPOINTING_MS,
-            // Flux's early end of turn starts the reply speculatively (docs/calls.md, "Speculation").
-            ...(config.CALL_SPECULATION === "on" && { eagerEotThreshold: EAGER_EOT_THRESHOLD }),
-            utteranceEndMs: Math.max(1000, config.CALL_ENDPOINTING_MS),
+            // The agent's turn-taking (turn-plan.ts); Flux's early end of turn starts the reply speculatively (docs/calls.md, "Speculation").
+            ...streamTurnOptions(turnPlanOf({ ...TURN_TAKING_DEFAULTS, ...agent.turnTaking }, config), config.CALL_SPECULATION === "on"),
           },
           onEvent,
         ),

@@ -3,16 +3,16 @@
 // the provider's turn model ends the turn: Flux's EndOfTurn, or Nova's speech_final / UtteranceEnd.
 // The turn's transcript is ready when it ends, so no pause and no upload sit before the reply.
 //
-// It also decides what interrupts the agent. Voice activity (the turn detection stage) says that
-// someone makes a sound; while the agent speaks, that sound interrupts only once the provider has
-// heard a word that is not a backchannel ("mhm", "yeah", "right"), or once it has lasted
-// `minInterruptionMs`. A cough, a breath or an "uh-huh" stops nothing, and a turn that was only
-// such words while the agent spoke is dropped rather than answered.
+// Nova's segment end (speech_final) ends the turn only when it sounds finished (turn-plan.ts).
+// It also decides, through the interruption gate (interruptions.ts), what interrupts the agent; a
+// turn that was only backchannels over the agent is dropped rather than answered.
 import type { SttStream, SttStreamEvent } from "../../providers/types";
 import type { TurnTaking } from "../turns";
 import { sameWords, substantiveWords } from "./backchannels";
 import type { Direction, Frame, FrameOf } from "./frames";
+import { InterruptionGate } from "./interruptions";
 import { type Clock, Stage } from "./pipeline";
+import { type Eagerness, soundsFinished } from "./turn-plan";
 
 export interface StreamPort {
   /** Opens the provider's stream for this call; events come to `onEvent`. */
@@ -25,6 +25,10 @@ export interface StreamingSttOptions {
   sampleRate: number;
   /** Sound this long interrupts the agent even before a word is recognized. */
   minInterruptionMs: number;
+  /** Words (not backchannels) heard over the agent that interrupt it; 1 unless set. */
+  minInterruptionWords?: number;
+  /** Nova: whether a segment's end (speech_final) that sounds finished ends the turn (turn-plan.ts); Flux decides itself. */
+  eagerness?: Eagerness;
 }
 
 export class StreamingSttStage extends Stage {
@@ -40,13 +44,7 @@ export class StreamingSttStage extends Stage {
   private turn = { words: "", interim: "", startAt: 0, endAt: 0, speaking: false };
   /** The end of the last voiced frame: the caller's speech end while voice activity has not closed the stretch yet. */
   private lastVoicedAt = 0;
-  private agentSpeaking = false;
-  /** Sound while the agent speaks, not (yet) an interruption: when it started. */
-  private candidate: number | null = null;
-  /** How long the candidate has sounded (its voiced frames). */
-  private voicedMs = 0;
-  /** The turn began as sound over the agent that interrupted nothing: only backchannels in it are dropped. */
-  private overAgent = false;
+  private readonly gate: InterruptionGate;
   /** A speculative transcript sent on Flux's EagerEndOfTurn, until the turn resumes or ends. */
   private eager: string | null = null;
   /** Speculations thrown away in the turn in progress (the caller went on). */
@@ -70,43 +68,35 @@ export class StreamingSttStage extends Stage {
     private readonly opts: StreamingSttOptions,
   ) {
     super();
+    this.gate = new InterruptionGate({ minMs: opts.minInterruptionMs, minWords: opts.minInterruptionWords ?? 1 });
   }
 
   process(frame: Frame, _direction: Direction): boolean {
     switch (frame.type) {
       case "audio-in":
         this.send(frame.samples);
-        if (frame.voiced) this.lastVoicedAt = frame.at + (frame.samples.length / this.opts.sampleRate) * 1000;
-        // Sound over the agent that lasts (its voiced frames, not the quiet after it) interrupts without a word.
-        if (this.candidate !== null && frame.voiced) {
-          this.voicedMs += (frame.samples.length / this.opts.sampleRate) * 1000;
-          if (this.voicedMs >= this.opts.minInterruptionMs) this.interrupt();
+        if (frame.voiced) {
+          const ms = (frame.samples.length / this.opts.sampleRate) * 1000;
+          this.lastVoicedAt = frame.at + ms;
+          this.interrupt(this.gate.voiced(ms)); // sound over the agent that lasts interrupts without a word
         }
         return true;
       case "speech-started":
         if (!this.turn.speaking && !this.turn.words) this.turn.startAt = frame.at;
         this.turn.speaking = true;
-        if (this.agentSpeaking) {
-          if (this.candidate === null) this.voicedMs = 0;
-          this.candidate ??= frame.at;
-          if (!this.turn.words) this.overAgent = true;
-        } else this.push(frame);
+        if (!this.gate.speechStarted(frame.at, this.turn.words !== "")) this.push(frame);
         return true;
       case "turn-ended":
         // Voice activity's end of a stretch of sound: the turn itself ends when the provider says so.
         this.turn.speaking = false;
         this.turn.endAt = frame.end.speechEndAt;
-        if (this.candidate !== null) {
-          this.candidate = null;
-          this.totals.ignoredSounds++;
-        }
+        if (this.gate.soundEnded()) this.totals.ignoredSounds++;
         return true;
       case "speech-paused":
       case "speech-resumed":
         return true;
       case "agent-speaking":
-        this.agentSpeaking = frame.speaking;
-        if (!frame.speaking) this.candidate = null;
+        this.gate.agent(frame.speaking);
         return true;
       case "end":
         this.ended = true;
@@ -162,7 +152,8 @@ export class StreamingSttStage extends Stage {
         this.turn.words = `${this.turn.words} ${e.text}`.trim();
         this.turn.interim = "";
         this.heard(this.turn.words);
-        if (e.speechFinal) this.endTurn("silence");
+        // Nova's segment ended on the shortest wait: the turn ends if it sounds finished, else at UtteranceEnd (the longest).
+        if (e.speechFinal && soundsFinished(this.turn.words, this.opts.eagerness ?? "normal")) this.endTurn("silence");
         return;
       case "utterance-end":
         this.endTurn("silence");
@@ -201,10 +192,10 @@ export class StreamingSttStage extends Stage {
    * is confirmed, its tools too). Not over the agent's speech, nor for backchannels.
    */
   private speculate(text: string): void {
-    if (this.eager !== null || !text || this.agentSpeaking || this.candidate !== null || substantiveWords(text).length === 0) return;
+    if (this.eager !== null || !text || this.gate.agentSpeaking || this.gate.pending || substantiveWords(text).length === 0) return;
     this.eager = text;
     this.totals.speculations++;
-    this.transcriptOf(text, "model", true, this.turn.startAt, this.speechEnd(this.turn.speaking, this.turn.endAt));
+    this.push(this.transcriptFrame(text, "model", true, this.turn.startAt, this.speechEnd(this.turn.speaking, this.turn.endAt)));
   }
 
   private settleSpeculation(confirmed: boolean, transcript?: FrameOf<"transcript">): void {
@@ -222,15 +213,14 @@ export class StreamingSttStage extends Stage {
     this.push({ type: "turn-outcome", confirmed, at: this.clock.now(), ...(transcript && { transcript }) });
   }
 
-  /** Words heard over the agent: one that is not a backchannel interrupts it. */
+  /** Words heard over the agent: enough that are not backchannels interrupt it. */
   private heard(text: string): void {
-    if (this.candidate !== null && substantiveWords(text).length > 0) this.interrupt();
+    this.interrupt(this.gate.heard(text));
   }
 
-  private interrupt(): void {
-    const at = this.candidate as number;
-    this.candidate = null;
-    this.overAgent = false;
+  /** The gate's verdict: sound that started at `at` interrupts the agent. */
+  private interrupt(at: number | null): void {
+    if (at === null) return;
     this.totals.interruptions++;
     this.push({ type: "speech-started", at });
   }
@@ -238,17 +228,16 @@ export class StreamingSttStage extends Stage {
   private endTurn(endedBy: "silence" | "model"): void {
     const { words, startAt, endAt } = this.turn;
     const speaking = this.turn.speaking;
-    const overAgent = this.overAgent && this.candidate === null;
+    const overAgent = this.gate.turnEnded();
     this.turn = { words: "", interim: "", startAt: 0, endAt: 0, speaking };
-    this.overAgent = false;
     if (!words) return;
-    if ((overAgent || this.agentSpeaking) && substantiveWords(words).length === 0) {
+    if (overAgent && substantiveWords(words).length === 0) {
       this.totals.droppedBackchannels++; // "mhm" while the agent spoke: not a turn to answer
       return;
     }
     this.totals.turns++;
     if (endedBy === "model") this.totals.endedByModel++;
-    this.transcriptOf(words, endedBy, false, startAt, this.speechEnd(speaking, endAt));
+    this.push(this.transcriptFrame(words, endedBy, false, startAt, this.speechEnd(speaking, endAt)));
     this.discarded = 0;
     void this.track(this.bill());
   }
@@ -262,10 +251,6 @@ export class StreamingSttStage extends Stage {
   }
 
   /** The turn's transcript down: the provider's end of turn brings it, so the whole wait is endpointing, none is transcription. */
-  private transcriptOf(text: string, endedBy: TurnTaking["endedBy"], speculative: boolean, startAt: number, endAt: number): void {
-    this.push(this.transcriptFrame(text, endedBy, speculative, startAt, endAt));
-  }
-
   private transcriptFrame(
     text: string,
     endedBy: TurnTaking["endedBy"],

@@ -2,12 +2,13 @@
 // far is transcribed at once; speech coming back discards that transcription (it is never
 // cancelled: the provider has the audio and bills it); when the turn ends in the same pause its
 // transcript is the turn's (committed: the reply no longer waits for a transcription after the
-// wait), and when it ends a sentence the turn is ended as soon as it is in (an `end-turn` frame up
+// wait), and when it sounds finished (a sentence, by the agent's eagerness) the turn is ended as soon as it is in (an `end-turn` frame up
 // to turn detection), not after the rest of the endpointing wait. Without pauses every turn is
 // transcribed after it ended. Transcripts go down in turn order.
-import { endsSentence, type TurnEnd, type TurnTaking } from "../turns";
+import type { TurnEnd, TurnTaking } from "../turns";
 import type { Direction, Frame } from "./frames";
 import { type Clock, Stage } from "./pipeline";
+import { type Eagerness, soundsFinished } from "./turn-plan";
 
 /** One metered transcription; `speculative` when started on a pause, before the turn ended. */
 export type Transcribe = (audio: Int16Array, speculative: boolean) => Promise<string>;
@@ -40,6 +41,8 @@ export class SttStage extends Stage {
   constructor(
     private readonly transcribeTurn: Transcribe,
     private readonly clock: Clock,
+    /** How readily a pause's transcript ends the turn (turn-plan.ts, soundsFinished). */
+    private readonly eagerness: Eagerness = "normal",
   ) {
     super();
   }
@@ -102,7 +105,7 @@ export class SttStage extends Stage {
     this.turn.speculations++;
     this.totals.speculations++;
     void result.then((r) => {
-      if (this.speculation !== speculation || !("text" in r) || !endsSentence(r.text) || this.ended) return;
+      if (this.speculation !== speculation || !("text" in r) || !soundsFinished(r.text, this.eagerness) || this.ended) return;
       this.push({ type: "end-turn", pause, at: this.clock.now() }, "up");
     });
   }

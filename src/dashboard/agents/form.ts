@@ -1,6 +1,7 @@
 // The agent form's fields ↔ the API's JSON shape: the form posts strings, createAgentSchema /
 // updateAgentSchema want numbers, lists and objects; their issues come back on the fields.
 import { AGENT_DEFAULTS, type AgentView } from "../../agents/schema";
+import { TURN_TAKING_DEFAULTS } from "../../db/schema";
 import { type Form, jsonField, lines, num, one } from "../forms";
 import type { FieldErrors } from "../ui";
 
@@ -13,6 +14,7 @@ export const valuesOf = (a: AgentView | null): Values => {
     name: "",
     personaId: crypto.randomUUID(),
     analysisPlan: { summaryEnabled: true, successCriteria: [], extractionFields: [] },
+    turnTaking: TURN_TAKING_DEFAULTS,
     tools: [],
     toolSecret: null,
   };
@@ -32,6 +34,11 @@ export const valuesOf = (a: AgentView | null): Values => {
     summaryEnabled: d.analysisPlan.summaryEnabled,
     successCriteria: d.analysisPlan.successCriteria.join("\n"),
     extractionFields: d.analysisPlan.extractionFields.length ? JSON.stringify(d.analysisPlan.extractionFields, null, 2) : "",
+    eagerness: d.turnTaking.eagerness,
+    minWaitMs: d.turnTaking.minWaitMs === null ? "" : String(d.turnTaking.minWaitMs),
+    maxWaitMs: d.turnTaking.maxWaitMs === null ? "" : String(d.turnTaking.maxWaitMs),
+    interruptionMinWords: String(d.turnTaking.interruptionMinWords),
+    interruptionMinMs: d.turnTaking.interruptionMinMs === null ? "" : String(d.turnTaking.interruptionMinMs),
     tools: d.tools.length ? JSON.stringify(d.tools, null, 2) : "",
     toolSecret: d.toolSecret ?? "",
   };
@@ -64,15 +71,30 @@ export function inputOf(form: Form, errors: FieldErrors) {
       successCriteria: lines(form, "successCriteria"),
       extractionFields: jsonField(form, "extractionFields", [], errors),
     },
+    turnTaking: {
+      eagerness: one(form, "eagerness"),
+      minWaitMs: orNull(form, "minWaitMs"),
+      maxWaitMs: orNull(form, "maxWaitMs"),
+      interruptionMinWords: num(form, "interruptionMinWords"),
+      interruptionMinMs: orNull(form, "interruptionMinMs"),
+    },
     tools: jsonField(form, "tools", [], errors),
   };
 }
+
+/** An optional number: empty is null (the deployment's default). */
+const orNull = (form: Form, name: string) => num(form, name) ?? null;
 
 /** Nested issue paths (analysisPlan.successCriteria.0) shown on the field that holds them. */
 const FIELD_OF: Record<string, string> = {
   "analysisPlan.successCriteria": "successCriteria",
   "analysisPlan.extractionFields": "extractionFields",
   "analysisPlan.summaryEnabled": "summaryEnabled",
+  "turnTaking.eagerness": "eagerness",
+  "turnTaking.minWaitMs": "minWaitMs",
+  "turnTaking.maxWaitMs": "maxWaitMs",
+  "turnTaking.interruptionMinWords": "interruptionMinWords",
+  "turnTaking.interruptionMinMs": "interruptionMinMs",
 };
 
 export const onFields = (errors: FieldErrors): FieldErrors => {

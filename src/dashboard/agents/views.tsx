@@ -103,6 +103,52 @@ export const AgentForm: FC<AgentFormProps> = ({ shell, agent, values, errors, vo
         </div>
         <TextArea name="endCallPhrases" label="End-call phrases (one per line)" value={v("endCallPhrases")} errors={errors} rows={3} />
         <TextArea name="metadata" label="Metadata (JSON object)" value={v("metadata")} errors={errors} rows={3} />
+        <h2>Turn-taking</h2>
+        <div class="grid2">
+          <Select
+            name="eagerness"
+            label="Eagerness"
+            value={v("eagerness")}
+            options={[
+              { value: "patient", label: "Patient: waits out the longest wait" },
+              { value: "normal", label: "Normal: answers a finished sentence" },
+              { value: "eager", label: "Eager: answers a phrase that sounds done" },
+            ]}
+            errors={errors}
+          />
+          <TextField
+            name="interruptionMinWords"
+            label="Words that interrupt the agent"
+            type="number"
+            value={v("interruptionMinWords")}
+            errors={errors}
+            hint='Not counting backchannels such as "mhm" or "yeah".'
+          />
+          <TextField
+            name="minWaitMs"
+            label="Shortest wait (ms)"
+            type="number"
+            value={v("minWaitMs")}
+            errors={errors}
+            hint="Quiet that ends a turn that sounds finished. Empty: 200."
+          />
+          <TextField
+            name="maxWaitMs"
+            label="Longest wait (ms)"
+            type="number"
+            value={v("maxWaitMs")}
+            errors={errors}
+            hint="Quiet that ends any turn. Empty: 500, or Flux's 5,000 when streaming."
+          />
+          <TextField
+            name="interruptionMinMs"
+            label="Sound that interrupts (ms)"
+            type="number"
+            value={v("interruptionMinMs")}
+            errors={errors}
+            hint="Before any word is recognized. Empty: 700."
+          />
+        </div>
         <h2>Post-call analysis</h2>
         <Checkbox name="summaryEnabled" label="Write a summary of each call" checked={values.summaryEnabled === true} />
         <TextArea name="successCriteria" label="Success criteria (one per line)" value={v("successCriteria")} errors={errors} rows={3} />

@@ -17,6 +17,23 @@ export interface AnalysisPlan {
   extractionFields: ExtractionField[];
 }
 
+/** How the agent takes turns (docs/agents.md, "Turn-taking"); null fields: the deployment's defaults. */
+export interface TurnTakingPlan {
+  eagerness: "patient" | "normal" | "eager";
+  minWaitMs: number | null;
+  maxWaitMs: number | null;
+  interruptionMinWords: number;
+  interruptionMinMs: number | null;
+}
+
+export const TURN_TAKING_DEFAULTS: TurnTakingPlan = {
+  eagerness: "normal",
+  minWaitMs: null,
+  maxWaitMs: null,
+  interruptionMinWords: 1,
+  interruptionMinMs: null,
+};
+
 export const agents = pgTable(
   "agents",
   {
@@ -37,6 +54,7 @@ export const agents = pgTable(
     endCallPhrases: jsonb("end_call_phrases").$type<string[]>().notNull().default([]),
     metadata: jsonb("metadata").$type<Record<string, unknown>>().notNull().default({}),
     analysisPlan: jsonb("analysis_plan").$type<AnalysisPlan>().notNull(),
+    turnTaking: jsonb("turn_taking").$type<TurnTakingPlan>().notNull().default(TURN_TAKING_DEFAULTS),
     /** docs/tools.md: functions of the customer's and the built-ins (end_call, transfer_call). */
     tools: jsonb("tools").$type<AgentTool[]>().notNull().default([]),
     /**

@@ -143,6 +143,28 @@ describe("POST /v1/agents refuses", () => {
     expect(await res.json()).toMatchObject(edges);
   });
 
+  it("turn-taking settings out of range, of the wrong type, unknown, or waits in the wrong order", async () => {
+    const ws = await createWorkspace();
+    const turn = (turnTaking: unknown) => ({ ...valid, turnTaking });
+    await refused(ws, turn({ eagerness: "hasty" }), "turnTaking.eagerness");
+    await refused(ws, turn({ minWaitMs: -1 }), "turnTaking.minWaitMs");
+    await refused(ws, turn({ minWaitMs: 2_001 }), "turnTaking.minWaitMs");
+    await refused(ws, turn({ maxWaitMs: 499 }), "turnTaking.maxWaitMs");
+    await refused(ws, turn({ maxWaitMs: 10_001 }), "turnTaking.maxWaitMs");
+    await refused(ws, turn({ maxWaitMs: "1000" }), "turnTaking.maxWaitMs");
+    await refused(ws, turn({ interruptionMinWords: 0 }), "turnTaking.interruptionMinWords");
+    await refused(ws, turn({ interruptionMinWords: 1.5 }), "turnTaking.interruptionMinWords");
+    await refused(ws, turn({ interruptionMinMs: 199 }), "turnTaking.interruptionMinMs");
+    await refused(ws, turn({ endpointing: 300 }), "turnTaking");
+    await refused(ws, turn("eager"), "turnTaking");
+    const order = await refused(ws, turn({ minWaitMs: 900, maxWaitMs: 600 }), "turnTaking.minWaitMs");
+    expect(order.message).toContain("maxWaitMs");
+    expect(await agentCount(ws)).toBe(0);
+    const agent = await createAgent(ws);
+    const patched = await ws.api(`/v1/agents/${agent.id}`, { method: "PATCH", json: { turnTaking: { minWaitMs: 900, maxWaitMs: 600 } } });
+    await expectError(patched, 400, "validation_failed");
+  });
+
   it("language tags that are not BCP 47", async () => {
     const ws = await createWorkspace();
     for (const language of ["english", "en_US", "e", "en-", "en-USA", "", "en-US-x-private"]) {

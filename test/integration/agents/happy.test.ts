@@ -22,6 +22,7 @@ interface Agent {
     successCriteria: string[];
     extractionFields: Array<{ name: string; type: string; description: string; choices?: string[] }>;
   };
+  turnTaking: Record<string, unknown>;
   tools: Array<Record<string, unknown>>;
   toolSecret: string | null;
   createdAt: string;
@@ -82,6 +83,7 @@ describe("POST /v1/agents", () => {
       endCallPhrases: [],
       metadata: {},
       analysisPlan: { summaryEnabled: true, successCriteria: [], extractionFields: [] },
+      turnTaking: { eagerness: "normal", minWaitMs: null, maxWaitMs: null, interruptionMinWords: 1, interruptionMinMs: null },
       tools: [],
       toolSecret: expect.stringMatching(/^tss_[A-Za-z0-9]{40}$/),
       createdAt: agent.createdAt,
@@ -115,6 +117,7 @@ describe("POST /v1/agents", () => {
           { name: "_insured", type: "boolean", description: "Has insurance" },
         ],
       },
+      turnTaking: { eagerness: "patient", minWaitMs: 0, maxWaitMs: 10_000, interruptionMinWords: 10, interruptionMinMs: 5_000 },
     };
     // Written as raw JSON: an object literal cannot carry an own "__proto__" key.
     const metadataJson = '{"crm":{"id":"A-1","tags":["vip",1,true,null]},"ключ":"значение","__proto__":"kept"}';
@@ -315,6 +318,28 @@ describe("PATCH /v1/agents/{id}", () => {
       successCriteria: [],
       extractionFields: [{ name: "x", type: "string", description: "x" }],
     });
+  });
+
+  it("merges turnTaking sub-fields: those sent replace (null back to the deployment's), the others are kept", async () => {
+    const ws = await createWorkspace();
+    const agent = await createAgent(ws, { turnTaking: { eagerness: "eager", maxWaitMs: 1_500, interruptionMinMs: 400 } });
+    expect(agent.turnTaking).toEqual({
+      eagerness: "eager",
+      minWaitMs: null,
+      maxWaitMs: 1_500,
+      interruptionMinWords: 1,
+      interruptionMinMs: 400,
+    });
+    const patch = (turnTaking: unknown) => ws.api(`/v1/agents/${agent.id}`, { method: "PATCH", json: { turnTaking } });
+    expect((await body<Agent>(await patch({ interruptionMinWords: 2, interruptionMinMs: null }), 200)).turnTaking).toEqual({
+      eagerness: "eager",
+      minWaitMs: null,
+      maxWaitMs: 1_500,
+      interruptionMinWords: 2,
+      interruptionMinMs: null,
+    });
+    const fetched = await body<Agent>(await ws.api(`/v1/agents/${agent.id}`), 200);
+    expect(fetched.turnTaking).toMatchObject({ eagerness: "eager", interruptionMinWords: 2 });
   });
 
   it("sets an owned voice", async () => {

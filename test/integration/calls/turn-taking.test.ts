@@ -89,4 +89,25 @@ describe("speculative turn-taking", () => {
     expect(stt).toHaveLength(3);
     expect(stt.every((r) => r.status === 200 && r.quantity > 0)).toBe(true);
   }, 60_000);
+
+  it("follows the agent's turn-taking: a patient agent waits out its longest wait even after a full sentence", async () => {
+    const ws = onWorker(await createWorkspace(), batch.baseUrl);
+    const agent = await createAgent(ws, { turnTaking: { eagerness: "patient", maxWaitMs: 1_200 } });
+    const res = await ws.api(`/v1/agents/${agent.id}/web-call`, { method: "POST", json: {} });
+    const { call, webCall } = await json<{ call: { id: string }; webCall: { url: string } }>(res);
+    const whole = await speech("Tuesday morning works for me.", WEB_RATE);
+    const client = await joinWebCall(webCall.url);
+    await client.waitForEvent((e) => e.type === "status" && e.status === "in-progress");
+    await client.say(whole, 1_600);
+    await client.waitForEvent((e) => e.type === "mark");
+    await client.played();
+    client.ws.send(JSON.stringify({ type: "hangup" }));
+    await client.closed;
+    const [row] = await testDb().select({ transcript: calls.transcript }).from(calls).where(eq(calls.id, call.id));
+    const [user] = (row?.transcript ?? []).filter((t) => t.role === "user");
+    expect(user?.text).toBe("Tuesday morning works for me.");
+    // Normal eagerness ended this turn on its sentence (above); patient waits for the 1,200 ms of quiet.
+    expect(user?.turnTaking).toMatchObject({ endedBy: "silence", committed: true });
+    expect(user?.turnTaking?.waitMs).toBeGreaterThanOrEqual(1_180);
+  }, 60_000);
 });

@@ -124,12 +124,17 @@ describe.runIf(hasBrowser)("dashboard: agents, calls, voices, usage", () => {
     await page.getByLabel("First message").fill("Hello, Acme Dental.");
     await page.getByLabel("Temperature (0–2)").fill("5");
     await page.getByLabel("End-call phrases (one per line)").fill("goodbye\nhave a nice day");
+    await page.getByLabel("Eagerness").selectOption("eager");
+    await page.getByLabel("Longest wait (ms)").fill("300");
     await page.getByRole("button", { name: "Create agent" }).click();
     await expect.poll(() => page.locator("#f-temperature-error").count()).toBe(1);
+    expect(await page.locator("#f-maxWaitMs-error").textContent()).toMatch(/500/);
+    expect(await page.getByLabel("Eagerness").inputValue()).toBe("eager");
     expect(await page.getByLabel("Name", { exact: true }).inputValue()).toBe("Front desk 🎧");
     expect(await page.getByLabel("System prompt").inputValue()).toBe("You are the front desk of Acme Dental.");
     await screenshot(page, "agent-form-errors");
     await page.getByLabel("Temperature (0–2)").fill("0.4");
+    await page.getByLabel("Longest wait (ms)").fill("1500");
     await page.getByRole("button", { name: "Create agent" }).click();
     await page.waitForURL(/\/dashboard\/agents\/[0-9a-f-]{36}\?saved=1/);
     const id = /agents\/([0-9a-f-]{36})/.exec(page.url())?.[1];
@@ -140,6 +145,7 @@ describe.runIf(hasBrowser)("dashboard: agents, calls, voices, usage", () => {
       firstMessage: "Hello, Acme Dental.",
       temperature: 0.4,
       endCallPhrases: ["goodbye", "have a nice day"],
+      turnTaking: { eagerness: "eager", minWaitMs: null, maxWaitMs: 1500, interruptionMinWords: 1, interruptionMinMs: null },
     });
     await page.goto(`${baseUrl()}/dashboard/agents`);
     await screenshot(page, "agents-list");

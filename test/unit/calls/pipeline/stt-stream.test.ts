@@ -7,10 +7,11 @@ import { substantiveWords } from "../../../../src/calls/pipeline/backchannels";
 import type { Frame, FrameOf } from "../../../../src/calls/pipeline/frames";
 import { Pipeline } from "../../../../src/calls/pipeline/pipeline";
 import { StreamingSttStage } from "../../../../src/calls/pipeline/stt-stream";
+import type { Eagerness } from "../../../../src/calls/pipeline/turn-plan";
 import type { SttStream, SttStreamEvent } from "../../../../src/providers/types";
 import { fakeClock, flushed, Probe } from "./audio";
 
-function setup(opts: { failOpen?: Error } = {}) {
+function setup(opts: { failOpen?: Error; minInterruptionWords?: number; eagerness?: Eagerness } = {}) {
   const clock = fakeClock(10_000);
   const sent: number[] = [];
   const metered: number[] = [];
@@ -47,7 +48,7 @@ function setup(opts: { failOpen?: Error } = {}) {
       },
     },
     clock,
-    { sampleRate: 8000, minInterruptionMs: 600 },
+    { sampleRate: 8000, minInterruptionMs: 600, minInterruptionWords: opts.minInterruptionWords, eagerness: opts.eagerness },
   );
   const pipeline = new Pipeline([head, stt, tail], (f) => out.push(f));
   /** `ms` of the caller's audio: sound (voiced, as turn detection marks it) or the quiet after it. */
@@ -132,6 +133,41 @@ describe("the streaming STT stage", () => {
       ["I would like a table.", "silence"],
       ["For two.", "silence"],
     ]);
+  });
+
+  it("Nova: a segment's end that does not sound finished waits for the UtteranceEnd; eagerness decides what sounds finished", async () => {
+    for (const [eagerness, text, endsAtSegment] of [
+      ["normal", "I would like to", false],
+      ["normal", "Next Tuesday.", true],
+      ["eager", "next Tuesday", true],
+      ["eager", "next Tuesday and", false],
+      ["patient", "Next Tuesday.", false],
+    ] as const) {
+      const s = setup({ eagerness });
+      s.open();
+      s.audio(20);
+      await flushed();
+      s.emit({ type: "final", text, speechFinal: true });
+      expect(s.tail.of("transcript").length, `${eagerness}: ${text}`).toBe(endsAtSegment ? 1 : 0);
+      s.emit({ type: "utterance-end" }); // the longest wait: the turn ends whatever it sounds like
+      expect(s.tail.of("transcript").map((t) => t.text)).toEqual([text]);
+    }
+  });
+
+  it("over the agent: the agent's interruptionMinWords words are needed; fewer interrupt nothing", async () => {
+    const s = setup({ minInterruptionWords: 2 });
+    s.open();
+    s.audio(20);
+    await flushed();
+    s.agentSpeaking(true);
+    const at = s.clock.t;
+    s.down({ type: "speech-started", at });
+    s.audio(200);
+    s.emit({ type: "interim", text: "Yeah sure, wait" });
+    expect(s.tail.of("speech-started")).toHaveLength(0); // one word that is not a backchannel
+    s.emit({ type: "interim", text: "Yeah sure, wait, stop" });
+    expect(s.tail.of("speech-started")).toEqual([{ type: "speech-started", at }]);
+    expect(s.stt.totals.interruptions).toBe(1);
   });
 
   it("over the agent: a backchannel or a cough interrupts nothing and is not answered; a real word interrupts at once", async () => {

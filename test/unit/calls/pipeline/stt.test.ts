@@ -7,6 +7,7 @@ import type { Frame, FrameOf } from "../../../../src/calls/pipeline/frames";
 import { Pipeline } from "../../../../src/calls/pipeline/pipeline";
 import { SttStage } from "../../../../src/calls/pipeline/stt";
 import { TurnDetectionStage } from "../../../../src/calls/pipeline/turn-detection";
+import type { Eagerness } from "../../../../src/calls/pipeline/turn-plan";
 import { TurnDetector } from "../../../../src/calls/turns";
 import { caller, fakeClock, flushed } from "./audio";
 
@@ -18,7 +19,7 @@ interface Request {
 }
 
 /** Turn detection and STT over a detector, with a transcription the test answers by hand. */
-function setup(pauseMs: number | null = 200, maxTurnMs?: number) {
+function setup(pauseMs: number | null = 200, maxTurnMs?: number, eagerness?: Eagerness) {
   const requests: Request[] = [];
   const clock = fakeClock();
   const out: Frame[] = [];
@@ -33,6 +34,7 @@ function setup(pauseMs: number | null = 200, maxTurnMs?: number) {
         requests.push({ audio, speculative, answer, fail });
       }),
     clock,
+    eagerness,
   );
   const pipeline = new Pipeline([turns, stt], (f) => out.push(f), [(f) => seen.push(f)]);
   const c = caller((samples, at) => {
@@ -122,6 +124,27 @@ describe("the STT stage's speculative transcription", () => {
     c.silent(600);
     expect(ended()).toHaveLength(1); // the wait running out later ends nothing more
     expect(requests).toHaveLength(1);
+  });
+
+  it("by the agent's eagerness: eager ends on a phrase that does not trail off, patient waits out the whole wait", async () => {
+    for (const [eagerness, said, early] of [
+      ["eager", "next Tuesday", true],
+      ["normal", "next Tuesday", false],
+      ["patient", "Next Tuesday works.", false],
+    ] as const) {
+      const { requests, ended, seen, c } = setup(200, undefined, eagerness);
+      c.speak(600);
+      c.silent(200);
+      requests[0]?.answer(said);
+      await flushed();
+      expect(
+        seen.some((f) => f.type === "end-turn"),
+        `${eagerness}: ${said}`,
+      ).toBe(early);
+      expect(ended()).toHaveLength(early ? 1 : 0);
+      c.silent(300);
+      expect(ended()).toHaveLength(1); // the longest wait ends it anyway
+    }
   });
 
   it("an unfinished or empty transcript keeps the whole wait, then commits", async () => {

@@ -1,0 +1,1 @@
+ALTER TABLE "agents" ADD COLUMN "turn_taking" jsonb DEFAULT '{"eagerness":"normal","minWaitMs":null,"maxWaitMs":null,"interruptionMinWords":1,"interruptionMinMs":null}'::jsonb NOT NULL;
