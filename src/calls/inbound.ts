@@ -47,43 +47,38 @@ export async function answerIncomingCall(ctx: InboundCtx, incoming: IncomingCall
   const streamToken = randomBase62(40);
   const tokenHash = await sha256Hex(streamToken);
   const deadline = new Date(Date.now() + (ctx.config.CALL_RING_TIMEOUT_SECONDS + ctx.config.CALL_WATCHDOG_GRACE_SECONDS) * 1000);
-  const [existing] = await ctx.db
-    .select()
-    .from(calls)
-    .where(and(eq(calls.provider, "twilio"), eq(calls.providerCallId, incoming.callSid)));
-  let call: Call | undefined;
-  if (existing) {
+  // Insert first, then fall back to the row that is there: the unique index on (provider,
+  // provider_call_id) makes one call of any number of concurrent copies of the webhook.
+  let [call] = await ctx.db
+    .insert(calls)
+    .values({
+      id: newId(),
+      organizationId: number.organizationId,
+      agentId: agent.id,
+      agentName: agent.name,
+      type: "phone",
+      direction: "inbound",
+      status: "ringing",
+      fromNumber: incoming.from,
+      toNumber: incoming.to,
+      provider: "twilio",
+      providerCallId: incoming.callSid,
+      streamTokenHash: tokenHash,
+      deadlineAt: deadline,
+    })
+    .onConflictDoNothing({ target: [calls.provider, calls.providerCallId] })
+    .returning();
+  if (call) await armWatchdog(sessions(ctx.env), call.id, deadline);
+  else {
     // The webhook again for a call we already answered (Twilio retried it): a fresh stream token
     // for the stream this answer starts, while the call has not connected; a call under way or
     // over is not answered twice.
-    if (existing.status !== "ringing") return { kind: "reject", reason: "call already answered", twiml: rejectTwiml() };
     [call] = await ctx.db
       .update(calls)
       .set({ streamTokenHash: tokenHash })
-      .where(and(eq(calls.id, existing.id), eq(calls.status, "ringing")))
+      .where(and(eq(calls.provider, "twilio"), eq(calls.providerCallId, incoming.callSid), eq(calls.status, "ringing")))
       .returning();
     if (!call) return { kind: "reject", reason: "call already answered", twiml: rejectTwiml() };
-  } else {
-    [call] = await ctx.db
-      .insert(calls)
-      .values({
-        id: newId(),
-        organizationId: number.organizationId,
-        agentId: agent.id,
-        agentName: agent.name,
-        type: "phone",
-        direction: "inbound",
-        status: "ringing",
-        fromNumber: incoming.from,
-        toNumber: incoming.to,
-        provider: "twilio",
-        providerCallId: incoming.callSid,
-        streamTokenHash: tokenHash,
-        deadlineAt: deadline,
-      })
-      .returning();
-    if (!call) throw new Error("insert returned no row");
-    await armWatchdog(sessions(ctx.env), call.id, deadline);
   }
   const streamUrl = `${ctx.origin.replace(/^http/, "ws")}${TWILIO_MEDIA_PATH(call.id)}`;
   return { kind: "stream", call, twiml: streamTwiml(streamUrl, { token: streamToken, callId: call.id }) };

@@ -127,7 +127,8 @@ export const calls = pgTable(
   (t) => [
     index("calls_org_idx").on(t.organizationId, t.id),
     uniqueIndex("calls_idempotency_idx").on(t.organizationId, t.idempotencyKey),
-    index("calls_provider_idx").on(t.provider, t.providerCallId),
+    // One call per provider call id (Twilio's CallSid), under any concurrency: src/calls/inbound.ts.
+    uniqueIndex("calls_provider_call_idx").on(t.provider, t.providerCallId),
     index("calls_deadline_idx").on(t.deadlineAt),
   ],
 );

@@ -6,8 +6,10 @@
 // the caller away politely, a number of no workspace is rejected unanswered, and a workspace
 // cannot assign another workspace's agent.
 import { randomUUID } from "node:crypto";
+import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { CANNOT_TAKE_CALLS } from "../../../src/calls/inbound";
+import { calls } from "../../../src/db/schema";
 import { CONVERSATION } from "../../callees";
 import {
   addCallerId,
@@ -24,7 +26,7 @@ import {
   waitForCall,
 } from "../../calls";
 import { receiversPerTest } from "../../deliveries";
-import { createWorkspace, expectError, json, stack, type Workspace } from "../../harness";
+import { createWorkspace, expectError, json, stack, testDb, type Workspace } from "../../harness";
 import { stripeAccepts } from "../../stripe";
 
 const { subscribed } = receiversPerTest();
@@ -192,6 +194,28 @@ describe("incoming calls that are turned away", () => {
     const made = await inboundCalls(ws);
     expect(made).toHaveLength(1);
     expect(made[0]).toMatchObject({ status: "ringing", direction: "inbound", toNumber: number.number });
+  }, 30_000);
+
+  it("makes one call of many concurrent copies of the same signed voice webhook (one CallSid, one call)", async () => {
+    const { ws, number } = await assignedNumber();
+    const token = stack().vars.TWILIO_AUTH_TOKEN ?? "";
+    const url = `${stack().baseUrl}${VOICE_PATH}`;
+    for (let run = 0; run < 3; run++) {
+      const params = ringing(number.number);
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, () => postTwilioForm(VOICE_PATH, params, twilioSign(token, url, params))),
+      );
+      expect(answers.map((r) => r.status)).toEqual(Array(8).fill(200));
+      const streams = (await Promise.all(answers.map((r) => r.text()))).filter((t) => t.includes("<Connect><Stream"));
+      expect(streams.length).toBeGreaterThanOrEqual(1); // each copy is answered while the call rings
+      const sid = params.get("CallSid");
+      const rows = await testDb()
+        .select({ id: calls.id })
+        .from(calls)
+        .where(eq(calls.providerCallId, sid as string));
+      expect(rows, `run ${run}`).toHaveLength(1);
+    }
+    expect(await inboundCalls(ws)).toHaveLength(3);
   }, 30_000);
 
   it("a number without an agent says why and hangs up; a number of no workspace is rejected unanswered; no call is made", async () => {
