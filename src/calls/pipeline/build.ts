@@ -78,7 +78,7 @@ export function buildCallPipeline(o: BuildOptions): CallPipeline {
         minInterruptionWords: plan.interruptionMinWords,
         eagerness: plan.eagerness,
       })
-    : new SttStage(o.ports.transcribe, clock, plan.eagerness);
+    : new SttStage(o.ports.transcribe, clock, plan.eagerness, o.ports.chargeTurn);
   const context = new ContextStage(o);
   const out = new TransportOutStage(transport, o.endCallPhrases, clock);
   const stages = [

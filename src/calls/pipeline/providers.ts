@@ -12,7 +12,7 @@ import { defaultTtsModel, streamingSttProvider, sttProvider, ttsProvider } from 
 import { agentTurn } from "../../tools/runtime";
 import { pcm16ToBytes } from "../codec";
 import type { LlmPort } from "./llm";
-import type { Transcribe } from "./stt";
+import type { Charge, Transcribe } from "./stt";
 import type { StreamPort } from "./stt-stream";
 import type { Synthesize } from "./tts";
 import { streamTurnOptions, turnPlanOf } from "./turn-plan";
@@ -21,6 +21,8 @@ const REPLY_MAX_TOKENS = 300;
 
 export interface CallPorts {
   transcribe: Transcribe;
+  /** Charges a turn committed from a speculation its audio (batch transcription: docs/calls.md, "Turn-taking"). */
+  chargeTurn: Charge;
   /** The streaming transcription, when this deployment streams (CALL_TRANSCRIPTION, a streaming provider). */
   stream: StreamPort | null;
   llm: LlmPort;
@@ -87,19 +89,44 @@ export function callPorts(c: PortContext): CallPorts {
       const model = config.DEFAULT_STT_MODEL;
       const ms = Math.ceil((audio.length / c.sampleRate) * 1000);
       const wav = pcmToWav(pcm16ToBytes(audio), c.sampleRate);
-      const language = agent.language.split("-")[0];
-      const text = meter(
+      const request = () =>
+        provider.transcribe({
+          audio: new Blob([wav], { type: "audio/wav" }),
+          filename: "turn.wav",
+          model,
+          language: agent.language.split("-")[0],
+        });
+      if (speculative) {
+        // Ours to pay, not the caller's: the turn that commits it is charged its audio once (chargeTurn).
+        const text = request().then((r) => {
+          console.log(
+            JSON.stringify({
+              level: "info",
+              msg: "speculative transcription",
+              callId: call.id,
+              provider: provider.name,
+              model,
+              audioMs: ms,
+            }),
+          );
+          return r.text;
+        });
+        defer(text); // settled before the session's scope closes, also when discarded
+        return text;
+      }
+      const metered = meter(
         scope.db,
         payer,
         { modality: "stt", provider: provider.name, model, maxQuantity: ms },
-        async () => ({
-          result: await provider.transcribe({ audio: new Blob([wav], { type: "audio/wav" }), filename: "turn.wav", model, language }),
-          quantity: ms,
-        }),
+        async () => ({ result: await request(), quantity: ms }),
         defer,
-      ).then((r) => r.text);
-      if (speculative) defer(text); // settled before the session's scope closes, also when discarded
-      return text;
+      );
+      return metered.then((r) => r.text);
+    },
+    async chargeTurn(audio) {
+      const ms = Math.ceil((audio.length / c.sampleRate) * 1000);
+      const stt = { modality: "stt", provider: sttProvider(config).name, model: config.DEFAULT_STT_MODEL, maxQuantity: ms } as const;
+      await meter(scope.db, payer, stt, async () => ({ result: null, quantity: ms }), defer);
     },
     llm: {
       turn: (messages, live, say) =>

@@ -10,8 +10,14 @@ import type { Direction, Frame } from "./frames";
 import { type Clock, Stage } from "./pipeline";
 import { type Eagerness, soundsFinished } from "./turn-plan";
 
-/** One metered transcription; `speculative` when started on a pause, before the turn ended. */
+/**
+ * One transcription; `speculative` when started on a pause, before the turn ended. A turn's own
+ * (not speculative) transcription is charged to the call; a speculation is the platform's cost
+ * until a turn commits it, and then the turn's audio is charged once (`Charge`).
+ */
 export type Transcribe = (audio: Int16Array, speculative: boolean) => Promise<string>;
+/** Charges the call for a turn's audio, transcribed by a speculation it committed. */
+export type Charge = (audio: Int16Array) => Promise<void>;
 
 interface Speculation {
   /** The detector's pause it was started in: it stands while the caller stays in that pause. */
@@ -43,6 +49,7 @@ export class SttStage extends Stage {
     private readonly clock: Clock,
     /** How readily a pause's transcript ends the turn (turn-plan.ts, soundsFinished). */
     private readonly eagerness: Eagerness = "normal",
+    private readonly charge: Charge = async () => undefined,
   ) {
     super();
   }
@@ -132,7 +139,11 @@ export class SttStage extends Stage {
     };
     this.turn = { speculations: 0, discarded: 0 };
     this.totals.turns++;
-    if (standing) this.totals.committed++;
+    if (standing) {
+      this.totals.committed++;
+      // The caller pays for the turn's audio once, whatever it took to speculate on it.
+      void this.track(this.charge(end.audio).catch((error: unknown) => this.ended || this.push({ type: "error", stage: "stt", error })));
+    }
     if (endedBy === "sentence") this.totals.endedBySentence++;
     let transcript: Promise<string> | null = null;
     return {

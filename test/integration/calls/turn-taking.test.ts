@@ -3,8 +3,8 @@
 // with CALL_TRANSCRIPTION=batch): the caller's turn is
 // transcribed on a pause; a turn that ends in that pause is answered on that transcript (one
 // transcription request for the turn), and a caller who pauses mid-turn then goes on makes the
-// speculation stale: discarded, yet metered (the provider has the audio), and the turn transcribed
-// once more, whole.
+// speculation stale: discarded (the platform's cost, not the caller's), and the turn transcribed
+// once more, whole; the caller pays each turn's audio once.
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWorker } from "../../../dev/stack";
@@ -81,13 +81,17 @@ describe("speculative turn-taking", () => {
       else expect(tt?.waitMs).toBeGreaterThanOrEqual(480);
     }
 
-    // What the provider did is what was metered: three transcriptions, the discarded one included.
+    // The caller pays for each turn's audio once: three transcriptions were made (the discarded
+    // one is the platform's cost, logged), two turns were charged, each for no more than the
+    // audio the client sent for it (speech plus the trailing quiet up to the turn's end).
     const stt = await testDb()
       .select({ status: usageEvents.status, quantity: usageEvents.quantity })
       .from(usageEvents)
       .where(and(eq(usageEvents.callId, call.id), eq(usageEvents.modality, "stt")));
-    expect(stt).toHaveLength(3);
+    expect(stt).toHaveLength(2);
     expect(stt.every((r) => r.status === 200 && r.quantity > 0)).toBe(true);
+    const sentMs = ((whole.length + paused.length) / WEB_RATE) * 1000 + 2 * 1_000;
+    expect(stt.reduce((sum, r) => sum + r.quantity, 0)).toBeLessThanOrEqual(sentMs);
   }, 60_000);
 
   it("follows the agent's turn-taking: a patient agent waits out its longest wait even after a full sentence", async () => {

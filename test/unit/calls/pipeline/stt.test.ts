@@ -28,6 +28,7 @@ function setup(pauseMs: number | null = 200, maxTurnMs?: number, eagerness?: Eag
     new TurnDetector({ sampleRate: 8000, endpointingMs: 500, pauseMs: pauseMs ?? undefined, maxTurnMs }),
     8000,
   );
+  const charged: number[] = [];
   const stt = new SttStage(
     (audio, speculative) =>
       new Promise<string>((answer, fail) => {
@@ -35,6 +36,9 @@ function setup(pauseMs: number | null = 200, maxTurnMs?: number, eagerness?: Eag
       }),
     clock,
     eagerness,
+    async (audio) => {
+      charged.push(audio.length);
+    },
   );
   const pipeline = new Pipeline([turns, stt], (f) => out.push(f), [(f) => seen.push(f)]);
   const c = caller((samples, at) => {
@@ -43,12 +47,12 @@ function setup(pauseMs: number | null = 200, maxTurnMs?: number, eagerness?: Eag
   });
   const ended = () => seen.filter((f): f is FrameOf<"turn-ended"> => f.type === "turn-ended");
   const transcripts = () => out.filter((f): f is FrameOf<"transcript"> => f.type === "transcript");
-  return { pipeline, turns, stt, requests, clock, out, seen, ended, transcripts, c };
+  return { pipeline, turns, stt, requests, clock, out, seen, ended, transcripts, c, charged };
 }
 
 describe("the STT stage's speculative transcription", () => {
   it("a caller who speaks again discards it (a late transcript of it ends nothing); the discarded requests still count", async () => {
-    const { stt, requests, ended, transcripts, c } = setup();
+    const { stt, requests, ended, transcripts, c, charged } = setup();
     c.speak(600);
     c.silent(200);
     expect(requests).toHaveLength(1);
@@ -74,6 +78,8 @@ describe("the STT stage's speculative transcription", () => {
     expect(t?.turnTaking).toEqual({ waitMs: 480, endedBy: "silence", speculations: 3, discarded: 2, committed: true, transcriptions: 3 });
     expect(requests).toHaveLength(3); // not transcribed again
     expect(stt.totals).toMatchObject({ turns: 1, speculations: 3, committed: 1, discarded: 2, transcriptions: 3 });
+    // three transcriptions, the turn charged once: for its own audio
+    expect(charged).toEqual([t?.end.audio.length]);
   });
 
   it("a turn cut while the caller speaks (max length) discards the speculation and is transcribed whole", async () => {
