@@ -12,7 +12,7 @@ import { type MessagingChannel, type MessagingInboundRow, messagingInbound } fro
 import type { WebhookDeps } from "../webhooks/deliver";
 import { channelById } from "./channels";
 import { answer } from "./conversation";
-import type { ParsedInbound } from "./telegram";
+import type { ParsedInbound } from "./parsed";
 
 /** A claim this old is a dead worker's: its message may be claimed again. */
 export const CLAIM_TIMEOUT_MS = 120_000;

@@ -3,8 +3,10 @@
 // X-Telegram-Bot-Api-Secret-Token with every update), deleteWebhook, getWebhookInfo,
 // sendMessage, getFile and the file download. The bot token is in every URL: it never reaches an
 // error, a log line or a response of ours.
+import { z } from "zod";
 import type { InboundMessage } from "../db/schema";
 import { callProvider, MessagingApiError, type MessagingCallOptions, redact } from "./http";
+import { type InboundDelivery, problemOf, unixSeconds, unreadable } from "./parsed";
 
 const PROVIDER = "Telegram";
 /** Telegram's limit for one message's text. */
@@ -16,22 +18,6 @@ interface TelegramAnswer<T> {
   error_code?: number;
   description?: string;
   parameters?: { retry_after?: number };
-}
-
-export interface TelegramUpdate {
-  update_id: number;
-  message?: TelegramMessage;
-}
-
-interface TelegramMessage {
-  message_id: number;
-  date: number;
-  chat: { id: number; type: string; first_name?: string; username?: string };
-  from?: { id: number; first_name?: string; last_name?: string; username?: string; is_bot?: boolean };
-  text?: string;
-  voice?: { file_id: string; mime_type?: string; duration?: number };
-  audio?: { file_id: string; mime_type?: string };
-  [other: string]: unknown;
 }
 
 export interface WebhookInfo {
@@ -110,27 +96,74 @@ export class TelegramBot {
   }
 }
 
-export interface ParsedInbound {
-  externalId: string;
-  seq: number;
-  endUserId: string;
-  message: InboundMessage;
-}
+/** Telegram's User (core.telegram.org/bots/api#user), the part we read. */
+const userSchema = z.object({
+  id: z.int(),
+  is_bot: z.boolean(),
+  first_name: z.string(),
+  last_name: z.string().optional(),
+  username: z.string().optional(),
+});
+const fileSchema = z.object({ file_id: z.string().min(1), mime_type: z.string().optional() });
+/** A chat id: up to 52 significant bits (the Bot API), so a safe integer. */
+const chatSchema = z.object({ id: z.int(), type: z.string() });
+
+/**
+ * Telegram's Update (core.telegram.org/bots/api#update): `update_id` is an Integer ("start from a
+ * certain positive number and increase sequentially"); one that is not a safe non-negative integer
+ * cannot be stored (seq is a bigint) nor told from a redelivery, so its update is dropped.
+ */
+const updateSchema = z.object({ update_id: z.int().min(0), message: z.unknown().optional() });
+/** Whose conversation a message belongs to: its chat, and whether a bot sent it (read leniently). */
+const addressSchema = z.object({
+  chat: chatSchema,
+  from: z
+    .object({
+      is_bot: z.boolean().optional(),
+      first_name: z.string().optional(),
+      last_name: z.string().optional(),
+      username: z.string().optional(),
+    })
+    .optional()
+    .catch(undefined),
+});
+/** Telegram's Message (core.telegram.org/bots/api#message), the part we read; the other fields name its kind. */
+const messageSchema = z.looseObject({
+  message_id: z.int(),
+  date: unixSeconds,
+  chat: chatSchema,
+  from: userSchema.optional(),
+  text: z.string().optional(),
+  voice: fileSchema.optional(),
+  audio: fileSchema.optional(),
+});
 
 /**
  * An update as a conversation message: a private chat's text, voice note, or another kind of
- * message (kept as unsupported). Null for what we do not answer: updates without a message
- * (edits, callbacks), group chats, and other bots.
+ * message (kept as unsupported). No message for what we do not answer: updates without a message
+ * (edits, callbacks), group chats, and other bots. An update that does not match the Bot API's
+ * format is never refused: dropped, or kept as unsupported when its chat can be read.
  */
-export function parseTelegramUpdate(update: TelegramUpdate): ParsedInbound | null {
-  const m = update.message;
-  if (m?.chat.type !== "private" || m.from?.is_bot) return null;
-  const userName = [m.from?.first_name, m.from?.last_name].filter(Boolean).join(" ") || m.from?.username || undefined;
-  const base = { externalId: String(update.update_id), seq: update.update_id, endUserId: String(m.chat.id) };
+export function parseTelegramUpdate(body: unknown): InboundDelivery {
+  const none = (problem?: string): InboundDelivery => ({ messages: [], problems: problem ? [problem] : [] });
+  const update = updateSchema.safeParse(body);
+  if (!update.success) return none(problemOf(update.error, ""));
+  const raw = update.data.message;
+  if (raw === undefined) return none();
+  const address = addressSchema.safeParse(raw);
+  if (!address.success) return none(problemOf(address.error, "message"));
+  const { chat, from } = address.data;
+  if (chat.type !== "private" || from?.is_bot) return none();
+  const userName = [from?.first_name, from?.last_name].filter(Boolean).join(" ") || from?.username || undefined;
+  const base = { externalId: String(update.data.update_id), seq: update.data.update_id, endUserId: String(chat.id) };
+  const parsed = messageSchema.safeParse(raw);
+  if (!parsed.success) return { messages: [{ ...base, message: unreadable(userName) }], problems: [problemOf(parsed.error, "message")] };
+  const m = parsed.data;
   const sentAt = new Date(m.date * 1000).toISOString();
-  if (typeof m.text === "string") return { ...base, message: { kind: "text", text: m.text, userName, sentAt } };
   const voice = m.voice ?? m.audio;
-  if (voice) return { ...base, message: { kind: "voice", mediaId: voice.file_id, mimeType: voice.mime_type, userName, sentAt } };
-  const type = NAMED_TYPES.find((t) => t in m) ?? "message";
-  return { ...base, message: { kind: "unsupported", type, userName, sentAt } };
+  let message: InboundMessage;
+  if (m.text !== undefined) message = { kind: "text", text: m.text, userName, sentAt };
+  else if (voice) message = { kind: "voice", mediaId: voice.file_id, mimeType: voice.mime_type, userName, sentAt };
+  else message = { kind: "unsupported", type: NAMED_TYPES.find((t) => t in m) ?? "message", userName, sentAt };
+  return { messages: [{ ...base, message }], problems: [] };
 }

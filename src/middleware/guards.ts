@@ -63,6 +63,9 @@ function checkUrl(c: Context<AppEnv>): void {
   }
 }
 
+/** Telegram's and WhatsApp's deliveries to a channel (src/routes/channels.ts). */
+const PROVIDER_DELIVERY = /^\/channels\/(telegram|whatsapp)\/[^/]+$/;
+
 const mediaTypeOf = (c: Context<AppEnv>) => (c.req.header("content-type") ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
 const isJson = (type: string) => /^application\/([\w.-]+\+)?json$/.test(type);
 
@@ -98,7 +101,9 @@ async function checkBody(c: Context<AppEnv>, bytes: Uint8Array): Promise<void> {
         );
       }
       const issue = findBadText(parsed);
-      if (issue) throw refuse("json", issue);
+      // A provider's delivery is checked by its route (signature first), then made storable
+      // (src/messaging/parsed.ts): refusing it would have the provider retry it into a stall.
+      if (issue && !PROVIDER_DELIVERY.test(c.req.path)) throw refuse("json", issue);
     } else if (type === "application/x-www-form-urlencoded") {
       const pairs = parseUrlEncoded(text);
       if (!pairs) throw new ApiError("bad_request", "The form is not well-formed UTF-8 once percent-decoded.");

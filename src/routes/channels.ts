@@ -2,8 +2,11 @@
 // each delivery proves itself: Telegram's X-Telegram-Bot-Api-Secret-Token (the secret we gave
 // setWebhook), WhatsApp's X-Hub-Signature-256 over the raw body (the app secret), and Meta's
 // verification handshake (the verify token). A delivery that fails its check is refused with 401
-// and nothing is stored. Accepted messages are stored and acknowledged at once; the replies are
-// written after the response (src/messaging/inbound.ts).
+// and nothing is stored; an authenticated one must be sent as application/json (415 otherwise).
+// Its content is never refused: what does not match the provider's format is acknowledged and
+// dropped, or kept as unsupported (src/messaging/parsed.ts), so no delivery is retried into a
+// stall. Accepted messages are stored and acknowledged at once; the replies are written after the
+// response (src/messaging/inbound.ts).
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { type AppEnv, createRouter } from "../context";
@@ -13,7 +16,8 @@ import { ApiError } from "../lib/errors";
 import { errorResponses, jsonResponse, publicSecurity } from "../lib/openapi";
 import { channelById, openCredentials, type TelegramCredentials, type WhatsAppCredentials } from "../messaging/channels";
 import { drainConversation, receive } from "../messaging/inbound";
-import { parseTelegramUpdate, type TelegramUpdate } from "../messaging/telegram";
+import { type InboundDelivery, storable } from "../messaging/parsed";
+import { parseTelegramUpdate } from "../messaging/telegram";
 import { parseWhatsAppNotification, verifyWhatsAppSignature } from "../messaging/whatsapp";
 
 const tags = ["Channels (provider webhooks)"];
@@ -34,10 +38,36 @@ async function channelOf(c: Context<AppEnv>, type: MessagingChannel["type"]): Pr
   return channel;
 }
 
+/**
+ * An authenticated delivery's body: JSON, sent as application/json (what Telegram and Meta send;
+ * any parameters, such as a charset, are fine). Checked after the delivery proved itself, so a
+ * stranger learns nothing but 401.
+ */
+function jsonBody(c: Context<AppEnv>, text: string): unknown {
+  const type = (c.req.header("content-type") ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+  if (type !== "application/json")
+    throw new ApiError("unsupported_media_type", `Send the body as application/json (got ${type || "no Content-Type"}).`);
+  try {
+    return storable(JSON.parse(text));
+  } catch {
+    throw new ApiError("invalid_json", "The body is not JSON.");
+  }
+}
+
 /** Stores what is new, acknowledges, and answers each conversation that got a message after the response. */
-async function accept(c: Context<AppEnv>, channel: MessagingChannel, parsed: Parameters<typeof receive>[2]) {
+async function accept(c: Context<AppEnv>, channel: MessagingChannel, delivery: InboundDelivery) {
+  if (delivery.problems.length > 0)
+    console.warn(
+      JSON.stringify({
+        level: "warn",
+        msg: "messaging: a delivery does not match the provider's format (acknowledged)",
+        channelId: channel.id,
+        requestId: c.var.requestId,
+        problems: delivery.problems.slice(0, 10),
+      }),
+    );
   const deps = c.var.services.webhooks;
-  const conversations = await receive(deps, channel, parsed);
+  const conversations = await receive(deps, channel, delivery.messages);
   for (const endUserId of conversations) c.var.defer(drainConversation(deps, channel.id, endUserId));
   return c.json({ ok: true as const, stored: conversations.length }, 200);
 }
@@ -50,7 +80,7 @@ export const telegramUpdateRoute = createRoute({
   security: publicSecurity,
   summary: "Telegram's updates for a channel's bot (X-Telegram-Bot-Api-Secret-Token)",
   request: { params },
-  responses: { 200: ack, ...errorResponses(400, 401, 404) },
+  responses: { 200: ack, ...errorResponses(400, 401, 404, 415) },
 });
 
 export const whatsappVerifyRoute = createRoute({
@@ -82,7 +112,7 @@ export const whatsappNotificationRoute = createRoute({
   security: publicSecurity,
   summary: "WhatsApp's notifications for a channel's number (X-Hub-Signature-256)",
   request: { params },
-  responses: { 200: ack, ...errorResponses(400, 401, 404) },
+  responses: { 200: ack, ...errorResponses(400, 401, 404, 415) },
 });
 
 /** The messaging surface, mounted at /channels (src/app.ts). */
@@ -95,15 +125,7 @@ export function channelWebhookRoutes() {
     const given = c.req.header("x-telegram-bot-api-secret-token");
     if (!given || !safeEqual(given, secretToken))
       throw new ApiError("unauthorized", "The X-Telegram-Bot-Api-Secret-Token does not match this channel.");
-    let update: TelegramUpdate;
-    try {
-      update = (await c.req.json()) as TelegramUpdate;
-    } catch {
-      throw new ApiError("invalid_json", "The update is not JSON.");
-    }
-    if (typeof update?.update_id !== "number") throw new ApiError("validation_failed", "Invalid json: update_id: expected a number");
-    const parsed = parseTelegramUpdate(update);
-    return accept(c, channel, parsed ? [parsed] : []);
+    return accept(c, channel, parseTelegramUpdate(jsonBody(c, await c.req.text())));
   });
 
   app.openapi(whatsappVerifyRoute, async (c) => {
@@ -121,13 +143,8 @@ export function channelWebhookRoutes() {
     const raw = new Uint8Array(await c.req.arrayBuffer());
     if (!(await verifyWhatsAppSignature(appSecret, raw, c.req.header("x-hub-signature-256"))))
       throw new ApiError("unauthorized", "The X-Hub-Signature-256 does not match this body and the channel's app secret.");
-    let body: unknown;
-    try {
-      body = JSON.parse(new TextDecoder().decode(raw));
-    } catch {
-      throw new ApiError("invalid_json", "The notification is not JSON.");
-    }
-    return accept(c, channel, parseWhatsAppNotification(body, phoneNumberId));
+    const body = jsonBody(c, new TextDecoder().decode(raw));
+    return accept(c, channel, await parseWhatsAppNotification(body, phoneNumberId));
   });
 
   return app;

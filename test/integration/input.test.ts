@@ -74,7 +74,13 @@ function withBadString(body: unknown, bad: string): { body: unknown; path: strin
 
 const BODY_METHODS = new Set(["POST", "PATCH", "PUT", "DELETE"]);
 /** Routes a JSON body can be sent to: every body method but the HTML pages' forms and the uploads. */
-const jsonRoutes = ROUTES.filter((r) => BODY_METHODS.has(r.method) && !isPage(r.path) && !r.form);
+/**
+ * Telegram's and WhatsApp's deliveries are the exception: authenticated first, then made storable
+ * (a 400 would be retried into a stall); messaging/deliveries.test.ts proves both.
+ */
+const isProviderDelivery = (r: { method: string; path: string }) =>
+  r.method === "POST" && /^\/channels\/(telegram|whatsapp)\//.test(r.path);
+const jsonRoutes = ROUTES.filter((r) => BODY_METHODS.has(r.method) && !isPage(r.path) && !r.form && !isProviderDelivery(r));
 const pageForms = ROUTES.filter((r) => r.method === "POST" && isPage(r.path));
 const uploads = ROUTES.filter((r) => r.form);
 const withParams = ROUTES.filter((r) => r.path.includes(":"));
