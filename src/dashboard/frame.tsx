@@ -6,6 +6,7 @@ import type { Context, MiddlewareHandler, Next } from "hono";
 import { NONCE, secureHeaders } from "hono/secure-headers";
 import type { AppEnv } from "../context";
 import { ApiError } from "../lib/errors";
+import { SIGN_IN_PATH } from "./session";
 import { AdminRequired, Document, Layout, nonceOf, shellOf } from "./ui";
 
 const TITLES: Record<string, string> = { "api-keys": "API Keys", webhooks: "Webhooks", members: "Members" };
@@ -33,7 +34,8 @@ async function htmlErrors(c: Context<AppEnv>, next: Next) {
         <h1>{status === 404 ? "Not found" : "Something is not right"}</h1>
         <p role="alert">{err.message}</p>
         <p>
-          <a href="/dashboard">Back to the dashboard</a>
+          {/* Signed out, the dashboard would only send them to sign in: say so. */}
+          {c.var.auth ? <a href="/dashboard">Back to the dashboard</a> : <a href={SIGN_IN_PATH}>Go to sign in</a>}
         </p>
       </main>
     </Document>,

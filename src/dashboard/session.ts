@@ -1,15 +1,16 @@
 // The dashboard pages' session: the HttpOnly session cookie (as for /dashboard/api), the
 // organization chosen in the switcher (a cookie), and a CSRF token for every form, derived
 // from the session token (HMAC), checked on every POST together with the Origin check.
-import { getCookie, setCookie } from "hono/cookie";
+import { getCookie } from "hono/cookie";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../context";
 import { timingSafeEqual } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
 import { sessionAuth } from "../middleware/auth";
 import { isSessionShaped, resolveSession, SESSION_COOKIE } from "../sessions/service";
+import { ORG_COOKIE, setOrgCookie } from "./cookies";
 
-export const ORG_COOKIE = "dashboard_org";
+export { ORG_COOKIE };
 export const CSRF_FIELD = "_csrf";
 
 const enc = new TextEncoder();
@@ -61,12 +62,7 @@ export function chooseOrganization(c: Parameters<Parameters<typeof createMiddlew
   const auth = c.var.auth;
   if (!auth.memberships?.some((m) => m.organizationId === organizationId))
     throw new ApiError("forbidden", "You are not a member of that organization.");
-  setCookie(c, ORG_COOKIE, organizationId, {
-    path: "/dashboard",
-    httpOnly: true,
-    sameSite: "Lax",
-    secure: new URL(c.req.url).protocol === "https:",
-  });
+  setOrgCookie(c, organizationId);
 }
 
 export async function readForm(req: Request): Promise<Record<string, string[]>> {

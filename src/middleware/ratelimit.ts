@@ -1,7 +1,7 @@
 // Rate limits with @upstash/ratelimit (sliding window) on Upstash Redis.
 // - Every authenticated API and dashboard request, per API key, or per user+organization for
 //   a dashboard session (RATE_LIMIT_REQUESTS per RATE_LIMIT_WINDOW).
-// - Sign-in attempts, per email and per client address, before the password is checked.
+// - Sign-in attempts: failed ones, per email and per client address (src/middleware/sign-in-limit.ts).
 // Headers (IETF draft-ietf-httpapi-ratelimit-headers): `RateLimit-Policy: "default";q=N;w=S`
 // and `RateLimit: "default";r=R;t=S`; a 429 adds `Retry-After`.
 // Redis unreachable or slow (over 1 s): we FAIL OPEN. The API stays available and the
@@ -106,18 +106,3 @@ export const rateLimit = answers(
   }),
   () => [{ status: 429, why: "too many requests for this credential; wait `Retry-After` seconds (rate_limited)" }],
 );
-
-/**
- * Sign-in attempts per email and per client address in 15 minutes (SIGN_IN_LIMIT_PER_*),
- * checked before the password, so guessing costs a Redis call, not 100,000 PBKDF2 iterations.
- */
-export async function limitSignIn(c: Context<AppEnv>, email: string): Promise<void> {
-  const { config } = c.var;
-  const address = c.req.header("cf-connecting-ip") ?? "unknown";
-  await enforce(c, { name: "sign-in", limit: config.SIGN_IN_LIMIT_PER_ADDRESS, window: "15 m", prefix: "rl:signin:ip" }, address);
-  await enforce(
-    c,
-    { name: "sign-in", limit: config.SIGN_IN_LIMIT_PER_EMAIL, window: "15 m", prefix: "rl:signin:email" },
-    email.trim().toLowerCase(),
-  );
-}

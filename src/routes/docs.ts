@@ -124,6 +124,29 @@ export function openApiDocument(app: OpenAPIHono<AppEnv>, origin: string): OpenA
   return doc;
 }
 
+/** The reference page's one style sheet, inline; its hash is the page's CSP `style-src`. */
+const REFERENCE_CSS = `body{font:15px/1.5 system-ui,sans-serif;max-width:960px;margin:0 auto;padding:1rem;color:#1b1b1f}
+code,pre{font-family:ui-monospace,monospace}pre{background:#f4f4f6;padding:.75rem;overflow:auto;font-size:12px}
+article{border-top:1px solid #ddd;padding:.5rem 0}.m{font:600 12px ui-monospace,monospace;padding:2px 6px;border-radius:4px;color:#fff;background:#555}
+.get{background:#1f6feb}.post{background:#1a7f37}.patch{background:#9a6700}.delete{background:#cf222e}
+table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:2px 6px;text-align:left}
+.samples{display:grid;grid-template-columns:repeat(auto-fit,minmax(360px,1fr));gap:.5rem}figure{margin:0}figcaption{font-size:12px;color:#555}`;
+
+/** The hash of REFERENCE_CSS, made once per isolate (a string: plain data). */
+let referenceCssHash: string | undefined;
+
+/**
+ * The reference page loads nothing: no script, no image, no font, its links only navigate. So it
+ * may run nothing and load nothing but its own inline style sheet (by hash), and be framed by no one.
+ */
+export async function referencePolicy(): Promise<string> {
+  if (!referenceCssHash) {
+    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(REFERENCE_CSS)));
+    referenceCssHash = btoa(String.fromCharCode(...digest));
+  }
+  return `default-src 'none'; style-src 'sha256-${referenceCssHash}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+}
+
 function renderReference(doc: OpenApiDoc, origin: string) {
   const components = (doc.components ?? {}) as Parameters<typeof samplesFor>[4];
   const byTag = new Map<string, Array<{ method: string; path: string; op: Record<string, unknown> }>>();
@@ -155,12 +178,7 @@ function renderReference(doc: OpenApiDoc, origin: string) {
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${doc.info.title}: reference</title>
-<style>body{font:15px/1.5 system-ui,sans-serif;max-width:960px;margin:0 auto;padding:1rem;color:#1b1b1f}
-code,pre{font-family:ui-monospace,monospace}pre{background:#f4f4f6;padding:.75rem;overflow:auto;font-size:12px}
-article{border-top:1px solid #ddd;padding:.5rem 0}.m{font:600 12px ui-monospace,monospace;padding:2px 6px;border-radius:4px;color:#fff;background:#555}
-.get{background:#1f6feb}.post{background:#1a7f37}.patch{background:#9a6700}.delete{background:#cf222e}
-table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:2px 6px;text-align:left}
-.samples{display:grid;grid-template-columns:repeat(auto-fit,minmax(360px,1fr));gap:.5rem}figure{margin:0}figcaption{font-size:12px;color:#555}</style></head>
+<style>${raw(REFERENCE_CSS)}</style></head>
 <body><h1>${doc.info.title}</h1><p>${doc.info.description ?? ""}</p>
 <p>Machine-readable: <a href="${OPENAPI_PATH}">${OPENAPI_PATH}</a> (OpenAPI ${doc.openapi}). Each operation shows the curl line and the
 TypeScript SDK call (<code>npm install @voice-agent-platform/sdk</code>, from this repository's <code>packages/sdk</code>) that make it.</p>
@@ -189,5 +207,8 @@ export function registerDocs(router: OpenAPIHono<AppEnv>, root: OpenAPIHono<AppE
   registerToolRequest(root);
   router.openapi(healthRoute, (c) => c.json({ status: "ok" as const }, 200));
   router.get(OPENAPI_PATH, (c) => c.json(documentOf(c)));
-  router.openapi(docsRoute, async (c) => c.html(raw(String(await renderReference(documentOf(c), new URL(c.req.url).origin))), 200));
+  router.openapi(docsRoute, async (c) => {
+    c.header("Content-Security-Policy", await referencePolicy());
+    return c.html(raw(String(await renderReference(documentOf(c), new URL(c.req.url).origin))), 200);
+  });
 }

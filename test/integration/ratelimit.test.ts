@@ -85,37 +85,72 @@ describe("rate limit", () => {
     expect((await me(limited.baseUrl, b.apiKey)).status).toBe(200);
   });
 
-  it("limits sign-in attempts per email before checking the password, and dashboard requests per session", async () => {
+  const signInAt = (email: string, password: string, address = freshAddress()) =>
+    fetch(`${limited.baseUrl}/dashboard/api/sign-in`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "cf-connecting-ip": address },
+      body: JSON.stringify({ email, password }),
+    });
+
+  it("counts failed sign-ins, not successes: signing in often never locks out; failures for one email do, before the password is checked", async () => {
     const ws = await createWorkspace();
-    const signIn = (password: string) =>
-      fetch(`${limited.baseUrl}/dashboard/api/sign-in`, {
-        method: "POST",
-        headers: { "content-type": "application/json", "cf-connecting-ip": freshAddress() },
-        body: JSON.stringify({ email: ws.admin.email, password }),
-      });
-    expect((await signIn("wrong")).status).toBe(401);
-    const ok = await signIn(ws.admin.password);
+    const signIn = (password: string, address?: string) => signInAt(ws.admin.email, password, address);
+    // More successes than either limit (2 per email, 5 per address), from one address.
+    const address = freshAddress();
+    for (let i = 0; i < 7; i++) expect((await signIn(ws.admin.password, address)).status).toBe(200);
+    expect((await signIn("wrong", address)).status).toBe(401);
+    const ok = await signIn(ws.admin.password, address); // one failure of two: still in
     expect(ok.status).toBe(200);
     const cookie = /session=[^;]+/.exec(ok.headers.get("set-cookie") ?? "")?.[0] ?? "";
-    const third = await signIn(ws.admin.password); // right password, but over the per-email limit
-    await expectError(third, 429, "rate_limited");
-    expect(third.headers.get("ratelimit-policy")).toBe('"sign-in";q=2;w=900');
+    expect((await signIn("wrong")).status).toBe(401);
+
+    const locked = await signIn(ws.admin.password); // right password, but two failures for this email
+    const body = await expectError(locked, 429, "rate_limited");
+    expect(body.message).toBe("Too many failed sign-in attempts for this email address. Try again in 15 minutes.");
+    const retryAfter = Number(locked.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThan(840); // the first failure leaves the 15 minutes then
+    expect(retryAfter).toBeLessThanOrEqual(900);
+    expect(locked.headers.get("ratelimit-policy")).toBe('"sign-in";q=2;w=900');
+    expect(locked.headers.get("ratelimit")).toBe(`"sign-in";r=0;t=${retryAfter}`);
 
     const session = () => fetch(`${limited.baseUrl}/dashboard/api/session`, { headers: { cookie } });
     for (let i = 0; i < 3; i++) expect((await session()).status).toBe(200);
     await expectError(await session(), 429, "rate_limited");
   });
 
-  it("limits sign-in attempts per client address across emails", async () => {
+  it("a burst of wrong passwords in flight together gets no more guesses than the limit", async () => {
+    const ws = await createWorkspace();
+    const burst = await Promise.all(Array.from({ length: 10 }, () => signInAt(ws.admin.email, "wrong")));
+    expect(burst.map((res) => res.status).sort()).toEqual([401, 401, 429, 429, 429, 429, 429, 429, 429, 429]);
+  });
+
+  it("over the limit, the sign-in page shows the form again, saying when to retry, with no link back into the dashboard", async () => {
+    const ws = await createWorkspace();
+    for (let i = 0; i < 2; i++) expect((await signInAt(ws.admin.email, "wrong")).status).toBe(401);
+    const page = await fetch(`${limited.baseUrl}/dashboard/sign-in`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", "cf-connecting-ip": freshAddress() },
+      body: new URLSearchParams({ email: ws.admin.email, password: ws.admin.password, next: "/dashboard/calls" }),
+      redirect: "manual",
+    });
+    expect(page.status).toBe(429);
+    expect(Number(page.headers.get("retry-after"))).toBeGreaterThan(840);
+    expect(page.headers.get("set-cookie")).toBeNull();
+    const html = await page.text();
+    expect(html).toContain("Too many failed sign-in attempts for this email address. Try again in 15 minutes.");
+    expect(html).toMatch(/<form method="post" action="\/dashboard\/sign-in"/);
+    expect(html).toContain('value="/dashboard/calls"');
+    expect(html).not.toContain('href="/dashboard"');
+  });
+
+  it("limits failed sign-ins per client address across emails", async () => {
     const address = freshAddress();
-    const attempt = (i: number) =>
-      fetch(`${limited.baseUrl}/dashboard/api/sign-in`, {
-        method: "POST",
-        headers: { "content-type": "application/json", "cf-connecting-ip": address },
-        body: JSON.stringify({ email: `nobody-${i}-${Date.now()}@example.test`, password: "x" }),
-      });
+    const attempt = (i: number) => signInAt(`nobody-${i}-${Date.now()}@example.test`, "x", address);
     for (let i = 0; i < 5; i++) expect((await attempt(i)).status).toBe(401);
-    await expectError(await attempt(5), 429, "rate_limited");
+    const refused = await attempt(5);
+    const body = await expectError(refused, 429, "rate_limited");
+    expect(body.message).toBe("Too many failed sign-in attempts from your network. Try again in 15 minutes.");
+    expect(refused.headers.get("ratelimit-policy")).toBe('"sign-in";q=5;w=900');
   });
 
   it("does not count requests refused for authentication", async () => {

@@ -1,12 +1,14 @@
 // Sign-in / sign-out / current session for the dashboard (session cookie, HttpOnly).
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import { getCookie } from "hono/cookie";
 import type { AppEnv } from "../../context";
 import { ApiError } from "../../lib/errors";
-import { errorResponses, jsonBody, jsonResponse, publicSecurity } from "../../lib/openapi";
+import { errorResponses, errorSchema, jsonBody, jsonResponse, publicSecurity } from "../../lib/openapi";
 import { authenticate } from "../../middleware/auth";
-import { limitSignIn, rateLimit } from "../../middleware/ratelimit";
+import { rateLimit } from "../../middleware/ratelimit";
+import { limitedSignIn } from "../../middleware/sign-in-limit";
 import { resolveSession, SESSION_COOKIE, type SessionMembership, signIn, signOut } from "../../sessions/service";
+import { clearCookies, setSessionCookie } from "../cookies";
 
 const signInSchema = z
   .strictObject({
@@ -32,7 +34,15 @@ const signInRoute = createRoute({
   security: publicSecurity,
   summary: "Sign in with email and password; sets the HttpOnly session cookie",
   request: jsonBody(signInSchema),
-  responses: { 200: jsonResponse(sessionSchema, "Signed in."), ...errorResponses(400) },
+  responses: {
+    200: jsonResponse(sessionSchema, "Signed in."),
+    ...errorResponses(400),
+    429: {
+      description:
+        "Too many failed sign-in attempts for the email or from the address in 15 minutes; the message says when to try again, as does `Retry-After`.",
+      content: { "application/json": { schema: errorSchema } },
+    },
+  },
 });
 
 const signOutRoute = createRoute({
@@ -61,17 +71,10 @@ const organizationsOf = (memberships: SessionMembership[]) =>
 export function registerDashboardAuth(app: OpenAPIHono<AppEnv>): void {
   app.openapi(signInRoute, async (c) => {
     const { email, password } = c.req.valid("json");
-    await limitSignIn(c, email);
     const ttlHours = c.var.config.SESSION_TTL_HOURS;
-    const result = await signIn(c.var.db, { email, password, ttlHours });
+    const result = await limitedSignIn(c, email, () => signIn(c.var.db, { email, password, ttlHours }));
     if (!result) throw new ApiError("unauthorized", "Email or password is incorrect.");
-    setCookie(c, SESSION_COOKIE, result.token, {
-      httpOnly: true,
-      secure: new URL(c.req.url).protocol === "https:",
-      sameSite: "Lax",
-      path: "/",
-      expires: result.expiresAt,
-    });
+    setSessionCookie(c, result.token, result.expiresAt);
     const session = await resolveSession(c.var.db, result.token);
     if (!session) throw new Error("session vanished after sign-in");
     return c.json(
@@ -88,7 +91,7 @@ export function registerDashboardAuth(app: OpenAPIHono<AppEnv>): void {
   app.openapi(signOutRoute, async (c) => {
     const token = c.req.header("authorization")?.replace(/^Bearer\s+/i, "") ?? getCookie(c, SESSION_COOKIE);
     if (token) await signOut(c.var.db, token);
-    deleteCookie(c, SESSION_COOKIE, { path: "/" });
+    clearCookies(c, false);
     return c.body(null, 204);
   });
 

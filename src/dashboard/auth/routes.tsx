@@ -1,14 +1,16 @@
 /** @jsxImportSource hono/jsx */
 // Sign in (a public page), sign out and switch organization (signed-in actions, CSRF-checked by
 // the page session). These sit at the dashboard's root, so each path carries its own middleware.
-import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import { getCookie } from "hono/cookie";
 import { z } from "zod";
 import { createRouter } from "../../context";
-import { limitSignIn } from "../../middleware/ratelimit";
+import { ApiError } from "../../lib/errors";
+import { limitedSignIn } from "../../middleware/sign-in-limit";
 import { SESSION_COOKIE, signIn, signOut } from "../../sessions/service";
+import { clearCookies, setSessionCookie } from "../cookies";
 import { one, validate } from "../forms";
 import { publicPage, signedIn } from "../routers";
-import { chooseOrganization, ORG_COOKIE, readForm, SIGN_IN_PATH } from "../session";
+import { chooseOrganization, readForm, SIGN_IN_PATH } from "../session";
 import { nonceOf } from "../ui";
 import { SignIn } from "./views";
 
@@ -36,28 +38,30 @@ export function authPages() {
     const next = one(form, "next");
     const checked = validate(signInForm, { email: one(form, "email"), password: one(form, "password") });
     if (!checked.ok) return c.html(<SignIn nonce={nonceOf(c)} email={one(form, "email")} next={next} errors={checked.errors} />, 400);
-    await limitSignIn(c, checked.data.email);
-    const result = await signIn(c.var.db, { ...checked.data, ttlHours: c.var.config.SESSION_TTL_HOURS });
+    let result: Awaited<ReturnType<typeof signIn>>;
+    try {
+      result = await limitedSignIn(c, checked.data.email, () =>
+        signIn(c.var.db, { ...checked.data, ttlHours: c.var.config.SESSION_TTL_HOURS }),
+      );
+    } catch (err) {
+      // Over the limit: the form again, saying when to retry (an error page's links would lead back here).
+      if (!(err instanceof ApiError) || err.code !== "rate_limited") throw err;
+      for (const [name, value] of Object.entries(err.headers ?? {})) c.header(name, value);
+      return c.html(<SignIn nonce={nonceOf(c)} email={checked.data.email} next={next} message={err.message} />, 429);
+    }
     if (!result)
       return c.html(
         <SignIn nonce={nonceOf(c)} email={checked.data.email} next={next} message="That email and password do not match an account." />,
         401,
       );
-    setCookie(c, SESSION_COOKIE, result.token, {
-      httpOnly: true,
-      sameSite: "Lax",
-      path: "/",
-      secure: new URL(c.req.url).protocol === "https:",
-      expires: result.expiresAt,
-    });
+    setSessionCookie(c, result.token, result.expiresAt);
     return c.redirect(safeNext(next), 303);
   });
 
   app.post("/sign-out", async (c) => {
     const token = getCookie(c, SESSION_COOKIE);
     if (token) await signOut(c.var.db, token);
-    deleteCookie(c, SESSION_COOKIE, { path: "/" });
-    deleteCookie(c, ORG_COOKIE, { path: "/dashboard" });
+    clearCookies(c, true);
     return c.redirect(SIGN_IN_PATH, 303);
   });
 

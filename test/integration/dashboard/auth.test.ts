@@ -25,6 +25,46 @@ describe("dashboard sign-in", () => {
     expect(body.organizations).toEqual([{ id: ws.organizationId, name: "Acme ✓", role: "admin" }]);
   });
 
+  it("marks the cookies Secure behind a TLS-terminating proxy (X-Forwarded-Proto: https), from the API and the page", async () => {
+    const ws = await createWorkspace();
+    const credentials = { email: ws.admin.email, password: ws.admin.password };
+    const secure = (res: Response) => /;\s*Secure(;|$)/i.test(res.headers.get("set-cookie") ?? "");
+    const viaApi = (headers: Record<string, string>) => request("/dashboard/api/sign-in", { method: "POST", json: credentials, headers });
+    const viaPage = (headers: Record<string, string>) =>
+      request("/dashboard/sign-in", {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+        body: new URLSearchParams(credentials),
+      });
+    // The stack serves plain http: Secure only when the proxy says the browser used https.
+    expect(secure(await viaApi({}))).toBe(false);
+    expect(secure(await viaApi({ "x-forwarded-proto": "http" }))).toBe(false);
+    for (const proto of ["https", "HTTPS", "https, http"]) {
+      const res = await viaApi({ "x-forwarded-proto": proto });
+      expect(res.status).toBe(200);
+      expect(secure(res), proto).toBe(true);
+    }
+    const page = await viaPage({ "x-forwarded-proto": "https" });
+    expect(page.status).toBe(303);
+    expect(secure(page)).toBe(true);
+    const cookie = /session=[^;]+/.exec(page.headers.get("set-cookie") ?? "")?.[0] ?? "";
+    const out = await request("/dashboard/api/sign-out", { method: "POST", headers: { cookie, "x-forwarded-proto": "https" } });
+    expect(out.status).toBe(204);
+    expect(secure(out)).toBe(true);
+  });
+
+  it("an error page for a signed-out visitor links to sign in, not to the dashboard (which would only send them there)", async () => {
+    const res = await request("/dashboard/sign-in", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ email: "a@b.co", password: "x".repeat(300 * 1024) }),
+    });
+    expect(res.status).toBe(413);
+    const html = await res.text();
+    expect(html).toContain('<a href="/dashboard/sign-in">Go to sign in</a>');
+    expect(html).not.toContain('href="/dashboard"');
+  });
+
   it("answers a wrong password and an unknown email alike (401)", async () => {
     const ws = await createWorkspace();
     const wrong = await expectError(

@@ -1,6 +1,7 @@
 // The production path end to end: the worker publishes through @upstash/qstash to a
 // protocol-level QStash stand-in, which calls the worker back with Upstash-Signature JWTs
-// that the real Receiver verifies, retrying non-2xx answers.
+// that the real Receiver verifies, retrying non-2xx answers. A replayed call, or QStash calling
+// again for an attempt already made, makes no attempt (src/webhooks/qstash-callbacks.ts).
 import { createHash } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { SignJWT } from "jose";
@@ -156,6 +157,9 @@ describe("webhook delivery through QStash", () => {
       await refused(await qstashJwt(qstash.currentSigningKey, { sub, body: raw, bodyHash: "AAAA" }));
       // Right key and body, but expired (well past the 5 s clock tolerance).
       await refused(await qstashJwt(qstash.currentSigningKey, { sub, body: raw, issuedAt: -600, expiresIn: -300 }));
+      // Right key and body, but no jti, or no exp: such a signature cannot be told from its replay.
+      await refused(await qstashJwt(qstash.currentSigningKey, { sub, body: raw, jti: null }));
+      await refused(await qstashJwt(qstash.currentSigningKey, { sub, body: raw, expiresIn: null }));
       // Right key and body, but addressed to another URL.
       await refused(await qstashJwt(qstash.currentSigningKey, { sub: `https://evil.example.com${path}`, body: raw }));
       await refused(
@@ -212,6 +216,86 @@ describe("webhook delivery through QStash", () => {
   });
 });
 
+describe("a QStash call for an attempt already made makes no other", () => {
+  const path = "/internal/qstash/deliver";
+  const signed = (body: string) => qstashJwt(qstash.currentSigningKey, { sub: publicBase + path, body });
+  const attemptsOf = async (deliveryId: string) => {
+    const [row] = await testDb().select().from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId));
+    return row?.attemptCount;
+  };
+
+  it("a replayed call is refused (409) whatever headers it carries, and copies of one call sent at once make one attempt", async () => {
+    const ws = await createWorkspace();
+    const r = await receiver();
+    const endpoint = await endpointFor(ws, r.url);
+    const deliveryId = await pendingDelivery(ws, endpoint.id);
+    const body = JSON.stringify({ deliveryId });
+    const signature = await signed(body);
+    const headers = qstashHeaders(`msg_${newId()}`, 0);
+    expect((await callQstashRoute(path, body, signature, headers)).status).toBe(200);
+    for (const replayHeaders of [headers, qstashHeaders(`msg_${newId()}`, 0), qstashHeaders(headers["upstash-message-id"], 3), {}]) {
+      const err = await expectError(await callQstashRoute(path, body, signature, replayHeaders), 409, "conflict");
+      expect(err.message).toMatch(/replayed/);
+    }
+
+    const second = await pendingDelivery(ws, endpoint.id);
+    const secondBody = JSON.stringify({ deliveryId: second });
+    const secondSignature = await signed(secondBody);
+    const secondHeaders = qstashHeaders(`msg_${newId()}`, 0);
+    const copies = await Promise.all(Array.from({ length: 6 }, () => callQstashRoute(path, secondBody, secondSignature, secondHeaders)));
+    expect(copies.map((res) => res.status).sort()).toEqual([200, 409, 409, 409, 409, 409]);
+
+    expect(r.received.map((x) => x.headers["x-service-delivery-id"])).toEqual([deliveryId, second]);
+    expect(await attemptsOf(deliveryId)).toBe(1);
+    expect(await attemptsOf(second)).toBe(1);
+  });
+
+  it("QStash calling again: a retry of a failed attempt goes; a copy of an attempt made, or of a finished message, makes none", async () => {
+    const ws = await createWorkspace();
+    const r = await receiver((n) => (n === 1 ? { status: 503 } : { status: 200 }));
+    const endpoint = await endpointFor(ws, r.url);
+    const deliveryId = await pendingDelivery(ws, endpoint.id);
+    const body = JSON.stringify({ deliveryId });
+    const messageId = `msg_${newId()}`;
+    // Each call freshly signed, as QStash signs every call it makes.
+    const call = async (retried: number) => callQstashRoute(path, body, await signed(body), qstashHeaders(messageId, retried));
+
+    await expectError(await call(0), 502, "receiver_failed");
+    expect((await expectError(await call(0), 409, "conflict")).message).toMatch(/made already/);
+    const retry = await call(1);
+    expect(retry.status).toBe(200);
+    expect(await retry.json()).toEqual({ ok: true, statusCode: 200, retry: false });
+    for (const retried of [1, 2]) {
+      const again = await call(retried);
+      expect(again.status).toBe(200); // QStash stops: the message is done
+      expect(await again.json()).toEqual({ ok: true, statusCode: 200, retry: false });
+    }
+
+    expect(r.received).toHaveLength(2);
+    const [logged] = await log(ws, endpoint.id);
+    expect(logged?.attempts.map((a) => [a.attempt, a.statusCode])).toEqual([
+      [1, 503],
+      [2, 200],
+    ]);
+  });
+
+  it("the failure callback replayed or called again counts its final failure once", async () => {
+    const ws = await createWorkspace();
+    const endpoint = await endpointFor(ws, (await receiver()).url);
+    const deliveryId = await pendingDelivery(ws, endpoint.id);
+    const failed = "/internal/qstash/failed";
+    const body = JSON.stringify({ sourceBody: Buffer.from(JSON.stringify({ deliveryId })).toString("base64") });
+    const sign = () => qstashJwt(qstash.currentSigningKey, { sub: publicBase + failed, body });
+    const headers = qstashHeaders(`msg_${newId()}_cb`, 0);
+    const signature = await sign();
+    expect((await callQstashRoute(failed, body, signature, headers)).status).toBe(200);
+    await expectError(await callQstashRoute(failed, body, signature, headers), 409, "conflict");
+    expect((await callQstashRoute(failed, body, await sign(), headers)).status).toBe(200);
+    const [ep] = await testDb().select().from(webhookEndpoints).where(eq(webhookEndpoints.id, endpoint.id));
+    expect(ep?.consecutiveFailures).toBe(1);
+  });
+});
+
 /** A delivery written but never dispatched: what QStash would be asked to deliver. */
 async function pendingDelivery(ws: Workspace, endpointId: string): Promise<string> {
   const id = newId();
@@ -228,25 +312,32 @@ async function pendingDelivery(ws: Workspace, endpointId: string): Promise<strin
   return id;
 }
 
-/** An Upstash-Signature as QStash makes it: HS256, iss Upstash, sub = URL, body = base64url(SHA-256(body)). */
+/**
+ * An Upstash-Signature as QStash makes it: HS256, iss Upstash, sub = URL, body = base64url(SHA-256(body)),
+ * a fresh jti (`null`: none) and exp 5 minutes on (`expiresIn: null`: none).
+ */
 function qstashJwt(
   key: string,
-  o: { sub: string; body: string; bodyHash?: string; issuedAt?: number; expiresIn?: number },
+  o: { sub: string; body: string; bodyHash?: string; issuedAt?: number; expiresIn?: number | null; jti?: string | null },
 ): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
-  return new SignJWT({ body: o.bodyHash ?? createHash("sha256").update(o.body).digest("base64url") })
+  const jwt = new SignJWT({ body: o.bodyHash ?? createHash("sha256").update(o.body).digest("base64url") })
     .setProtectedHeader({ alg: "HS256", typ: "JWT" })
     .setIssuer("Upstash")
     .setSubject(o.sub)
     .setIssuedAt(now + (o.issuedAt ?? 0))
-    .setNotBefore(now + (o.issuedAt ?? 0))
-    .setExpirationTime(now + (o.expiresIn ?? 300))
-    .sign(new TextEncoder().encode(key));
+    .setNotBefore(now + (o.issuedAt ?? 0));
+  if (o.expiresIn !== null) jwt.setExpirationTime(now + (o.expiresIn ?? 300));
+  if (o.jti !== null) jwt.setJti(o.jti ?? `jwt_${newId()}`);
+  return jwt.sign(new TextEncoder().encode(key));
 }
 
-const callQstashRoute = (path: string, body: string, signature?: string) =>
+const callQstashRoute = (path: string, body: string, signature?: string, headers: Record<string, string> = {}) =>
   fetch(worker.baseUrl + path, {
     method: "POST",
-    headers: { "content-type": "application/json", ...(signature ? { "upstash-signature": signature } : {}) },
+    headers: { "content-type": "application/json", ...(signature ? { "upstash-signature": signature } : {}), ...headers },
     body,
   });
+
+/** QStash's headers for call `retried` of message `messageId`. */
+const qstashHeaders = (messageId: string, retried: number) => ({ "upstash-message-id": messageId, "upstash-retried": String(retried) });
