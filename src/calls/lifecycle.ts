@@ -9,7 +9,7 @@ import { publicOrigin } from "../webhooks/endpoints";
 import { AnalysisError, analyzeCall } from "./analysis";
 import { type EndedReason, TERMINAL } from "./states";
 import { endCall, findCall, moveCall, refreshCost, type StoredRecording } from "./store";
-import { callEventData } from "./views";
+import { analysisSkippedOf, callEventData } from "./views";
 
 const originOf = (deps: WebhookDeps) => publicOrigin(deps.config, deps.origin ?? "");
 
@@ -36,7 +36,9 @@ export async function connectedCallLive(deps: WebhookDeps, callId: string, deadl
 
 /**
  * Ends the call with a reason. The winner fires `call.completed` (a conversation that ended) or
- * `call.failed` (it never connected, or died), then runs the analysis in the background.
+ * `call.failed` (it never connected, or died), then runs the analysis in the background: only
+ * for a call that connected and where the caller said something (else the call's
+ * `analysisSkipped` says why, and nothing is asked of the LLM or charged).
  */
 export async function finishCall(
   deps: WebhookDeps,
@@ -48,7 +50,7 @@ export async function finishCall(
   const row = await endCall(deps.db, callId, reason, transcript, recording);
   if (!row) return null;
   await fire(deps, row, row.status === "completed" ? "call.completed" : "call.failed");
-  if (row.startedAt && row.transcript.length > 0) deps.waitUntil(analyze(deps, row));
+  if (analysisSkippedOf(row) === null) deps.waitUntil(analyze(deps, row));
   else deps.waitUntil(refreshCost(deps.db, row.id));
   return row;
 }

@@ -3,7 +3,7 @@
 import type { Call, PhoneNumber } from "../db/schema";
 import { toCredits } from "../metering/prices";
 import { type CallUsage, emptyUsage } from "./service";
-import { callFields, endedReasonOf, recordingOf, transcriptOf } from "./views";
+import { callFields, recordingOf, transcriptOf } from "./views";
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -17,13 +17,9 @@ export function toCallView(call: Call, usage: CallUsage | undefined, origin: str
   return {
     ...callFields(call),
     type: call.type,
-    ...endedReasonOf(call),
     createdAt: call.createdAt.toISOString(),
     transcript: transcriptOf(call.transcript),
     toolCallCount: call.transcript.filter((t) => t.role === "tool").length,
-    transfer: call.transfer
-      ? { ...call.transfer, outcome: call.transfer.outcome ?? null, connectedSeconds: call.transfer.connectedSeconds ?? null }
-      : null,
     recording: recordingOf(call, origin),
     analysis: call.analysis ?? null,
     report: call.report ?? null,

@@ -111,7 +111,7 @@ export class CallSessionRuntime implements SessionEvents {
     });
     this.state = "live";
     // The first message is synthesized while the call is marked started (not after); on a phone call it was made while ringing.
-    if (agent.firstMessage) void this.sayFirstMessage(renderTemplate(agent.firstMessage, call.variables));
+    if (agent.firstMessage) void this.sayFirstMessage(call, renderTemplate(agent.firstMessage, call.variables));
     const deadline = new Date(this.connectedAt + (agent.maxDurationSeconds + config.CALL_WATCHDOG_GRACE_SECONDS) * 1000);
     const live = await connectedCallLive(this.deps, call.id, deadline);
     if (this.state !== "live") return;
@@ -120,8 +120,10 @@ export class CallSessionRuntime implements SessionEvents {
     this.ticker = setInterval(() => this.tick(), TICK_MS);
   }
 
-  private async sayFirstMessage(text: string): Promise<void> {
-    const prepared = await preparedAudio(this.opts.prepared, text, this.opts.callId);
+  /** The first message; made while the phone rang, it is charged to the call now that it plays (src/calls/first-message.ts). */
+  private async sayFirstMessage(call: Call, text: string): Promise<void> {
+    const payer = { db: this.scope.db, organizationId: call.organizationId, callId: call.id };
+    const prepared = await preparedAudio(this.opts.prepared, text, payer, (p) => this.deps.waitUntil(p));
     if (this.state === "live") this.pipe?.context.say(text, prepared);
   }
 

@@ -25,7 +25,8 @@ export const sourcesOf = (to: CallStatus): CallStatus[] => CALL_STATUSES.filter(
 export const canMove = (from: CallStatus, to: CallStatus): boolean => NEXT[from].includes(to);
 
 /** Who or what ended the call: `none` is a normal end, the others say where the fault lies. */
-export type FaultCategory = "none" | "customer" | "telephony" | "provider" | "platform";
+export const FAULT_CATEGORIES = ["none", "customer", "telephony", "provider", "platform"] as const;
+export type FaultCategory = (typeof FAULT_CATEGORIES)[number];
 
 export const ENDED_REASONS = {
   "agent-ended-call": {

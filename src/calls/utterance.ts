@@ -135,7 +135,7 @@ export function heardText(chunks: PlayedChunk[], at: number): string {
     if (at >= c.endAt) parts.push(c.text);
     else if (at > c.startAt) {
       const words = c.text.split(/\s+/).filter(Boolean);
-      const n = Math.floor((words.length * (at - c.startAt)) / Math.max(1, c.endAt - c.startAt));
+      const n = round((words.length * (at - c.startAt)) / Math.max(1, c.endAt - c.startAt));
       if (n > 0) parts.push(words.slice(0, n).join(" "));
       break;
     } else break;
@@ -181,6 +181,22 @@ export class Utterance {
   /** When the first audio was sent, and how long its chunk's speech took to its first byte. */
   firstAudio: { at: number; ttsMs: number } | null = null;
   /** When the audio sent so far ends playing (epoch ms). */
+  return wordsPlayed(chunks, at, Math.floor);
+}
+
+/**
+ * What the caller heard of a reply they cut into, their speech starting at `at`: whole chunks that
+ * finished, and of the one playing its words up to the cut, the word being said included. At least
+ * its first word: the reply played until the cut was heard, always after its audio began, so a
+ * greeting cut in its first word (or by a caller already speaking when it started) is not an empty
+ * turn. A hang-up uses heardText (nothing, or the whole text when it was shown; transport-out.ts).
+ */
+export function heardBeforeCut(chunks: PlayedChunk[], at: number): string {
+  const first = chunks[0];
+  return first ? wordsPlayed(chunks, Math.max(at, first.startAt + 1), Math.ceil) : "";
+}
+
+function wordsPlayed(chunks: PlayedChunk[], at: number, round: (share: number) => number): string {
   playhead = 0;
   /** Fires once, when the first audio goes out. */
   onFirstAudio: (() => void) | null = null;

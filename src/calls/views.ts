@@ -1,7 +1,7 @@
 // A call as the API shows it and as webhooks carry it: one mapping from the row.
 import type { Call, TranscriptTurn } from "../db/schema";
 import type { EventData } from "../webhooks/payload";
-import { faultOf } from "./states";
+import { faultOf, TERMINAL } from "./states";
 
 export const RECORDING_PATH = (callId: string) => `/v1/calls/${callId}/recording`;
 
@@ -39,6 +39,34 @@ function eventTranscriptOf(turns: TranscriptTurn[]) {
   };
 }
 
+/** Why the call ended, and whose fault it was (docs/calls.md, "Statuses"); null while it runs. */
+export const endedReasonOf = (call: Pick<Call, "endedReason">) =>
+  call.endedReason
+    ? { endedReason: call.endedReason, endedReasonCategory: faultOf(call.endedReason) }
+    : { endedReason: null, endedReasonCategory: null };
+
+/** Where the agent's transfer_call handed the caller on; `outcome` and `connectedSeconds` null until the leg ended. */
+export const transferOf = (call: Pick<Call, "transfer">) =>
+  call.transfer
+    ? { ...call.transfer, outcome: call.transfer.outcome ?? null, connectedSeconds: call.transfer.connectedSeconds ?? null }
+    : null;
+
+/** Whether the caller said a word: the analysis needs one (docs/calls.md, "Analysis"). */
+export const callerSpoke = (turns: readonly TranscriptTurn[]) => turns.some((t) => t.role === "user" && t.text.trim() !== "");
+
+/**
+ * Why an ended call has no analysis and never will (docs/calls.md, "Analysis"): it never connected,
+ * or the caller said nothing. Null while one may come, once it is there, or when it failed (`analysisError`).
+ */
+export function analysisSkippedOf(
+  call: Pick<Call, "status" | "startedAt" | "transcript" | "analysis" | "analysisError">,
+): "not-connected" | "no-caller-speech" | null {
+  if (!TERMINAL.has(call.status) || call.analysis || call.analysisError) return null;
+  if (!call.startedAt) return "not-connected";
+  return callerSpoke(call.transcript) ? null : "no-caller-speech";
+}
+
+/** The call's own fields, the same in the API's view and in the webhooks' `call` (spec: "Call (as it appears in webhook payloads)"). */
 export function callFields(call: Call) {
   return {
     id: call.id,
@@ -51,6 +79,9 @@ export function callFields(call: Call) {
     agentName: call.agentName,
     startedAt: call.startedAt?.toISOString() ?? null,
     endedAt: call.endedAt?.toISOString() ?? null,
+    ...endedReasonOf(call),
+    transfer: transferOf(call),
+    analysisSkipped: analysisSkippedOf(call),
   };
 }
 
@@ -70,8 +101,3 @@ export function callEventData(call: Call, origin: string): EventData {
     metadata: call.metadata,
   };
 }
-
-export const endedReasonOf = (call: Call) =>
-  call.endedReason
-    ? { endedReason: call.endedReason, endedReasonCategory: faultOf(call.endedReason) }
-    : { endedReason: null, endedReasonCategory: null };

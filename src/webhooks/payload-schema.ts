@@ -4,10 +4,10 @@
 // these shapes by the compiler (`satisfies`), and the tests validate real deliveries against
 // the document, so the description cannot drift from what is sent.
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
-import { CALL_STATUSES } from "../calls/states";
+import { CALL_STATUSES, ENDED_REASON_VALUES, FAULT_CATEGORIES } from "../calls/states";
 import { CHAT_STATUSES } from "../chats/schema";
 import type { AppEnv } from "../context";
-import { CALL_DIRECTIONS } from "../db/schema/calls";
+import { CALL_DIRECTIONS, TRANSFER_OUTCOMES } from "../db/schema/calls";
 import { TOOL_OUTCOMES } from "../db/schema/tools";
 import { publicSecurity } from "../lib/openapi";
 import { ALL_EVENTS, CUSTOM_PAYLOAD_WEBHOOK, NEVER_DISPATCHED, payloadChannel } from "./events";
@@ -15,6 +15,30 @@ import type { CALL_FIELDS, CHAT_FIELDS } from "./payload";
 
 const EXAMPLE_ID = "0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77";
 const time = () => z.iso.datetime().openapi({ example: "2025-01-15T09:30:00.000Z" });
+
+/** Where the agent's transfer_call handed the caller on (docs/tools.md); the API's call and the webhooks' show the same. */
+export const callTransfer = z
+  .strictObject({
+    number: z.string().openapi({ example: "+14155550100" }),
+    name: z.string().nullable().openapi({ example: "billing" }),
+    at: time(),
+    outcome: z.enum(TRANSFER_OUTCOMES).nullable().openapi({
+      description:
+        "How the leg to the destination went once it ended (Twilio's DialCallStatus): `completed` (answered), `busy`, `no-answer`, `failed`, `canceled`; null until then (so always null in `call.completed`: read the call). On any but `completed` the caller hears that the transfer did not go through, then the call hangs up.",
+    }),
+    connectedSeconds: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "Seconds the caller was connected to the destination; null until the leg ended." }),
+  })
+  .openapi("CallTransfer", { description: "Where the agent's transfer_call handed the caller on (endedReason `transferred`)." });
+
+/** Why an ended call has no analysis and gets none (docs/calls.md, "Analysis"). */
+export const analysisSkipped = z.enum(["not-connected", "no-caller-speech"]).nullable().openapi({
+  description:
+    "Why the call is not analysed (no `call.analyzed` follows): `not-connected` (it never connected) or `no-caller-speech` (the caller said nothing); null while an analysis may come, once it is there, or when it failed (`analysisError`).",
+});
 
 const callShape = {
   id: z.uuid().openapi({ example: EXAMPLE_ID }),
@@ -30,6 +54,16 @@ const callShape = {
   agentName: z.string().nullable(),
   startedAt: time().nullable(),
   endedAt: time().nullable(),
+  endedReason: z
+    .enum(ENDED_REASON_VALUES)
+    .nullable()
+    .openapi({ description: "Why the call ended (docs/calls.md, Statuses); null until it has.", example: "transferred" }),
+  endedReasonCategory: z
+    .enum(FAULT_CATEGORIES)
+    .nullable()
+    .openapi({ description: "`none` for a normal end, else where the fault lies; null until the call ended." }),
+  transfer: callTransfer.nullable(),
+  analysisSkipped,
 } satisfies Record<(typeof CALL_FIELDS)[number], z.ZodType>;
 
 const chatShape = {

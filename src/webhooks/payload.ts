@@ -2,9 +2,9 @@
 //
 // Leaf path syntax: dot-separated object keys from the payload's root, e.g. `call.id`,
 // `transcript.fullText`, `analysis.topics`, `report.extractedData`. Arrays and
-// `report.extractedData` / `metadata` are leaves (no indexing into them). Unknown paths are
-// refused when the endpoint is saved. The envelope (`deliveryId`, `event`, `timestamp`) is
-// always sent so a receiver can verify, route and de-duplicate.
+// `report.extractedData` / `metadata` / `call.transfer` are leaves (no indexing into them).
+// Unknown paths are refused when the endpoint is saved. The envelope (`deliveryId`, `event`,
+// `timestamp`) is always sent so a receiver can verify, route and de-duplicate.
 
 import type { ToolOutcome } from "../db/schema/tools";
 import type { CallPayload, CallTranscript, ChatPayload, ChatTranscript } from "./payload-schema";
@@ -38,6 +38,10 @@ export const CALL_FIELDS = [
   "agentName",
   "startedAt",
   "endedAt",
+  "endedReason",
+  "endedReasonCategory",
+  "transfer",
+  "analysisSkipped",
 ] as const;
 export const CHAT_FIELDS = [
   "id",

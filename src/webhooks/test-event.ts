@@ -22,6 +22,10 @@ export function syntheticCallCompleted(now = new Date()): EventData {
       agentName: "Test agent",
       startedAt: started.toISOString(),
       endedAt: now.toISOString(),
+      endedReason: "customer-ended-call",
+      endedReasonCategory: "none",
+      transfer: null,
+      analysisSkipped: null,
     },
     transcript: {
       fullText: "Agent: Hello, this is a test call.\nUser: Thanks, the webhook works.",

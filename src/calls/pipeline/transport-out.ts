@@ -8,7 +8,7 @@
 import type { TransferDestination } from "../../db/schema";
 import type { EndedReason } from "../states";
 import type { Transport } from "../transports";
-import { heardText, type PlayedChunk } from "../utterance";
+import { heardBeforeCut, heardText, type PlayedChunk } from "../utterance";
 import type { Direction, Frame, FrameOf } from "./frames";
 import { type Clock, Stage } from "./pipeline";
 
@@ -136,7 +136,7 @@ export class TransportOutStage extends Stage {
     this.stopped(at);
     this.broadcast({ type: "interruption", reply: p.reply, at });
     this.transport.clear();
-    const heard = heardText(p.chunks.slice(p.fromChunk), at);
+    const heard = heardBeforeCut(p.chunks.slice(p.fromChunk), at); // the word being said counts: the caller heard it begin
     const endAt = Math.max(p.sentAt, Math.min(p.endsAt, at));
     console.log(
       JSON.stringify({

@@ -77,7 +77,13 @@ const Recording: FC<{ call: Call; live: boolean }> = ({ call, live }) =>
     <p class="muted">No recording{live ? " yet" : ""}.</p>
   );
 
-const Analysis: FC<{ call: Call; live: boolean }> = ({ call, live }) => (
+/** Why an ended call has no analysis (docs/calls.md, "Analysis"). */
+const SKIPPED = {
+  "not-connected": "No analysis: the call never connected.",
+  "no-caller-speech": "No analysis: the caller said nothing.",
+} as const;
+
+const Analysis: FC<{ call: Call; v: CallView; live: boolean }> = ({ call, v, live }) => (
   <div class="card">
     {call.analysis ? (
       <>
@@ -95,7 +101,7 @@ const Analysis: FC<{ call: Call; live: boolean }> = ({ call, live }) => (
       </>
     ) : (
       <p class="muted">
-        {call.analysisError ?? (live ? "After the call." : "No analysis (the call never connected or nothing was said).")}
+        {call.analysisError ?? (v.analysisSkipped ? SKIPPED[v.analysisSkipped] : live ? "After the call." : "Not analysed yet.")}
       </p>
     )}
     {call.report ? (
@@ -138,7 +144,7 @@ export const CallPage: FC<CallPageProps> = ({ shell, call, v, live, deliveries }
     <h2>Transcript</h2>
     <Transcript transcript={v.transcript} latency={v.latency} />
     <h2>Analysis</h2>
-    <Analysis call={call} live={live} />
+    <Analysis call={call} v={v} live={live} />
     <h2>Webhook deliveries of this call</h2>
     <DataTable
       rows={deliveries}

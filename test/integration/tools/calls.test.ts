@@ -178,8 +178,18 @@ describe("transfer_call on a phone call", () => {
     const after = (await waitForCall(ws, placed.id, (c) => (c as ToolCallView).transfer?.outcome != null, 30_000)) as ToolCallView;
     expect(after.transfer).toMatchObject({ outcome: "completed", connectedSeconds: callee.transfer?.duration });
 
+    // The webhook says how the call ended and where to, as the API does (the leg's outcome came later: null in it).
     const [event] = await receiver.waitFor(1);
-    expect(JSON.parse(event?.body ?? "{}")).toMatchObject({ event: "call.completed", call: { id: placed.id, status: "completed" } });
+    expect(JSON.parse(event?.body ?? "{}")).toMatchObject({
+      event: "call.completed",
+      call: {
+        id: placed.id,
+        status: "completed",
+        endedReason: "transferred",
+        endedReasonCategory: "none",
+        transfer: { number: "+14155550100", name: "billing", at: done.transfer?.at, outcome: null, connectedSeconds: null },
+      },
+    });
   }, 90_000);
 
   it("tells the caller when the destination is busy, hangs up, and records the outcome on the call", async () => {

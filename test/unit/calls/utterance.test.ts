@@ -3,7 +3,7 @@
 // caller heard at a given moment of the playback timeline.
 import { describe, expect, it } from "vitest";
 import { pcm16ToBytes, resample } from "../../../src/calls/codec";
-import { heardText, PcmResampler, SentenceChunker, Utterance } from "../../../src/calls/utterance";
+import { heardBeforeCut, heardText, PcmResampler, SentenceChunker, Utterance } from "../../../src/calls/utterance";
 
 describe("SentenceChunker", () => {
   const cut = (pieces: string[]) => {
@@ -91,6 +91,28 @@ describe("heardText", () => {
     expect(heardText(chunks, 2000)).toBe("Hello there.");
     expect(heardText(chunks, 3000)).toBe("Hello there. We are open");
     expect(heardText(chunks, 9000)).toBe("Hello there. We are open from nine to five.");
+  });
+});
+
+describe("heardBeforeCut", () => {
+  const greeting = [
+    { text: "Hello, thank you for calling Acme Dental,", startAt: 1000, endAt: 3500 },
+    { text: "we are open from nine to five.", startAt: 3500, endAt: 5500 },
+  ];
+  it("a reply cut in its first word keeps that word: an early barge-in into a greeting is not an empty turn", () => {
+    expect(heardText(greeting, 1080)).toBe(""); // what a barge-in kept before: the greeting's text lost
+    expect(heardBeforeCut(greeting, 1080)).toBe("Hello,");
+    expect(heardBeforeCut(greeting, 900)).toBe("Hello,"); // the caller was already making a sound as it began
+  });
+  it("the words up to the cut, the one being said included; whole chunks that finished", () => {
+    const two = [
+      { text: "Hello there.", startAt: 1000, endAt: 2000 },
+      { text: "We are open from nine to five.", startAt: 2000, endAt: 4000 },
+    ];
+    expect(heardBeforeCut(two, 3000)).toBe("Hello there. We are open from"); // half of 7 words: the 4th is being said
+    expect(heardBeforeCut(greeting, 4000)).toBe("Hello, thank you for calling Acme Dental, we are");
+    expect(heardBeforeCut(greeting, 9000)).toBe(`${greeting[0]?.text} ${greeting[1]?.text}`);
+    expect(heardBeforeCut([], 1000)).toBe("");
   });
 });
 

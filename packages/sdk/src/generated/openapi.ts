@@ -1601,6 +1601,23 @@ export interface components {
                  * @example 2025-01-15T09:30:00.000Z
                  */
                 endedAt?: string | null;
+                /**
+                 * @description Why the call ended (docs/calls.md, Statuses); null until it has.
+                 * @example transferred
+                 * @enum {string|null}
+                 */
+                endedReason?: "agent-ended-call" | "transferred" | "customer-ended-call" | "silence-timeout" | "max-duration-reached" | "customer-busy" | "customer-did-not-answer" | "call-canceled" | "web-call-not-joined" | "dial-failed" | "media-stream-failed" | "telephony-provider-error" | "stt-provider-error" | "llm-provider-error" | "tts-provider-error" | "insufficient-credits" | "watchdog-timeout" | null;
+                /**
+                 * @description `none` for a normal end, else where the fault lies; null until the call ended.
+                 * @enum {string|null}
+                 */
+                endedReasonCategory?: "none" | "customer" | "telephony" | "provider" | "platform" | null;
+                transfer?: components["schemas"]["CallTransfer"];
+                /**
+                 * @description Why the call is not analysed (no `call.analyzed` follows): `not-connected` (it never connected) or `no-caller-speech` (the caller said nothing); null while an analysis may come, once it is there, or when it failed (`analysisError`).
+                 * @enum {string|null}
+                 */
+                analysisSkipped?: "not-connected" | "no-caller-speech" | null;
             } | null;
             chat?: {
                 /**
@@ -1715,6 +1732,25 @@ export interface components {
                 [key: string]: unknown;
             } | null;
         };
+        /** @description Where the agent's transfer_call handed the caller on (endedReason `transferred`). */
+        CallTransfer: {
+            /** @example +14155550100 */
+            number: string;
+            /** @example billing */
+            name: string | null;
+            /**
+             * Format: date-time
+             * @example 2025-01-15T09:30:00.000Z
+             */
+            at: string;
+            /**
+             * @description How the leg to the destination went once it ended (Twilio's DialCallStatus): `completed` (answered), `busy`, `no-answer`, `failed`, `canceled`; null until then (so always null in `call.completed`: read the call). On any but `completed` the caller hears that the transfer did not go through, then the call hangs up.
+             * @enum {string|null}
+             */
+            outcome: "completed" | "busy" | "no-answer" | "failed" | "canceled" | null;
+            /** @description Seconds the caller was connected to the destination; null until the leg ended. */
+            connectedSeconds: number | null;
+        } | null;
         /** @description Agent replies: where the caller's wait went. */
         TurnLatency: {
             /** @description From the end of the caller's speech to the reply's first audio sent. */
@@ -1812,6 +1848,23 @@ export interface components {
                  * @example 2025-01-15T09:30:00.000Z
                  */
                 endedAt: string | null;
+                /**
+                 * @description Why the call ended (docs/calls.md, Statuses); null until it has.
+                 * @example transferred
+                 * @enum {string|null}
+                 */
+                endedReason: "agent-ended-call" | "transferred" | "customer-ended-call" | "silence-timeout" | "max-duration-reached" | "customer-busy" | "customer-did-not-answer" | "call-canceled" | "web-call-not-joined" | "dial-failed" | "media-stream-failed" | "telephony-provider-error" | "stt-provider-error" | "llm-provider-error" | "tts-provider-error" | "insufficient-credits" | "watchdog-timeout" | null;
+                /**
+                 * @description `none` for a normal end, else where the fault lies; null until the call ended.
+                 * @enum {string|null}
+                 */
+                endedReasonCategory: "none" | "customer" | "telephony" | "provider" | "platform" | null;
+                transfer: components["schemas"]["CallTransfer"];
+                /**
+                 * @description Why the call is not analysed (no `call.analyzed` follows): `not-connected` (it never connected) or `no-caller-speech` (the caller said nothing); null while an analysis may come, once it is there, or when it failed (`analysisError`).
+                 * @enum {string|null}
+                 */
+                analysisSkipped: "not-connected" | "no-caller-speech" | null;
             } | null;
             transcript: {
                 fullText: string;
@@ -1923,6 +1976,23 @@ export interface components {
                  * @example 2025-01-15T09:30:00.000Z
                  */
                 endedAt: string | null;
+                /**
+                 * @description Why the call ended (docs/calls.md, Statuses); null until it has.
+                 * @example transferred
+                 * @enum {string|null}
+                 */
+                endedReason: "agent-ended-call" | "transferred" | "customer-ended-call" | "silence-timeout" | "max-duration-reached" | "customer-busy" | "customer-did-not-answer" | "call-canceled" | "web-call-not-joined" | "dial-failed" | "media-stream-failed" | "telephony-provider-error" | "stt-provider-error" | "llm-provider-error" | "tts-provider-error" | "insufficient-credits" | "watchdog-timeout" | null;
+                /**
+                 * @description `none` for a normal end, else where the fault lies; null until the call ended.
+                 * @enum {string|null}
+                 */
+                endedReasonCategory: "none" | "customer" | "telephony" | "provider" | "platform" | null;
+                transfer: components["schemas"]["CallTransfer"];
+                /**
+                 * @description Why the call is not analysed (no `call.analyzed` follows): `not-connected` (it never connected) or `no-caller-speech` (the caller said nothing); null while an analysis may come, once it is there, or when it failed (`analysisError`).
+                 * @enum {string|null}
+                 */
+                analysisSkipped: "not-connected" | "no-caller-speech" | null;
             } | null;
             transcript: {
                 fullText: string;
@@ -2034,6 +2104,23 @@ export interface components {
                  * @example 2025-01-15T09:30:00.000Z
                  */
                 endedAt: string | null;
+                /**
+                 * @description Why the call ended (docs/calls.md, Statuses); null until it has.
+                 * @example transferred
+                 * @enum {string|null}
+                 */
+                endedReason: "agent-ended-call" | "transferred" | "customer-ended-call" | "silence-timeout" | "max-duration-reached" | "customer-busy" | "customer-did-not-answer" | "call-canceled" | "web-call-not-joined" | "dial-failed" | "media-stream-failed" | "telephony-provider-error" | "stt-provider-error" | "llm-provider-error" | "tts-provider-error" | "insufficient-credits" | "watchdog-timeout" | null;
+                /**
+                 * @description `none` for a normal end, else where the fault lies; null until the call ended.
+                 * @enum {string|null}
+                 */
+                endedReasonCategory: "none" | "customer" | "telephony" | "provider" | "platform" | null;
+                transfer: components["schemas"]["CallTransfer"];
+                /**
+                 * @description Why the call is not analysed (no `call.analyzed` follows): `not-connected` (it never connected) or `no-caller-speech` (the caller said nothing); null while an analysis may come, once it is there, or when it failed (`analysisError`).
+                 * @enum {string|null}
+                 */
+                analysisSkipped: "not-connected" | "no-caller-speech" | null;
             } | null;
             transcript: {
                 fullText: string;
@@ -2145,6 +2232,23 @@ export interface components {
                  * @example 2025-01-15T09:30:00.000Z
                  */
                 endedAt: string | null;
+                /**
+                 * @description Why the call ended (docs/calls.md, Statuses); null until it has.
+                 * @example transferred
+                 * @enum {string|null}
+                 */
+                endedReason: "agent-ended-call" | "transferred" | "customer-ended-call" | "silence-timeout" | "max-duration-reached" | "customer-busy" | "customer-did-not-answer" | "call-canceled" | "web-call-not-joined" | "dial-failed" | "media-stream-failed" | "telephony-provider-error" | "stt-provider-error" | "llm-provider-error" | "tts-provider-error" | "insufficient-credits" | "watchdog-timeout" | null;
+                /**
+                 * @description `none` for a normal end, else where the fault lies; null until the call ended.
+                 * @enum {string|null}
+                 */
+                endedReasonCategory: "none" | "customer" | "telephony" | "provider" | "platform" | null;
+                transfer: components["schemas"]["CallTransfer"];
+                /**
+                 * @description Why the call is not analysed (no `call.analyzed` follows): `not-connected` (it never connected) or `no-caller-speech` (the caller said nothing); null while an analysis may come, once it is there, or when it failed (`analysisError`).
+                 * @enum {string|null}
+                 */
+                analysisSkipped: "not-connected" | "no-caller-speech" | null;
             } | null;
             transcript: {
                 fullText: string;
@@ -3447,6 +3551,24 @@ export interface components {
                     choices?: string[];
                 }[];
             };
+            /**
+             * @description When the caller's turn ends and what interrupts the agent (docs/agents.md, "Turn-taking").
+             * @example {
+             *       "eagerness": "normal",
+             *       "minWaitMs": null,
+             *       "maxWaitMs": null,
+             *       "interruptionMinWords": 1,
+             *       "interruptionMinMs": null
+             *     }
+             */
+            turnTaking: {
+                /** @enum {string} */
+                eagerness: "patient" | "normal" | "eager";
+                minWaitMs: number | null;
+                maxWaitMs: number | null;
+                interruptionMinWords: number;
+                interruptionMinMs: number | null;
+            };
             /** @description Functions of yours the agent may call, and the built-ins (docs/tools.md). */
             tools: components["schemas"]["Tool"][];
             /**
@@ -3672,6 +3794,7 @@ export interface components {
                 [key: string]: unknown;
             };
             analysisPlan?: components["schemas"]["AnalysisPlan"];
+            turnTaking?: components["schemas"]["TurnTaking"];
             /**
              * @description At most 20: function tools of yours and the built-ins end_call and transfer_call (docs/tools.md).
              * @default []
@@ -3724,6 +3847,48 @@ export interface components {
              *     ]
              */
             choices?: string[];
+        };
+        /**
+         * @default {
+         *       "eagerness": "normal",
+         *       "minWaitMs": null,
+         *       "maxWaitMs": null,
+         *       "interruptionMinWords": 1,
+         *       "interruptionMinMs": null
+         *     }
+         */
+        TurnTaking: {
+            /**
+             * @description How readily the agent takes the turn: `eager` answers a turn that merely sounds finished, `patient` waits for a clear end (docs/agents.md).
+             * @default normal
+             * @example normal
+             * @enum {string}
+             */
+            eagerness?: "patient" | "normal" | "eager";
+            /**
+             * @description The quiet after which a turn that sounds finished ends (ms); null: the deployment's (200).
+             * @default null
+             * @example 200
+             */
+            minWaitMs?: number | null;
+            /**
+             * @description The quiet after which a turn ends whatever it sounds like (ms); null: the transcription's own (500 in batch, Flux's 5,000).
+             * @default null
+             * @example 1500
+             */
+            maxWaitMs?: number | null;
+            /**
+             * @description Words (not backchannels such as "mhm") the caller must say over the agent to interrupt it.
+             * @default 1
+             * @example 1
+             */
+            interruptionMinWords?: number;
+            /**
+             * @description Sound this long over the agent interrupts it even before a word is recognized (ms); null: the deployment's (700).
+             * @default null
+             * @example 700
+             */
+            interruptionMinMs?: number | null;
         };
         /**
          * @example {
@@ -3796,6 +3961,7 @@ export interface components {
                 [key: string]: unknown;
             };
             analysisPlan?: components["schemas"]["AnalysisPlanPatch"];
+            turnTaking?: components["schemas"]["TurnTakingPatch"];
             /** @description Replaces the whole list; send [] to remove every tool. */
             tools?: components["schemas"]["Tool"][];
         };
@@ -3815,6 +3981,35 @@ export interface components {
             successCriteria?: string[];
             /** @description Values extracted from each call into `report.extractedData`, keyed by name. */
             extractionFields?: components["schemas"]["ExtractionField"][];
+        };
+        /** @description The sub-fields sent replace those of the current settings; the others are kept. */
+        TurnTakingPatch: {
+            /**
+             * @description How readily the agent takes the turn: `eager` answers a turn that merely sounds finished, `patient` waits for a clear end (docs/agents.md).
+             * @example normal
+             * @enum {string}
+             */
+            eagerness?: "patient" | "normal" | "eager";
+            /**
+             * @description The quiet after which a turn that sounds finished ends (ms); null: the deployment's (200).
+             * @example 200
+             */
+            minWaitMs?: number | null;
+            /**
+             * @description The quiet after which a turn ends whatever it sounds like (ms); null: the transcription's own (500 in batch, Flux's 5,000).
+             * @example 1500
+             */
+            maxWaitMs?: number | null;
+            /**
+             * @description Words (not backchannels such as "mhm") the caller must say over the agent to interrupt it.
+             * @example 1
+             */
+            interruptionMinWords?: number;
+            /**
+             * @description Sound this long over the agent interrupts it even before a word is recognized (ms); null: the deployment's (700).
+             * @example 700
+             */
+            interruptionMinMs?: number | null;
         };
         Call: {
             /**
@@ -3867,22 +4062,7 @@ export interface components {
             };
             /** @description Tool calls the agent made during the call (docs/tools.md). */
             toolCallCount: number;
-            /** @description Where the agent's transfer_call handed the caller on (endedReason `transferred`). */
-            transfer: {
-                /** @example +14155550100 */
-                number: string;
-                /** @example billing */
-                name: string | null;
-                /** Format: date-time */
-                at: string;
-                /**
-                 * @description How the leg to the destination went once it ended (Twilio's DialCallStatus): `completed` (answered), `busy`, `no-answer`, `failed`, `canceled`; null until then. On any but `completed` the caller hears that the transfer did not go through, then the call hangs up.
-                 * @enum {string|null}
-                 */
-                outcome: "completed" | "busy" | "no-answer" | "failed" | "canceled" | null;
-                /** @description Seconds the caller was connected to the destination; null until the leg ended. */
-                connectedSeconds: number | null;
-            } | null;
+            transfer: components["schemas"]["CallTransfer"];
             recording: {
                 url: string;
                 durationSeconds: number;
@@ -3906,6 +4086,11 @@ export interface components {
                 };
             } | null;
             analysisError: string | null;
+            /**
+             * @description Why the call is not analysed (no `call.analyzed` follows): `not-connected` (it never connected) or `no-caller-speech` (the caller said nothing); null while an analysis may come, once it is there, or when it failed (`analysisError`).
+             * @enum {string|null}
+             */
+            analysisSkipped: "not-connected" | "no-caller-speech" | null;
             cost: {
                 credits: number;
                 stt: {
@@ -4964,7 +5149,7 @@ export interface components {
              *       "transcript.fullText"
              *     ]
              */
-            customFields?: ("channel" | "call.id" | "call.status" | "call.direction" | "call.durationSeconds" | "call.fromNumber" | "call.toNumber" | "call.agentId" | "call.agentName" | "call.startedAt" | "call.endedAt" | "chat.id" | "chat.status" | "chat.agentId" | "chat.agentName" | "chat.startedAt" | "chat.endedAt" | "chat.messageCount" | "chat.channelId" | "chat.endUserId" | "chat.endUserName" | "transcript.fullText" | "transcript.turns" | "recording.url" | "recording.durationSeconds" | "analysis.summary" | "analysis.sentiment" | "analysis.topics" | "analysis.actionItems" | "report.successScore" | "report.criteriaResults" | "report.extractedData" | "metadata")[];
+            customFields?: ("channel" | "call.id" | "call.status" | "call.direction" | "call.durationSeconds" | "call.fromNumber" | "call.toNumber" | "call.agentId" | "call.agentName" | "call.startedAt" | "call.endedAt" | "call.endedReason" | "call.endedReasonCategory" | "call.transfer" | "call.analysisSkipped" | "chat.id" | "chat.status" | "chat.agentId" | "chat.agentName" | "chat.startedAt" | "chat.endedAt" | "chat.messageCount" | "chat.channelId" | "chat.endUserId" | "chat.endUserName" | "transcript.fullText" | "transcript.turns" | "recording.url" | "recording.durationSeconds" | "analysis.summary" | "analysis.sentiment" | "analysis.topics" | "analysis.actionItems" | "report.successScore" | "report.criteriaResults" | "report.extractedData" | "metadata")[];
         };
         WebhookEndpointPage: {
             data: components["schemas"]["WebhookEndpoint"][];
@@ -5014,7 +5199,7 @@ export interface components {
              *       "transcript.fullText"
              *     ]
              */
-            customFields?: ("channel" | "call.id" | "call.status" | "call.direction" | "call.durationSeconds" | "call.fromNumber" | "call.toNumber" | "call.agentId" | "call.agentName" | "call.startedAt" | "call.endedAt" | "chat.id" | "chat.status" | "chat.agentId" | "chat.agentName" | "chat.startedAt" | "chat.endedAt" | "chat.messageCount" | "chat.channelId" | "chat.endUserId" | "chat.endUserName" | "transcript.fullText" | "transcript.turns" | "recording.url" | "recording.durationSeconds" | "analysis.summary" | "analysis.sentiment" | "analysis.topics" | "analysis.actionItems" | "report.successScore" | "report.criteriaResults" | "report.extractedData" | "metadata")[];
+            customFields?: ("channel" | "call.id" | "call.status" | "call.direction" | "call.durationSeconds" | "call.fromNumber" | "call.toNumber" | "call.agentId" | "call.agentName" | "call.startedAt" | "call.endedAt" | "call.endedReason" | "call.endedReasonCategory" | "call.transfer" | "call.analysisSkipped" | "chat.id" | "chat.status" | "chat.agentId" | "chat.agentName" | "chat.startedAt" | "chat.endedAt" | "chat.messageCount" | "chat.channelId" | "chat.endUserId" | "chat.endUserName" | "transcript.fullText" | "transcript.turns" | "recording.url" | "recording.durationSeconds" | "analysis.summary" | "analysis.sentiment" | "analysis.topics" | "analysis.actionItems" | "report.successScore" | "report.criteriaResults" | "report.extractedData" | "metadata")[];
         };
         WebhookDelivery: {
             /** @description The delivery id, as in X-Service-Delivery-Id. */
@@ -5241,7 +5426,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Done: succeeded, or failed for good. */
+            /** @description Done: succeeded, or failed for good (a later call of a finished message gets the same answer and makes no attempt). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5282,6 +5467,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `conflict`: a replayed signature, or a call for an attempt already made; nothing was done. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too Many Requests */
             429: {
                 headers: {
@@ -5302,6 +5496,15 @@ export interface operations {
             };
             /** @description `receiver_failed`: the receiver answered non-2xx or could not be reached (DNS included); QStash retries. */
             502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5359,6 +5562,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too Many Requests */
             429: {
                 headers: {
@@ -5370,6 +5582,15 @@ export interface operations {
             };
             /** @description Internal Server Error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6095,6 +6316,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too Many Requests */
             429: {
                 headers: {
@@ -6233,6 +6463,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10302,7 +10541,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too Many Requests */
+            /** @description Too many failed sign-in attempts for the email or from the address in 15 minutes; the message says when to try again, as does `Retry-After`. */
             429: {
                 headers: {
                     [name: string]: unknown;

@@ -1,11 +1,11 @@
 // Request and response shapes of calls, web calls and phone numbers (docs/calls.md).
 import { z } from "@hono/zod-openapi";
-import { CALL_STATUSES, ENDED_REASON_VALUES } from "../../../calls/states";
+import { CALL_STATUSES, ENDED_REASON_VALUES, FAULT_CATEGORIES } from "../../../calls/states";
 import { toolTurnSchema } from "../../../chats/schema";
-import { CALL_DIRECTIONS, TRANSFER_OUTCOMES } from "../../../db/schema";
+import { CALL_DIRECTIONS } from "../../../db/schema";
 import { metadataSchema, NON_EMPTY_PATCH, nonEmptyPatch, text } from "../../../lib/fields";
 import { pageQuerySchema, pageSchema } from "../../../lib/pagination";
-import { turnLatency } from "../../../webhooks/payload-schema";
+import { analysisSkipped, callTransfer, turnLatency } from "../../../webhooks/payload-schema";
 
 export const E164 = /^\+[1-9]\d{6,14}$/;
 const EXAMPLE_ID = "0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77";
@@ -66,7 +66,7 @@ export const callSchema = z
         "`outbound` and `inbound`: a phone call, dialled by us or ringing one of the workspace's numbers; `web`: an in-browser call, which has no phone leg (docs/calls.md, Direction).",
     }),
     endedReason: z.enum(ENDED_REASON_VALUES).nullable(),
-    endedReasonCategory: z.enum(["none", "customer", "telephony", "provider", "platform"]).nullable(),
+    endedReasonCategory: z.enum(FAULT_CATEGORIES).nullable(),
     durationSeconds: z.number().nullable(),
     fromNumber: z.string().nullable(),
     toNumber: z.string().nullable(),
@@ -77,23 +77,7 @@ export const callSchema = z
     createdAt: z.iso.datetime(),
     transcript: z.object({ fullText: z.string(), turns: z.array(turnSchema) }),
     toolCallCount: z.number().int().openapi({ description: "Tool calls the agent made during the call (docs/tools.md)." }),
-    transfer: z
-      .object({
-        number: z.string().openapi({ example: "+14155550100" }),
-        name: z.string().nullable().openapi({ example: "billing" }),
-        at: z.iso.datetime(),
-        outcome: z.enum(TRANSFER_OUTCOMES).nullable().openapi({
-          description:
-            "How the leg to the destination went once it ended (Twilio's DialCallStatus): `completed` (answered), `busy`, `no-answer`, `failed`, `canceled`; null until then. On any but `completed` the caller hears that the transfer did not go through, then the call hangs up.",
-        }),
-        connectedSeconds: z
-          .number()
-          .int()
-          .nullable()
-          .openapi({ description: "Seconds the caller was connected to the destination; null until the leg ended." }),
-      })
-      .nullable()
-      .openapi({ description: "Where the agent's transfer_call handed the caller on (endedReason `transferred`)." }),
+    transfer: callTransfer.nullable(),
     recording: z.object({ url: z.string(), durationSeconds: z.number() }).nullable(),
     analysis: z
       .object({
@@ -111,6 +95,7 @@ export const callSchema = z
       })
       .nullable(),
     analysisError: z.string().nullable(),
+    analysisSkipped,
     cost: z.object({
       credits: z.number(),
       stt: usageLine,
