@@ -19,7 +19,8 @@
 // voice id, a stable pick for any other UUID). Cartesia buffers streamed text until it can speak
 // it well; the sandbox speaks a context's text a clause at a time (up to `, ; : . ! ?` followed by
 // a space or the end of the text), so the first clause is heard before the sentence is complete,
-// and the rest when the context is closed. See docs/sandbox.md.
+// and the rest when the context is closed. With `max_buffer_delay_ms: 0` (Cartesia's "custom
+// buffering": the client sends whole clauses) every input is spoken as it comes. See docs/sandbox.md.
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
@@ -209,6 +210,8 @@ interface Context {
   /** The voicing fields as sent, which every later input of the context must repeat unchanged. */
   fingerprint: string;
   pending: string;
+  /** `max_buffer_delay_ms: 0`: each input is spoken at once, whole. */
+  immediate: boolean;
   closed: boolean;
   canceled: boolean;
   /** The speech in order: each clause waits for the one before. */
@@ -292,8 +295,11 @@ export function cartesiaTtsServer(opts: { apiKey: string; synth: Synthesizer; me
       const fingerprint = JSON.stringify(rest);
       if (!ctx) {
         let voicing: CartesiaVoicing;
+        const delay = msg.max_buffer_delay_ms;
         try {
           voicing = parseVoicing(msg, true);
+          if (delay !== undefined && (typeof delay !== "number" || delay < 0 || delay > 5000))
+            throw bad("invalid_request", "Invalid request", "max_buffer_delay_ms must be a number from 0 to 5000.");
         } catch (err) {
           return fail(err instanceof CartesiaError ? err : bad("invalid_request", "Invalid request", String(err)), contextId ?? undefined);
         }
@@ -302,6 +308,7 @@ export function cartesiaTtsServer(opts: { apiKey: string; synth: Synthesizer; me
           voicing,
           fingerprint,
           pending: "",
+          immediate: delay === 0,
           closed: false,
           canceled: false,
           chain: Promise.resolve(),
@@ -318,7 +325,7 @@ export function cartesiaTtsServer(opts: { apiKey: string; synth: Synthesizer; me
       }
       if (ctx.canceled) return;
       const current = ctx;
-      const { now, rest: left } = speakable(current.pending + transcript, !more);
+      const { now, rest: left } = speakable(current.pending + transcript, !more || current.immediate);
       current.pending = left;
       if (!more) current.closed = true;
       for (const text of now) current.chain = current.chain.then(() => speak(current, text));

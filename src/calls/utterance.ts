@@ -11,6 +11,18 @@ const ABBREVIATIONS = new Set(["mr", "mrs", "ms", "dr", "st", "jr", "sr", "vs", 
 const MAX_CHUNK_CHARS = 240;
 /** The first chunk may end at a clause (a comma, colon, semicolon or dash) once it is this long. */
 export const FIRST_CLAUSE_MIN_CHARS = 12;
+/** A piece of a chunk (`pieces`) ends at a clause once it holds this many words (Cartesia: "at least 3 or 4 words" to start). */
+export const PIECE_MIN_WORDS = 3;
+/** ...or, with no clause mark, after this many whole words. */
+export const PIECE_MAX_WORDS = 8;
+
+/** Part of a chunk: `partial` while the chunk goes on (its words so far, up to a clause), else its end (maybe empty). */
+export interface ChunkPiece {
+  text: string;
+  partial: boolean;
+}
+
+const wordsIn = (text: string) => text.split(/\s+/).filter(Boolean).length;
 
 /**
  * Cuts streamed text into sentences: a chunk ends after `.`, `!`, `?` or `…` (and closing quotes)
@@ -19,45 +31,84 @@ export const FIRST_CLAUSE_MIN_CHARS = 12;
  * let me check" → "Of course," …): its speech is asked for a few tokens earlier, which is what the
  * caller waits for (Vapi's chunk plan cuts at commas too); later chunks are whole sentences, which
  * the voice reads with the better intonation while the first one plays.
+ *
+ * `pieces` gives the same chunks out as they are written, in clause-sized pieces (a voice fed text
+ * as it comes speaks each at once): a piece ends at a clause mark once it holds PIECE_MIN_WORDS, or
+ * after PIECE_MAX_WORDS whole words without one; the chunk's last piece is its end. One chunker
+ * gives out chunks (`push`, `flush`) or pieces (`pieces`, `flushPieces`), not both.
  */
 export class SentenceChunker {
   private buffer = "";
   private chunks = 0;
+  /** How much of `buffer` was given out as partial pieces. */
+  private given = 0;
 
   /** Adds a piece of text; returns the chunks it completed. */
   push(text: string): string[] {
-    this.buffer += text;
-    const out: string[] = [];
-    for (;;) {
-      const end = this.chunks === 0 ? this.firstEnd() : this.sentenceEnd();
-      if (end === -1) break;
-      const chunk = this.buffer.slice(0, end).trim();
-      this.buffer = this.buffer.slice(end);
-      if (chunk) {
-        out.push(chunk);
-        this.chunks++;
-      }
-    }
-    while (this.buffer.length > MAX_CHUNK_CHARS) {
-      const head = this.buffer.slice(0, MAX_CHUNK_CHARS);
-      const cut = Math.max(head.lastIndexOf(", ") + 1, head.lastIndexOf(" "));
-      const at = cut > 0 ? cut : MAX_CHUNK_CHARS;
-      const chunk = this.buffer.slice(0, at).trim();
-      this.buffer = this.buffer.slice(at);
-      if (chunk) {
-        out.push(chunk);
-        this.chunks++;
-      }
-    }
-    return out;
+    return this.take(text, false).map((p) => p.text);
+  }
+
+  /** Adds a piece of text; returns the pieces it completed, each chunk's last one not `partial`. */
+  pieces(text: string): ChunkPiece[] {
+    return this.take(text, true);
   }
 
   /** The rest, at the end of the reply; the next text starts a new reply (its first chunk may be a clause again). */
   flush(): string[] {
-    const rest = this.buffer.trim();
+    return this.flushPieces().map((p) => p.text);
+  }
+
+  flushPieces(): ChunkPiece[] {
+    const rest = this.buffer.slice(this.given).trim();
+    const open = this.given > 0;
     this.buffer = "";
     this.chunks = 0;
-    return rest ? [rest] : [];
+    this.given = 0;
+    return rest || open ? [{ text: rest, partial: false }] : [];
+  }
+
+  private take(text: string, partials: boolean): ChunkPiece[] {
+    this.buffer += text;
+    const out: ChunkPiece[] = [];
+    const cut = (end: number) => {
+      const chunk = this.buffer.slice(0, end).trim();
+      const rest = this.buffer.slice(this.given, end).trim();
+      this.buffer = this.buffer.slice(end);
+      this.given = 0;
+      if (chunk) {
+        out.push({ text: rest, partial: false });
+        this.chunks++;
+      }
+    };
+    for (;;) {
+      const end = this.chunks === 0 ? this.firstEnd() : this.sentenceEnd();
+      if (end === -1) break;
+      cut(end);
+    }
+    while (this.buffer.length > MAX_CHUNK_CHARS) {
+      const head = this.buffer.slice(0, MAX_CHUNK_CHARS);
+      const at = Math.max(head.lastIndexOf(", ") + 1, head.lastIndexOf(" "));
+      cut(Math.max(at > 0 ? at : MAX_CHUNK_CHARS, this.given));
+    }
+    if (partials) this.partials(out);
+    return out;
+  }
+
+  /** The chunk in progress, given out up to its last clause of enough words (or a long run of whole words). */
+  private partials(out: ChunkPiece[]): void {
+    const give = (end: number) => {
+      out.push({ text: this.buffer.slice(this.given, end).trim(), partial: true });
+      this.given = end;
+    };
+    const re = /[,;:—–]["'”’)\]]*(?=\s)/g;
+    re.lastIndex = this.given;
+    for (let m = re.exec(this.buffer); m; m = re.exec(this.buffer)) {
+      const end = m.index + m[0].length;
+      if (wordsIn(this.buffer.slice(this.given, end)) >= PIECE_MIN_WORDS) give(end);
+    }
+    const run = this.buffer.slice(this.given);
+    const whole = run.search(/\s\S*$/); // the words before the last white space are complete
+    if (whole > 0 && wordsIn(run.slice(0, whole)) >= PIECE_MAX_WORDS) give(this.given + whole);
   }
 
   /** The first chunk's end: the sentence's, or an earlier clause's once the chunk is long enough. */
@@ -130,6 +181,22 @@ export interface PlayedChunk {
 
 /** What the caller heard of the chunks by `at`: whole chunks that finished, and the share of words of the one playing. */
 export function heardText(chunks: PlayedChunk[], at: number): string {
+  return wordsPlayed(chunks, at, Math.floor);
+}
+
+/**
+ * What the caller heard of a reply they cut into, their speech starting at `at`: whole chunks that
+ * finished, and of the one playing its words up to the cut, the word being said included. At least
+ * its first word: the reply played until the cut was heard, always after its audio began, so a
+ * greeting cut in its first word (or by a caller already speaking when it started) is not an empty
+ * turn. A hang-up uses heardText (nothing, or the whole text when it was shown; transport-out.ts).
+ */
+export function heardBeforeCut(chunks: PlayedChunk[], at: number): string {
+  const first = chunks[0];
+  return first ? wordsPlayed(chunks, Math.max(at, first.startAt + 1), Math.ceil) : "";
+}
+
+function wordsPlayed(chunks: PlayedChunk[], at: number, round: (share: number) => number): string {
   const parts: string[] = [];
   for (const c of chunks) {
     if (at >= c.endAt) parts.push(c.text);
@@ -181,22 +248,6 @@ export class Utterance {
   /** When the first audio was sent, and how long its chunk's speech took to its first byte. */
   firstAudio: { at: number; ttsMs: number } | null = null;
   /** When the audio sent so far ends playing (epoch ms). */
-  return wordsPlayed(chunks, at, Math.floor);
-}
-
-/**
- * What the caller heard of a reply they cut into, their speech starting at `at`: whole chunks that
- * finished, and of the one playing its words up to the cut, the word being said included. At least
- * its first word: the reply played until the cut was heard, always after its audio began, so a
- * greeting cut in its first word (or by a caller already speaking when it started) is not an empty
- * turn. A hang-up uses heardText (nothing, or the whole text when it was shown; transport-out.ts).
- */
-export function heardBeforeCut(chunks: PlayedChunk[], at: number): string {
-  const first = chunks[0];
-  return first ? wordsPlayed(chunks, Math.max(at, first.startAt + 1), Math.ceil) : "";
-}
-
-function wordsPlayed(chunks: PlayedChunk[], at: number, round: (share: number) => number): string {
   playhead = 0;
   /** Fires once, when the first audio goes out. */
   onFirstAudio: (() => void) | null = null;

@@ -9,12 +9,14 @@
 // `error` messages carrying the context id, and `{context_id, cancel: true}` stops a context.
 //
 // `openStream` feeds one context text as it comes (an LLM's clauses), so the first clause is heard
-// before the sentence is written. The socket is opened as every provider's is (./socket.ts: the
+// before the sentence is written. Cartesia holds streamed text back until it has enough to speak
+// well, or `max_buffer_delay_ms` (3 s by default) passed; a caller that cuts its text into clauses
+// itself asks for 0 (`bufferDelayMs`: Cartesia's "custom buffering"), or each clause could wait. The socket is opened as every provider's is (./socket.ts: the
 // Workers fetch upgrade by default; Node callers, the tests, pass their own `connect`).
 import { pcmToWav } from "../lib/audio";
 import { type CallOptions, canceled, ProviderError, providerFetch, safeDetail } from "./http";
 import { openSocket, type ProviderSocket, type SocketConnector, workersConnect } from "./socket";
-import type { SpeechRequest, SpeechStream, TtsProvider } from "./types";
+import type { SpeechRequest, SpeechStream, SpeechStreamOptions, TtsProvider } from "./types";
 
 /** The API version this adapter was written and tested against. */
 export const CARTESIA_VERSION = "2025-04-16";
@@ -190,11 +192,15 @@ export class Cartesia implements TtsProvider {
    * (`cancel: true`) and closes the socket; `audio` then throws a `canceled` ProviderError. Leaving
    * `audio` early does the same. `request.text` is not sent: the pieces are.
    */
-  async openStream(request: SpeechRequest, signal?: AbortSignal): Promise<SpeechStream> {
+  async openStream(request: SpeechRequest, signal?: AbortSignal, options: SpeechStreamOptions = {}): Promise<SpeechStream> {
     if (request.format !== "pcm") throw new ProviderError("rejected", "cartesia streams pcm only here");
     const socket = await this.open(signal);
     const contextId = crypto.randomUUID();
-    const base = this.generation(request, RAW_PCM, contextId);
+    const delay = options.bufferDelayMs;
+    const base = {
+      ...this.generation(request, RAW_PCM, contextId),
+      ...(delay !== undefined && { max_buffer_delay_ms: Math.min(5000, Math.max(0, Math.round(delay))) }),
+    };
     const queue = new AudioQueue();
     let ended = false;
     let idle: ReturnType<typeof setTimeout> | undefined;

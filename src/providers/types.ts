@@ -83,6 +83,15 @@ export interface SpeechStream {
   audio: AsyncIterable<Uint8Array>;
 }
 
+export interface SpeechStreamOptions {
+  /**
+   * How long the provider may hold text back waiting for more before it speaks (ms; Cartesia's
+   * `max_buffer_delay_ms`, 3000 by default). 0 when the caller sends whole clauses itself: each is
+   * spoken at once.
+   */
+  bufferDelayMs?: number;
+}
+
 export interface TtsProvider {
   readonly name: string;
   synthesize(request: SpeechRequest, signal?: AbortSignal): Promise<ArrayBuffer>;
@@ -93,7 +102,7 @@ export interface TtsProvider {
    * absent on the others, which speak whole sentences through `synthesizeStream`. `request.text` is
    * not spoken: the pushed pieces are. `signal` cancels the utterance (`audio` then throws).
    */
-  openStream?(request: SpeechRequest, signal?: AbortSignal): Promise<SpeechStream>;
+  openStream?(request: SpeechRequest, signal?: AbortSignal, options?: SpeechStreamOptions): Promise<SpeechStream>;
 }
 
 export interface TranscriptionRequest {

@@ -86,7 +86,7 @@ export function buildCallPipeline(o: BuildOptions): CallPipeline {
     stt,
     context,
     new LlmStage(o.ports.llm, clock, config.CALL_PIPELINE),
-    new TtsStage(o.ports.synthesize, transport.sampleRate, clock),
+    new TtsStage(o.ports.synthesize, transport.sampleRate, clock, o.ports.openSpeech),
     out,
   ];
   const observers = [...(o.observers ?? [])];

@@ -60,8 +60,23 @@ export type DataFrame =
   /** Up, LLM → context: a tool round's calls and results, for the history. */
   | { type: "history"; messages: ChatMessage[] }
   // LLM
-  /** A chunk of the reply to speak; `tools`: tool turns that ran since the last words (they are said in their place). */
-  | { type: "llm-text"; reply: number; text: string; tools: ToolTurn[]; llmMs: number; firstAt: number; timing: ReplyTiming | null }
+  /**
+   * A piece of the reply to speak: a sentence-sized chunk, or with `partial` its words so far up to a
+   * clause (the chunk goes on in the next piece; its last piece may be empty). `tools`: tool turns
+   * that ran since the last words (they are said in their place); `llmMs`, `firstAt`: to the reply's
+   * first piece; `at`: when this piece was cut.
+   */
+  | {
+      type: "llm-text";
+      reply: number;
+      text: string;
+      tools: ToolTurn[];
+      llmMs: number;
+      firstAt: number;
+      at: number;
+      timing: ReplyTiming | null;
+      partial?: boolean;
+    }
   /** The reply is complete (or was cancelled); `tools`: tool turns after its last words. */
   | { type: "llm-done"; reply: number; after: AfterReply; tools: ToolTurn[] }
   // TTS

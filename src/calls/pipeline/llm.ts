@@ -1,11 +1,12 @@
 // The LLM stage: a reply request becomes the agent's turn (src/tools/runtime.ts: its tools, the
 // end_call and transfer_call decisions), its streamed text cut into sentence-sized chunks
-// (SentenceChunker) and sent down as each completes, so speech starts on the first clause. Tool
-// turns ride with the words said after them. An interruption or the call's end cancels the
-// request in flight (its AbortSignal reaches the provider's socket).
+// (SentenceChunker) and sent down in clause-sized pieces as they are written (a chunk's pieces but
+// its last are `partial`), so speech starts on the first clause, and a voice that takes text as it
+// comes speaks each piece at once. Tool turns ride with the words said after them. An interruption
+// or the call's end cancels the request in flight (its AbortSignal reaches the provider's socket).
 import { ProviderError } from "../../providers/http";
 import type { AgentTurn, LiveTurn, Round, Say } from "../../tools/runtime";
-import { SentenceChunker } from "../utterance";
+import { type ChunkPiece, SentenceChunker } from "../utterance";
 import type { AfterReply, Direction, Frame, FrameOf, ToolTurn } from "./frames";
 import { type Clock, Stage } from "./pipeline";
 
@@ -81,16 +82,19 @@ export class LlmStage extends Stage {
     let firstAt = 0;
     /** Tool turns of rounds since the last words were sent: they enter the transcript when the next words play. */
     let ran: ToolTurn[] = [];
-    const add = (chunks: string[]) => {
-      for (const text of chunks) {
-        llmMs ??= this.clock.now() - t1;
-        firstAt ||= this.clock.now();
+    const add = (pieces: ChunkPiece[]) => {
+      for (const { text, partial } of pieces) {
+        const at = this.clock.now();
+        llmMs ??= at - t1;
+        firstAt ||= at;
         if (cancel.signal.aborted || this.ended) continue;
-        const tools = ran;
-        ran = [];
-        this.push({ type: "llm-text", reply, text, tools, llmMs, firstAt, timing });
+        // A chunk's empty end (its words went down as pieces) carries no tool turns: the next words do.
+        const tools = text ? ran : [];
+        if (text) ran = [];
+        this.push({ type: "llm-text", reply, text, tools, llmMs, firstAt, at, timing, ...(partial && { partial }) });
       }
     };
+    const whole = (text: string): ChunkPiece[] => [{ text, partial: false }];
     const onToolRound: LiveTurn["onToolRound"] = (messages, turns) => {
       this.push({ type: "history", messages }, "up");
       ran.push(...turns);
@@ -102,20 +106,20 @@ export class LlmStage extends Stage {
         const result = await this.port.turn(frame.messages, { onToolRound });
         // Whole answers: what the tools' start messages said leads the reply.
         const text = [...result.turns.flatMap((t) => (t.role === "agent" ? [t.text] : [])), result.text].filter(Boolean).join(" ");
-        add(text ? [text] : []);
+        add(text ? whole(text) : []);
         after = { ended: result.ended, transfer: result.transfer };
       } else {
         const chunker = new SentenceChunker();
         // Each round's words are spoken as they stream; the tools' messages are said in their place.
         const round: Round = async (messages, offer) => {
-          const streamed = await this.port.stream(messages, offer, (text) => add(chunker.push(text)), cancel.signal);
-          add(chunker.flush());
+          const streamed = await this.port.stream(messages, offer, (text) => add(chunker.pieces(text)), cancel.signal);
+          add(chunker.flushPieces());
           if (streamed.toolCalls.length > 0) await committed;
           return { content: streamed.text.trim(), toolCalls: streamed.toolCalls };
         };
         const say = async (text: string) => {
-          add(chunker.flush());
-          add([text]);
+          add(chunker.flushPieces());
+          add(whole(text));
         };
         const result = await this.port.turn(frame.messages, { round, onToolRound }, say);
         after = { ended: result.ended, transfer: result.transfer };

@@ -7,7 +7,7 @@ import type { AppConfig } from "../../env";
 import { pcmToWav } from "../../lib/audio";
 import { agentReplyStream } from "../../metering/agent-reply";
 import { meter, type Payer } from "../../metering/metered";
-import { synthesizeStreamed, synthesizeWhole } from "../../metering/speech";
+import { speechSession, synthesizeStreamed, synthesizeWhole } from "../../metering/speech";
 import { defaultTtsModel, streamingSttProvider, sttProvider, ttsProvider } from "../../providers/registry";
 import { agentTurn } from "../../tools/runtime";
 import { pcm16ToBytes } from "../codec";
@@ -15,6 +15,7 @@ import type { LlmPort } from "./llm";
 import type { Charge, Transcribe } from "./stt";
 import type { StreamPort } from "./stt-stream";
 import type { Synthesize } from "./tts";
+import type { OpenSpeech } from "./tts-input";
 import { streamTurnOptions, turnPlanOf } from "./turn-plan";
 
 const REPLY_MAX_TOKENS = 300;
@@ -26,7 +27,10 @@ export interface CallPorts {
   /** The streaming transcription, when this deployment streams (CALL_TRANSCRIPTION, a streaming provider). */
   stream: StreamPort | null;
   llm: LlmPort;
+  /** A request per chunk. */
   synthesize: Synthesize;
+  /** A voice that takes text as it is written (Cartesia's contexts): one session per reply (docs/calls.md, "Input streaming"); null: per chunk. */
+  openSpeech: OpenSpeech | null;
 }
 
 export interface PortContext {
@@ -149,5 +153,9 @@ export function callPorts(c: PortContext): CallPorts {
             onAudio(new Uint8Array(await synthesizeWhole(scope.db, payer, tts, { text, ...speech }, defer)));
           }
         : (text, onAudio, signal) => synthesizeStreamed(scope.db, payer, tts, { text, ...speech }, onAudio, signal, defer),
+    openSpeech:
+      config.CALL_PIPELINE !== "serial" && tts.openStream
+        ? (signal) => speechSession(scope.db, payer, tts, { text: "", ...speech }, signal, defer)
+        : null,
   };
 }

@@ -1,12 +1,15 @@
-// The TTS stage: each chunk of a reply (or known text) becomes speech as soon as it arrives, its
-// request started at once so chunk n+1 is made while chunk n plays, and the audio goes down in
-// chunk order as it comes (src/calls/utterance.ts). The first audio carries the turn's latency;
+// The TTS stage: each chunk of a reply (or known text) becomes speech as soon as it is complete,
+// its request started at once so chunk n+1 is made while chunk n plays, and the audio goes down in
+// chunk order as it comes (src/calls/utterance.ts). A voice that takes text as it is written (the
+// port's `openSpeech`: a Cartesia voice) speaks a reply through one session instead, fed each
+// clause-sized piece as it arrives (./tts-input.ts). The first audio carries the turn's latency;
 // each chunk's start carries the tool turns said in its place. An interruption or the call's end
 // cancels what is still being made.
 import { SentenceChunker, Utterance } from "../utterance";
-import type { AfterReply, Direction, Frame, ReplyTiming, ToolTurn, TurnLatency } from "./frames";
+import type { AfterReply, Direction, Frame, FrameOf, ReplyTiming, ToolTurn, TurnLatency } from "./frames";
 import { isCancel } from "./llm";
 import { type Clock, Stage } from "./pipeline";
+import { InputUtterance, type OpenSpeech, type Speech } from "./tts-input";
 
 /** OpenAI's (and our adapters') `pcm`: 16-bit mono at 24 kHz. */
 export const TTS_PCM_RATE = 24_000;
@@ -16,7 +19,14 @@ export type Synthesize = (text: string, onAudio: (bytes: Uint8Array) => void, si
 
 interface Speaking {
   reply: number;
-  utterance: Utterance;
+  utterance: Speech;
+  /** Input streaming: every piece goes in as it comes; otherwise a chunk's pieces wait for its end. */
+  input: boolean;
+  /** The chunk being written (its pieces so far) and the tool turns said in its place. */
+  pieces: string[];
+  pieceTools: ToolTurn[];
+  /** The LLM's share of the latency, known when the first text goes to speech. */
+  llmMs: number | null;
   cancel: AbortController;
   /** The tool turns said in the place of the chunk whose audio starts next. */
   tools: ToolTurn[];
@@ -36,6 +46,8 @@ export class TtsStage extends Stage {
     /** The transport's sample rate. */
     private readonly rate: number,
     private readonly clock: Clock,
+    /** A voice that takes text as it is written: a session per reply instead of a request per chunk. */
+    private readonly openSpeech: OpenSpeech | null = null,
   ) {
     super();
   }
@@ -65,7 +77,7 @@ export class TtsStage extends Stage {
         this.discarded.add(frame.reply);
         return true;
       case "say": {
-        const s = this.start(frame.reply, null, 0, frame.prepared);
+        const s = this.start(frame.reply, null, frame.prepared);
         const chunker = new SentenceChunker();
         const chunks = frame.prepared ? [frame.text] : [...chunker.push(frame.text), ...chunker.flush()];
         for (const text of chunks) s.utterance.add(text);
@@ -73,14 +85,13 @@ export class TtsStage extends Stage {
         return true;
       }
       case "llm-text": {
-        const s = this.current?.reply === frame.reply ? this.current : this.start(frame.reply, this.timingOf(frame), this.llmMsOf(frame));
-        const tools = frame.tools;
-        s.utterance.add(frame.text, tools.length ? () => (s.tools = tools) : undefined);
+        const s = this.current?.reply === frame.reply ? this.current : this.start(frame.reply, this.timingOf(frame));
+        this.speak(s, frame);
         return true;
       }
       case "llm-done": {
         // A reply with no words still ends here: its decisions (end, transfer) and tools go on down.
-        const s = this.current?.reply === frame.reply ? this.current : this.start(frame.reply, null, 0);
+        const s = this.current?.reply === frame.reply ? this.current : this.start(frame.reply, null);
         void this.track(this.finish(s, frame.after, frame.tools));
         return true;
       }
@@ -102,31 +113,43 @@ export class TtsStage extends Stage {
     return { ...frame.timing, endpointingMs: Math.max(0, at - frame.timing.speechEndAt) };
   }
 
-  /** ...and of the LLM's time only what was left after the commit. */
-  private llmMsOf(frame: Extract<Frame, { type: "llm-text" }>): number {
-    const at = this.commits.get(frame.reply);
-    return at === undefined ? frame.llmMs : Math.max(0, frame.firstAt - at);
+  /**
+   * The LLM's time to the text that went to speech first (cut at `at`): with input streaming its
+   * first piece, otherwise its first whole chunk; of a committed speculative reply only what was
+   * left after the commit.
+   */
+  private llmMsAt(frame: FrameOf<"llm-text">): number {
+    const commit = this.commits.get(frame.reply);
+    return commit === undefined ? frame.llmMs + (frame.at - frame.firstAt) : Math.max(0, frame.at - commit);
   }
 
-  private start(reply: number, timing: ReplyTiming | null, llmMs: number, prepared?: Uint8Array): Speaking {
+  /** A piece of the reply: into the session at once (input streaming), or kept until its chunk is complete. */
+  private speak(s: Speaking, frame: FrameOf<"llm-text">): void {
+    s.pieces.push(frame.text);
+    s.pieceTools.push(...frame.tools);
+    if (frame.partial && !s.input) return;
+    const text = s.pieces.filter(Boolean).join(" ");
+    s.pieces = [];
+    if (!text) return; // a chunk's empty end: its words went in already (its tool turns wait for the next words)
+    const tools = s.pieceTools;
+    s.pieceTools = [];
+    s.llmMs ??= this.llmMsAt(frame);
+    s.utterance.add(text, tools.length ? () => (s.tools = tools) : undefined);
+  }
+
+  private start(reply: number, timing: ReplyTiming | null, prepared?: Uint8Array): Speaking {
     const cancel = new AbortController();
-    const synthesize: Synthesize = prepared
-      ? async (_text, onAudio) => {
-          onAudio(prepared);
-        }
-      : this.synthesize;
-    const utterance: Utterance = new Utterance({
-      synthesize,
-      send: (samples) => this.push({ type: "audio-out", reply, samples, at: this.clock.now(), playhead: utterance.playhead }),
-      fromRate: TTS_PCM_RATE,
-      rate: this.rate,
-      signal: cancel.signal,
-      now: () => this.clock.now(),
-    });
-    const s: Speaking = { reply, utterance, cancel, tools: [] };
+    const send = (samples: Int16Array) =>
+      this.push({ type: "audio-out", reply, samples, at: this.clock.now(), playhead: utterance.playhead });
+    const common = { send, fromRate: TTS_PCM_RATE, rate: this.rate, signal: cancel.signal, now: () => this.clock.now() };
+    const open = prepared ? undefined : (this.openSpeech ?? undefined);
+    const utterance: Speech = open
+      ? new InputUtterance({ open, ...common })
+      : new Utterance({ synthesize: prepared ? async (_text, onAudio) => onAudio(prepared) : this.synthesize, ...common });
+    const s: Speaking = { reply, utterance, input: open !== undefined, pieces: [], pieceTools: [], llmMs: null, cancel, tools: [] };
     utterance.onFirstAudio = () => {
       const first = utterance.firstAudio as { at: number; ttsMs: number };
-      this.push({ type: "first-audio", reply, at: first.at, latency: timing ? latencyOf(timing, llmMs, first) : null });
+      this.push({ type: "first-audio", reply, at: first.at, latency: timing ? latencyOf(timing, s.llmMs ?? 0, first) : null });
     };
     utterance.onChunkStart = (text) => {
       const startAt = utterance.timeline.at(-1)?.startAt ?? this.clock.now();

@@ -11,10 +11,13 @@ import { agentReplyStream, promptTokensEstimate } from "../../../src/metering/ag
 import { reconcileCredits } from "../../../src/metering/meter";
 import type { Payer } from "../../../src/metering/metered";
 import { costOf } from "../../../src/metering/prices";
-import { synthesizeStreamed } from "../../../src/metering/speech";
+import { SESSION_HOLD_CHARS, speechSession, synthesizeStreamed } from "../../../src/metering/speech";
+import { Cartesia } from "../../../src/providers/cartesia";
 import { ProviderError } from "../../../src/providers/http";
 import { ttsProvider } from "../../../src/providers/registry";
+import type { SpeechStream } from "../../../src/providers/types";
 import { createWorkspace, stack, testDb, type Workspace } from "../../harness";
+import { nodeConnect } from "../../ws-connect";
 
 const config = () => {
   const vars = stack().vars;
@@ -127,4 +130,81 @@ describe("streamed speech", () => {
     ]);
     await closed(ws);
   });
+});
+
+describe("input-streamed speech (one Cartesia context fed text as it is written)", () => {
+  const KATIE = "f786b574-daa5-4673-aa0c-cbe3e8534c02";
+  const CALL = { timeoutMs: 10_000, retries: 1 };
+  const request = { text: "", voice: KATIE, model: "sonic-3", format: "pcm" as const };
+  /** The stack's Cartesia (the provider sandbox), its socket opened from Node. */
+  const cartesia = (profile?: "realistic") => {
+    const { vars } = stack();
+    const base = vars.CARTESIA_BASE_URL as string;
+    return new Cartesia(profile ? withLatencyProfile(base, profile) : base, vars.CARTESIA_API_KEY as string, CALL, nodeConnect);
+  };
+  const drain = async (session: SpeechStream, onChunk: () => void = () => undefined) => {
+    let bytes = 0;
+    for await (const chunk of session.audio) {
+      bytes += chunk.length;
+      onChunk();
+    }
+    return bytes;
+  };
+
+  it("finished: the characters sent charged once, in one row; cancelled after its first audio: what was sent; before: nothing", async () => {
+    const ws = await createWorkspace();
+    const start = await balance(ws);
+    const provider = cartesia("realistic");
+    const pieces = ["Tuesday morning,", " works for me."];
+    const whole = speechSession(testDb(), payer(ws), provider, request, new AbortController().signal);
+    for (const piece of pieces) whole.push(piece);
+    whole.end();
+    expect(await drain(whole)).toBeGreaterThan(0);
+    const sent = [...pieces.join("")].length;
+    expect(start - (await balance(ws))).toBe(costOf("tts", "sonic-3", sent));
+
+    const after = new AbortController();
+    const cut = speechSession(testDb(), payer(ws), provider, request, after.signal);
+    const first = "This sentence is long enough to take several chunks of audio,";
+    cut.push(first);
+    const err = await drain(cut, () => {
+      after.abort();
+      cut.push(" and this part is never sent.");
+    }).catch((e: unknown) => e);
+    expect((err as ProviderError).failure).toBe("canceled");
+
+    const before = new AbortController();
+    const none = speechSession(testDb(), payer(ws), provider, request, before.signal);
+    none.push("Never heard.");
+    setTimeout(() => before.abort(), 20);
+    expect(((await drain(none).catch((e: unknown) => e)) as ProviderError).failure).toBe("canceled");
+
+    const rows = await events(ws);
+    expect(rows.map((r) => [r.status, r.errorCode, r.quantity]).sort()).toEqual([
+      [200, null, sent],
+      [499, "canceled", 0],
+      [499, "canceled", [...first].length],
+    ]);
+    expect(start - (await balance(ws))).toBe(costOf("tts", "sonic-3", sent) + costOf("tts", "sonic-3", [...first].length));
+    await closed(ws);
+  }, 30_000);
+
+  it("a reply longer than one hold takes another before more is sent: each charged what was sent under it", async () => {
+    const ws = await createWorkspace();
+    const session = speechSession(testDb(), payer(ws), cartesia(), request, new AbortController().signal);
+    const pieces = Array.from(
+      { length: 12 },
+      (_, i) => `${i ? " " : ""}Line ${i + 1} of the list: ${"and then some more words ".repeat(3).trim()},`,
+    );
+    for (const piece of pieces) session.push(piece);
+    session.end();
+    await drain(session);
+    const rows = (await events(ws)).filter((r) => r.status === 200);
+    const total = pieces.reduce((n, p) => n + [...p].length, 0);
+    expect(total).toBeGreaterThan(SESSION_HOLD_CHARS);
+    expect(rows).toHaveLength(2);
+    expect(rows.reduce((n, r) => n + r.quantity, 0)).toBe(total);
+    expect(rows.every((r) => r.quantity <= SESSION_HOLD_CHARS)).toBe(true);
+    await closed(ws);
+  }, 30_000);
 });

@@ -138,6 +138,19 @@ describe("Cartesia: the WebSocket", () => {
     expect(() => stream.push("more")).toThrow(/ended/);
   });
 
+  it("openStream with `bufferDelayMs: 0` (the caller cuts the clauses): each input is spoken as it comes", async () => {
+    const stream = await cartesia.openStream(speech(""), undefined, { bufferDelayMs: 0 });
+    const audio = stream.audio[Symbol.asyncIterator]();
+    stream.push("Good morning and");
+    const first = await audio.next(); // not held back for a clause end
+    expect(first.done).toBe(false);
+    stream.push(" welcome back.");
+    stream.end();
+    const parts = [first.value as Uint8Array];
+    for (let next = await audio.next(); !next.done; next = await audio.next()) parts.push(next.value);
+    sameSpeech(concat(parts), [await bytesOf("Good morning and"), await bytesOf("welcome back.")]);
+  });
+
   it("a cancel through the signal stops the context: the audio ends with a `canceled` error", async () => {
     const controller = new AbortController();
     const stream = await cartesia.openStream(speech(""), controller.signal);

@@ -67,6 +67,32 @@ describe("the LLM stage", () => {
     expect(tail.of("llm-done")).toEqual([{ type: "llm-done", reply: 1, after: { ended: false, transfer: null }, tools: [] }]);
   });
 
+  it("sends a sentence's clauses down as they are written (`partial`), each with when it was cut", async () => {
+    const clock = fakeClock(10_000);
+    const port: LlmPort = {
+      turn: async (_m, live) => done({ text: (await live.round?.([], {}))?.content ?? "" }),
+      async stream(_m, _o, onText) {
+        const text = ["Sure. ", "I can check ", "that for you, ", "it will ", "take a second. ", "Done."];
+        for (const piece of text) {
+          clock.t += 100;
+          onText(piece);
+        }
+        return { text: text.join(""), toolCalls: [] };
+      },
+    };
+    const head = new Probe();
+    const tail = new Probe();
+    new Pipeline([head, new LlmStage(port, clock), tail], () => undefined);
+    head.send({ type: "reply", reply: 1, messages: [], timing: TIMING });
+    await flushed();
+    expect(tail.of("llm-text").map((t) => [t.text, t.partial ?? false, t.at, t.llmMs, t.firstAt])).toEqual([
+      ["Sure.", false, 10_100, 100, 10_100],
+      ["I can check that for you,", true, 10_300, 100, 10_100],
+      ["it will take a second.", false, 10_500, 100, 10_100],
+      ["Done.", false, 10_600, 100, 10_100],
+    ]);
+  });
+
   it("sends a tool round's messages up for the history, and its tool turns with the next words (or at the end)", async () => {
     const { head, tail, reply } = setup(async (_s, live, say) => {
       await say?.("One moment.");

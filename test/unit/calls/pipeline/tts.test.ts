@@ -42,6 +42,7 @@ function setup() {
       tools,
       llmMs: 300,
       firstAt: 0,
+      at: 0,
       timing: { speechEndAt: 99_000, endpointingMs: 250, sttMs: 40, discarded: 1 },
     });
   return { clock, jobs, head, tail, pipeline, text };
@@ -139,7 +140,7 @@ describe("the TTS stage's speculative replies", () => {
     const { clock, jobs, tail, head } = setup();
     head.send({ type: "reply", reply: 1, messages: [], timing: null, speculative: true });
     const timing = { speechEndAt: 100_000, endpointingMs: 110, sttMs: 0, discarded: 0 };
-    head.send({ type: "llm-text", reply: 1, text: "Sure.", tools: [], llmMs: 200, firstAt: 100_200, timing });
+    head.send({ type: "llm-text", reply: 1, text: "Sure.", tools: [], llmMs: 200, firstAt: 100_200, at: 100_200, timing });
     head.send({ type: "llm-done", reply: 1, after: { ended: false, transfer: null }, tools: [] });
     expect(jobs).toHaveLength(0);
     clock.t = 100_260;
@@ -164,7 +165,7 @@ describe("the TTS stage's speculative replies", () => {
   it("a discarded reply is never spoken: its held words are dropped and it ends cut", () => {
     const { jobs, tail, head } = setup();
     head.send({ type: "reply", reply: 2, messages: [], timing: null, speculative: true });
-    head.send({ type: "llm-text", reply: 2, text: "Sure.", tools: [], llmMs: 200, firstAt: 0, timing: null });
+    head.send({ type: "llm-text", reply: 2, text: "Sure.", tools: [], llmMs: 200, firstAt: 0, at: 0, timing: null });
     head.send({ type: "discard", reply: 2 });
     head.send({ type: "llm-done", reply: 2, after: { ended: false, transfer: null }, tools: [] });
     expect(jobs).toHaveLength(0);
