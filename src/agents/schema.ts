@@ -15,7 +15,8 @@ export const AGENT_DEFAULTS = {
   temperature: 0.7,
   maxDurationSeconds: 600,
   silenceTimeoutSeconds: 30,
-  endCallPhrases: [] as string[],
+  /** A new agent hangs up after its goodbye (not 30 s of billed silence later); [] to never end on a phrase. */
+  endCallPhrases: ["goodbye"] as string[],
   metadata: {} as Record<string, unknown>,
   analysisPlan: { summaryEnabled: true, successCriteria: [] as string[], extractionFields: [] },
 } as const;
@@ -254,7 +255,7 @@ export const createAgentSchema = z
     temperature: fields.temperature().default(AGENT_DEFAULTS.temperature),
     maxDurationSeconds: fields.maxDurationSeconds().default(AGENT_DEFAULTS.maxDurationSeconds),
     silenceTimeoutSeconds: fields.silenceTimeoutSeconds().default(AGENT_DEFAULTS.silenceTimeoutSeconds),
-    endCallPhrases: fields.endCallPhrases().default(() => []),
+    endCallPhrases: fields.endCallPhrases().default(() => [...AGENT_DEFAULTS.endCallPhrases]),
     metadata: metadataSchema().default(() => ({})),
     analysisPlan: analysisPlanSchema.default(() => ({ summaryEnabled: true, successCriteria: [], extractionFields: [] })),
     turnTaking: turnTakingSchema.default(() => ({ ...TURN_TAKING_DEFAULTS })),

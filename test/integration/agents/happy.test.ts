@@ -80,7 +80,7 @@ describe("POST /v1/agents", () => {
       temperature: 0.7,
       maxDurationSeconds: 600,
       silenceTimeoutSeconds: 30,
-      endCallPhrases: [],
+      endCallPhrases: ["goodbye"],
       metadata: {},
       analysisPlan: { summaryEnabled: true, successCriteria: [], extractionFields: [] },
       turnTaking: { eagerness: "normal", minWaitMs: null, maxWaitMs: null, interruptionMinWords: 1, interruptionMinMs: null },

@@ -213,6 +213,15 @@ describe("web calls", () => {
 });
 
 describe("how phone calls end", () => {
+  it("a new agent's defaults: after both sides said goodbye, the agent hangs up (not the silence timeout)", async () => {
+    const ws = await createWorkspace();
+    const agent = await createAgent(ws); // no endCallPhrases sent: the default
+    const placed = await place(ws, agent.id, { phoneNumber: CONVERSATION });
+    const call = await waitForCall(ws, placed.id, finished, 60_000);
+    expect(call.transcript.turns.at(-2), JSON.stringify(call)).toMatchObject({ role: "user", text: "No, that's all. Goodbye." });
+    expect(call).toMatchObject({ status: "completed", endedReason: "agent-ended-call" });
+  }, 70_000);
+
   it("a silent callee: the silence timeout", async () => {
     const ws = await createWorkspace();
     const agent = await createAgent(ws, { silenceTimeoutSeconds: 5 });
