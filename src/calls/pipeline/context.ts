@@ -5,8 +5,12 @@
 // written into the agent's turn and its history entry.
 import type { TranscriptTurn } from "../../db/schema";
 import type { ChatMessage } from "../../providers/types";
+import { substantiveWords } from "./backchannels";
 import type { Direction, Frame, FrameOf, ToolTurn } from "./frames";
 import { Stage } from "./pipeline";
+
+/** Voice activity starts a turn this long after its first sound (start delay, pre-roll aside): the turn that cut the agent began by then. */
+const CUT_TURN_SLACK_MS = 300;
 
 type Work = FrameOf<"transcript"> | { type: "say"; text: string; prepared?: Uint8Array };
 
@@ -33,6 +37,10 @@ export class ContextStage extends Stage {
   private replies = 0;
   /** The agent's turn of the reply playing now (a reply's audio is sent ahead: it can be cut after it is done). */
   private readonly spoken = new Map<number, Spoken>();
+  /** The last barge-in: when, and what of the reply the caller did not hear (resumed after a false interruption). */
+  private lastCut: { at: number; unheard: string } | null = null;
+  /** Replies resumed after a false interruption. */
+  resumed = 0;
   /** A reply started on a speculative transcript, until the turn's outcome: its user turn and history entry. */
   private speculation: { reply: number; turn: TranscriptTurn; said: ChatMessage } | null = null;
 
@@ -61,6 +69,7 @@ export class ContextStage extends Stage {
   process(frame: Frame, _direction: Direction): boolean {
     switch (frame.type) {
       case "transcript":
+        if (this.falseInterruption(frame)) return true;
         // A speculative transcript starts a reply only when nothing else is under way; else the final one will.
         if (frame.text && (!frame.speculative || this.idle)) {
           this.queue.push(frame);
@@ -209,6 +218,7 @@ export class ContextStage extends Stage {
       if (said !== -1) this.history.splice(said, 1);
       return true;
     }
+    if (frame.unheard) this.lastCut = { at: frame.at, unheard: frame.unheard };
     s.turn.interrupted = true;
     s.turn.text = frame.heard;
     s.said.content = frame.heard;
@@ -217,6 +227,31 @@ export class ContextStage extends Stage {
       this.notify("agent", frame.heard);
       this.opts.save([...this.turns]);
     }
+    return true;
+  }
+
+  /**
+   * The turn that cut the agent was no turn: only backchannels ("mhm", "yeah", "okay") or noise the
+   * provider made words of. The caller's words stay in the transcript; the agent is not asked for a
+   * reply but says what it had not been heard saying (LiveKit's `resume_false_interruption`).
+   */
+  private falseInterruption(frame: FrameOf<"transcript">): boolean {
+    const cut = this.lastCut;
+    if (frame.speculative) return false;
+    this.lastCut = null;
+    if (!cut || !this.idle || substantiveWords(frame.text).length > 0) return false;
+    // The turn that cut it: its speech began at the cut (batch), or before it (sound that lasted).
+    if (frame.end.speechStartAt > cut.at + CUT_TURN_SLACK_MS) return false;
+    const { connectedAt } = this.opts;
+    if (frame.text)
+      this.turns.push({
+        role: "user",
+        text: frame.text,
+        startMs: frame.end.speechStartAt - connectedAt,
+        endMs: frame.end.speechEndAt - connectedAt,
+      });
+    this.resumed++;
+    this.say(cut.unheard);
     return true;
   }
 

@@ -91,8 +91,11 @@ export type DataFrame =
   /** Tool turns between two parts of one reply: the turn so far closes at `at`, the tools follow, the words go on in a new turn. */
   | { type: "agent-tools"; reply: number; at: number; tools: ToolTurn[] }
   | { type: "agent-sent"; reply: number; endsAt: number }
-  /** The reply was cut: `heard` is what the caller heard by `at`; `drop` when it is no turn at all. */
-  | { type: "agent-cut"; reply: number; heard: string; at: number; endAt: number; drop: boolean; notify: boolean }
+  /**
+   * The reply was cut: `heard` is what the caller heard by `at`; `drop` when it is no turn at all;
+   * `unheard`: on a barge-in, the words made and not heard (said again after a false interruption).
+   */
+  | { type: "agent-cut"; reply: number; heard: string; at: number; endAt: number; drop: boolean; notify: boolean; unheard?: string }
   | { type: "reply-done"; reply: number; tools: ToolTurn[] }
   /** Whether the agent's audio is playing on the caller's side (from its first audio to its mark, a cut or a hang-up). */
   | { type: "agent-speaking"; speaking: boolean; at: number }

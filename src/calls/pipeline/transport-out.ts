@@ -147,7 +147,8 @@ export class TransportOutStage extends Stage {
         streaming: !p.mark,
       }),
     );
-    this.push({ type: "agent-cut", reply: p.reply, heard, at, endAt, drop: false, notify: !p.mark }, "up");
+    const unheard = p.text.split(/\s+/).slice(heard.split(/\s+/).filter(Boolean).length).join(" ");
+    this.push({ type: "agent-cut", reply: p.reply, heard, at, endAt, drop: false, notify: !p.mark, unheard }, "up");
     this.afterPlayback();
   }
 

@@ -114,4 +114,33 @@ describe("speculative turn-taking", () => {
     expect(user?.turnTaking).toMatchObject({ endedBy: "silence", committed: true });
     expect(user?.turnTaking?.waitMs).toBeGreaterThanOrEqual(1_180);
   }, 60_000);
+
+  it('a false interruption: an "mhm" that cut the agent (batch: any speech cuts) is not answered; the agent says the rest', async () => {
+    const ws = onWorker(await createWorkspace(), batch.baseUrl);
+    const greeting =
+      "Hello, thank you for calling Acme Dental. We are open from nine to five every weekday, and on Saturday mornings from nine to twelve.";
+    const agent = await createAgent(ws, { firstMessage: greeting });
+    const res = await ws.api(`/v1/agents/${agent.id}/web-call`, { method: "POST", json: {} });
+    const { call, webCall } = await json<{ call: { id: string }; webCall: { url: string } }>(res);
+    const mhm = await speech("Mhm.", WEB_RATE);
+    const client = await joinWebCall(webCall.url);
+    await client.waitForEvent((e) => e.type === "transcript" && e.role === "agent"); // the greeting is playing
+    await client.say(mhm, 1_500);
+    await client.waitForEvent((e) => e.type === "clear", 10_000); // batch: the sound cut it
+    // What the caller had not heard comes back as the agent's next words, and nothing answers "mhm".
+    await client.waitForEvent((e) => e.type === "mark" && e.name !== "reply-1", 20_000);
+    await client.played();
+    client.ws.send(JSON.stringify({ type: "hangup" }));
+    await client.closed;
+    const [row] = await testDb().select({ transcript: calls.transcript }).from(calls).where(eq(calls.id, call.id));
+    const turns = (row?.transcript ?? []).filter((t) => t.role !== "tool");
+    expect(
+      turns.map((t) => t.role),
+      JSON.stringify(turns),
+    ).toEqual(["agent", "user", "agent"]);
+    const [cut, said, rest] = turns;
+    expect(cut?.interrupted).toBe(true);
+    expect(said?.text).toBe("Mhm.");
+    expect(`${cut?.text} ${rest?.text}`.trim()).toBe(greeting); // the rest, not a reply to "mhm"
+  }, 60_000);
 });

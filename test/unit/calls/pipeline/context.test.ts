@@ -140,6 +140,54 @@ describe("the context stage", () => {
     expect(context.history.map((m) => m.content)).toEqual(["Be brief.", "Hi.", "Let me tell", "Go on."]);
   });
 
+  it("a false interruption (only backchannels in the turn that cut the agent) resumes what was not heard, without a reply", () => {
+    const { context, tail, transcript, up } = setup();
+    transcript("Hi.", 0, 500);
+    const reply = tail.of("reply")[0]?.reply as number;
+    up({ type: "agent-started", reply, at: CONNECTED + 1000, latency: null });
+    up({ type: "agent-words", reply, text: "Let me tell you about our plans." });
+    const cut = { at: CONNECTED + 1800, endAt: CONNECTED + 1800, drop: false, notify: true };
+    up({ type: "agent-cut", reply, heard: "Let me tell", unheard: "you about our plans.", ...cut });
+    up({ type: "reply-done", reply, tools: [] });
+    transcript("Mhm, yeah.", 1750, 2300); // the sound that cut it
+    expect(tail.of("reply")).toHaveLength(1); // no reply asked for
+    expect((tail.of("say") as FrameOf<"say">[]).map((f) => f.text)).toEqual(["you about our plans."]);
+    expect(context.turns.map((t) => [t.role, t.text])).toEqual([
+      ["user", "Hi."],
+      ["agent", "Let me tell"],
+      ["user", "Mhm, yeah."],
+    ]);
+    expect(context.resumed).toBe(1);
+  });
+
+  it("not a false interruption: words that mean something, or a backchannel said well after the cut, get a reply", () => {
+    for (const [said, startMs] of [
+      ["Wait, stop.", 1750],
+      ["Okay.", 4000],
+    ] as const) {
+      const { context, tail, transcript, up } = setup();
+      transcript("Hi.", 0, 500);
+      const reply = tail.of("reply")[0]?.reply as number;
+      up({ type: "agent-started", reply, at: CONNECTED + 1000, latency: null });
+      up({ type: "agent-words", reply, text: "Let me tell you about our plans." });
+      up({
+        type: "agent-cut",
+        reply,
+        heard: "Let me tell",
+        unheard: "you about our plans.",
+        at: CONNECTED + 1800,
+        endAt: CONNECTED + 1800,
+        drop: false,
+        notify: true,
+      });
+      up({ type: "reply-done", reply, tools: [] });
+      transcript(said, startMs, startMs + 400);
+      expect(tail.of("reply"), said).toHaveLength(2);
+      expect(tail.of("say")).toHaveLength(0);
+      expect(context.resumed).toBe(0);
+    }
+  });
+
   it("speaks known text in its place among the replies, and keeps the caller's last words without answering them", () => {
     const { context, tail, transcript, up } = setup();
     context.say("Welcome!");

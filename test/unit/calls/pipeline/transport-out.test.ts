@@ -62,7 +62,17 @@ describe("transport out", () => {
     expect(seen.find((f) => f.type === "interruption")).toEqual({ type: "interruption", reply: 1, at: 1500 });
     const [cut] = head.of("agent-cut") as FrameOf<"agent-cut">[];
     // half of the first chunk's six words played
-    expect(cut).toEqual({ type: "agent-cut", reply: 1, heard: "Our plans start", at: 1500, endAt: 1500, drop: false, notify: true });
+    // half of the first chunk's six words played; the rest of what was made is not heard
+    expect(cut).toEqual({
+      type: "agent-cut",
+      reply: 1,
+      heard: "Our plans start",
+      unheard: "at ten dollars. Shall I go on?",
+      at: 1500,
+      endAt: 1500,
+      drop: false,
+      notify: true,
+    });
     // speech with nothing playing interrupts nothing
     pipeline.push({ type: "speech-started", at: 4000 }, 1);
     expect(head.of("agent-cut")).toHaveLength(1);
