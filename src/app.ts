@@ -4,7 +4,7 @@
 // shares a prefix with a guarded one (/v1/openapi.json) answers first.
 import { requestId } from "hono/request-id";
 import { secureHeaders } from "hono/secure-headers";
-import { createRouter } from "./context";
+import { createApiRouter, createRouter } from "./context";
 import { dashboardApi, dashboardPageFrame, dashboardPages } from "./dashboard";
 import { ApiError, handleError } from "./lib/errors";
 import { newId } from "./lib/ids";
@@ -19,9 +19,9 @@ import { v1Routes } from "./routes/v1";
 import { registerDeliveryLog } from "./routes/v1/webhook-endpoints/actions";
 import { WIDGET_API_BASE, widgetRoutes } from "./widgets";
 
-/** The spec's delivery log has no /v1 prefix: `/webhooks/<endpoint_id>/deliveries`, with /v1's credentials and limits. */
+/** The spec's delivery log has no /v1 prefix: `/webhooks/<endpoint_id>/deliveries`, with /v1's credentials, limits and query rule. */
 function deliveryLogRoutes() {
-  const router = createRouter();
+  const router = createApiRouter();
   router.use("/:id/deliveries", authenticate(), rateLimit, requireSettingsAccess);
   registerDeliveryLog(router, "/{id}/deliveries", { security: [{ apiKey: [] }], prefix: "", tag: "Webhooks" });
   return router;

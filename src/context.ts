@@ -1,5 +1,5 @@
 // The typed Hono environment shared by every route (unkey's pkg/hono/env.ts pattern).
-import { OpenAPIHono } from "@hono/zod-openapi";
+import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Db } from "./db/client";
 import type { Role } from "./db/schema";
 import type { AppConfig, Bindings } from "./env";
@@ -53,4 +53,36 @@ export function createRouter(): OpenAPIHono<AppEnv> {
       }
     },
   });
+}
+
+type RouteConfig = Parameters<OpenAPIHono<AppEnv>["openapi"]>[0];
+
+/**
+ * The one rule for query parameters on the API: an operation refuses any it does not define,
+ * as a strict JSON body refuses an unknown field (docs/errors.md). A route that declares no
+ * `request.query` takes none (an empty strict object); a declared `z.object` is made strict.
+ * Either way an unknown parameter fails the route's query validation, before its body is read or
+ * its handler runs: `400 validation_failed`, `Invalid query: (root): unknown field: zzz`.
+ */
+function withStrictQuery(route: RouteConfig): RouteConfig {
+  const query = route.request?.query;
+  if (query !== undefined && !(query instanceof z.ZodObject)) {
+    throw new Error(`${route.method.toUpperCase()} ${route.path}: an API operation's query must be a z.object (or z.strictObject)`);
+  }
+  const strict = query === undefined ? z.strictObject({}) : query.def.catchall instanceof z.ZodNever ? query : query.strict();
+  return { ...route, request: { ...route.request, query: strict } };
+}
+
+/**
+ * The router of the public API (/v1, and the spec's delivery log under /webhooks): createRouter,
+ * with every operation registered on it refusing query parameters it does not define
+ * (withStrictQuery), so a new route cannot forget the rule. Other surfaces (telephony, channels,
+ * widget, dashboard) use createRouter: providers and browsers add parameters of their own.
+ */
+export function createApiRouter(): OpenAPIHono<AppEnv> {
+  const router = createRouter();
+  const register = router.openapi;
+  router.openapi = ((route: RouteConfig, ...rest: unknown[]) =>
+    (register as (...args: unknown[]) => unknown)(withStrictQuery(route), ...rest)) as typeof router.openapi;
+  return router;
 }

@@ -21,7 +21,7 @@ export const openApiConfig = (origin: string) => ({
     title: "Voice and Chat Agent Platform API",
     version: "1.0.0",
     description:
-      "Agents, calls, voices and the Models API under /v1, authenticated with an organization API key (`Authorization: Bearer sk-live-…`). Every error has one body: see the Error schema and /docs/errors.",
+      "Agents, calls, voices and the Models API under /v1, authenticated with an organization API key (`Authorization: Bearer sk-live-…`). Every error has one body: see the Error schema and /docs/errors. An unknown body field or query parameter is refused (400 validation_failed), never ignored.",
   },
   servers: [{ url: origin }],
 });

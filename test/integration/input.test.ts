@@ -6,7 +6,10 @@
 // - JSON (and text, and forms) that is not well-formed UTF-8: 400 invalid_json / bad_request;
 // - a body over the route's limit, on any method (GET and DELETE too), declared or chunked: 413;
 // - a chunked body over the limit leaves the connection and the worker usable;
-// - list filters (createdAfter / createdBefore) outside what Postgres stores: 400.
+// - list filters (createdAfter / createdBefore) outside what Postgres stores: 400;
+// - a query parameter an API operation does not define (/v1, the delivery log): 400
+//   validation_failed naming it, on every operation (src/context.ts, createApiRouter); the
+//   other surfaces (providers' callbacks, the widget, the document) still ignore extra ones.
 import { randomUUID } from "node:crypto";
 import { Agent } from "node:http";
 import { eq } from "drizzle-orm";
@@ -15,8 +18,8 @@ import { createApp } from "../../src/app";
 import { csrfToken } from "../../src/dashboard/session";
 import { organizations, usageEvents } from "../../src/db/schema";
 import { bodyLimitFor } from "../../src/middleware/guards";
-import { openApiConfig } from "../../src/routes/docs";
-import { baseUrl, createWorkspace, expectError, json, signIn, testDb, type Workspace } from "../harness";
+import { OPENAPI_PATH, openApiConfig } from "../../src/routes/docs";
+import { baseUrl, createWorkspace, expectError, json, request, signIn, testDb, type Workspace } from "../harness";
 import { type Answer, send } from "../http";
 import { type Params, ROUTES, type RouteCase } from "../routes";
 import { createWidget, SITE, visitor, widgetRequest } from "../widgets";
@@ -401,5 +404,76 @@ describe("item 3: list filters outside what Postgres stores are a 400, on every 
       const res = await list("createdAfter=0001-01-01T00:00:00Z&createdBefore=9999-12-31T23:59:59.999Z");
       expect(res.status, res.text.slice(0, 200)).toBe(200);
     });
+  });
+});
+
+describe("item 7: an API operation refuses query parameters it does not define", () => {
+  // The API's operations: every /v1 route but the document (a static file), and the spec's delivery log.
+  const apiRoutes = ROUTES.filter((r) => r.auth === "api_key");
+  const unknown = { message: "Invalid query: (root): unknown field: zzz", issues: [{ path: "(root)", message: "unknown field: zzz" }] };
+
+  /** The route's request, as in the route table (its resource, its valid body or form), with `query`. */
+  async function call(route: RouteCase, query: string): Promise<Response> {
+    const params = route.resource ? await route.resource(owner) : {};
+    return request(`${fill(route.path, params)}?${query}`, {
+      method: route.method,
+      headers: credentials(route),
+      ...(route.form ? { body: route.form() } : route.body !== undefined ? { json: route.body } : {}),
+    });
+  }
+
+  it("covers every /v1 route of the table but the document", () => {
+    const v1 = ROUTES.filter((r) => r.path.startsWith("/v1/") && r.path !== OPENAPI_PATH);
+    expect(v1.length).toBeGreaterThan(50);
+    expect(v1.filter((r) => !apiRoutes.includes(r))).toEqual([]);
+  });
+
+  it.each(apiRoutes)("$method $path?zzz=1: 400 validation_failed naming zzz", async (route) => {
+    const err = await expectError(await call(route, "zzz=1"), 400, "validation_failed");
+    expect({ message: err.message, issues: err.issues }).toEqual(unknown);
+  });
+
+  // The issue's case: answered 200 before, ignoring the parameter.
+  it("POST /v1/llm/chat?zzz=1 is refused and not metered; without it, 200", async () => {
+    const ws = await createWorkspace();
+    const body = { model: "sandbox-chat", messages: [{ role: "user", content: "Hello" }] };
+    await expectError(await ws.api("/v1/llm/chat?zzz=1", { method: "POST", json: body }), 400, "validation_failed");
+    expect(await testDb().select().from(usageEvents).where(eq(usageEvents.organizationId, ws.organizationId))).toEqual([]);
+    expect((await ws.api("/v1/llm/chat", { method: "POST", json: body })).status).toBe(200);
+  });
+
+  it("names every unknown parameter, known ones beside them notwithstanding", async () => {
+    const err = await expectError(await owner.api("/v1/agents?limit=1&zzz=1&created_after=2025-01-01"), 400, "validation_failed");
+    expect(err.message).toBe("Invalid query: (root): unknown fields: zzz, created_after");
+  });
+
+  it.each([
+    "/v1/agents?limit=1&name=x",
+    "/v1/calls?limit=1&direction=inbound&type=web",
+    "/v1/voices?limit=1&available=true&language=en",
+    "/v1/chats?limit=1&channel=widget",
+    "/v1/usage?limit=1&days=7&modality=chat",
+    "/v1/webhook-endpoints?limit=1&createdAfter=2025-01-01T00:00:00Z",
+    "/v1/phone-numbers?limit=1",
+    "/v1/widgets?limit=1",
+    "/v1/channels?limit=1",
+  ])("known parameters still work: %s (200)", async (path) => {
+    const res = await owner.api(path);
+    expect(res.status, await res.clone().text()).toBe(200);
+  });
+
+  it("the delivery log's own filters still work (200)", async () => {
+    const route = apiRoutes.find((r) => r.path === "/webhooks/:id/deliveries") as RouteCase;
+    const res = await call(route, "limit=1&status=succeeded");
+    expect(res.status, await res.clone().text()).toBe(200);
+  });
+
+  it("other surfaces still ignore parameters they do not define: /health, the document, /docs, the widget (200)", async () => {
+    for (const path of ["/health?zzz=1", `${OPENAPI_PATH}?v=2`, "/docs?zzz=1"]) {
+      expect((await request(path)).status, path).toBe(200);
+    }
+    const widget = await createWidget(await createWorkspace());
+    const res = await widgetRequest("/widget/v1/config?zzz=1", { token: widget.token });
+    expect(res.status, await res.clone().text()).toBe(200);
   });
 });

@@ -1,8 +1,9 @@
 // The /v1 surface: one router mounted at /v1 (src/app.ts), its paths relative to it. Its own
 // middleware: CSRF for cookie sessions and the body types, then authentication and the rate limit
 // for every operation; the exceptions carry route-level middleware (GET /v1/me authenticates
-// itself, with the organization optional; the webhook operations require settings access).
-import { createRouter } from "../../context";
+// itself, with the organization optional; the webhook operations require settings access). Its
+// router refuses, on every operation, query parameters the operation does not define (createApiRouter).
+import { createApiRouter } from "../../context";
 import { authenticate, requireSettingsAccess } from "../../middleware/auth";
 import { sameOriginForCookies, v1BodyPolicy } from "../../middleware/guards";
 import { rateLimit } from "../../middleware/ratelimit";
@@ -30,7 +31,7 @@ import { registerWidgets } from "./widgets";
 
 /** Every /v1 operation, one file each, on one router with the surface's middleware. */
 export function v1Routes() {
-  const v1 = createRouter();
+  const v1 = createApiRouter();
   v1.use("*", sameOriginForCookies, v1BodyPolicy);
   // Authenticates itself (route-level middleware: a session needs no organization here), so it
   // answers before the router's authentication below runs.

@@ -3776,7 +3776,9 @@ export interface components {
             silenceTimeoutSeconds?: number;
             /**
              * @description When the agent says one of these, it hangs up.
-             * @default []
+             * @default [
+             *       "goodbye"
+             *     ]
              * @example [
              *       "goodbye",
              *       "have a nice day"
