@@ -210,9 +210,8 @@ function wordsPlayed(chunks: PlayedChunk[], at: number, round: (share: number) =
   return parts.join(" ");
 }
 
-export interface UtteranceOptions {
-  /** The speech of one chunk, metered, streamed to `onAudio` (24 kHz PCM bytes); rejects on failure or cancel. */
-  synthesize(text: string, onAudio: (bytes: Uint8Array) => void, signal: AbortSignal): Promise<unknown>;
+/** Where an utterance's audio goes: to the caller, resampled from the provider's rate, until `signal` aborts. */
+export interface SpeechOutput {
   /** Sends audio (at `rate`) to the caller; called in order. */
   send(samples: Int16Array): void;
   /** The provider's rate (24 kHz) and the transport's. */
@@ -220,6 +219,11 @@ export interface UtteranceOptions {
   rate: number;
   signal: AbortSignal;
   now?: () => number;
+}
+
+export interface UtteranceOptions extends SpeechOutput {
+  /** The speech of one chunk, metered, streamed to `onAudio` (24 kHz PCM bytes); rejects on failure or cancel. */
+  synthesize(text: string, onAudio: (bytes: Uint8Array) => void, signal: AbortSignal): Promise<unknown>;
 }
 
 interface Slot {

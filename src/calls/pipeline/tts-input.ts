@@ -4,7 +4,7 @@
 // where each piece's words sit on the playback timeline (what the caller heard, when cut) is
 // placed by their characters at a spoken pace.
 import type { SpeechStream } from "../../providers/types";
-import { PcmResampler, type PlayedChunk, type Utterance } from "../utterance";
+import { PcmResampler, type PlayedChunk, type SpeechOutput, type Utterance } from "../utterance";
 
 /** One utterance of a provider fed text as it is written, metered (src/metering/speech.ts: `speechSession`). */
 export type SpeechSession = SpeechStream;
@@ -17,16 +17,9 @@ export type Speech = Pick<Utterance, "add" | "end" | "done" | "timeline" | "firs
 /** The pace a piece's words are placed at on the audio: about 15 characters a second, a conversational 160 words a minute. */
 export const SPOKEN_CHARS_PER_SECOND = 15;
 
-export interface InputUtteranceOptions {
+export interface InputUtteranceOptions extends SpeechOutput {
   /** Called on the first text: a reply with no words opens nothing. */
   open: OpenSpeech;
-  /** Sends audio (at `rate`) to the caller; called in order. */
-  send(samples: Int16Array): void;
-  /** The provider's rate (24 kHz) and the transport's. */
-  fromRate: number;
-  rate: number;
-  signal: AbortSignal;
-  now?: () => number;
 }
 
 interface Piece {

@@ -6,48 +6,22 @@ import { toCallView } from "../../../src/calls/mapper";
 import { analysisSkippedOf, callEventData } from "../../../src/calls/views";
 import type { Call } from "../../../src/db/schema";
 import { buildPayload } from "../../../src/webhooks/payload";
+import { callRow } from "./fixtures";
 
-const at = (iso: string) => new Date(iso);
-
-const call = (over: Partial<Call> = {}): Call => ({
-  id: "0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77",
-  organizationId: "0193b6e2-0000-7000-8000-000000000001",
-  agentId: "0193b6e2-0000-7000-8000-000000000002",
-  agentName: "Front desk",
-  type: "phone",
-  direction: "outbound",
-  status: "completed",
-  endedReason: "customer-ended-call",
-  fromNumber: "+14155550100",
-  toNumber: "+12025550100",
-  provider: "twilio",
-  providerCallId: "CA1",
-  idempotencyKey: null,
-  idempotencyHash: null,
-  variables: {},
-  metadata: {},
-  transcript: [
-    { role: "agent", text: "Hello.", startMs: 0, endMs: 1_000 },
-    { role: "user", text: "Hi, I need billing.", startMs: 1_500, endMs: 2_500 },
-  ],
-  analysis: null,
-  transfer: null,
-  report: null,
-  analysisError: null,
-  recordingKey: null,
-  recordingSeconds: null,
-  sessionTokenHash: null,
-  sessionTokenExpiresAt: null,
-  sessionTokenUsedAt: null,
-  streamTokenHash: null,
-  deadlineAt: at("2025-01-01T10:10:00Z"),
-  startedAt: at("2025-01-01T10:00:00Z"),
-  endedAt: at("2025-01-01T10:00:12Z"),
-  costMicro: 0,
-  createdAt: at("2025-01-01T09:59:58Z"),
-  updatedAt: at("2025-01-01T10:00:13Z"),
-  ...over,
-});
+/** A transfer-desk call: no variables, metadata or recording; the caller asks for billing. */
+const call = (over: Partial<Call> = {}): Call =>
+  callRow({
+    variables: {},
+    metadata: {},
+    transcript: [
+      { role: "agent", text: "Hello.", startMs: 0, endMs: 1_000 },
+      { role: "user", text: "Hi, I need billing.", startMs: 1_500, endMs: 2_500 },
+    ],
+    recordingKey: null,
+    recordingSeconds: null,
+    endedAt: new Date("2025-01-01T10:00:12Z"),
+    ...over,
+  });
 
 const payloadCall = (c: Call, event = "call.completed") =>
   buildPayload({ deliveryId: "d", event, channel: "voice", timestamp: new Date(0), data: callEventData(c, "https://api.example.com") })
