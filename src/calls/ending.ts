@@ -56,7 +56,8 @@ export async function endLiveCall(e: Ending, reason: EndedReason): Promise<void>
   const { call, pipe } = e;
   // A conversation that ended normally keeps what the caller was still saying.
   if (call && pipe && statusFor(reason) === "completed") await keepLastWords(e, pipe);
-  if (call && pipe) log(e.callId, "turn-taking", { speculation: e.config.CALL_SPECULATION, ...pipe.stt.totals, resumed: pipe.context.resumed });
+  if (call && pipe)
+    log(e.callId, "turn-taking", { speculation: e.config.CALL_SPECULATION, ...pipe.stt.totals, resumed: pipe.context.resumed });
   let recording: StoredRecording | null = null;
   try {
     const recorder = e.pipe?.recorder;
