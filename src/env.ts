@@ -4,6 +4,7 @@ import { z } from "zod";
 import { ApiError } from "./lib/errors";
 import { DEFAULT_SERVICE_NAME, parseOtlpHeaders } from "./lib/otlp";
 import { Keyring } from "./lib/secrets";
+import { WORKERS_AI_STT_MODELS } from "./providers/workers-ai";
 
 const DURATION = /^(\d+)\s?(ms|s|m|h|d)$/;
 const UNIT_SECONDS = { ms: 0.001, s: 1, m: 60, h: 3600, d: 86400 } as const;
@@ -139,6 +140,11 @@ export const envSchema = z
     CALL_TRANSCRIPTION: z.enum(["auto", "streaming", "batch"]).default("auto"),
     /** The streaming model: Flux (`flux-general-en`, its own end-of-turn model) or Nova (`nova-3`, endpointing). */
     STREAMING_STT_MODEL: z.string().min(1).default("flux-general-en"),
+    /**
+     * Who serves the streaming model: `deepgram` (Deepgram's API with DEEPGRAM_API_KEY) or `workers-ai`
+     * (the same models through the Workers AI binding `AI`, no Deepgram key: src/providers/workers-ai.ts).
+     */
+    STREAMING_STT_PROVIDER: z.enum(["deepgram", "workers-ai"]).default("deepgram"),
     /** While the agent speaks, sound without a recognized word interrupts it only after this long (a cough, "mhm" do not). */
     CALL_MIN_INTERRUPTION_MS: z.coerce.number().int().min(0).max(5000).default(700),
 
@@ -184,14 +190,20 @@ export const envSchema = z
         if (!env[name]) ctx.addIssue({ code: "custom", path: [name], message: "required with QSTASH_TOKEN" });
       }
     }
+    if (env.STREAMING_STT_PROVIDER === "workers-ai" && !WORKERS_AI_STT_MODELS.includes(env.STREAMING_STT_MODEL)) {
+      const message = `Workers AI serves ${WORKERS_AI_STT_MODELS.join(" and ")}`;
+      ctx.addIssue({ code: "custom", path: ["STREAMING_STT_MODEL"], message });
+    }
   });
 
 export type AppConfig = z.infer<typeof envSchema>;
 
-/** Cloudflare bindings as wrangler passes them (vars and secrets are strings), plus the Durable Object and bucket. */
+/** Cloudflare bindings as wrangler passes them (vars and secrets are strings), plus the Durable Object, bucket and Workers AI. */
 export type Bindings = Partial<Record<keyof z.input<typeof envSchema>, string>> & {
   CALL_SESSIONS?: DurableObjectNamespace;
   RECORDINGS?: R2Bucket;
+  /** Workers AI (`[ai] binding = "AI"`), for STREAMING_STT_PROVIDER=workers-ai; not bound locally (no simulation of it). */
+  AI?: Ai;
 };
 
 const cache = new WeakMap<object, AppConfig>();

@@ -65,6 +65,7 @@ export class CallSession extends DurableObject<Bindings> {
       socket: server,
       origin: url.origin,
       recordings: this.env.RECORDINGS,
+      ai: this.env.AI,
       prepared: this.prepared,
       waitUntil: (p) => this.ctx.waitUntil(p),
       onClosed: () => {

@@ -4,6 +4,7 @@
 import type { Agent, Call, TransferDestination } from "../db/schema";
 import { openScope, type Scope } from "../db/scope";
 import type { AppConfig } from "../env";
+import type { WorkersAi } from "../providers/workers-ai";
 import type { WebhookDeps } from "../webhooks/deliver";
 import { connectCall } from "./connect";
 import { type Ending, endLiveCall, failureReason, hangUpAtCarrier, log } from "./ending";
@@ -24,6 +25,8 @@ export interface SessionOptions {
   socket: WebSocket;
   origin: string;
   recordings?: R2Bucket;
+  /** The Workers AI binding, when the worker has one (streaming transcription through it: STREAMING_STT_PROVIDER). */
+  ai?: WorkersAi;
   /** The first message's audio, made while the phone rang (src/calls/first-message.ts). */
   prepared?: Promise<PreparedSpeech | null> | null;
   waitUntil(p: Promise<unknown>): void;

@@ -9,6 +9,10 @@
 //   captures): Nova-3 monolingual $0.0048 a minute, 4,800 (hail-hq/hail costs/stt.json, May 2026);
 //   Flux English $0.0065, 6,500 (llmreference.com's Deepgram Flux page; $0.39 an audio hour), and
 //   Flux multilingual $0.0078, 7,800 (docs.flexprice.io's Deepgram teardown, Nov. 2026).
+// - The same models through the Workers AI binding (STREAMING_STT_PROVIDER=workers-ai), billed by
+//   Cloudflare: @cf/deepgram/flux $0.0077 a minute over a WebSocket, 7,700
+//   (developers.cloudflare.com/workers-ai/models/flux); @cf/deepgram/nova-3 $0.0092, 9,200
+//   (cloudflare-docs PR #24748, its model page's unit pricing).
 export type Modality = "chat" | "tts" | "stt";
 
 export const PRICES: Record<Modality, { unit: string; default: number; models: Record<string, number> }> = {
@@ -21,7 +25,13 @@ export const PRICES: Record<Modality, { unit: string; default: number; models: R
   stt: {
     unit: "minute of audio",
     default: 6_000,
-    models: { "nova-3": 4_800, "flux-general-en": 6_500, "flux-general-multi": 7_800 },
+    models: {
+      "nova-3": 4_800,
+      "flux-general-en": 6_500,
+      "flux-general-multi": 7_800,
+      "@cf/deepgram/flux": 7_700,
+      "@cf/deepgram/nova-3": 9_200,
+    },
   },
 };
 

@@ -8,6 +8,7 @@ import { ElevenLabs } from "./elevenlabs";
 import type { CallOptions } from "./http";
 import { OpenAICompatible } from "./openai";
 import type { ChatProvider, StreamingSttProvider, SttProvider, TtsProvider } from "./types";
+import { type WorkersAi, workersAiConnect } from "./workers-ai";
 
 const callOptions = (config: AppConfig): CallOptions => ({ timeoutMs: config.PROVIDER_TIMEOUT_MS, retries: config.PROVIDER_RETRIES });
 
@@ -27,13 +28,27 @@ export const chatProvider = (config: AppConfig): ChatProvider => openAI(config);
 export const sttProvider = (config: AppConfig): SttProvider => openAI(config);
 
 /**
- * Streaming transcription (a call's caller, as they speak): Deepgram when DEEPGRAM_API_KEY is set,
- * else null, and the caller transcribes each turn with `sttProvider` instead.
+ * Streaming transcription (a call's caller, as they speak): the Deepgram adapter, its socket opened
+ * as STREAMING_STT_PROVIDER says: `deepgram`, Deepgram's API when DEEPGRAM_API_KEY is set;
+ * `workers-ai`, the Workers AI binding `ai` (`env.AI`) when the worker has it. Else null, and the
+ * caller transcribes each turn with `sttProvider` instead. Either way usage is metered as
+ * Deepgram's (provider `deepgram`, the STREAMING_STT_MODEL): docs/calls.md, "Streaming transcription".
  */
-export function streamingSttProvider(config: AppConfig): StreamingSttProvider | null {
+export function streamingSttProvider(config: AppConfig, ai?: WorkersAi): StreamingSttProvider | null {
+  const timeoutMs = config.PROVIDER_TIMEOUT_MS;
+  if (config.STREAMING_STT_PROVIDER === "workers-ai") {
+    // The binding is the account's credential: no Deepgram key travels.
+    return ai ? new Deepgram(config.DEEPGRAM_BASE_URL, "", { connect: workersAiConnect(ai), timeoutMs }) : null;
+  }
   if (!config.DEEPGRAM_API_KEY) return null;
-  return new Deepgram(config.DEEPGRAM_BASE_URL, config.DEEPGRAM_API_KEY, { timeoutMs: config.PROVIDER_TIMEOUT_MS });
+  return new Deepgram(config.DEEPGRAM_BASE_URL, config.DEEPGRAM_API_KEY, { timeoutMs });
 }
+
+/** What streaming transcription needs on this deployment (the error of CALL_TRANSCRIPTION=streaming without it). */
+export const streamingSttRequirement = (config: AppConfig): string =>
+  config.STREAMING_STT_PROVIDER === "workers-ai"
+    ? 'the Workers AI binding for STREAMING_STT_PROVIDER=workers-ai: [ai] binding = "AI" in wrangler.toml'
+    : "DEEPGRAM_API_KEY";
 
 /** Voice providers with an adapter. `sandbox` voices are served by the OpenAI-compatible sandbox. */
 export const TTS_PROVIDERS = ["openai", "sandbox", "elevenlabs", "cartesia"] as const;

@@ -2,9 +2,10 @@
 // In the worker it is the Cloudflare Workers way: `fetch(https URL, {headers: {Upgrade: "websocket"}})`
 // answers 101 with `response.webSocket`, which the adapter `accept()`s (workersConnect). Node has no
 // WebSocket client that sends headers, so the tests pass their own connector (test/ws-connect.ts, the
-// `ws` package); the adapters' code past the upgrade is the same. `openSocket` is the one place where
-// a refused upgrade, a timeout or an unreachable host becomes a ProviderError, as providerFetch maps
-// an HTTP call's failures, with its retries and backoff.
+// `ws` package); the adapters' code past the upgrade is the same (./workers-ai.ts opens Deepgram's
+// stream through the Workers AI binding instead). `openSocket` is the one place where a refused
+// upgrade, a timeout or an unreachable host becomes a ProviderError, as providerFetch maps an HTTP
+// call's failures, with its retries and backoff; a connector may throw a ProviderError of its own.
 import { type CallOptions, canceled, ProviderError, safeDetail } from "./http";
 
 /** The part of a WebSocket the adapters use: the Workers WebSocket and the `ws` package's both have it. */
@@ -82,11 +83,15 @@ export async function openSocket(
     let answer: Upgrade;
     try {
       answer = await connect(url, headers, signal ? AbortSignal.any([timeout, signal]) : timeout);
-    } catch {
+    } catch (err) {
       if (signal?.aborted) throw canceled(provider);
+      // A connector that knows the failure better (the Workers AI binding's own errors) throws its own ProviderError.
+      if (!timeout.aborted && err instanceof ProviderError && err.failure === "rejected") throw err;
       last = timeout.aborted
         ? new ProviderError("timeout", `${provider} did not open the connection within ${call.timeoutMs} ms`)
-        : new ProviderError("upstream", `${provider} could not be reached`);
+        : err instanceof ProviderError
+          ? err
+          : new ProviderError("upstream", `${provider} could not be reached`);
       continue;
     }
     if ("socket" in answer) return answer.socket;

@@ -8,7 +8,9 @@ import { pcmToWav } from "../../lib/audio";
 import { agentReplyStream } from "../../metering/agent-reply";
 import { meter, type Payer } from "../../metering/metered";
 import { speechSession, synthesizeStreamed, synthesizeWhole } from "../../metering/speech";
-import { defaultTtsModel, streamingSttProvider, sttProvider, ttsProvider } from "../../providers/registry";
+import { defaultTtsModel, streamingSttProvider, streamingSttRequirement, sttProvider, ttsProvider } from "../../providers/registry";
+import type { WorkersAi } from "../../providers/workers-ai";
+import { workersAiModelOf } from "../../providers/workers-ai";
 import { agentTurn } from "../../tools/runtime";
 import { pcm16ToBytes } from "../codec";
 import type { LlmPort } from "./llm";
@@ -43,6 +45,8 @@ export interface PortContext {
   sampleRate: number;
   /** Whether the call can be handed on (a phone call). */
   transferable: boolean;
+  /** The Workers AI binding (`env.AI`), when the worker has one: STREAMING_STT_PROVIDER=workers-ai streams through it. */
+  ai?: WorkersAi;
 }
 
 export function payerOf(call: Call): Payer {
@@ -59,9 +63,9 @@ export function callPorts(c: PortContext): CallPorts {
     model: defaultTtsModel(config, voice?.provider ?? "openai"),
     format: "pcm" as const,
   };
-  const streaming = config.CALL_TRANSCRIPTION === "batch" ? null : streamingSttProvider(config);
+  const streaming = config.CALL_TRANSCRIPTION === "batch" ? null : streamingSttProvider(config, c.ai);
   if (config.CALL_TRANSCRIPTION === "streaming" && !streaming)
-    throw new Error("CALL_TRANSCRIPTION=streaming needs a streaming provider (DEEPGRAM_API_KEY)");
+    throw new Error(`CALL_TRANSCRIPTION=streaming needs a streaming provider (${streamingSttRequirement(config)})`);
   return {
     stream: streaming && {
       open: (onEvent) =>
@@ -78,11 +82,13 @@ export function callPorts(c: PortContext): CallPorts {
         ),
       async meter(seconds) {
         const ms = Math.ceil(seconds * 1000);
-        const model = config.STREAMING_STT_MODEL;
+        // Through Workers AI the model is Cloudflare's, at Cloudflare's price (src/metering/prices.ts).
+        const viaWorkersAi = config.STREAMING_STT_PROVIDER === "workers-ai";
+        const model = (viaWorkersAi && workersAiModelOf(config.STREAMING_STT_MODEL)) || config.STREAMING_STT_MODEL;
         await meter(
           scope.db,
           payer,
-          { modality: "stt", provider: streaming.name, model, maxQuantity: ms },
+          { modality: "stt", provider: viaWorkersAi ? "workers-ai" : streaming.name, model, maxQuantity: ms },
           async () => ({ result: null, quantity: ms }),
           defer,
         );

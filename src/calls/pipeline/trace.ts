@@ -10,6 +10,7 @@ import type { Agent, Voice } from "../../db/schema";
 import type { AppConfig } from "../../env";
 import { type Attributes, exportSpans, newSpanId, type OtlpConfig, type Span, type SpanEvent, traceIdOf } from "../../lib/otlp";
 import { chatProvider, defaultTtsModel, streamingSttProvider, sttProvider } from "../../providers/registry";
+import type { WorkersAi } from "../../providers/workers-ai";
 import type { EndedReason } from "../states";
 import type { TurnTaking } from "../turns";
 import type { Frame, PipelineStage, ReplyTiming, TurnLatency } from "./frames";
@@ -268,8 +269,13 @@ export function callTracer(o: CallTraceOptions): CallTracer {
 const ms = (v: number): number => Math.round(v);
 
 /** The providers a call's stages use, as `callPorts` picks them (src/calls/pipeline/providers.ts). */
-export function traceProviders(config: AppConfig, agent: Pick<Agent, "llmModel">, voice: Pick<Voice, "provider"> | null): TraceProviders {
-  const streaming = config.CALL_TRANSCRIPTION === "batch" ? null : streamingSttProvider(config);
+export function traceProviders(
+  config: AppConfig,
+  agent: Pick<Agent, "llmModel">,
+  voice: Pick<Voice, "provider"> | null,
+  ai?: WorkersAi,
+): TraceProviders {
+  const streaming = config.CALL_TRANSCRIPTION === "batch" ? null : streamingSttProvider(config, ai);
   const voiceProvider = voice?.provider ?? "openai";
   return {
     stt: streaming

@@ -3,6 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { costOf, PRICES, priceOf } from "../../../src/metering/prices";
 import { CARTESIA_DEFAULT_MODEL } from "../../../src/providers/cartesia";
+import { workersAiModelOf } from "../../../src/providers/workers-ai";
 
 describe("prices", () => {
   it("prices Cartesia's default model and Deepgram's Nova-3 and Flux, and falls back to the default otherwise", () => {
@@ -10,6 +11,10 @@ describe("prices", () => {
     expect(priceOf("stt", "nova-3")).toBe(4_800);
     expect(priceOf("stt", "flux-general-en")).toBe(6_500);
     expect(priceOf("stt", "flux-general-multi")).toBe(7_800);
+    // through the Workers AI binding: Cloudflare's model names and list prices (the platform pays Cloudflare)
+    expect(priceOf("stt", workersAiModelOf("flux-general-en") as string)).toBe(7_700);
+    expect(priceOf("stt", workersAiModelOf("nova-3") as string)).toBe(9_200);
+    expect(workersAiModelOf("flux-general-multi")).toBeUndefined();
     expect(priceOf("tts", "not-a-model")).toBe(PRICES.tts.default);
     expect(priceOf("stt", "not-a-model")).toBe(PRICES.stt.default);
   });
