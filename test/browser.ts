@@ -5,7 +5,13 @@ import { existsSync, mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, resolve } from "node:path";
 import { type Browser, type BrowserContextOptions, chromium, type Page } from "playwright-core";
+import { vi } from "vitest";
 import { baseUrl } from "./harness";
+
+// What a page shows next comes after a round trip to the worker and Chromium's own work: on a busy
+// machine that is more than expect.poll's default second, so a file that drives a browser polls
+// for up to 15 s (the deadline only bounds the wait: a quick page passes as soon as it shows).
+vi.setConfig({ expect: { poll: { timeout: 15_000, interval: 50 } } });
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 export const hasBrowser = existsSync(CHROMIUM);

@@ -42,8 +42,12 @@ export async function joinWebCall(url: string, opts: { echoMarks?: boolean } = {
   const audioAt: number[] = [];
   let audioFrames = 0;
   let playbackEnds = Date.now();
+  let closedWith: { code: number; reason: string } | null = null;
   const closed = new Promise<{ code: number; reason: string }>((resolve) =>
-    ws.on("close", (code, reason) => resolve({ code, reason: reason.toString() })),
+    ws.on("close", (code, reason) => {
+      closedWith = { code, reason: reason.toString() };
+      resolve(closedWith);
+    }),
   );
   ws.on("message", (data, isBinary) => {
     if (isBinary) {
@@ -70,15 +74,17 @@ export async function joinWebCall(url: string, opts: { echoMarks?: boolean } = {
     ws.once("error", reject);
   });
   const frame = (WEB_RATE * FRAME_MS) / 1000;
+  // A frame at most every FRAME_MS, never a burst to catch up after a late timer: the worker
+  // stamps a frame with its arrival time, so on a busy machine a burst would squeeze the caller's
+  // pauses and silences below the audio they carry (a 1,200 ms wait measured as 1,176).
   const send = async (samples: Int16Array) => {
-    const start = Date.now();
-    for (let i = 0, n = 0; i < samples.length; i += frame, n++) {
+    for (let i = 0; i < samples.length; i += frame) {
       if (ws.readyState !== WebSocket.OPEN) return;
+      const sent = Date.now();
       const chunk = new Int16Array(frame);
       chunk.set(samples.subarray(i, i + frame));
       ws.send(pcm16ToBytes(chunk));
-      const due = start + (n + 1) * FRAME_MS;
-      const wait = due - Date.now();
+      const wait = sent + FRAME_MS - Date.now();
       if (wait > 0) await sleep(wait);
     }
   };
@@ -100,14 +106,17 @@ export async function joinWebCall(url: string, opts: { echoMarks?: boolean } = {
     played: async () => {
       await sleep(Math.max(0, playbackEnds - Date.now()));
     },
-    async waitForEvent(pred, ms = 20_000) {
+    async waitForEvent(pred, ms = 30_000) {
       const until = Date.now() + ms;
-      while (Date.now() < until) {
+      for (;;) {
         const hit = events.find(pred);
         if (hit) return hit;
+        const got = JSON.stringify(events.map((e) => e.type));
+        // Nothing comes after the socket closed (a worker that restarted on a rebuild closes it too).
+        if (closedWith) throw new Error(`no such event: the socket closed (${closedWith.code} ${closedWith.reason}); got ${got}`);
+        if (Date.now() > until) throw new Error(`no such event within ${ms} ms; got ${got}`);
         await sleep(20);
       }
-      throw new Error(`no such event within ${ms} ms; got ${JSON.stringify(events.map((e) => e.type))}`);
     },
   };
 }

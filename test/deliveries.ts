@@ -1,10 +1,12 @@
 // Steps the tests share around webhook deliveries: local receivers, each stopped after the test
 // that started it, and endpoints that send to them; Send Test through the API; and an endpoint's
 // delivery log.
+import { asc, eq } from "drizzle-orm";
 import { afterEach, expect } from "vitest";
+import { webhookDeliveries } from "../src/db/schema";
 import type { Page } from "../src/lib/pagination";
 import type { DeliveryView } from "../src/webhooks/log";
-import { json, type Workspace } from "./harness";
+import { json, testDb, type Workspace } from "./harness";
 import { type Receiver, startReceiver } from "./receiver";
 import { createEndpoint } from "./webhooks";
 
@@ -37,3 +39,18 @@ export async function sendTest(ws: Workspace, id: string): Promise<DeliveryView>
 /** An endpoint's delivery log, newest first. */
 export const deliveries = async (ws: Workspace, id: string, query = "") =>
   json<Page<DeliveryView>>(await ws.api(`/webhooks/${id}/deliveries${query}`));
+
+/**
+ * The events written for the workspace's endpoints, oldest first. emit() writes an event's
+ * deliveries before whatever fired it answers (the route, the session's ending, the sweep), and
+ * sends them after: so once the action that could have fired an event has answered, this list says
+ * whether it did, with no wait for a receiver that may be slow to be called.
+ */
+export const eventsWritten = async (organizationId: string): Promise<string[]> =>
+  (
+    await testDb()
+      .select({ event: webhookDeliveries.event })
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.organizationId, organizationId))
+      .orderBy(asc(webhookDeliveries.createdAt), asc(webhookDeliveries.id))
+  ).map((r) => r.event);

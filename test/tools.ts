@@ -95,8 +95,10 @@ export async function startToolServer(opts: { delayMs?: number } = {}): Promise<
       return answer(200, JSON.stringify({ inStock: 7 }));
     }
     if (path === "/slow") {
-      await new Promise((r) => setTimeout(r, 5_000));
-      return answer(200, JSON.stringify({ late: true }));
+      // Past the longest timeout a tool may have (30 s): a reply made before it did not wait for it.
+      const late = setTimeout(() => answer(200, JSON.stringify({ late: true })), 40_000);
+      res.once("close", () => clearTimeout(late)); // the platform gave up on it
+      return;
     }
     if (path === "/boom") return answer(500, JSON.stringify({ error: "database down" }));
     if (path === "/text") return answer(200, "shipped, probably", "text/plain");

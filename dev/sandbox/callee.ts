@@ -164,7 +164,9 @@ export class Callee {
 
   /** The media stream started. */
   connected(): void {
-    if (this.scenario === "silent") return;
+    // The barge-in callee waits for the agent, however long its first words take (a busy machine's
+    // speech thread): it exists to talk over them, never to speak first.
+    if (this.scenario === "silent" || this.scenario === "barge-in") return;
     this.line.after(FIRST_WORDS_MS, () => {
       if (!this.agentHeard && this.step === 0 && !this.speaking) void this.next();
     });

@@ -15,6 +15,8 @@ describe("embedded Postgres with many connections", () => {
     return found;
   };
 
+  // PGlite's start (a WebAssembly Postgres) takes seconds, many more on a busy machine than the
+  // default 10 s hook timeout allows.
   beforeAll(async () => {
     server = await startEmbeddedPostgres({});
     for (let i = 0; i < 8; i++) {
@@ -22,7 +24,7 @@ describe("embedded Postgres with many connections", () => {
       await client.connect();
       clients.push(client);
     }
-  });
+  }, 120_000);
   afterAll(async () => {
     await Promise.all(clients.map((c) => c.end().catch(() => undefined)));
     await server.stop();

@@ -20,7 +20,7 @@ beforeAll(async () => {
       headers: headers(),
       body: JSON.stringify({ model: "tts-1", voice: "alloy", input, response_format: "pcm" }),
     }).then((r) => r.arrayBuffer());
-});
+}, 60_000); // eSpeak's start, which a busy machine makes many times longer
 afterAll(() => sandbox.stop());
 
 const R = PROFILES.realistic;

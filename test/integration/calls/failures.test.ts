@@ -121,9 +121,9 @@ describe("watchdog sweep", () => {
     expect(ended).toMatchObject({ status: "failed", endedReason: "watchdog-timeout", endedReasonCategory: "platform" });
     const [event] = await receiver.waitFor(1);
     expect(JSON.parse(event?.body ?? "{}")).toMatchObject({ event: "call.failed", call: { id, status: "failed" } });
-    // Swept calls are over: a second sweep ends nothing of this workspace and sends nothing.
+    // Swept calls are over: a second sweep ends nothing of this workspace and sends nothing (the
+    // run returns once its deliveries were made).
     await asCronRun(sweepStaleCalls);
-    await new Promise((r) => setTimeout(r, 300));
     expect(receiver.received).toHaveLength(1);
   });
 

@@ -112,7 +112,9 @@ describe("speculative turn-taking", () => {
     expect(user?.text).toBe("Tuesday morning works for me.");
     // Normal eagerness ended this turn on its sentence (above); patient waits for the 1,200 ms of quiet.
     expect(user?.turnTaking).toMatchObject({ endedBy: "silence", committed: true });
-    expect(user?.turnTaking?.waitMs).toBeGreaterThanOrEqual(1_180);
+    // Frames are stamped as they arrive, so a busy machine's late timers shave a little off the
+    // measured quiet; a normal agent's wait here is under 500 ms, so 1,000 still tells them apart.
+    expect(user?.turnTaking?.waitMs).toBeGreaterThanOrEqual(1_000);
   }, 60_000);
 
   it('a false interruption: an "mhm" that cut the agent (batch: any speech cuts) is not answered; the agent says the rest', async () => {

@@ -103,10 +103,23 @@ describe("a WhatsApp conversation", () => {
       () => whatsapp.notifications(number),
       (all) => all.filter((n) => n.state === "delivered").length >= 3,
     );
-    await new Promise((r) => setTimeout(r, 500));
-    const business = (await whatsapp.conversation(number, waId)).messages.filter((m) => m.direction === "outbound");
-    expect(business).toHaveLength(1);
     expect(await storedOf(channel.id)).toBe(1);
+    // A conversation's messages are answered one at a time, oldest first (src/messaging/inbound.ts):
+    // once a later message is answered, a second answer to the first would have come before it.
+    await whatsapp.send(number, waId, { text: "And once more." });
+    const [session] = await until(
+      () => sessionsOf(channel.id),
+      (rows) => (rows[0]?.messageCount ?? 0) >= 4,
+    );
+    expect(session?.transcript.map((t) => (t.role === "user" ? t.text : t.role))).toEqual([
+      "Just once.",
+      "agent",
+      "And once more.",
+      "agent",
+    ]);
+    const business = (await whatsapp.conversation(number, waId)).messages.filter((m) => m.direction === "outbound");
+    expect(business).toHaveLength(2);
+    expect(await storedOf(channel.id)).toBe(2);
   });
 
   it("keeps a message older than the 24-hour window and sends no free text", async () => {
@@ -125,8 +138,11 @@ describe("a WhatsApp conversation", () => {
       (rows) => rows[0]?.messageCount === 1,
     );
     expect(session?.transcript.map((t) => [t.role, t.text])).toEqual([["user", "Sent two days ago"]]);
-    await new Promise((r) => setTimeout(r, 500));
-    expect((await whatsapp.conversation(number, waId)).messages.filter((m) => m.direction === "outbound")).toHaveLength(0);
+    // Answered one at a time, oldest first: once a message sent now has its answer, a reply to the
+    // old one would have come before it.
+    await whatsapp.send(number, waId, { text: "Are you open today?" });
+    await whatsapp.next(number, waId);
+    expect((await whatsapp.conversation(number, waId)).messages.filter((m) => m.direction === "outbound")).toHaveLength(1);
   });
 });
 

@@ -11,7 +11,7 @@ import { organizations, usageEvents, widgetSessions } from "../../../src/db/sche
 import type { WidgetView } from "../../../src/widgets/schema";
 import { sweepIdleWidgetSessions } from "../../../src/widgets/sessions";
 import { createAgent, joinWebCall, waitForCall } from "../../calls";
-import { receiversPerTest } from "../../deliveries";
+import { eventsWritten, receiversPerTest } from "../../deliveries";
 import { baseUrl, createWorkspace, expectError, json, settled, testDb } from "../../harness";
 import { asCronRun, triggerCron } from "../../scheduled";
 import { stripeAccepts } from "../../stripe";
@@ -266,7 +266,8 @@ describe("a chat session", () => {
       json: { visitorId: v, sessionId: first.sessionId, message: "Still there?" },
     });
     await expectError(late, 409, "session_ended");
-    await new Promise((r) => setTimeout(r, 300));
+    // Both answered: any event they fired is written by now.
+    expect(await eventsWritten(ws.organizationId)).toEqual(["widget.started", "widget.completed"]);
     expect(receiver.received).toHaveLength(2);
   });
 
@@ -358,8 +359,7 @@ describe("idle sessions", () => {
         ],
       },
     });
-    await sweep(1800);
-    await new Promise((r) => setTimeout(r, 300));
+    await sweep(1800); // returns once its deliveries were made
     expect(receiver.received).toHaveLength(1);
     const [still] = await testDb().select().from(widgetSessions).where(eq(widgetSessions.id, fresh.sessionId));
     expect(still?.status).toBe("in-progress");
