@@ -211,8 +211,11 @@ export async function startProviderSandbox(
       entry.status = 200;
       if (!(await until(ttfbMs))) return;
       res.writeHead(200, { ...ownHeaders(), ...headers });
+      // The rest is paced from when the first byte went (not from the request): a busy machine whose
+      // speech engine ran late still spreads the audio as a provider making it would.
+      const firstMs = Math.max(ttfbMs, Date.now() - started);
       for (let at = 0; at < body.length; at += STREAM_CHUNK) {
-        if (!(await until(ttfbMs + rtf * (at / bytesPerSecond) * 1000))) return;
+        if (!(await until(firstMs + rtf * (at / bytesPerSecond) * 1000))) return;
         res.write(body.subarray(at, at + STREAM_CHUNK));
       }
       res.end();
