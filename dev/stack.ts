@@ -2,8 +2,8 @@
 // stand-ins for Neon's two doors the Neon driver uses (the SQL-over-HTTP endpoint and the
 // WebSocket proxy), the Upstash-REST bridge (memory, or REDIS_URL),
 // migrations, the provider sandbox (OpenAI-compatible, ElevenLabs, Cartesia and Deepgram), the telephony sandbox and the
-// Telegram and WhatsApp sandboxes (unless real ones are given), and the real worker under `wrangler dev`
-// (workerd). Used by `npm run dev`,
+// Telegram and WhatsApp sandboxes (unless real ones are given), and the real worker under wrangler's dev
+// server (workerd; dev/wrangler-dev.ts, without the inspector unless asked for). Used by `npm run dev`,
 // the integration tests and the benchmarks, so all three run the same stack.
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -22,10 +22,12 @@ import { startTelephonySandbox, type TelephonySandbox } from "./sandbox/telephon
 import { startWhatsAppSandbox, type WhatsAppSandbox } from "./sandbox/whatsapp";
 import { newSecretsKek } from "./secrets-key";
 import { type SqlHttp, startSqlHttp } from "./sql-http";
+import { SPEC_VARIABLE, type WranglerDevSpec } from "./wrangler-dev";
 import { startWsProxy, type WsProxy } from "./ws-proxy";
 import "./connect"; // sets the Node WebSocket constructor for the Neon driver
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const LAUNCHER = fileURLToPath(new URL("./wrangler-dev.ts", import.meta.url));
 
 export interface StackOptions {
   /** PGlite data folder; undefined keeps the embedded database in memory. Ignored with databaseUrl. */
@@ -54,6 +56,8 @@ export interface StackOptions {
   log?: (line: string) => void;
   /** Where wrangler's own output goes; dropped when omitted. */
   workerLog?: (chunk: string) => void;
+  /** wrangler's inspector (Chrome DevTools) at this port; omitted: no inspector (see dev/wrangler-dev.ts). */
+  inspectorPort?: number;
 }
 
 export interface Stack {
@@ -80,6 +84,20 @@ export interface Stack {
   whatsapp?: WhatsAppSandbox;
   postgres: "pglite" | "postgresql";
   vars: Record<string, string>;
+  /** The worker running now (a new one after restartWorker). */
+  worker(): WorkerProcess;
+  /** Stops the worker and starts it again on the same port, with the same variables and state. */
+  restartWorker(): Promise<WorkerProcess>;
+  stop(): Promise<void>;
+}
+
+/** A worker under wrangler's dev server (dev/wrangler-dev.ts), in a process group of its own. */
+export interface WorkerProcess {
+  baseUrl: string;
+  /** The launcher's process id: wrangler runs in it, and the workerd processes under it. */
+  pid: number | undefined;
+  /** Resolves when the launcher exits (wrangler gone, by stop() or on its own). */
+  exited: Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -199,8 +217,14 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     log(`Worker: starting wrangler dev on port ${port}…`);
     // With a data folder (npm run dev), wrangler's local state (call sessions, recordings) lives beside it.
     const persistTo = opts.dataDir ? join(opts.dataDir, "wrangler") : undefined;
-    const worker = await startWorker(vars, { port, workerLog: opts.workerLog, persistTo });
-    stops.push(worker.stop);
+    const workerOptions: WorkerOptions = { port, workerLog: opts.workerLog, persistTo, inspectorPort: opts.inspectorPort };
+    let worker = await startWorker(vars, workerOptions);
+    let restarting: Promise<unknown> | undefined;
+    // A stop during a restart ends the worker being started, not only the one it replaces.
+    stops.push(async () => {
+      await restarting?.catch(() => undefined);
+      await worker.stop();
+    });
     // Cloudflare runs the cron trigger (wrangler.toml: the call watchdog's sweep) every minute;
     // wrangler dev does not, so the stack does, through wrangler's /__scheduled test route.
     const cron = setInterval(() => {
@@ -237,6 +261,16 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       whatsapp,
       postgres: pg ? "pglite" : "postgresql",
       vars,
+      worker: () => worker,
+      async restartWorker() {
+        const started = (async () => {
+          await worker.stop();
+          worker = await startWorker(vars, workerOptions);
+          return worker;
+        })();
+        restarting = started;
+        return started;
+      },
       stop: stopAll,
     };
   } catch (err) {
@@ -246,17 +280,14 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
 }
 
 /**
- * Starts the worker under `wrangler dev` with these variables and waits until it answers.
+ * Starts the worker under wrangler's dev server with these variables and waits until it answers.
  * Tests use it to run a second worker against a stack with other settings (a small rate limit).
  * A port picked free can be taken by another server of the machine before wrangler binds it (the
  * sandboxes and other stacks bind ports of their own meanwhile): wrangler then exits with "Address
  * already in use", and the worker is started again on other ports, up to three times, unless the
  * caller chose the port.
  */
-export async function startWorker(
-  vars: Record<string, string>,
-  opts: WorkerOptions = {},
-): Promise<{ baseUrl: string; stop(): Promise<void> }> {
+export async function startWorker(vars: Record<string, string>, opts: WorkerOptions = {}): Promise<WorkerProcess> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await startWorkerOnce(vars, opts);
@@ -279,35 +310,31 @@ interface WorkerOptions {
    * bench run never inherits another run's alarms or recordings.
    */
   persistTo?: string;
+  /** wrangler's inspector at this port; omitted: none (dev/wrangler-dev.ts). */
+  inspectorPort?: number;
 }
 
-async function startWorkerOnce(vars: Record<string, string>, opts: WorkerOptions): Promise<{ baseUrl: string; stop(): Promise<void> }> {
+async function startWorkerOnce(vars: Record<string, string>, opts: WorkerOptions): Promise<WorkerProcess> {
   const port = opts.port || (await freePort());
   const workerLog = opts.workerLog;
   const temporaryState = opts.persistTo ? undefined : mkdtempSync(join(tmpdir(), "wrangler-state-"));
   const persistTo = opts.persistTo ?? (temporaryState as string);
-  const args = [
-    fileURLToPath(new URL("../node_modules/wrangler/bin/wrangler.js", import.meta.url)),
-    "dev",
-    ...(opts.script ? [opts.script, "--name", opts.name ?? "worker"] : []),
-    "--port",
-    String(port),
-    "--ip",
-    "127.0.0.1",
-    "--inspector-port",
-    String(await freePort()),
-    "--show-interactive-dev-session=false",
-    "--test-scheduled",
-    "--persist-to",
+  const spec: WranglerDevSpec = {
+    port,
+    vars,
     persistTo,
-    "--log-level",
-    process.env.WORKER_LOG_LEVEL ?? "warn",
-    ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
-  ];
-  const child: ChildProcess = spawn(process.execPath, args, {
+    logLevel: process.env.WORKER_LOG_LEVEL ?? "warn",
+    inspectorPort: opts.inspectorPort,
+    script: opts.script,
+    name: opts.name,
+  };
+  // The port in the arguments only so that `ps` shows which worker this is; the settings (and the
+  // variables, secrets among them) go in the environment, which other users cannot read.
+  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", LAUNCHER, "--port", String(port)], {
     cwd: ROOT,
     env: {
       ...process.env,
+      [SPEC_VARIABLE]: JSON.stringify(spec),
       WRANGLER_SEND_METRICS: "false",
       CLOUDFLARE_CF_FETCH_ENABLED: "false", // offline: no request to fetch the `Request.cf` sample
       FORCE_COLOR: "0",
@@ -315,6 +342,7 @@ async function startWorkerOnce(vars: Record<string, string>, opts: WorkerOptions
     stdio: ["ignore", "pipe", "pipe"],
     detached: true, // its own process group, so stop() ends workerd too
   });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   let output = "";
   const onData = (chunk: Buffer) => {
     const text = chunk.toString();
@@ -343,7 +371,7 @@ async function startWorkerOnce(vars: Record<string, string>, opts: WorkerOptions
     }
     try {
       const res = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(2_000) });
-      if (res.ok) return { baseUrl: `http://127.0.0.1:${port}`, stop };
+      if (res.ok) return { baseUrl: `http://127.0.0.1:${port}`, pid: child.pid, exited, stop };
     } catch {
       // not listening yet
     }

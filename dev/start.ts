@@ -2,19 +2,27 @@
 // Postgres is embedded PGlite persisted under DATA_DIR (default .data/), or DATABASE_URL;
 // Redis is the in-memory Upstash bridge, or REDIS_URL; the real worker runs under wrangler dev
 // on PORT (default 8787), with every variable of its configuration (README's table) that is set
-// here (dev/worker-env.ts). While it runs, <DATA_DIR>/stack.json tells the admin CLI how to reach
-// the database through this process (PGlite allows one opener: only this process opens it).
+// here (dev/worker-env.ts), without wrangler's inspector unless `--inspect` is given. While it runs,
+// <DATA_DIR>/stack.json tells the admin CLI how to reach the database through this process (PGlite
+// allows one opener: only this process opens it). A worker whose processes die is restarted.
 import { existsSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { join, relative } from "node:path";
 import { dataDir, readStackInfo, type StackInfo, stackFile } from "./connect";
 import { ensureFirstRun, type FirstRun, writePrivate } from "./first-run";
+import { processesUnder } from "./process-group";
 import { localSecretsKek } from "./secrets-key";
-import { type Stack, startStack } from "./stack";
+import { freePort, type Stack, startStack } from "./stack";
 import { shownValue, type WorkerEnvironment, workerEnvironment } from "./worker-env";
 
 const DEFAULT_PORT = 8787;
+const DEFAULT_INSPECTOR_PORT = 9229;
 const STOP_TIMEOUT_MS = 30_000;
+/** The worker is checked this often (its processes and its port). */
+const CHECK_MS = 2000;
+/** A worker that stops this many times within RESTART_WINDOW_MS is not restarted again. */
+const MAX_RESTARTS = 3;
+const RESTART_WINDOW_MS = 10 * 60_000;
 
 /** A failure we understand, with the next step for the user. */
 class StartError extends Error {
@@ -76,9 +84,39 @@ interface Config {
   provider: { baseUrl: string; apiKey: string } | undefined;
   /** The worker's variables set in this environment: each reaches the worker as it is. */
   worker: WorkerEnvironment;
+  /** `--inspect[=port]`: wrangler's inspector (Chrome DevTools) on this port; otherwise none. */
+  inspectorPort: number | undefined;
 }
 
-function readConfig(): Config {
+const USAGE = "npm run dev [-- --inspect[=<port>]]";
+
+/** `--inspect` (port 9229, or a free one when it is taken) or `--inspect=<port>`; nothing else is taken. */
+async function readInspectorPort(args: string[]): Promise<number | undefined> {
+  let port: number | undefined;
+  for (const arg of args) {
+    const m = /^--inspect(?:=(.*))?$/.exec(arg);
+    if (!m) throw new StartError(`unknown argument ${arg}.`, `Usage: ${USAGE}.`);
+    if (m[1] === undefined) {
+      port = (await isFree(DEFAULT_INSPECTOR_PORT)) ? DEFAULT_INSPECTOR_PORT : await freePort();
+      continue;
+    }
+    port = Number(m[1]);
+    if (!/^\d+$/.test(m[1]) || port < 1 || port > 65535) {
+      throw new StartError(`--inspect=${m[1]} is not a port number.`, `Usage: ${USAGE}, e.g. --inspect=9230.`);
+    }
+    if (!(await isFree(port))) throw new StartError(`the inspector's port ${port} is already in use.`, "Pick another: --inspect=9230.");
+  }
+  return port;
+}
+
+const isFree = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const srv = createServer();
+    srv.once("error", () => resolve(false));
+    srv.listen(port, "127.0.0.1", () => srv.close(() => resolve(true)));
+  });
+
+async function readConfig(): Promise<Config> {
   const rawPort = process.env.PORT?.trim() || String(DEFAULT_PORT);
   const port = Number(rawPort);
   if (!/^\d+$/.test(rawPort) || port < 1 || port > 65535) {
@@ -114,6 +152,7 @@ function readConfig(): Config {
     provider: process.env.OPENAI_API_KEY
       ? { baseUrl: url("OPENAI_BASE_URL") ?? "https://api.openai.com/v1", apiKey: process.env.OPENAI_API_KEY }
       : undefined,
+    inspectorPort: await readInspectorPort(process.argv.slice(2)),
   };
 }
 
@@ -176,6 +215,11 @@ function printEnvironment(cfg: Config) {
     out(`  ${p.label.padEnd(8)}  ${line}`);
   }
   out(`  Port      ${cfg.port}  (PORT)`);
+  out(
+    cfg.inspectorPort
+      ? `  Inspector on, 127.0.0.1:${cfg.inspectorPort}: Chrome DevTools at chrome://inspect (slows every subrequest by a few ms)`
+      : "  Inspector off: requests run at full speed  (npm run dev -- --inspect for Chrome DevTools)",
+  );
   Object.entries(cfg.worker.vars).forEach(([name, value], i) => {
     out(`  ${i === 0 ? "Worker   " : "         "} ${name} = ${shownValue(name, value)}${i === 0 ? "  (from this environment)" : ""}`);
   });
@@ -301,6 +345,7 @@ function printReady(cfg: Config, stack: Stack, first: FirstRun, seconds: string)
   }
   out();
   out("  Admin CLI    npm run admin -- help   (works while this runs)");
+  if (cfg.inspectorPort) out(`  Inspector    127.0.0.1:${cfg.inspectorPort}  (chrome://inspect, Configure…, add it)`);
   if (cfg.allowPrivateWebhooks) out("  Webhooks     private receiver URLs allowed (WEBHOOKS_ALLOW_PRIVATE_URLS=1)");
   out("  Stop         Ctrl-C");
   out(rule);
@@ -348,33 +393,97 @@ let starting: Promise<unknown> | undefined;
 let stopping: Promise<void> | undefined;
 let watchdog: NodeJS.Timeout | undefined;
 
+/** workerd processes under a worker's launcher (the proxy's and the worker's runtime); undefined without `ps`. */
+async function runtimesOf(pid: number | undefined): Promise<number | undefined> {
+  if (pid === undefined) return undefined;
+  const under = await processesUnder(pid);
+  return under?.filter((p) => /(^|\/)workerd$/.test(p.command)).length;
+}
+
 /**
- * wrangler can exit on its own (e.g. wrangler.toml edited into an invalid state while it
- * watches it). Then nothing listens on the port any more: say so and stop everything, rather
- * than keep a half-dead platform running.
+ * Watches the worker every CHECK_MS and restarts it when it stopped: wrangler's process exited
+ * (e.g. wrangler.toml edited into an invalid state), one of its workerd processes is gone (killed,
+ * crashed: then its port refuses connections, or, with only the worker's runtime gone, accepts
+ * them and never answers, since wrangler's proxy holds GETs for a runtime that never comes back),
+ * or nothing answers on its port. Says so, restarts it on the same port, and says when it answers
+ * again; a restart that fails, or a fourth stop within 10 minutes, stops everything with the
+ * reason (exit 1), never leaving a port that looks alive and serves nothing.
  */
-function watchWorker(baseUrl: string) {
+async function watchWorker(current: Stack) {
+  const restarts: number[] = [];
+  let exited = false;
+  let expected = 0;
+  let fewer = 0;
   let refused = 0;
-  const check = async () => {
+  const watch = async () => {
+    const worker = current.worker();
+    exited = false;
+    void worker.exited.then(() => {
+      if (current.worker() === worker) exited = true;
+    });
+    expected = (await runtimesOf(worker.pid)) ?? 0;
+    fewer = 0;
+    refused = 0;
+  };
+
+  /** Why the worker is down, or null while it runs. */
+  const stoppedBecause = async (): Promise<string | null> => {
+    if (exited) return "wrangler's dev server exited (its output is above)";
+    const runtimes = await runtimesOf(current.worker().pid);
+    if (runtimes !== undefined) {
+      fewer = runtimes < expected ? fewer + 1 : 0; // twice in a row: a reload replaces its runtime in a moment
+      if (fewer >= 2) return `${expected - runtimes} of its ${expected} workerd processes exited`;
+    }
     try {
-      await fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(5000) });
+      await fetch(`${current.baseUrl}/health`, { signal: AbortSignal.timeout(5000) });
       refused = 0;
     } catch (err) {
       const code = (err as { cause?: { code?: string } }).cause?.code;
       refused = code === "ECONNREFUSED" ? refused + 1 : 0; // a slow answer is not a dead worker
     }
-    if (stopping) return;
-    if (refused >= 3) {
+    return refused >= 3 ? `nothing answers on ${current.baseUrl}` : null;
+  };
+
+  const restart = async (why: string) => {
+    const now = Date.now();
+    while (restarts.length && now - (restarts[0] as number) > RESTART_WINDOW_MS) restarts.shift();
+    if (restarts.length >= MAX_RESTARTS) {
       process.stderr.write(
-        `\nThe worker stopped: nothing answers on ${baseUrl} (wrangler's output is above).\n` +
-          "What to do: fix what it reports (often wrangler.toml), then run `npm run dev` again.\n",
+        `\nThe worker stopped again (${why}), the ${MAX_RESTARTS + 1}th time in ${RESTART_WINDOW_MS / 60_000} minutes: not restarting it.\n` +
+          "What to do: read wrangler's output above, fix what it reports, then run `npm run dev` again.\n",
       );
       void stopAll(1);
       return;
     }
-    watchdog = setTimeout(check, 2000);
+    restarts.push(now);
+    out();
+    out(`The worker stopped: ${why}. Restarting it on ${current.baseUrl}…`);
+    const began = Date.now();
+    try {
+      await current.restartWorker();
+    } catch (err) {
+      if (stopping) return;
+      process.stderr.write(
+        `\nCould not restart the worker: ${(err as Error).message}\n\n` +
+          "What to do: fix what wrangler reports (often wrangler.toml), then run `npm run dev` again.\n",
+      );
+      void stopAll(1);
+      return;
+    }
+    if (stopping) return;
+    out(`The worker runs again (restarted in ${((Date.now() - began) / 1000).toFixed(1)} s): ${current.baseUrl} answers.`);
+    await watch();
   };
-  watchdog = setTimeout(check, 2000);
+
+  const check = async () => {
+    if (stopping) return;
+    const why = await stoppedBecause();
+    if (stopping) return;
+    if (why) await restart(why);
+    if (!stopping) watchdog = setTimeout(check, CHECK_MS);
+  };
+  await watch();
+  watchdog = setTimeout(check, CHECK_MS);
 }
 
 async function stopAll(code: number) {
@@ -416,7 +525,7 @@ async function main() {
   out();
   let cfg: Config | undefined;
   try {
-    cfg = readConfig();
+    cfg = await readConfig();
     printEnvironment(cfg);
     checkNotRunning();
     await checkPortFree(cfg.port);
@@ -431,6 +540,7 @@ async function main() {
       provider: cfg.provider,
       port: cfg.port,
       vars,
+      inspectorPort: cfg.inspectorPort,
       log: progress,
       workerLog: workerOutput(),
     }).then((s) => {
@@ -449,7 +559,7 @@ async function main() {
     });
     if (stopping) return;
     printReady(cfg, stack, first, ((Date.now() - began) / 1000).toFixed(1));
-    watchWorker(stack.baseUrl);
+    await watchWorker(stack);
   } catch (err) {
     if (stopping) return; // a stop during start: shutdown() finishes the job
     const { message, hint } = explain(err, cfg);

@@ -6,11 +6,25 @@ import { ApiError } from "./errors";
 /**
  * After the limit is passed, the rest of the body is read and dropped, up to this many bytes.
  * A body left half-read (its reader cancelled or abandoned) leaves the HTTP/1.1 connection it
- * came on unusable: under `wrangler dev` the next request on it failed as "worker restarted
- * mid-request". Read to the end, the connection stays in step and is reused; past this bound
- * the client is only wasting our time, and the stream is cancelled (that connection closes).
+ * came on unusable, and under `wrangler dev` its sender gets wrangler's text/plain 503 instead of
+ * our 413. Read to the end, the sender gets the 413 and the connection stays in step. 100 MiB is
+ * about Cloudflare's own cap on a request body on the Free and Pro plans (100 MB; Business 200,
+ * Enterprise 500). Past it the stream is cancelled (that connection closes).
  */
-export const DRAIN_LIMIT = 32 * 1024 * 1024;
+export const DRAIN_LIMIT = 100 * 1024 * 1024;
+
+/**
+ * Bytes read between two turns of the event loop. An isolate serves every request on one thread,
+ * and a body whose bytes are already buffered is read without the loop ever waiting on I/O: while
+ * several large bodies were read in one go (4 × 40 MiB: seconds), no other request was read, and
+ * wrangler's proxy lost the requests it had sent on kept-alive connections the runtime closed as
+ * idle meanwhile ("Your worker restarted mid-request", docs/errors.md). Yielding every MiB keeps
+ * a large body's cost on its own request.
+ */
+export const YIELD_EVERY = 1024 * 1024;
+
+/** Lets the event loop poll for I/O and timers before the next read. */
+const nextTurn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 export const tooLarge = (limit: number) =>
   new ApiError("payload_too_large", `The body exceeds ${limit} bytes, the most this route accepts.`);
@@ -18,6 +32,7 @@ export const tooLarge = (limit: number) =>
 /** Reads and drops what is left of a stream, up to DRAIN_LIMIT bytes; then cancels it. */
 async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
   let drained = 0;
+  let sinceYield = 0;
   try {
     for (;;) {
       const { done, value } = await reader.read();
@@ -26,6 +41,11 @@ async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<v
       if (drained > DRAIN_LIMIT) {
         await reader.cancel("request body too large");
         return;
+      }
+      sinceYield += value.byteLength;
+      if (sinceYield >= YIELD_EVERY) {
+        sinceYield = 0;
+        await nextTurn();
       }
     }
   } catch {
@@ -37,6 +57,7 @@ async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<v
  * The whole body, or a 413 when it passes `limit` bytes. A Content-Length over the limit is
  * refused without reading (the runtime skips a declared length itself); a chunked body is
  * counted as it arrives and, once over, drained (see DRAIN_LIMIT) before the 413 is thrown.
+ * Only the bytes within the limit are kept; every YIELD_EVERY bytes the event loop gets a turn.
  */
 export async function readLimited(req: Request, limit: number): Promise<Uint8Array | null> {
   if (!req.body) return null;
@@ -45,6 +66,7 @@ export async function readLimited(req: Request, limit: number): Promise<Uint8Arr
   const reader = req.body.getReader();
   const parts: Uint8Array[] = [];
   let size = 0;
+  let sinceYield = 0;
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
@@ -54,6 +76,11 @@ export async function readLimited(req: Request, limit: number): Promise<Uint8Arr
       throw tooLarge(limit);
     }
     parts.push(value);
+    sinceYield += value.byteLength;
+    if (sinceYield >= YIELD_EVERY) {
+      sinceYield = 0;
+      await nextTurn();
+    }
   }
   if (parts.length === 1) return parts[0] as Uint8Array;
   const bytes = new Uint8Array(size);

@@ -1,7 +1,8 @@
 // `npm run dev` (dev/start.ts) as a user meets it: a fresh data folder, the first-run banner with
-// a working API key, the admin CLI going through the running stack, a clean Ctrl-C, and a second
-// start on the same data that reuses it. Runs on the embedded defaults only (on a shared real
-// PostgreSQL there would be no "first run").
+// a working API key, the admin CLI going through the running stack, a clean Ctrl-C, a second
+// start on the same data that reuses it, and a worker whose workerd processes are killed being
+// restarted (issue 29 item 7). Runs on the embedded defaults only (on a shared real PostgreSQL
+// there would be no "first run").
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createServer as createHttpServer } from "node:http";
@@ -10,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import "../../dev/connect";
+import { processesUnder } from "../../dev/process-group";
 import { freePort } from "../../dev/stack";
 import { WORKER_VARIABLES } from "../../dev/worker-env";
 import { stack } from "../harness";
@@ -34,10 +36,10 @@ interface Dev {
   interrupt(): void;
 }
 
-function startDev(env: NodeJS.ProcessEnv): Dev {
+function startDev(env: NodeJS.ProcessEnv, args: string[] = []): Dev {
   // `node --import tsx` is what `npm run dev` runs (tsx), minus npm's wrapper, whose own
   // exit status after Ctrl-C is npm's (130), not ours.
-  const child = spawn(process.execPath, ["--import", "tsx", "dev/start.ts"], {
+  const child = spawn(process.execPath, ["--import", "tsx", "dev/start.ts", ...args], {
     cwd: ROOT,
     env,
     detached: true, // its own process group, as a terminal gives it
@@ -110,6 +112,28 @@ function leftovers(port: number): string[] {
     }
   }
   return found;
+}
+
+/** The workerd processes of a running `npm run dev` (Linux /proc): wrangler's proxy (on `port`) and the worker's runtime. */
+async function workerdOf(dev: Dev, port: number): Promise<{ proxy: number[]; runtime: number[] }> {
+  const under = (await processesUnder(dev.child.pid as number)) ?? [];
+  const found = { proxy: [] as number[], runtime: [] as number[] };
+  for (const p of under.filter((p) => p.command.endsWith("workerd"))) {
+    const cmd = readFileSync(`/proc/${p.pid}/cmdline`, "utf8").split("\0").join(" ");
+    (cmd.includes(`entry=127.0.0.1:${port} `) ? found.proxy : found.runtime).push(p.pid);
+  }
+  return found;
+}
+
+/** Waits until `pattern` has matched `count` times in the output. */
+async function waitForCount(dev: Dev, pattern: RegExp, count: number, timeoutMs = START_TIMEOUT) {
+  const deadline = Date.now() + timeoutMs;
+  while ((dev.output().match(new RegExp(pattern.source, "g")) ?? []).length < count) {
+    if (dev.child.exitCode !== null)
+      throw new Error(`npm run dev exited (${dev.child.exitCode}) before ${pattern} ×${count}:\n${dev.output()}`);
+    if (Date.now() > deadline) throw new Error(`no ${pattern} ×${count} within ${timeoutMs / 1000} s:\n${dev.output()}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
 }
 
 const API_KEY_LINE = /API key\s+(sk-live-[0-9A-Za-z]{40})/;
@@ -295,6 +319,55 @@ describe.runIf(stack().backend === "embedded")("npm run dev", () => {
     } finally {
       rmSync(empty, { recursive: true, force: true });
     }
+  }, 60_000);
+
+  it.runIf(process.platform === "linux")(
+    "restarts the worker when its workerd processes are killed, says so, and serves again on the same port",
+    async () => {
+      const empty = mkdtempSync(join(tmpdir(), "dev-start-killed-"));
+      const devPort = await freePort();
+      try {
+        const dev = startDev(userEnv({ PORT: String(devPort), DATA_DIR: empty }));
+        running.push(dev);
+        const [, apiKey] = await dev.waitFor(API_KEY_LINE);
+        const [, baseUrl] = await dev.waitFor(READY_LINE);
+        const auth = { authorization: `Bearer ${apiKey}` };
+        expect(dev.output()).toMatch(/Inspector off/);
+
+        // The worker's runtime alone: the port still accepts connections, but nothing would answer.
+        const first = await workerdOf(dev, devPort);
+        expect(first.proxy).toHaveLength(1);
+        expect(first.runtime).toHaveLength(1);
+        for (const pid of first.runtime) process.kill(pid, "SIGKILL");
+        await waitForCount(dev, /The worker stopped: [^\n]*workerd[^\n]*Restarting it/, 1);
+        await waitForCount(dev, /The worker runs again \(restarted in [\d.]+ s\)/, 1);
+        expect((await fetch(`${baseUrl}/health`)).status).toBe(200);
+        expect((await fetch(`${baseUrl}/v1/me`, { headers: auth })).status).toBe(200);
+
+        // Every workerd (the port refuses connections): restarted again.
+        const second = await workerdOf(dev, devPort);
+        expect(second.runtime).not.toEqual(first.runtime);
+        for (const pid of [...second.proxy, ...second.runtime]) process.kill(pid, "SIGKILL");
+        await waitForCount(dev, /The worker stopped: [^\n]*Restarting it/, 2);
+        await waitForCount(dev, /The worker runs again/, 2);
+        expect((await fetch(`${baseUrl}/v1/me`, { headers: auth })).status).toBe(200);
+
+        expect(await stopped(dev)).toEqual({ code: 0, signal: null });
+        expect(await portIsFree(devPort)).toBe(true);
+        expect(leftovers(devPort)).toEqual([]);
+      } finally {
+        rmSync(empty, { recursive: true, force: true });
+      }
+    },
+    240_000,
+  );
+
+  it("refuses an argument it does not know, with the usage", async () => {
+    const dev = startDev(userEnv({ PORT: String(await freePort()) }), ["--inspekt"]);
+    running.push(dev);
+    expect(await dev.exited).toEqual({ code: 1, signal: null });
+    expect(dev.output()).toMatch(/unknown argument --inspekt/);
+    expect(dev.output()).toMatch(/--inspect\[=<port>\]/);
   }, 60_000);
 
   it("refuses a port in use, with what to do", async () => {

@@ -2,7 +2,7 @@
 // strict UTF-8 and form decoding, reading a body within a limit (and draining what is over), the
 // per-route limits, and the instants list filters accept.
 import { describe, expect, it } from "vitest";
-import { DRAIN_LIMIT, decodeUtf8, parseUrlEncoded, readLimited } from "../../../src/lib/body";
+import { DRAIN_LIMIT, decodeUtf8, parseUrlEncoded, readLimited, YIELD_EVERY } from "../../../src/lib/body";
 import { ApiError } from "../../../src/lib/errors";
 import { findBadText, instant } from "../../../src/lib/fields";
 import { pageQuerySchema } from "../../../src/lib/pagination";
@@ -99,7 +99,32 @@ describe("readLimited (items 5 and 6)", () => {
     const chunk = 1024 * 1024;
     const { stream, pulled } = streamOf(Array(DRAIN_LIMIT / chunk + 20).fill(chunk));
     await expect(readLimited(chunked(stream), chunk)).rejects.toMatchObject({ code: "payload_too_large" });
-    expect(pulled()).toBeLessThanOrEqual(DRAIN_LIMIT + 3 * chunk);
+    // The limit's chunk, the one over it, the one over DRAIN_LIMIT, and one the stream pulled ahead.
+    expect(pulled()).toBeLessThanOrEqual(DRAIN_LIMIT + 4 * chunk);
+  });
+
+  it("drains at least 40 MiB (issue 29 item 6: those senders get the 413, not a cut connection)", () => {
+    expect(DRAIN_LIMIT).toBeGreaterThanOrEqual(40 * 1024 * 1024 + 1024 * 1024);
+  });
+
+  it.each([
+    ["within the limit", 16 * YIELD_EVERY],
+    ["over the limit, drained", YIELD_EVERY / 4],
+  ])("gives the event loop a turn every YIELD_EVERY bytes while reading a body %s", async (_, limit) => {
+    // Buffered bytes are read without waiting on I/O; without these turns a large body would hold
+    // up every other request of the isolate until it was read (issue 29 item 6).
+    const { stream } = streamOf(Array(16).fill(YIELD_EVERY / 2));
+    let turns = 0;
+    let reading = true;
+    const tick = () => {
+      if (!reading) return;
+      turns++;
+      setTimeout(tick, 0);
+    };
+    setTimeout(tick, 0);
+    await readLimited(chunked(stream), limit).catch((e: ApiError) => expect(e.code).toBe("payload_too_large"));
+    reading = false;
+    expect(turns).toBeGreaterThanOrEqual(6);
   });
 });
 
