@@ -2,7 +2,7 @@
 // updateAgentSchema want numbers, lists and objects; their issues come back on the fields.
 import { AGENT_DEFAULTS, type AgentView } from "../../agents/schema";
 import { TURN_TAKING_DEFAULTS } from "../../db/schema";
-import { type Form, jsonField, lines, num, one } from "../forms";
+import { type Form, jsonField, lines, num, one, opt } from "../forms";
 import type { FieldErrors } from "../ui";
 
 /** What the form shows: an agent's values, or what the user typed. */
@@ -72,7 +72,7 @@ export function inputOf(form: Form, errors: FieldErrors) {
       extractionFields: jsonField(form, "extractionFields", [], errors),
     },
     turnTaking: {
-      eagerness: one(form, "eagerness"),
+      eagerness: opt(form, "eagerness"), // a form without the section (a script, an old page): the default
       minWaitMs: orNull(form, "minWaitMs"),
       maxWaitMs: orNull(form, "maxWaitMs"),
       interruptionMinWords: num(form, "interruptionMinWords"),
