@@ -58,6 +58,8 @@ export interface StackOptions {
   workerLog?: (chunk: string) => void;
   /** wrangler's inspector (Chrome DevTools) at this port; omitted: no inspector (see dev/wrangler-dev.ts). */
   inspectorPort?: number;
+  /** Rebuild and reload the worker when its sources, assets or config change (`npm run dev`); see WorkerOptions. */
+  watch?: boolean;
 }
 
 export interface Stack {
@@ -217,7 +219,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     log(`Worker: starting wrangler dev on port ${port}…`);
     // With a data folder (npm run dev), wrangler's local state (call sessions, recordings) lives beside it.
     const persistTo = opts.dataDir ? join(opts.dataDir, "wrangler") : undefined;
-    const workerOptions: WorkerOptions = { port, workerLog: opts.workerLog, persistTo, inspectorPort: opts.inspectorPort };
+    const workerOptions: WorkerOptions = { port, workerLog: opts.workerLog, persistTo, inspectorPort: opts.inspectorPort, watch: opts.watch };
     let worker = await startWorker(vars, workerOptions);
     let restarting: Promise<unknown> | undefined;
     // A stop during a restart ends the worker being started, not only the one it replaces.
@@ -312,6 +314,13 @@ interface WorkerOptions {
   persistTo?: string;
   /** wrangler's inspector at this port; omitted: none (dev/wrangler-dev.ts). */
   inspectorPort?: number;
+  /**
+   * Rebuild and reload on a change to the sources, public/ or wrangler.toml, as `wrangler dev` does:
+   * `npm run dev` only. Off, a test or bench run keeps the code it started with: a reload swaps the
+   * runtime under requests in flight, and wrangler's proxy answers a POST caught in it with a bare
+   * text/plain 503 ("Your worker restarted mid-request"), which one integration run met.
+   */
+  watch?: boolean;
 }
 
 async function startWorkerOnce(vars: Record<string, string>, opts: WorkerOptions): Promise<WorkerProcess> {
@@ -325,6 +334,7 @@ async function startWorkerOnce(vars: Record<string, string>, opts: WorkerOptions
     persistTo,
     logLevel: process.env.WORKER_LOG_LEVEL ?? "warn",
     inspectorPort: opts.inspectorPort,
+    watch: opts.watch ?? false,
     script: opts.script,
     name: opts.name,
   };

@@ -541,6 +541,7 @@ async function main() {
       port: cfg.port,
       vars,
       inspectorPort: cfg.inspectorPort,
+      watch: true,
       log: progress,
       workerLog: workerOutput(),
     }).then((s) => {

@@ -21,6 +21,8 @@ export interface WranglerDevSpec {
   logLevel: string;
   /** wrangler's inspector (Chrome DevTools) on 127.0.0.1 at this port; omitted: no inspector. */
   inspectorPort?: number;
+  /** Rebuild and reload on changes to the sources, assets and config (`npm run dev`). */
+  watch: boolean;
   /** Another entry than wrangler.toml's `main`, and its name. */
   script?: string;
   name?: string;
@@ -48,6 +50,7 @@ async function serve(spec: WranglerDevSpec): Promise<void> {
       server: { hostname: "127.0.0.1", port: spec.port },
       inspector: spec.inspectorPort ? { hostname: "127.0.0.1", port: spec.inspectorPort } : false,
       persist: spec.persistTo,
+      watch: spec.watch,
       testScheduled: true,
       logLevel: spec.logLevel as "warn",
     },
