@@ -72,6 +72,8 @@ export class MediaStream {
   private agent: AgentUtterance | undefined;
   private playedInUtterance = false;
   private dry = false;
+  /** Since a `clear`, until the next audio plays: the quiet was asked for, not a gap. */
+  private quietAfterClear = false;
   private lastArrival = 0;
   private lastPlayed = 0;
   private latencyFrom: number | undefined;
@@ -206,17 +208,19 @@ export class MediaStream {
   private readonly tick = (): void => {
     this.timer = undefined;
     const now = performance.now();
+    // A wake-up this late runs a burst of overdue steps before the socket is read again.
+    const wokeLate = now - (this.startedAt + this.frameIndex * FRAME_MS) > LATE_MS;
     while (this.state === "open" && this.startedAt + this.frameIndex * FRAME_MS <= now) {
       if (now - (this.startedAt + this.frameIndex * FRAME_MS) > LATE_MS) this.call.lateFrames++;
-      this.frame();
+      this.frame(wokeLate);
       this.frameIndex++;
     }
     if (this.state !== "open") return;
     this.timer = setTimeout(this.tick, Math.max(0, this.startedAt + this.frameIndex * FRAME_MS - performance.now()));
   };
 
-  /** One 20 ms step: send the callee's frame, play the worker's. */
-  private frame(): void {
+  /** One 20 ms step: send the callee's frame, play the worker's (`late`: a step of a wake-up the sandbox itself was late for). */
+  private frame(late: boolean): void {
     const at = clock();
     this.send({
       event: "media",
@@ -230,7 +234,7 @@ export class MediaStream {
       streamSid: this.streamSid,
     });
     this.call.framesSent++;
-    this.playFrame(at);
+    this.playFrame(at, late);
   }
 
   private calleeFrame(at: number): Buffer {
@@ -253,7 +257,14 @@ export class MediaStream {
     return out;
   }
 
-  private playFrame(at: number): void {
+  /**
+   * Plays one frame of the worker's audio. The steps of a late wake-up do not count the playback
+   * running dry: after a stall of this process, the overdue steps run in one burst before the
+   * worker's frames that arrived meanwhile are read from the socket, so the buffer looks empty
+   * although the audio is there. That gap is the sandbox's, not
+   * the worker's; a real phone's buffer fills while the phone is busy.
+   */
+  private playFrame(at: number, late: boolean): void {
     let need = FRAME_BYTES;
     this.echoReachedMarks();
     while (need > 0) {
@@ -270,6 +281,7 @@ export class MediaStream {
     const played = need < FRAME_BYTES;
     if (!this.agent) return;
     if (played) {
+      this.quietAfterClear = false;
       this.lastPlayed = at;
       this.playedInUtterance = true;
       if (this.dry) {
@@ -278,7 +290,7 @@ export class MediaStream {
       }
       return;
     }
-    if (this.playedInUtterance) this.dry = true;
+    if (this.playedInUtterance && !late && !this.quietAfterClear) this.dry = true;
     if (at - Math.max(this.lastArrival, this.lastPlayed) >= TURN_END_MS) {
       this.agent.endAt = this.playedInUtterance ? this.lastPlayed + FRAME_MS : at;
       this.agent = undefined;
@@ -368,6 +380,9 @@ export class MediaStream {
     this.call.clears++;
     for (const item of this.playback) if (item.kind === "mark") this.echoMark(item.name);
     this.playback = [];
+    // The silence a clear makes was asked for: audio after it is not a gap.
+    this.dry = false;
+    this.quietAfterClear = true;
     if (this.agent) this.agent.cleared = true;
     const b = this.call.bargeIn;
     if (b && b.clearAfterMs === undefined && at >= b.at) b.clearAfterMs = Math.round(at - b.at);
