@@ -24,6 +24,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { processGroup } from "../dev/process-group";
 import { freePort } from "../dev/stack";
+import { buildOnce } from "../dev/wrangler-dev";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
@@ -143,6 +144,7 @@ async function serve(spec: LaunchSpec): Promise<void> {
     config: join(ROOT, "wrangler.toml"),
     ...(spec.script && { entrypoint: spec.script, name: spec.name ?? "worker" }),
     bindings: Object.fromEntries(Object.entries(spec.vars).map(([k, v]) => [k, { type: "plain_text" as const, value: v }])),
+    build: buildOnce(),
     dev: {
       server: { hostname: "127.0.0.1", port: spec.port },
       inspector: false,

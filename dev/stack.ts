@@ -219,7 +219,13 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     log(`Worker: starting wrangler dev on port ${port}…`);
     // With a data folder (npm run dev), wrangler's local state (call sessions, recordings) lives beside it.
     const persistTo = opts.dataDir ? join(opts.dataDir, "wrangler") : undefined;
-    const workerOptions: WorkerOptions = { port, workerLog: opts.workerLog, persistTo, inspectorPort: opts.inspectorPort, watch: opts.watch };
+    const workerOptions: WorkerOptions = {
+      port,
+      workerLog: opts.workerLog,
+      persistTo,
+      inspectorPort: opts.inspectorPort,
+      watch: opts.watch,
+    };
     let worker = await startWorker(vars, workerOptions);
     let restarting: Promise<unknown> | undefined;
     // A stop during a restart ends the worker being started, not only the one it replaces.
@@ -315,10 +321,11 @@ interface WorkerOptions {
   /** wrangler's inspector at this port; omitted: none (dev/wrangler-dev.ts). */
   inspectorPort?: number;
   /**
-   * Rebuild and reload on a change to the sources, public/ or wrangler.toml, as `wrangler dev` does:
-   * `npm run dev` only. Off, a test or bench run keeps the code it started with: a reload swaps the
-   * runtime under requests in flight, and wrangler's proxy answers a POST caught in it with a bare
-   * text/plain 503 ("Your worker restarted mid-request"), which one integration run met.
+   * Rebuild and reload on a change to the sources or wrangler.toml, as `wrangler dev` does: `npm
+   * run dev` only. Off, the worker is bundled once (dev/wrangler-dev.ts buildOnce) and a test or
+   * bench run keeps the code it started with: a reload swaps the runtime under requests in flight,
+   * and wrangler's proxy answers a POST caught in it with a bare text/plain 503 ("Your worker
+   * restarted mid-request"), which one integration run met.
    */
   watch?: boolean;
 }

@@ -8,7 +8,10 @@
 // (docs/benchmarks.md, "No inspector"). The inspector is on only when asked for (`inspectorPort`:
 // `npm run dev -- --inspect`).
 import { once } from "node:events";
+import { mkdtempSync } from "node:fs";
 import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -37,6 +40,16 @@ const describe = (err: unknown): string => {
   return [event.reason, event.cause?.message].filter(Boolean).join(": ") || String(err);
 };
 
+/**
+ * wrangler's build setting for a worker that never reloads. Its dev bundler always watches the
+ * sources through esbuild (`dev.watch: false` only stops the config watcher), so a worker under
+ * test or bench rebuilt and reloaded when a file changed, and wrangler's proxy answered the
+ * requests in flight with a bare 503. A "custom build" whose command does nothing and that
+ * watches an empty folder makes wrangler bundle the sources once, with the same esbuild step, and
+ * never again.
+ */
+export const buildOnce = () => ({ custom: { command: 'node -e ""', watch: mkdtempSync(join(tmpdir(), "wrangler-build-once-")) } });
+
 async function serve(spec: WranglerDevSpec): Promise<void> {
   // require(), not import(): through tsx's loader, import() of wrangler's 10 MB bundle takes two
   // seconds longer (3.2 s against 1.2 s on a 2-core machine), at every start of every test worker.
@@ -46,6 +59,7 @@ async function serve(spec: WranglerDevSpec): Promise<void> {
     config: `${ROOT}wrangler.toml`,
     ...(spec.script && { entrypoint: spec.script, name: spec.name ?? "worker" }),
     bindings: Object.fromEntries(Object.entries(spec.vars).map(([k, v]) => [k, { type: "plain_text" as const, value: v }])),
+    ...(!spec.watch && { build: buildOnce() }),
     dev: {
       server: { hostname: "127.0.0.1", port: spec.port },
       inspector: spec.inspectorPort ? { hostname: "127.0.0.1", port: spec.inspectorPort } : false,
