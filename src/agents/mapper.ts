@@ -1,11 +1,11 @@
 // Where the agents row (drizzle) and the API shapes (zod) meet; nowhere else.
-import { type SQL, sql } from "drizzle-orm";
+import { jsonbMerge, type RowPatch } from "../db/patch";
 import { type Agent, type AnalysisPlan, agents, TURN_TAKING_DEFAULTS } from "../db/schema";
 import { maskToolSecret } from "../tools/secret";
 import type { AgentView, CreateAgentInput, UpdateAgentInput } from "./schema";
 
 type NewAgentRow = typeof agents.$inferInsert;
-type AgentPatch = { [K in keyof NewAgentRow]?: NewAgentRow[K] | SQL };
+type AgentPatch = RowPatch<NewAgentRow>;
 
 const toAnalysisPlan = (plan: AnalysisPlan): AgentView["analysisPlan"] => ({
   summaryEnabled: plan.summaryEnabled,
@@ -77,11 +77,11 @@ export function toAgentPatch(input: UpdateAgentInput): AgentPatch {
   }
   if (analysisPlan !== undefined) {
     const sent = Object.fromEntries(Object.entries(analysisPlan).filter(([, v]) => v !== undefined));
-    patch.analysisPlan = sql`${agents.analysisPlan} || ${JSON.stringify(sent)}::jsonb`;
+    patch.analysisPlan = jsonbMerge(agents.analysisPlan, sent);
   }
   if (turnTaking !== undefined) {
     const sent = Object.fromEntries(Object.entries(turnTaking).filter(([, v]) => v !== undefined));
-    patch.turnTaking = sql`${agents.turnTaking} || ${JSON.stringify(sent)}::jsonb`;
+    patch.turnTaking = jsonbMerge(agents.turnTaking, sent);
   }
   return patch;
 }

@@ -4,10 +4,11 @@
 // answer as a missing one. An agent's voiceId must name a voice the workspace can see.
 import { and, asc, desc, eq, ilike, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
+import { pageQuery } from "../db/pagination";
 import { type Agent, agents } from "../db/schema";
 import { ApiError } from "../lib/errors";
 import { isUuid, newId } from "../lib/ids";
-import { type Page, type PageParams, pageOf, pageQuery } from "../lib/pagination";
+import { type Page, type PageParams, pageOf } from "../lib/pagination";
 import { maskedToolSecret } from "../tools/secret";
 import { checkToolUrls, mintToolSecret, type ToolConfig } from "../tools/service";
 import { findVisibleVoice } from "../voices/service";

@@ -8,11 +8,12 @@
 import type { Redis } from "@upstash/redis/cloudflare";
 import { and, desc, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
+import type { PageQuery } from "../db/pagination";
 import { type ApiKey, apiKeys, memberships, users } from "../db/schema";
 import { randomBase62, sha1Hex, sha256Hex } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
 import { newId } from "../lib/ids";
-import { type Page, type PageQuery, pageOf } from "../lib/pagination";
+import { type Page, pageOf } from "../lib/pagination";
 
 export const API_KEY_PREFIX = "sk-live-";
 const SECRET_LENGTH = 40;

@@ -6,7 +6,7 @@ import type { Db } from "../db/client";
 import type { Agent, Call, Voice } from "../db/schema";
 import { sha256Hex, timingSafeEqual } from "../lib/crypto";
 import { isEnded } from "./lifecycle";
-import { findCall, findCallAgent } from "./store";
+import { findCall, findCallAgent } from "./queries";
 
 export const DEFAULT_VOICE_ID = "00000000-0000-7000-8000-000000000001";
 

@@ -8,9 +8,9 @@ import { type Bindings, parseEnv } from "../env";
 import { DEFAULT_VOICE_ID } from "./connect";
 import { type PreparedSpeech, prepareFirstMessage } from "./first-message";
 import { finishCall } from "./lifecycle";
+import { findCall } from "./queries";
 import { CallSessionRuntime } from "./session";
 import { TERMINAL } from "./states";
-import { findCall } from "./store";
 import { CALL_ID_HEADER, TRANSPORT_HEADER } from "./stub";
 
 export class CallSession extends DurableObject<Bindings> {

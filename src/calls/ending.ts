@@ -10,8 +10,8 @@ import { telephonyProvider } from "../telephony/registry";
 import type { WebhookDeps } from "../webhooks/deliver";
 import { finishCall } from "./lifecycle";
 import type { CallPipeline } from "./pipeline/build";
+import { findCall, type StoredRecording } from "./queries";
 import { type EndedReason, statusFor } from "./states";
-import { findCall, type StoredRecording } from "./store";
 
 const RECORDING_SAVE_MS = 10_000;
 /** The caller's last words (said inside the endpointing wait, then the call ended) get this long to be transcribed. */

@@ -4,9 +4,7 @@
 // rings, so it is the platform's cost until then: it is charged to the call (held, then settled, like
 // any of the call's speech) only when the call connected and it starts playing. A busy line or a
 // callee who never answers costs the workspace nothing for it (docs/calls.md, "Credits").
-import { eq } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { agents, voices } from "../db/schema";
 import { openScope } from "../db/scope";
 import type { AppConfig } from "../env";
 import { meter } from "../metering/metered";
@@ -14,7 +12,7 @@ import { characters } from "../metering/speech";
 import { defaultTtsModel, ttsProvider } from "../providers/registry";
 import { isEnded } from "./lifecycle";
 import { renderTemplate } from "./prompt";
-import { findCall } from "./store";
+import { findAgentById, findCall, findVoiceById } from "./queries";
 
 export interface PreparedSpeech {
   /** The text it speaks (the rendered first message), so a changed agent is not spoken from an old recording. */
@@ -38,13 +36,10 @@ export async function prepareFirstMessage(config: AppConfig, callId: string, def
     const { db } = scope;
     const call = await findCall(db, callId);
     if (!call || isEnded(call) || !call.agentId) return null;
-    const [agent] = await db.select().from(agents).where(eq(agents.id, call.agentId));
+    const agent = await findAgentById(db, call.agentId);
     const text = agent?.firstMessage ? renderTemplate(agent.firstMessage, call.variables) : "";
     if (!agent || !text) return null;
-    const [voice] = await db
-      .select()
-      .from(voices)
-      .where(eq(voices.id, agent.voiceId ?? defaultVoiceId));
+    const voice = await findVoiceById(db, agent.voiceId ?? defaultVoiceId);
     const provider = ttsProvider(config, voice?.provider ?? "openai");
     const model = defaultTtsModel(config, voice?.provider ?? "openai");
     const audio = await provider.synthesize({ text, voice: voice?.providerVoiceId ?? "alloy", model, format: "pcm" });

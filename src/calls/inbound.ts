@@ -3,15 +3,14 @@
 // workspace with credits answers with the media stream, and the same session as an outbound call
 // runs it (`direction: inbound`); anything else is turned away in TwiML (docs/calls.md, "Inbound
 // calls"). Twilio may send the webhook again for the same CallSid: the call is created once.
-import { and, eq } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { type Call, calls } from "../db/schema";
+import type { Call } from "../db/schema";
 import type { AppConfig, Bindings } from "../env";
 import { randomBase62, sha256Hex } from "../lib/crypto";
 import { newId } from "../lib/ids";
 import { rejectTwiml, sayAndHangUpTwiml, streamTwiml } from "../telephony/twilio";
-import { numberForIncomingCall } from "./phone-numbers";
-import { hasCredits, sessions, TWILIO_MEDIA_PATH } from "./place";
+import { sessions, TWILIO_MEDIA_PATH } from "./place";
+import { hasCredits, insertIncomingCall, numberForIncomingCall, renewRingingStreamToken } from "./queries";
 import { armWatchdog } from "./stub";
 
 /** Said to a caller whose call the number cannot take (no agent assigned, no credits left), before hanging up. */
@@ -49,35 +48,27 @@ export async function answerIncomingCall(ctx: InboundCtx, incoming: IncomingCall
   const deadline = new Date(Date.now() + (ctx.config.CALL_RING_TIMEOUT_SECONDS + ctx.config.CALL_WATCHDOG_GRACE_SECONDS) * 1000);
   // Insert first, then fall back to the row that is there: the unique index on (provider,
   // provider_call_id) makes one call of any number of concurrent copies of the webhook.
-  let [call] = await ctx.db
-    .insert(calls)
-    .values({
-      id: newId(),
-      organizationId: number.organizationId,
-      agentId: agent.id,
-      agentName: agent.name,
-      type: "phone",
-      direction: "inbound",
-      status: "ringing",
-      fromNumber: incoming.from,
-      toNumber: incoming.to,
-      provider: "twilio",
-      providerCallId: incoming.callSid,
-      streamTokenHash: tokenHash,
-      deadlineAt: deadline,
-    })
-    .onConflictDoNothing({ target: [calls.provider, calls.providerCallId] })
-    .returning();
+  let call = await insertIncomingCall(ctx.db, {
+    id: newId(),
+    organizationId: number.organizationId,
+    agentId: agent.id,
+    agentName: agent.name,
+    type: "phone",
+    direction: "inbound",
+    status: "ringing",
+    fromNumber: incoming.from,
+    toNumber: incoming.to,
+    provider: "twilio",
+    providerCallId: incoming.callSid,
+    streamTokenHash: tokenHash,
+    deadlineAt: deadline,
+  });
   if (call) await armWatchdog(sessions(ctx.env), call.id, deadline);
   else {
     // The webhook again for a call we already answered (Twilio retried it): a fresh stream token
     // for the stream this answer starts, while the call has not connected; a call under way or
     // over is not answered twice.
-    [call] = await ctx.db
-      .update(calls)
-      .set({ streamTokenHash: tokenHash })
-      .where(and(eq(calls.provider, "twilio"), eq(calls.providerCallId, incoming.callSid), eq(calls.status, "ringing")))
-      .returning();
+    call = await renewRingingStreamToken(ctx.db, "twilio", incoming.callSid, tokenHash);
     if (!call) return { kind: "reject", reason: "call already answered", twiml: rejectTwiml() };
   }
   const streamUrl = `${ctx.origin.replace(/^http/, "ws")}${TWILIO_MEDIA_PATH(call.id)}`;

@@ -1,14 +1,22 @@
 // What happens when a call changes state: the webhook of the change, and after the end, the
 // analysis and `call.analyzed`. Called by whichever writer won the transition (the media
 // session, a provider callback, the API or the watchdog), so each event fires once.
-import { eq } from "drizzle-orm";
-import { type Agent, agents, type Call, calls, type TranscriptTurn } from "../db/schema";
+import type { Agent, Call, TranscriptTurn } from "../db/schema";
 import { rootCause } from "../lib/errors";
 import { emit, type WebhookDeps } from "../webhooks/deliver";
 import { publicOrigin } from "../webhooks/endpoints";
 import { AnalysisError, analyzeCall } from "./analysis";
+import {
+  endCall,
+  findAnalysisSettings,
+  findCall,
+  moveCall,
+  refreshCost,
+  type StoredRecording,
+  saveAnalysis,
+  saveAnalysisError,
+} from "./queries";
 import { type EndedReason, TERMINAL } from "./states";
-import { endCall, findCall, moveCall, refreshCost, type StoredRecording } from "./store";
 import { analysisSkippedOf, callEventData } from "./views";
 
 const originOf = (deps: WebhookDeps) => publicOrigin(deps.config, deps.origin ?? "");
@@ -57,17 +65,11 @@ export async function finishCall(
 
 async function analyze(deps: WebhookDeps, call: Call): Promise<void> {
   let agent: Pick<Agent, "llmModel" | "analysisPlan"> | null = null;
-  if (call.agentId) {
-    const [found] = await deps.db
-      .select({ llmModel: agents.llmModel, analysisPlan: agents.analysisPlan })
-      .from(agents)
-      .where(eq(agents.id, call.agentId));
-    agent = found ?? null;
-  }
+  if (call.agentId) agent = await findAnalysisSettings(deps.db, call.agentId);
   try {
     const { analysis, report } = await analyzeCall(deps, call, agent);
     await refreshCost(deps.db, call.id);
-    const [row] = await deps.db.update(calls).set({ analysis, report, analysisError: null }).where(eq(calls.id, call.id)).returning();
+    const row = await saveAnalysis(deps.db, call.id, analysis, report);
     if (row) await fire(deps, row, "call.analyzed");
   } catch (err) {
     // Only our own message is stored (it is shown by the API); the cause is logged, never shown.
@@ -84,7 +86,7 @@ async function analyze(deps: WebhookDeps, call: Call): Promise<void> {
         }),
       );
     }
-    await deps.db.update(calls).set({ analysisError: message }).where(eq(calls.id, call.id));
+    await saveAnalysisError(deps.db, call.id, message);
     await refreshCost(deps.db, call.id);
   }
 }

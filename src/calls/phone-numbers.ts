@@ -7,16 +7,24 @@
 // A number belongs to one workspace (a unique index): adding one another workspace has is refused.
 // Twilio is asked when a number is added and again at every call, not cached: a call already
 // costs a request to Twilio, and a number released from the account stops working at once.
-import { and, asc, desc, eq } from "drizzle-orm";
 import { findAgent } from "../agents/service";
 import type { Db } from "../db/client";
-import { type Agent, agents, type PhoneNumber, phoneNumbers } from "../db/schema";
+import type { PhoneNumber } from "../db/schema";
 import type { AppConfig } from "../env";
 import { ApiError } from "../lib/errors";
-import { type Page, type PageParams, pageOf, pageQuery } from "../lib/pagination";
+import type { Page, PageParams } from "../lib/pagination";
 import { ProviderError } from "../providers/http";
 import { telephonyProvider } from "../telephony/registry";
 import type { CallerIdSource } from "../telephony/types";
+import {
+  deletePhoneNumber,
+  findNumberHolder,
+  findPhoneNumber,
+  insertPhoneNumber,
+  listCallerIds,
+  pageOfPhoneNumbers,
+  updatePhoneNumberRow,
+} from "./queries";
 
 export interface CallerIdCtx {
   db: Db;
@@ -103,8 +111,7 @@ export async function addPhoneNumber(
       "phone_number_taken",
       `${number} is one of the platform's shared caller ids: every workspace may already call from it (fromNumber), without adding it.`,
     );
-  const holder = async () =>
-    (await ctx.db.select({ organizationId: phoneNumbers.organizationId }).from(phoneNumbers).where(eq(phoneNumbers.number, number)))[0];
+  const holder = () => findNumberHolder(ctx.db, number);
   const taken = (owner: { organizationId: string }) =>
     owner.organizationId === ctx.organizationId
       ? new ApiError("conflict", `${number} is already one of this workspace's phone numbers.`)
@@ -116,12 +123,8 @@ export async function addPhoneNumber(
   if (existing) throw taken(existing);
   await requireTwilioCallerId(ctx.config, number, NOT_IN_TWILIO(number));
   if (input.agentId) await routeIncomingCalls(ctx, number);
-  const [row] = await whileAgentExists(
-    ctx.db
-      .insert(phoneNumbers)
-      .values({ organizationId: ctx.organizationId, number, label: input.label, agentId: input.agentId ?? null })
-      .onConflictDoNothing()
-      .returning(),
+  const row = await whileAgentExists(
+    insertPhoneNumber(ctx.db, ctx.organizationId, { number, label: input.label, agentId: input.agentId ?? null }),
   );
   if (row) return row;
   // Another request added it between our check and the insert: the unique index decided.
@@ -136,11 +139,7 @@ export async function addPhoneNumber(
  * Twilio account's (checked now); another workspace's number answers like an unknown one.
  */
 export async function callerIdFor(ctx: CallerIdCtx, input: { fromNumber?: string; phoneNumberId?: string }): Promise<string> {
-  const own = await ctx.db
-    .select({ id: phoneNumbers.id, number: phoneNumbers.number })
-    .from(phoneNumbers)
-    .where(eq(phoneNumbers.organizationId, ctx.organizationId))
-    .orderBy(asc(phoneNumbers.id));
+  const own = await listCallerIds(ctx.db, ctx.organizationId);
   const platform = ctx.config.TWILIO_FROM_NUMBERS;
   let chosen: { id: string; number: string } | undefined;
   if (input.phoneNumberId) {
@@ -182,23 +181,12 @@ export const phoneNumberNotFound = () => new ApiError("not_found", "No phone num
 
 /** The workspace's caller ids, newest first. */
 export async function listPhoneNumbers(ctx: Pick<CallerIdCtx, "db" | "organizationId">, params: PageParams): Promise<Page<PhoneNumber>> {
-  const page = pageQuery(params);
-  const rows = await ctx.db
-    .select()
-    .from(phoneNumbers)
-    .where(and(eq(phoneNumbers.organizationId, ctx.organizationId), ...page.where(phoneNumbers)))
-    .orderBy(desc(phoneNumbers.id))
-    .limit(page.limit + 1);
-  return pageOf(rows, page.limit, (row) => row);
+  return await pageOfPhoneNumbers(ctx.db, ctx.organizationId, params);
 }
 
 /** Removes one of the workspace's caller ids; 404 when it has no such number. */
 export async function removePhoneNumber(ctx: Pick<CallerIdCtx, "db" | "organizationId">, id: string): Promise<void> {
-  const [row] = await ctx.db
-    .delete(phoneNumbers)
-    .where(and(eq(phoneNumbers.id, id), eq(phoneNumbers.organizationId, ctx.organizationId)))
-    .returning({ id: phoneNumbers.id });
-  if (!row) throw phoneNumberNotFound();
+  if (!(await deletePhoneNumber(ctx.db, ctx.organizationId, id))) throw phoneNumberNotFound();
 }
 
 /**
@@ -211,33 +199,13 @@ export async function updatePhoneNumber(
   id: string,
   input: { label?: string | null; agentId?: string | null },
 ): Promise<PhoneNumber> {
-  const mine = and(eq(phoneNumbers.id, id), eq(phoneNumbers.organizationId, ctx.organizationId));
-  const [row] = await ctx.db.select().from(phoneNumbers).where(mine);
+  const row = await findPhoneNumber(ctx.db, ctx.organizationId, id);
   if (!row) throw phoneNumberNotFound();
   if (input.agentId) {
     await requireAgent(ctx.db, ctx.organizationId, input.agentId);
     await routeIncomingCalls(ctx, row.number);
   }
-  const [updated] = await whileAgentExists(
-    ctx.db
-      .update(phoneNumbers)
-      .set({
-        ...(input.label !== undefined ? { label: input.label } : {}),
-        ...(input.agentId !== undefined ? { agentId: input.agentId } : {}),
-      })
-      .where(mine)
-      .returning(),
-  );
+  const updated = await whileAgentExists(updatePhoneNumberRow(ctx.db, ctx.organizationId, id, input));
   if (!updated) throw phoneNumberNotFound(); // removed meanwhile
   return updated;
-}
-
-/** The workspace number a call to `number` reached, with the agent assigned to answer it (any workspace: the carrier's webhook). */
-export async function numberForIncomingCall(db: Db, number: string): Promise<{ number: PhoneNumber; agent: Agent | null } | null> {
-  const [row] = await db
-    .select({ number: phoneNumbers, agent: agents })
-    .from(phoneNumbers)
-    .leftJoin(agents, and(eq(agents.id, phoneNumbers.agentId), eq(agents.organizationId, phoneNumbers.organizationId)))
-    .where(eq(phoneNumbers.number, number));
-  return row ?? null;
 }

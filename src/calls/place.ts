@@ -1,8 +1,7 @@
 // Creating calls: the phone call (caller id: phone-numbers.ts; idempotency, the carrier's dial)
 // and the web call (a one-time session token). Shared by the API and the dashboard.
-import { and, eq, gt, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { type Agent, type Call, calls, organizations } from "../db/schema";
+import type { Agent, Call } from "../db/schema";
 import type { AppConfig, Bindings } from "../env";
 import { randomBase62, sha256Hex } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
@@ -12,6 +11,7 @@ import { DialError } from "../telephony/types";
 import type { WebhookDeps } from "../webhooks/deliver";
 import { finishCall } from "./lifecycle";
 import { callerIdFor } from "./phone-numbers";
+import { findCallByIdempotencyKey, hasCredits, insertCall, insertIdempotentCall, saveProviderCallId, spendWebCallToken } from "./queries";
 import { armWatchdog, prepareFirstMessageWhileRinging } from "./stub";
 
 export const TWILIO_MEDIA_PATH = (callId: string) => `/telephony/twilio/media/${callId}`;
@@ -44,15 +44,6 @@ export function sessions(env: Bindings): DurableObjectNamespace {
   return env.CALL_SESSIONS;
 }
 
-/** Whether the workspace has credits left for a call's first turns. */
-export async function hasCredits(db: Db, organizationId: string): Promise<boolean> {
-  const [org] = await db
-    .select({ id: organizations.id })
-    .from(organizations)
-    .where(and(eq(organizations.id, organizationId), gt(organizations.creditsMicro, 0)));
-  return Boolean(org);
-}
-
 /** Calls need credits for their first turns: refuse at once when there are none. */
 async function requireCredits(db: Db, organizationId: string): Promise<void> {
   if (!(await hasCredits(db, organizationId)))
@@ -79,10 +70,7 @@ export async function placePhoneCall(ctx: Ctx, agent: Agent, input: PlaceInput, 
   const fingerprint = await sha256Hex(JSON.stringify([agent.id, input]));
   const replay = async (): Promise<Placed | null> => {
     if (!idempotencyKey) return null;
-    const [existing] = await ctx.db
-      .select()
-      .from(calls)
-      .where(and(eq(calls.organizationId, ctx.organizationId), eq(calls.idempotencyKey, idempotencyKey)));
+    const existing = await findCallByIdempotencyKey(ctx.db, ctx.organizationId, idempotencyKey);
     if (!existing) return null;
     if (existing.idempotencyHash !== fingerprint)
       throw new ApiError("idempotency_conflict", "This Idempotency-Key was used for a different call request; use a new key.");
@@ -97,22 +85,18 @@ export async function placePhoneCall(ctx: Ctx, agent: Agent, input: PlaceInput, 
   const streamToken = randomBase62(40);
   const id = newId();
   const deadline = new Date(Date.now() + (ctx.config.CALL_RING_TIMEOUT_SECONDS + ctx.config.CALL_WATCHDOG_GRACE_SECONDS) * 1000);
-  const [row] = await ctx.db
-    .insert(calls)
-    .values({
-      ...newCall(ctx, agent, id, "phone"),
-      fromNumber: from,
-      toNumber: input.phoneNumber,
-      provider: telephony.name,
-      idempotencyKey: idempotencyKey ?? null,
-      idempotencyHash: idempotencyKey ? fingerprint : null,
-      variables: input.variables ?? {},
-      metadata: input.metadata ?? {},
-      streamTokenHash: await sha256Hex(streamToken),
-      deadlineAt: deadline,
-    })
-    .onConflictDoNothing()
-    .returning();
+  const row = await insertIdempotentCall(ctx.db, {
+    ...newCall(ctx, agent, id, "phone"),
+    fromNumber: from,
+    toNumber: input.phoneNumber,
+    provider: telephony.name,
+    idempotencyKey: idempotencyKey ?? null,
+    idempotencyHash: idempotencyKey ? fingerprint : null,
+    variables: input.variables ?? {},
+    metadata: input.metadata ?? {},
+    streamTokenHash: await sha256Hex(streamToken),
+    deadlineAt: deadline,
+  });
   if (!row) {
     // A concurrent request with the same key inserted first: answer with its call.
     const other = await replay();
@@ -131,7 +115,7 @@ export async function placePhoneCall(ctx: Ctx, agent: Agent, input: PlaceInput, 
     });
     // The carrier took the call: its first message is synthesized while it rings (off the response path).
     if (agent.firstMessage) ctx.deps.waitUntil(prepareFirstMessageWhileRinging(sessions(ctx.env), id));
-    const [updated] = await ctx.db.update(calls).set({ providerCallId }).where(eq(calls.id, id)).returning();
+    const updated = await saveProviderCallId(ctx.db, id, providerCallId);
     return { call: updated ?? row, replayed: false };
   } catch (err) {
     if (!(err instanceof DialError)) throw err;
@@ -158,17 +142,14 @@ export async function startWebCall(
   const id = newId();
   const expiresAt = new Date(Date.now() + ctx.config.WEB_CALL_TOKEN_TTL_SECONDS * 1000);
   const deadline = new Date(expiresAt.getTime() + ctx.config.CALL_WATCHDOG_GRACE_SECONDS * 1000);
-  const [row] = await ctx.db
-    .insert(calls)
-    .values({
-      ...newCall(ctx, agent, id, "web"),
-      variables: input.variables ?? {},
-      metadata: input.metadata ?? {},
-      sessionTokenHash: await sha256Hex(token),
-      sessionTokenExpiresAt: expiresAt,
-      deadlineAt: deadline,
-    })
-    .returning();
+  const row = await insertCall(ctx.db, {
+    ...newCall(ctx, agent, id, "web"),
+    variables: input.variables ?? {},
+    metadata: input.metadata ?? {},
+    sessionTokenHash: await sha256Hex(token),
+    sessionTokenExpiresAt: expiresAt,
+    deadlineAt: deadline,
+  });
   if (!row) throw new Error("insert returned no row");
   await armWatchdog(sessions(ctx.env), id, deadline);
   const url = `${wsOrigin(ctx.origin)}${WEB_CALL_SOCKET_PATH(id)}?token=${encodeURIComponent(token)}`;
@@ -177,19 +158,5 @@ export async function startWebCall(
 
 /** Spends a web call's one-time token: true exactly once, before it expires, for a call not yet joined. */
 export async function redeemWebCallToken(db: Db, callId: string, token: string): Promise<boolean> {
-  const [row] = await db
-    .update(calls)
-    .set({ sessionTokenUsedAt: sql`now()` })
-    .where(
-      and(
-        eq(calls.id, callId),
-        eq(calls.type, "web"),
-        eq(calls.status, "queued"),
-        eq(calls.sessionTokenHash, await sha256Hex(token)),
-        sql`${calls.sessionTokenUsedAt} is null`,
-        sql`${calls.sessionTokenExpiresAt} > now()`,
-      ),
-    )
-    .returning({ id: calls.id });
-  return Boolean(row);
+  return await spendWebCallToken(db, callId, await sha256Hex(token));
 }

@@ -1,13 +1,15 @@
 // Reading calls: a workspace's call, its list with filters, its recording and what it consumed.
 // Plain functions of (db, organizationId, input), shared by /v1/calls and the dashboard; every
 // read is scoped by the organization, and another workspace's call is simply not found.
-// The call runtime's own statements (state changes, unscoped look-ups) are in ./store.ts.
+// The call runtime's own statements (state changes, unscoped look-ups) are in ./queries.ts.
 import { and, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
+import { pageQuery } from "../db/pagination";
 import { type Call, calls, usageEvents } from "../db/schema";
+import { ownedBy, ownedRow } from "../db/tenancy";
 import { ApiError } from "../lib/errors";
 import { isUuid } from "../lib/ids";
-import { type Page, type PageParams, pageOf, pageQuery } from "../lib/pagination";
+import { type Page, type PageParams, pageOf } from "../lib/pagination";
 import { servedRecording } from "./recording";
 import type { CallStatus } from "./states";
 
@@ -34,11 +36,14 @@ export interface CallFilters {
   type?: Call["type"];
 }
 
-const scoped = (organizationId: string, id: string) => and(eq(calls.id, id), eq(calls.organizationId, organizationId));
-
 /** The workspace's call; 404 for a missing one, another workspace's, or an id that is not a UUID. */
 export async function getCall(db: Db, organizationId: string, id: string): Promise<Call> {
-  const [row] = isUuid(id) ? await db.select().from(calls).where(scoped(organizationId, id)) : [];
+  const [row] = isUuid(id)
+    ? await db
+        .select()
+        .from(calls)
+        .where(ownedRow(calls, organizationId, id))
+    : [];
   if (!row) throw callNotFound();
   return row;
 }
@@ -46,7 +51,7 @@ export async function getCall(db: Db, organizationId: string, id: string): Promi
 /** Newest first, filtered; a page of the workspace's calls. */
 export async function listCalls(db: Db, organizationId: string, query: PageParams & CallFilters): Promise<Page<Call>> {
   const page = pageQuery(query);
-  const conditions: SQL[] = [eq(calls.organizationId, organizationId), ...page.where(calls)];
+  const conditions: SQL[] = [ownedBy(calls, organizationId), ...page.where(calls)];
   if (query.agentId) conditions.push(eq(calls.agentId, query.agentId));
   if (query.status) conditions.push(eq(calls.status, query.status));
   if (query.direction) conditions.push(eq(calls.direction, query.direction));

@@ -7,10 +7,11 @@
 import { and, type Column, desc, eq, type SQL, sql } from "drizzle-orm";
 import { type PgColumn, unionAll } from "drizzle-orm/pg-core";
 import type { Db } from "../db/client";
+import { pageQuery } from "../db/pagination";
 import { type MessagingTurn, messagingSessions, usageEvents, type WidgetTurn, widgetSessions } from "../db/schema";
 import { ApiError } from "../lib/errors";
 import { isUuid } from "../lib/ids";
-import { type Page, pageOf, pageQuery } from "../lib/pagination";
+import { type Page, pageOf } from "../lib/pagination";
 import type { ChatChannel, ChatEndedReason, ChatStatus, ListChatsQuery } from "./schema";
 
 /** The one answer for a missing chat and another workspace's chat. */

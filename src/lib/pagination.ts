@@ -2,9 +2,9 @@
 // `createdAfter` / `createdBefore` (instants Postgres can store: years 0001 to 9999, so an
 // out-of-range filter is a 400, not a database error); newest first. Ids are UUID v7, so ordering by id is
 // ordering by creation, and the cursor is the last id seen (base64url, opaque to clients).
+// This module is the API side (the query schema, the page shape, the cursor encoding); the
+// database side, a page's where-conditions (`pageQuery`), is src/db/pagination.ts.
 import { z } from "@hono/zod-openapi";
-import { gt, lt, type SQL } from "drizzle-orm";
-import type { PgColumn } from "drizzle-orm/pg-core";
 import { ApiError } from "./errors";
 import { instant } from "./fields";
 import { isUuid } from "./ids";
@@ -33,15 +33,10 @@ export interface Page<T> {
   hasMore: boolean;
 }
 
-export interface PageQuery {
-  limit: number;
-  /** Conditions on a table with `id` (uuid v7) and `createdAt` columns. */
-  where(table: { id: PgColumn; createdAt: PgColumn }): SQL[];
-}
-
 const encodeCursor = (id: string) => btoa(JSON.stringify({ id })).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 
-function decodeCursor(cursor: string): string {
+/** The id a cursor of ours carries; 400 bad_request for any other string. */
+export function decodeCursor(cursor: string): string {
   try {
     const json = atob(cursor.replace(/-/g, "+").replace(/_/g, "/"));
     const { id } = JSON.parse(json) as { id?: unknown };
@@ -50,20 +45,6 @@ function decodeCursor(cursor: string): string {
     // fall through to the error below
   }
   throw new ApiError("bad_request", "The cursor is not valid. Use the nextCursor of a previous page, unchanged.");
-}
-
-export function pageQuery(params: PageParams): PageQuery {
-  const afterId = params.cursor ? decodeCursor(params.cursor) : undefined;
-  return {
-    limit: params.limit,
-    where(table) {
-      const conditions: SQL[] = [];
-      if (afterId) conditions.push(lt(table.id, afterId));
-      if (params.createdAfter) conditions.push(gt(table.createdAt, new Date(params.createdAfter)));
-      if (params.createdBefore) conditions.push(lt(table.createdAt, new Date(params.createdBefore)));
-      return conditions;
-    },
-  };
 }
 
 /** Turns `limit + 1` rows fetched newest-first into a page. */

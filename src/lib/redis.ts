@@ -1,13 +1,12 @@
 import { Redis } from "@upstash/redis/cloudflare";
-import type { AppConfig } from "../env";
 
 /**
- * The Upstash Redis client (REST): stateless, cheap to make per request. `timeoutMs` aborts each
+ * The Upstash Redis client (REST), from the two settings it needs (lib/ knows nothing of the app's configuration): stateless, cheap to make per request. `timeoutMs` aborts each
  * request after that long (the caller then takes its fallback); `retry: false` fails at once.
  * Auto-pipelining (on by default) batches commands issued in one tick into one request.
  */
 export const redisFor = (
-  config: Pick<AppConfig, "UPSTASH_REDIS_REST_URL" | "UPSTASH_REDIS_REST_TOKEN">,
+  config: { UPSTASH_REDIS_REST_URL: string; UPSTASH_REDIS_REST_TOKEN: string },
   opts: { retry?: false; timeoutMs?: number; autoPipelining?: false } = {},
 ) =>
   new Redis({

@@ -1,21 +1,23 @@
 // Messaging channels: connect (check the credentials with the provider, seal them, and for
 // Telegram point the bot's webhook at us), list, read, change, pause, check, remove. Plain
 // functions of (deps, organizationId, input), shared by /v1/channels and the dashboard; every
-// query is scoped by the organization, another workspace's channel is simply not found.
-import { and, desc, eq, type SQL } from "drizzle-orm";
+// query is scoped by the organization, another workspace's channel is simply not found (the
+// statements are in queries.ts).
 import { findAgent } from "../agents/service";
 import type { Db } from "../db/client";
+import { pageQuery } from "../db/pagination";
 import { type ChannelInfo, type ChannelType, type MessagingChannel, messagingChannels } from "../db/schema";
 import type { AppConfig } from "../env";
 import { randomBase62 } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
 import { isUuid, newId } from "../lib/ids";
-import { type Page, type PageParams, pageOf, pageQuery } from "../lib/pagination";
+import { type Page, type PageParams, pageOf } from "../lib/pagination";
 import { openSecret, sealSecret } from "../lib/secrets";
 import type { WebhookDeps } from "../webhooks/deliver";
 import { publicOrigin } from "../webhooks/endpoints";
 import type { SealedColumn } from "../webhooks/secret-store";
 import { MessagingApiError, type MessagingCallOptions } from "./http";
+import { deleteChannelRow, insertChannel, selectChannel, selectChannelById, selectChannels, updateChannelRow } from "./queries";
 import type { ChannelCheck, CreateChannelInput, UpdateChannelInput } from "./schema";
 import { DEFAULT_IDLE_TIMEOUT_SECONDS } from "./schema";
 import { endChannelSessions } from "./sessions";
@@ -131,20 +133,17 @@ export async function createChannel(deps: WebhookDeps, organizationId: string, i
   const rowId = newId();
   let row: MessagingChannel | undefined;
   try {
-    [row] = await db
-      .insert(messagingChannels)
-      .values({
-        id: rowId,
-        organizationId,
-        agentId: input.agentId,
-        type: input.type,
-        name: input.name,
-        externalId,
-        info,
-        credentials: await sealSecret(config.SECRETS_KEK, JSON.stringify(credentials), place(rowId)),
-        idleTimeoutSeconds: input.idleTimeoutSeconds ?? DEFAULT_IDLE_TIMEOUT_SECONDS,
-      })
-      .returning();
+    row = await insertChannel(db, {
+      id: rowId,
+      organizationId,
+      agentId: input.agentId,
+      type: input.type,
+      name: input.name,
+      externalId,
+      info,
+      credentials: await sealSecret(config.SECRETS_KEK, JSON.stringify(credentials), place(rowId)),
+      idleTimeoutSeconds: input.idleTimeoutSeconds ?? DEFAULT_IDLE_TIMEOUT_SECONDS,
+    });
   } catch (err) {
     if (isUniqueViolation(err))
       throw new ApiError(
@@ -161,7 +160,7 @@ export async function createChannel(deps: WebhookDeps, organizationId: string, i
         (credentials as TelegramCredentials).secretToken,
       );
     } catch (err) {
-      await db.delete(messagingChannels).where(eq(messagingChannels.id, row.id));
+      await deleteChannelRow(db, organizationId, row.id);
       throw providerProblem(err, "telegram");
     }
   }
@@ -171,12 +170,7 @@ export async function createChannel(deps: WebhookDeps, organizationId: string, i
 /** The workspace's channel by id, or null. */
 export async function findChannel(db: Db, organizationId: string, id: string): Promise<MessagingChannel | null> {
   if (!isUuid(id)) return null;
-  const [row] = await db
-    .select()
-    .from(messagingChannels)
-    .where(and(eq(messagingChannels.id, id), eq(messagingChannels.organizationId, organizationId)))
-    .limit(1);
-  return row ?? null;
+  return selectChannel(db, organizationId, id);
 }
 
 export async function getChannel(db: Db, organizationId: string, id: string): Promise<MessagingChannel> {
@@ -188,8 +182,7 @@ export async function getChannel(db: Db, organizationId: string, id: string): Pr
 /** A channel by id whatever its workspace: the provider's webhook names only the channel. */
 export async function channelById(db: Db, id: string): Promise<MessagingChannel | null> {
   if (!isUuid(id)) return null;
-  const [row] = await db.select().from(messagingChannels).where(eq(messagingChannels.id, id)).limit(1);
-  return row ?? null;
+  return selectChannelById(db, id);
 }
 
 export interface ChannelFilters {
@@ -200,16 +193,7 @@ export interface ChannelFilters {
 
 export async function listChannels(db: Db, organizationId: string, params: PageParams & ChannelFilters): Promise<Page<MessagingChannel>> {
   const page = pageQuery(params);
-  const conditions: SQL[] = [eq(messagingChannels.organizationId, organizationId), ...page.where(messagingChannels)];
-  if (params.type) conditions.push(eq(messagingChannels.type, params.type));
-  if (params.agentId) conditions.push(eq(messagingChannels.agentId, params.agentId));
-  if (params.status) conditions.push(eq(messagingChannels.status, params.status));
-  const rows = await db
-    .select()
-    .from(messagingChannels)
-    .where(and(...conditions))
-    .orderBy(desc(messagingChannels.id))
-    .limit(page.limit + 1);
+  const rows = await selectChannels(db, organizationId, page, params);
   return pageOf(rows, page.limit, (row) => row);
 }
 
@@ -217,11 +201,7 @@ export async function listChannels(db: Db, organizationId: string, params: PageP
 export async function updateChannel(db: Db, organizationId: string, id: string, input: UpdateChannelInput): Promise<MessagingChannel> {
   if (input.agentId && !(await findAgent(db, organizationId, input.agentId))) throw unknownAgent();
   if (!isUuid(id)) throw channelNotFound();
-  const [row] = await db
-    .update(messagingChannels)
-    .set(input)
-    .where(and(eq(messagingChannels.id, id), eq(messagingChannels.organizationId, organizationId)))
-    .returning();
+  const row = await updateChannelRow(db, organizationId, id, input);
   if (!row) throw channelNotFound();
   return row;
 }
@@ -240,9 +220,7 @@ export async function deleteChannel(deps: WebhookDeps, organizationId: string, i
       .deleteWebhook()
       .catch(() => undefined);
   }
-  await deps.db
-    .delete(messagingChannels)
-    .where(and(eq(messagingChannels.id, channel.id), eq(messagingChannels.organizationId, organizationId)));
+  await deleteChannelRow(deps.db, organizationId, channel.id);
 }
 
 /** The dashboard's and the API's "Test": do the credentials still work, and where do messages go? */

@@ -6,13 +6,12 @@
 // conversation is being answered (one conditional UPDATE), and whoever finishes one claims the
 // next, so a message stored while another is answered is never left behind. A claim older than
 // CLAIM_TIMEOUT_MS (a worker that died) is taken over by the cron sweep.
-import { and, eq, inArray, lt, sql } from "drizzle-orm";
-import { rowsOf } from "../db/client";
-import { type MessagingChannel, type MessagingInboundRow, messagingInbound } from "../db/schema";
+import type { MessagingChannel } from "../db/schema";
 import type { WebhookDeps } from "../webhooks/deliver";
 import { channelById } from "./channels";
 import { answer } from "./conversation";
 import type { ParsedInbound } from "./parsed";
+import { claimNextInbound, deleteAnsweredInbound, insertInbound, markInboundDone, stuckConversations } from "./queries";
 
 /** A claim this old is a dead worker's: its message may be claimed again. */
 export const CLAIM_TIMEOUT_MS = 120_000;
@@ -27,41 +26,15 @@ const RUN_LIMIT = 50;
  */
 export async function receive(deps: Pick<WebhookDeps, "db">, channel: MessagingChannel, messages: ParsedInbound[]): Promise<string[]> {
   if (channel.status !== "active" || messages.length === 0) return [];
-  const stored = await deps.db
-    .insert(messagingInbound)
-    .values(
-      messages.map((m) => ({ channelId: channel.id, externalId: m.externalId, endUserId: m.endUserId, seq: m.seq, message: m.message })),
-    )
-    .onConflictDoNothing()
-    .returning({ endUserId: messagingInbound.endUserId });
-  return [...new Set(stored.map((r) => r.endUserId))];
-}
-
-/** The conversation's oldest waiting message, claimed, unless another of its messages is being answered. */
-async function claimNext(deps: Pick<WebhookDeps, "db">, channelId: string, endUserId: string): Promise<MessagingInboundRow | null> {
-  const result = await deps.db.execute(sql`
-    update ${messagingInbound} set status = 'processing', claimed_at = now()
-    where id = (
-      select id from ${messagingInbound}
-      where channel_id = ${channelId}::uuid and end_user_id = ${endUserId} and status = 'pending'
-      order by seq, id limit 1
-    )
-    and status = 'pending'
-    and not exists (
-      select 1 from ${messagingInbound}
-      where channel_id = ${channelId}::uuid and end_user_id = ${endUserId} and status = 'processing'
-        and claimed_at > now() - make_interval(secs => ${CLAIM_TIMEOUT_MS / 1000})
-    )
-    returning id, channel_id as "channelId", end_user_id as "endUserId", message`);
-  const [row] = rowsOf<Pick<MessagingInboundRow, "id" | "channelId" | "endUserId" | "message">>(result);
-  return row ? ({ ...row, status: "processing" } as MessagingInboundRow) : null;
+  const stored = await insertInbound(deps.db, channel.id, messages);
+  return [...new Set(stored)];
 }
 
 /** Answers the conversation's waiting messages one at a time, oldest first. Returns how many it answered. */
 export async function drainConversation(deps: WebhookDeps, channelId: string, endUserId: string): Promise<number> {
   let answered = 0;
   for (; answered < RUN_LIMIT; answered++) {
-    const row = await claimNext(deps, channelId, endUserId);
+    const row = await claimNextInbound(deps.db, channelId, endUserId, CLAIM_TIMEOUT_MS);
     if (!row) break;
     try {
       // Read again for each message: a pause, a new agent or a removal takes effect at once.
@@ -70,7 +43,7 @@ export async function drainConversation(deps: WebhookDeps, channelId: string, en
     } catch (err) {
       console.error(JSON.stringify({ level: "error", msg: "messaging: answering failed", channelId, error: (err as Error).message }));
     } finally {
-      await deps.db.update(messagingInbound).set({ status: "done" }).where(eq(messagingInbound.id, row.id));
+      await markInboundDone(deps.db, row.id);
     }
   }
   return answered;
@@ -82,23 +55,9 @@ export async function drainConversation(deps: WebhookDeps, channelId: string, en
  * retention are deleted.
  */
 export async function sweepInbound(deps: WebhookDeps): Promise<{ answered: number; deleted: number }> {
-  const stuck = await deps.db
-    .selectDistinct({ channelId: messagingInbound.channelId, endUserId: messagingInbound.endUserId })
-    .from(messagingInbound)
-    .where(
-      and(inArray(messagingInbound.status, ["pending", "processing"]), lt(messagingInbound.createdAt, sql`now() - interval '1 minute'`)),
-    )
-    .limit(50);
+  const stuck = await stuckConversations(deps.db, 50);
   let answered = 0;
   for (const c of stuck) answered += await drainConversation(deps, c.channelId, c.endUserId);
-  const deleted = await deps.db
-    .delete(messagingInbound)
-    .where(
-      and(
-        eq(messagingInbound.status, "done"),
-        lt(messagingInbound.createdAt, sql`now() - make_interval(days => ${INBOUND_RETENTION_DAYS})`),
-      ),
-    )
-    .returning({ id: messagingInbound.id });
-  return { answered, deleted: deleted.length };
+  const deleted = await deleteAnsweredInbound(deps.db, INBOUND_RETENTION_DAYS);
+  return { answered, deleted };
 }

@@ -3,11 +3,18 @@
 // first: the end command, the idle sweep, a full transcript, or the channel's removal
 // (`<type>.completed` with the transcript). Each state change is one conditional statement, so
 // each event fires exactly once.
-import { and, eq, isNull, lt, sql } from "drizzle-orm";
 import type { Agent, MessagingChannel, MessagingEndedReason, MessagingSession, MessagingTurn } from "../db/schema";
-import { messagingChannels, messagingSessions } from "../db/schema";
 import { emit, type WebhookDeps } from "../webhooks/deliver";
 import { chatTranscript, type EventData } from "../webhooks/payload";
+import {
+  appendSessionTurns,
+  completeSession,
+  idleSessionIds,
+  insertSession,
+  openSessionIdsOfChannel,
+  orphanedSessionIds,
+  selectOpenSession,
+} from "./queries";
 
 /** A conversation holds at most this many turns; then it ends (`session-full`) and the next message starts a new one. */
 export const MAX_SESSION_TURNS = 400;
@@ -56,29 +63,20 @@ export async function openSession(
   agent: Pick<Agent, "id" | "name">,
   endUser: { id: string; name?: string },
 ): Promise<MessagingSession> {
-  const open = and(
-    eq(messagingSessions.channelId, channel.id),
-    eq(messagingSessions.endUserId, endUser.id),
-    eq(messagingSessions.status, "in-progress"),
-  );
-  const [existing] = await deps.db.select().from(messagingSessions).where(open).limit(1);
+  const existing = await selectOpenSession(deps.db, channel.id, endUser.id);
   if (existing) return existing;
-  const [row] = await deps.db
-    .insert(messagingSessions)
-    .values({
-      organizationId: channel.organizationId,
-      channelId: channel.id,
-      channelType: channel.type,
-      agentId: agent.id,
-      agentName: agent.name,
-      endUserId: endUser.id,
-      endUserName: endUser.name ?? null,
-      status: "in-progress",
-    })
-    .onConflictDoNothing()
-    .returning();
+  const row = await insertSession(deps.db, {
+    organizationId: channel.organizationId,
+    channelId: channel.id,
+    channelType: channel.type,
+    agentId: agent.id,
+    agentName: agent.name,
+    endUserId: endUser.id,
+    endUserName: endUser.name ?? null,
+    status: "in-progress",
+  });
   if (!row) {
-    const [winner] = await deps.db.select().from(messagingSessions).where(open).limit(1);
+    const winner = await selectOpenSession(deps.db, channel.id, endUser.id);
     if (!winner) throw new Error("an open conversation conflicted and then vanished");
     return winner;
   }
@@ -95,32 +93,12 @@ export async function appendTurns(
   sessionId: string,
   turns: MessagingTurn[],
 ): Promise<MessagingSession | null> {
-  const [row] = await deps.db
-    .update(messagingSessions)
-    .set({
-      transcript: sql`${messagingSessions.transcript} || ${JSON.stringify(turns)}::jsonb`,
-      messageCount: sql`${messagingSessions.messageCount} + ${turns.length}`,
-      toolCallCount: sql`${messagingSessions.toolCallCount} + ${turns.filter((t) => t.role === "tool").length}`,
-      lastActivityAt: sql`now()`,
-    })
-    .where(
-      and(
-        eq(messagingSessions.id, sessionId),
-        eq(messagingSessions.status, "in-progress"),
-        lt(messagingSessions.messageCount, MAX_SESSION_TURNS - turns.length + 1),
-      ),
-    )
-    .returning();
-  return row ?? null;
+  return appendSessionTurns(deps.db, sessionId, turns, MAX_SESSION_TURNS);
 }
 
 /** Ends an open conversation; the winner fires `<type>.completed` with the transcript. Null when it was already over. */
 export async function endSession(deps: WebhookDeps, sessionId: string, reason: MessagingEndedReason): Promise<MessagingSession | null> {
-  const [row] = await deps.db
-    .update(messagingSessions)
-    .set({ status: "completed", endedReason: reason, endedAt: sql`now()` })
-    .where(and(eq(messagingSessions.id, sessionId), eq(messagingSessions.status, "in-progress")))
-    .returning();
+  const row = await completeSession(deps.db, sessionId, reason);
   if (!row) return null;
   await fire(deps, row, "completed");
   return row;
@@ -128,10 +106,7 @@ export async function endSession(deps: WebhookDeps, sessionId: string, reason: M
 
 /** Every open conversation of a channel ends (its removal). */
 export async function endChannelSessions(deps: WebhookDeps, channelId: string, reason: MessagingEndedReason): Promise<number> {
-  const open = await deps.db
-    .select({ id: messagingSessions.id })
-    .from(messagingSessions)
-    .where(and(eq(messagingSessions.channelId, channelId), eq(messagingSessions.status, "in-progress")));
+  const open = await openSessionIdsOfChannel(deps.db, channelId);
   let ended = 0;
   for (const { id } of open) if (await endSession(deps, id, reason)) ended++;
   return ended;
@@ -143,22 +118,8 @@ export async function endChannelSessions(deps: WebhookDeps, channelId: string, r
  * database cascades) end as `channel-removed`. Returns how many it ended.
  */
 export async function sweepIdleMessagingSessions(deps: WebhookDeps): Promise<number> {
-  const idle = await deps.db
-    .select({ id: messagingSessions.id })
-    .from(messagingSessions)
-    .innerJoin(messagingChannels, eq(messagingChannels.id, messagingSessions.channelId))
-    .where(
-      and(
-        eq(messagingSessions.status, "in-progress"),
-        lt(messagingSessions.lastActivityAt, sql`now() - make_interval(secs => ${messagingChannels.idleTimeoutSeconds})`),
-      ),
-    )
-    .limit(SWEEP_BATCH);
-  const orphaned = await deps.db
-    .select({ id: messagingSessions.id })
-    .from(messagingSessions)
-    .where(and(eq(messagingSessions.status, "in-progress"), isNull(messagingSessions.channelId)))
-    .limit(SWEEP_BATCH);
+  const idle = await idleSessionIds(deps.db, SWEEP_BATCH);
+  const orphaned = await orphanedSessionIds(deps.db, SWEEP_BATCH);
   let ended = 0;
   for (const { id } of idle) if (await endSession(deps, id, "inactivity")) ended++;
   for (const { id } of orphaned) if (await endSession(deps, id, "channel-removed")) ended++;

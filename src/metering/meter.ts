@@ -5,13 +5,14 @@
 // releasing delete that row, return the money and write the request log row together. So a
 // successful call is charged exactly once, the balance never goes below zero, and money in
 // flight is always a row that the scheduled handler can find and release (`sweepExpiredHolds`)
-// when the worker that took it died.
-import { type SQL, sql } from "drizzle-orm";
-import { type Db, rowsOf } from "../db/client";
-import { creditGrants, organizations } from "../db/schema";
+// when the worker that took it died. The statements themselves are in queries.ts.
+import type { Db } from "../db/client";
 import { ApiError } from "../lib/errors";
 import { newId } from "../lib/ids";
 import { type Modality, toCredits } from "./prices";
+import { balanceOf, closeHold, creditBooks, logUnheldRequest, releaseHold, releaseHoldsOlderThan, takeHold } from "./queries";
+
+export { adjustCredits } from "./queries";
 
 export interface Hold {
   id: string;
@@ -33,9 +34,6 @@ export interface RequestLog {
   latencyMs: number;
 }
 
-const UNITS = { chat: "tokens", tts: "characters", stt: "audio_ms" } as const;
-
-/** Rows of a raw statement, whichever driver ran it (neon-http and the Pool both return `rows`). */
 /** A hold the workspace cannot cover: 402, and the balance it has (the caller's cache learns it). */
 export class InsufficientCredits extends ApiError {
   constructor(
@@ -48,96 +46,13 @@ export class InsufficientCredits extends ApiError {
 
 export async function hold(db: Db, organizationId: string, amountMicro: number, purpose: string): Promise<Hold> {
   const id = newId();
-  const taken = rowsOf<{ balance: string | number }>(
-    await db.execute(sql`
-    with debit as (
-      update ${organizations} set credits_micro = credits_micro - ${amountMicro}
-      where id = ${organizationId}::uuid and credits_micro >= ${amountMicro}
-      returning id, credits_micro
-    ),
-    held as (
-      insert into credit_holds (id, organization_id, amount_micro, purpose)
-      select ${id}::uuid, debit.id, ${amountMicro}::bigint, ${purpose}::text from debit
-      returning id
-    )
-    select debit.credits_micro as balance from debit join held on true`),
-  );
-  if (taken.length === 1) return { id, organizationId, amountMicro, balanceMicro: Number(taken[0]?.balance) };
-  const [org] = rowsOf<{ credits_micro: string | number }>(
-    await db.execute(sql`select credits_micro from ${organizations} where id = ${organizationId}::uuid`),
-  );
-  const balanceMicro = Number(org?.credits_micro ?? 0);
+  const taken = await takeHold(db, id, organizationId, amountMicro, purpose);
+  if (taken !== null) return { id, organizationId, amountMicro, balanceMicro: taken };
+  const balanceMicro = await balanceOf(db, organizationId);
   throw new InsufficientCredits(
     `This call may cost up to ${toCredits(amountMicro)} credits and the workspace has ${toCredits(balanceMicro)}. Nothing was charged; add credits to continue.`,
     balanceMicro,
   );
-}
-
-/** Operator top-up or reset (`npm run admin -- credits …`): returns the new balance in micro-credits. */
-export async function adjustCredits(
-  db: Db,
-  organizationId: string,
-  change: { addMicro: number } | { setMicro: number },
-): Promise<number | null> {
-  // One statement: the balance and the grant that explains it (a reset is the difference it made).
-  const next = "addMicro" in change ? sql`old.credits_micro + ${change.addMicro}::bigint` : sql`${change.setMicro}::bigint`;
-  const reason = "addMicro" in change ? "top_up" : "reset";
-  const rows = rowsOf<{ micro: string | number }>(
-    await db.execute(sql`
-      with old as (select id, credits_micro from ${organizations} where id = ${organizationId}::uuid for update),
-      changed as (
-        update ${organizations} o set credits_micro = ${next}
-        from old where o.id = old.id
-        returning o.id, o.credits_micro
-      ),
-      granted as (
-        insert into ${creditGrants} (id, organization_id, amount_micro, reason)
-        select ${newId()}::uuid, changed.id, changed.credits_micro - old.credits_micro, ${reason}::text
-        from changed join old on old.id = changed.id
-      )
-      select credits_micro as micro from changed`),
-  );
-  return rows[0] ? Number(rows[0].micro) : null;
-}
-
-/** The request log row's values, in `usage_events` column order after id and organization. */
-function logValues(
-  log: RequestLog & { status: number; errorCode?: string | null; quantity: number; promptTokens?: number; completionTokens?: number },
-): SQL {
-  return sql`${log.apiKeyId}::uuid, ${log.callId ?? null}::uuid, ${log.chatId ?? null}::uuid, ${log.method}::text, ${log.endpoint}::text, ${log.modality}::text,
-    ${log.provider}::text, ${log.model}::text, ${log.status}::int, ${log.errorCode ?? null}::text, ${Math.round(log.latencyMs)}::int,
-    ${UNITS[log.modality]}::text, ${Math.round(log.quantity)}::int, ${log.promptTokens ?? null}::int, ${log.completionTokens ?? null}::int`;
-}
-
-const LOG_COLUMNS = sql.raw(
-  "id, organization_id, api_key_id, call_id, chat_id, method, endpoint, modality, provider, model, status, error_code, latency_ms, unit, quantity, prompt_tokens, completion_tokens, cost_micro",
-);
-
-/**
- * Closes a hold: deletes its row, refunds all of it but `chargeMicro`, and logs the request,
- * in one statement. A hold the sweeper already released is not charged again (cost 0 in the log).
- * Returns what was charged.
- */
-async function close(
-  db: Db,
-  held: Hold,
-  chargeMicro: number,
-  log: RequestLog & { status: number; errorCode?: string | null; quantity: number; promptTokens?: number; completionTokens?: number },
-): Promise<number> {
-  const rows = rowsOf<{ charged: string | number }>(
-    await db.execute(sql`
-      with held as (delete from credit_holds where id = ${held.id}::uuid returning organization_id, amount_micro),
-      refund as (
-        update ${organizations} o set credits_micro = o.credits_micro + (held.amount_micro - least(${chargeMicro}::bigint, held.amount_micro))
-        from held where o.id = held.organization_id
-        returning o.id
-      )
-      insert into usage_events (${LOG_COLUMNS})
-      select ${newId()}::uuid, ${held.organizationId}::uuid, ${logValues(log)},
-        coalesce((select least(${chargeMicro}::bigint, amount_micro) from held), 0)
-      returning cost_micro as charged`),
-  );
-  return Number(rows[0]?.charged ?? 0);
 }
 
 /** Success: charge `costMicro` (at most the hold), refund the rest, and log the request. */
@@ -154,7 +69,7 @@ export function settle(
     errorCode?: string | null;
   },
 ): Promise<number> {
-  return close(db, held, log.costMicro, log);
+  return closeHold(db, held, log.costMicro, log);
 }
 
 /**
@@ -169,35 +84,15 @@ export async function release(
   log: RequestLog & { status: number; errorCode: string },
 ): Promise<void> {
   if (!held) {
-    await db.execute(
-      sql`insert into usage_events (${LOG_COLUMNS}) select ${newId()}::uuid, ${organizationId}::uuid, ${logValues({ ...log, quantity: 0 })}, 0`,
-    );
+    await logUnheldRequest(db, organizationId, log);
     return;
   }
   try {
-    await close(db, held, 0, { ...log, quantity: 0 });
+    await closeHold(db, held, 0, { ...log, quantity: 0 });
   } catch (err) {
-    await releaseHolds(db, sql`id = ${held.id}::uuid`);
+    await releaseHold(db, held.id);
     throw err;
   }
-}
-
-/** Deletes the holds that `where` selects and gives their money back, in one statement. Returns them. */
-async function releaseHolds(
-  db: Db,
-  where: SQL,
-): Promise<Array<{ id: string; organization_id: string; amount_micro: string | number; purpose: string }>> {
-  return rowsOf(
-    await db.execute(sql`
-      with held as (delete from credit_holds where ${where} returning id, organization_id, amount_micro, purpose),
-      per_org as (select organization_id, sum(amount_micro) as amount from held group by organization_id),
-      refund as (
-        update ${organizations} o set credits_micro = o.credits_micro + per_org.amount
-        from per_org where o.id = per_org.organization_id
-        returning o.id
-      )
-      select id, organization_id, amount_micro, purpose from held`),
-  );
 }
 
 /**
@@ -209,7 +104,7 @@ export const holdLifetimeMs = (config: { PROVIDER_TIMEOUT_MS: number; PROVIDER_R
 
 /** Scheduled: releases holds older than `olderThanMs` (their worker died before settling). */
 export async function sweepExpiredHolds(db: Db, olderThanMs: number, log: (line: string) => void = console.warn): Promise<number> {
-  const released = await releaseHolds(db, sql`created_at < now() - make_interval(secs => ${olderThanMs / 1000}::double precision)`);
+  const released = await releaseHoldsOlderThan(db, olderThanMs);
   for (const h of released) {
     log(
       JSON.stringify({
@@ -240,17 +135,7 @@ export interface Books {
  * equal what was granted. Returns every workspace's books; `differenceMicro` ≠ 0 is a defect.
  */
 export async function reconcileCredits(db: Db, organizationId?: string): Promise<Books[]> {
-  const rows = rowsOf<Record<string, string | number>>(
-    await db.execute(sql`
-      select o.id,
-        o.credits_micro as credits,
-        coalesce((select sum(amount_micro) from credit_holds h where h.organization_id = o.id), 0) as held,
-        coalesce((select sum(cost_micro) from usage_events u where u.organization_id = o.id), 0) as charged,
-        coalesce((select sum(amount_micro) from ${creditGrants} g where g.organization_id = o.id), 0) as granted
-      from ${organizations} o
-      ${organizationId ? sql`where o.id = ${organizationId}::uuid` : sql``}
-      order by o.id`),
-  );
+  const rows = await creditBooks(db, organizationId);
   return rows.map((r) => {
     const [creditsMicro, heldMicro, chargedMicro, grantedMicro] = [r.credits, r.held, r.charged, r.granted].map(Number) as [
       number,

@@ -3,8 +3,9 @@
 // copy and its Usage page. Reads only: metering writes its rows in src/metering/.
 import { and, desc, eq, gte, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
+import { pageQuery } from "../db/pagination";
 import { organizations, type UsageEvent, usageEvents } from "../db/schema";
-import { type Page, type PageParams, pageOf, pageQuery } from "../lib/pagination";
+import { type Page, type PageParams, pageOf } from "../lib/pagination";
 
 export type Modality = UsageEvent["modality"];
 

@@ -5,10 +5,11 @@
 // (409), another workspace's voice is simply not found (404).
 import { and, asc, desc, eq, inArray, isNull, not, or, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
+import { pageQuery } from "../db/pagination";
 import { type Voice, voices } from "../db/schema";
 import { ApiError } from "../lib/errors";
 import { isUuid } from "../lib/ids";
-import { type Page, type PageParams, pageOf, pageQuery } from "../lib/pagination";
+import { type Page, type PageParams, pageOf } from "../lib/pagination";
 import { toNewVoiceRow, toVoicePatch } from "./mapper";
 import type { CreateVoiceInput, UpdateVoiceInput, VoiceProvider } from "./schema";
 

@@ -1,17 +1,26 @@
 // A delivery attempt in named stages (src/webhooks/deliver.ts writes and dispatches the
 // deliveries; this file makes their attempts): where an endpoint's deliveries go, numbering and
 // loading an attempt, the signed HTTP call, recording the attempts and the endpoints' outcomes.
-import { and, eq, isNull, sql } from "drizzle-orm";
+// The statements are in queries/attempts.ts.
 import type { Db } from "../db/client";
-import { type WebhookEndpoint, webhookAttempts, webhookDeliveries, webhookEndpoints } from "../db/schema";
+import type { WebhookEndpoint } from "../db/schema";
 import type { AppConfig } from "../env";
 import { mapLimit } from "../lib/concurrency";
-import { newId } from "../lib/ids";
 import { redisFor } from "../lib/redis";
 import { readCapped } from "../lib/response-body";
 import { captureRequest } from "./capture";
 import type { Trigger, WebhookDeps } from "./deliver";
 import { captureUrl, publicOrigin } from "./endpoints";
+import {
+  addEndpointFailure,
+  applyEndpointChanges,
+  deliveryById,
+  deliveryExists,
+  type EndpointChange,
+  insertAttempts,
+  numberAttempt,
+  turnOffEndpoint,
+} from "./queries/attempts";
 import { endpointSigningKey } from "./secret-store";
 import { signPayload } from "./signature";
 import { checkUrlResolved, dohResolver } from "./ssrf";
@@ -103,36 +112,10 @@ const CALLS_IN_FLIGHT = 6;
 /** One round trip: number the attempt and load what it needs, only if the endpoint may receive. */
 export async function prepareDispatch(deps: WebhookDeps, deliveryId: string, trigger: Trigger): Promise<Prepared | AttemptResult> {
   const { db } = deps;
-  const [row] = await db
-    .update(webhookDeliveries)
-    .set({ attemptCount: sql`${webhookDeliveries.attemptCount} + 1` })
-    .from(webhookEndpoints)
-    .where(
-      and(
-        eq(webhookDeliveries.id, deliveryId),
-        eq(webhookEndpoints.id, webhookDeliveries.endpointId),
-        ...(trigger === "test" ? [] : [eq(webhookEndpoints.active, true), isNull(webhookEndpoints.disabledReason)]),
-      ),
-    )
-    .returning({
-      attempt: webhookDeliveries.attemptCount,
-      organizationId: webhookDeliveries.organizationId,
-      event: webhookDeliveries.event,
-      payload: webhookDeliveries.payload,
-      endpoint: {
-        id: webhookEndpoints.id,
-        url: webhookEndpoints.url,
-        useTestReceiver: webhookEndpoints.useTestReceiver,
-        testMode: webhookEndpoints.testMode,
-        testUrl: webhookEndpoints.testUrl,
-        captureToken: webhookEndpoints.captureToken,
-        secret: webhookEndpoints.secret,
-        consecutiveFailures: webhookEndpoints.consecutiveFailures,
-      },
-    });
+  // A test goes to its endpoint even when the endpoint is off.
+  const row = await numberAttempt(db, deliveryId, trigger === "test");
   if (row) return { deliveryId, ...row };
-  const [exists] = await db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId));
-  const error = exists ? "endpoint is inactive" : "delivery or endpoint no longer exists";
+  const error = (await deliveryExists(db, deliveryId)) ? "endpoint is inactive" : "delivery or endpoint no longer exists";
   return { ok: false, retryable: false, statusCode: null, error, attempt: null };
 }
 
@@ -209,27 +192,30 @@ async function makeHttpCall(deps: WebhookDeps, prepared: Prepared): Promise<Outc
  * data-modifying CTE), so the log never shows a state without its attempt.
  */
 async function recordAttempts(db: Db, outcomes: Outcome[], trigger: Trigger): Promise<void> {
-  if (outcomes.length === 0) return;
-  // One array per column: a statement of a few parameters however many outcomes it records.
-  const column = <T>(of: (o: Outcome) => T) => sql.param(outcomes.map(of));
-  await db.execute(sql`
-    with recorded as (
-      insert into ${webhookAttempts} (id, delivery_id, organization_id, endpoint_id, attempt, target, url, status_code, error,
-        duration_ms, response_body, signed_at, trigger)
-      select a.*, ${trigger}::text from unnest(
-        ${column(() => newId())}::uuid[], ${column((o) => o.prepared.deliveryId)}::uuid[],
-        ${column((o) => o.prepared.organizationId)}::uuid[], ${column((o) => o.prepared.endpoint.id)}::uuid[],
-        ${column((o) => o.prepared.attempt)}::int[], ${column((o) => o.target?.kind ?? "production")}::text[],
-        ${column((o) => o.target?.url ?? "")}::text[], ${column((o) => o.statusCode)}::int[], ${column((o) => o.error)}::text[],
-        ${column((o) => o.durationMs)}::int[], ${column((o) => o.responseBody)}::text[], ${column((o) => o.signedAt)}::int[]
-      ) as a
-      returning delivery_id
-    )
-    update ${webhookDeliveries} set status = v.status, last_status_code = v.code, updated_at = now()
-    from unnest(${column((o) => o.prepared.deliveryId)}::uuid[], ${column((o) => (o.ok ? "succeeded" : "failed"))}::text[],
-      ${column((o) => o.statusCode)}::int[]) as v(id, status, code)
-    where ${webhookDeliveries.id} = v.id`);
+  await insertAttempts(
+    db,
+    outcomes.map((o) => ({
+      deliveryId: o.prepared.deliveryId,
+      organizationId: o.prepared.organizationId,
+      endpointId: o.prepared.endpoint.id,
+      attempt: o.prepared.attempt,
+      // The log's target is never empty: an attempt with no URL to deliver to is the Production URL's, with none.
+      target: o.target?.kind ?? "production",
+      url: o.target?.url ?? "",
+      statusCode: o.statusCode,
+      error: o.error,
+      durationMs: o.durationMs,
+      responseBody: o.responseBody,
+      signedAt: o.signedAt,
+      ok: o.ok,
+    })),
+    trigger,
+  );
 }
+
+/** Why the service turned an endpoint off (webhook_endpoints.disabled_reason, shown on the endpoint). */
+const GONE_REASON = "The receiver answered 410 Gone.";
+const tooManyFailures = (disableAfter: number) => `Turned off after ${disableAfter} failed deliveries in a row.`;
 
 /**
  * The endpoints' side of a set of outcomes, in one statement (none when nothing changes): a
@@ -240,7 +226,7 @@ async function recordAttempts(db: Db, outcomes: Outcome[], trigger: Trigger): Pr
 async function processEndpointOutcomes(deps: WebhookDeps, outcomes: Outcome[], final: boolean): Promise<void> {
   const { db } = deps;
   const disableAfter = deps.config.WEBHOOK_DISABLE_AFTER_FAILURES;
-  const changes = new Map<string, { ok: boolean; failed: number; gone: boolean }>();
+  const changes = new Map<string, EndpointChange>();
   for (const o of outcomes) {
     const gone = o.statusCode === 410 && o.target?.kind === "production";
     const failed = !o.ok && final ? 1 : 0;
@@ -250,24 +236,7 @@ async function processEndpointOutcomes(deps: WebhookDeps, outcomes: Outcome[], f
     changes.set(o.prepared.endpoint.id, { ok: c.ok || (o.ok && !failed), failed: c.failed + failed, gone: c.gone || gone });
   }
   if (changes.size === 0) return;
-  const ids = [...changes.keys()];
-  const v = [...changes.values()];
-  const after = sql`(case when v.ok and v.failed = 0 then 0 else ${webhookEndpoints.consecutiveFailures} + v.failed end)`;
-  const tooMany = sql`(${after} >= ${disableAfter} and ${webhookEndpoints.disabledReason} is null)`;
-  await db
-    .update(webhookEndpoints)
-    .set({
-      consecutiveFailures: after,
-      active: sql`case when v.gone or ${tooMany} then false else ${webhookEndpoints.active} end`,
-      disabledReason: sql`case when ${webhookEndpoints.disabledReason} is not null then ${webhookEndpoints.disabledReason}
-        when v.gone then ${"The receiver answered 410 Gone."}
-        when ${tooMany} then ${`Turned off after ${disableAfter} failed deliveries in a row.`}
-        else null end`,
-    })
-    .from(
-      sql`unnest(${sql.param(ids)}::uuid[], ${sql.param(v.map((c) => c.ok))}::boolean[], ${sql.param(v.map((c) => c.failed))}::int[], ${sql.param(v.map((c) => c.gone))}::boolean[]) as v(id, ok, failed, gone)`,
-    )
-    .where(eq(webhookEndpoints.id, sql`v.id`));
+  await applyEndpointChanges(db, changes, disableAfter, { gone: GONE_REASON, tooMany: tooManyFailures(disableAfter) });
 }
 
 /** Direct mode: every prepared delivery attempted once, six calls in flight, recorded in batches. */
@@ -313,17 +282,10 @@ export async function attemptDelivery(deps: WebhookDeps, deliveryId: string, tri
 export async function recordFinalFailure(deps: WebhookDeps, deliveryId: string): Promise<void> {
   const { db } = deps;
   const disableAfter = deps.config.WEBHOOK_DISABLE_AFTER_FAILURES;
-  const [delivery] = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId));
+  const delivery = await deliveryById(db, deliveryId);
   if (!delivery || delivery.status === "succeeded") return;
-  const [endpoint] = await db
-    .update(webhookEndpoints)
-    .set({ consecutiveFailures: sql`${webhookEndpoints.consecutiveFailures} + 1` })
-    .where(eq(webhookEndpoints.id, delivery.endpointId))
-    .returning();
+  const endpoint = await addEndpointFailure(db, delivery.endpointId);
   if (endpoint && endpoint.consecutiveFailures >= disableAfter && !endpoint.disabledReason) {
-    await db
-      .update(webhookEndpoints)
-      .set({ active: false, disabledReason: `Turned off after ${disableAfter} failed deliveries in a row.` })
-      .where(eq(webhookEndpoints.id, endpoint.id));
+    await turnOffEndpoint(db, endpoint.id, tooManyFailures(disableAfter));
   }
 }

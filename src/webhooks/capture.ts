@@ -1,11 +1,10 @@
 // The built-in test receiver (spec: "keeps captured requests in memory only"): the most recent
 // CAPTURE_KEEP requests per endpoint, in Redis with a cap (LTRIM) and a TTL, never in Postgres.
 import type { Redis } from "@upstash/redis/cloudflare";
-import { eq } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { webhookEndpoints } from "../db/schema";
 import { ApiError } from "../lib/errors";
 import { captureUrl, getEndpoint } from "./endpoints";
+import { captureTokenExists } from "./queries/endpoints";
 
 export const CAPTURE_KEEP = 20;
 export const CAPTURE_TTL_SECONDS = 24 * 3600;
@@ -55,12 +54,7 @@ export async function receiveTestRequest(
   token: string,
   req: { method: string; headers: Headers; body: () => Promise<string> },
 ): Promise<CapturedRequest> {
-  const [endpoint] = await db
-    .select({ id: webhookEndpoints.id })
-    .from(webhookEndpoints)
-    .where(eq(webhookEndpoints.captureToken, token))
-    .limit(1);
-  if (!endpoint) throw new ApiError("not_found", "No test receiver at this URL.");
+  if (!(await captureTokenExists(db, token))) throw new ApiError("not_found", "No test receiver at this URL.");
   return captureRequest(redis, token, { method: req.method, headers: req.headers, body: await req.body() });
 }
 

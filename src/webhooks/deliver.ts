@@ -4,15 +4,16 @@
 // /internal/qstash/failed when it gives up), otherwise directly with a single attempt.
 // An attempt is signed when it is made, with a fresh timestamp and the endpoint's current
 // secret, so a rotated-out secret never signs again, even for retries already queued.
+// The statements are in queries/deliveries.ts.
 import { Client } from "@upstash/qstash";
-import { and, eq, sql } from "drizzle-orm";
-import { type Db, rowsOf } from "../db/client";
-import { type WebhookEndpoint, webhookDeliveries, webhookEndpoints } from "../db/schema";
+import type { Db } from "../db/client";
 import type { AppConfig } from "../env";
 import { newId } from "../lib/ids";
 import { deliverPrepared, type EndpointFields, type Prepared, prepareDispatch } from "./attempt";
 import { NEVER_DISPATCHED, payloadChannel } from "./events";
 import { buildPayload, type EventData, type Payload, shapePayload } from "./payload";
+import { type DeliveryFields, insertDeliveries, type SubscribedEndpoint, writeSubscribedDeliveries } from "./queries/deliveries";
+import { findEndpoint } from "./queries/endpoints";
 
 export const QSTASH_DELIVER_PATH = "/internal/qstash/deliver";
 export const QSTASH_FAILED_PATH = "/internal/qstash/failed";
@@ -65,13 +66,7 @@ export async function emit(deps: WebhookDeps, input: EmitInput): Promise<{ event
   });
 
   const { written, unwritten } = input.onlyEndpointId
-    ? {
-        written: [],
-        unwritten: await deps.db
-          .select()
-          .from(webhookEndpoints)
-          .where(and(eq(webhookEndpoints.id, input.onlyEndpointId), eq(webhookEndpoints.organizationId, input.organizationId))),
-      }
+    ? { written: [], unwritten: await testedEndpoint(deps.db, input.organizationId, input.onlyEndpointId) }
     : await writeForSubscribers(deps.db, fields, full);
   if (unwritten.length > 0) {
     const rows = unwritten.map((endpoint) => {
@@ -80,9 +75,10 @@ export async function emit(deps: WebhookDeps, input: EmitInput): Promise<{ event
       return { id, payload: endpoint.payloadMode === "custom" ? shapePayload(payload, endpoint.customFields) : payload, endpoint };
     });
     try {
-      await deps.db
-        .insert(webhookDeliveries)
-        .values(rows.map(({ id, payload, endpoint }) => ({ ...fields, id, payload, endpointId: endpoint.id })));
+      await insertDeliveries(
+        deps.db,
+        rows.map(({ id, payload, endpoint }) => ({ ...fields, id, payload, endpointId: endpoint.id })),
+      );
     } catch (error) {
       // What the first statement wrote still goes out; the emit fails for the rest.
       await send(deps, written, fields, direct, trigger);
@@ -119,86 +115,28 @@ async function send(
   return ids;
 }
 
-/** What every delivery of one emit has in common. */
-interface DeliveryFields {
-  organizationId: string;
-  eventId: string;
-  event: string;
-  subjectId: string | null;
-  attemptCount: number;
+/** Send Test's endpoint, whatever it subscribes to: none when the workspace has no endpoint with this id. */
+async function testedEndpoint(db: Db, organizationId: string, endpointId: string): Promise<SubscribedEndpoint[]> {
+  const endpoint = await findEndpoint(db, organizationId, endpointId);
+  return endpoint ? [endpoint] : [];
 }
 
-type SubscribedEndpoint = EndpointFields & Pick<WebhookEndpoint, "payloadMode" | "customFields">;
-
-/** How many delivery ids the fan-out's one statement brings; endpoints past them are written by a second. */
-const IDS_PER_EMIT = 128;
-
 /**
- * One statement finds the endpoints subscribed to the event and writes their deliveries, with
- * ids made here (uuidv7, in order) and the payload sent once. What it leaves unwritten (endpoints
- * with a custom payload, any past the ids brought) comes back for the caller to write.
- * Each endpoint's delivery id is paired with it before the insert, so the answer is read from the
- * endpoints alone (Postgres runs a data-modifying CTE to completion whether or not it is read);
- * joining the insert's RETURNING back to them made a nested loop of 100 × 100 rows.
+ * The subscribers' deliveries written in one statement (writeSubscribedDeliveries), each with the
+ * payload it carries; the endpoints it leaves unwritten come back for the caller to write.
  */
 async function writeForSubscribers(
   db: Db,
   fields: DeliveryFields,
   full: Payload,
 ): Promise<{ written: Array<{ id: string; payload: Payload; endpoint: SubscribedEndpoint }>; unwritten: SubscribedEndpoint[] }> {
-  const ids = Array.from({ length: IDS_PER_EMIT }, () => newId());
-  const rows = rowsOf<SubscriberRow>(
-    await db.execute(sql`
-      with e as (
-        select s.*, case when s.payload_mode <> 'custom' then d.id end as delivery_id
-        from (
-          select id, url, use_test_receiver, test_mode, test_url, capture_token, secret, consecutive_failures, payload_mode,
-            custom_fields, row_number() over (order by id) as n
-          from ${webhookEndpoints}
-          where organization_id = ${fields.organizationId}::uuid and active and disabled_reason is null
-            and events @> ${JSON.stringify([fields.event])}::jsonb
-        ) s left join unnest(${sql.param(ids)}::uuid[]) with ordinality as d(id, n) on d.n = s.n
-      ), written as (
-        insert into ${webhookDeliveries} (id, organization_id, endpoint_id, event_id, event, subject_id, payload, attempt_count)
-        select e.delivery_id, ${fields.organizationId}::uuid, e.id, ${fields.eventId}::uuid, ${fields.event}::text, ${fields.subjectId}::text,
-          jsonb_set(${JSON.stringify(full)}::jsonb, '{deliveryId}', to_jsonb(e.delivery_id::text)), ${fields.attemptCount}::int
-        from e where e.delivery_id is not null
-      )
-      select * from e order by n`),
-  );
   const written: Array<{ id: string; payload: Payload; endpoint: SubscribedEndpoint }> = [];
   const unwritten: SubscribedEndpoint[] = [];
-  for (const row of rows) {
-    const endpoint: SubscribedEndpoint = {
-      id: row.id,
-      url: row.url,
-      useTestReceiver: row.use_test_receiver,
-      testMode: row.test_mode,
-      testUrl: row.test_url,
-      captureToken: row.capture_token,
-      secret: row.secret,
-      consecutiveFailures: Number(row.consecutive_failures),
-      payloadMode: row.payload_mode,
-      customFields: row.custom_fields,
-    };
-    if (row.delivery_id) written.push({ id: row.delivery_id, payload: { ...full, deliveryId: row.delivery_id }, endpoint });
+  for (const { deliveryId, endpoint } of await writeSubscribedDeliveries(db, fields, full)) {
+    if (deliveryId) written.push({ id: deliveryId, payload: { ...full, deliveryId }, endpoint });
     else unwritten.push(endpoint);
   }
   return { written, unwritten };
-}
-
-interface SubscriberRow {
-  id: string;
-  url: string | null;
-  use_test_receiver: boolean;
-  test_mode: boolean;
-  test_url: string | null;
-  capture_token: string;
-  secret: string;
-  consecutive_failures: number | string;
-  payload_mode: "all" | "custom";
-  custom_fields: string[];
-  delivery_id: string | null;
 }
 
 /**

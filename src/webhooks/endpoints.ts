@@ -1,14 +1,23 @@
 // Webhook endpoint management, shared by /v1/webhook-endpoints (API key) and the dashboard.
-import { and, desc, eq } from "drizzle-orm";
+// The rules are here; the statements are in queries/endpoints.ts.
 import type { Db } from "../db/client";
-import { type WebhookEndpoint, webhookEndpoints } from "../db/schema";
+import type { PageQuery } from "../db/pagination";
+import type { WebhookEndpoint } from "../db/schema";
 import type { AppConfig } from "../env";
 import { randomBase62 } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
 import { newId } from "../lib/ids";
-import { type Page, type PageQuery, pageOf } from "../lib/pagination";
+import { type Page, pageOf } from "../lib/pagination";
 import { isSealed } from "../lib/secrets";
 import { type Channel, eventsFor } from "./events";
+import {
+  changeEndpoint,
+  deleteOwnedEndpoint,
+  endpointPage,
+  findEndpoint,
+  insertEndpoint,
+  replaceEndpointSecret,
+} from "./queries/endpoints";
 import { openEndpoint, sealEndpointSecret } from "./secret-store";
 import { checkUrl, checkUrlAtSave, dohResolver, SAVE_DNS_TIMEOUT_MS } from "./ssrf";
 
@@ -173,19 +182,19 @@ export async function createEndpoint(db: Db, organizationId: string, input: Endp
   const warnings = await checkUrlsAtSave(values, config);
   const id = newId();
   const secret = newSigningSecret();
-  const [row] = await db
-    .insert(webhookEndpoints)
-    .values({ id, organizationId, ...values, secret: await sealEndpointSecret(config, id, secret), captureToken: randomBase62(32) })
-    .returning();
+  const row = await insertEndpoint(db, {
+    id,
+    organizationId,
+    ...values,
+    secret: await sealEndpointSecret(config, id, secret),
+    captureToken: randomBase62(32),
+  });
   if (!row) throw new Error("insert returned no row");
   return { ...row, secret, warnings };
 }
 
 export async function getEndpoint(db: Db, organizationId: string, id: string): Promise<WebhookEndpoint> {
-  const [row] = await db
-    .select()
-    .from(webhookEndpoints)
-    .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.organizationId, organizationId)));
+  const row = await findEndpoint(db, organizationId, id);
   if (!row) throw endpointNotFound();
   return row;
 }
@@ -206,13 +215,7 @@ export async function updateEndpoint(
 ): Promise<SavedEndpoint> {
   const named = URL_FIELDS.filter((f) => patch[f] !== undefined);
   const warnings = await checkUrlsAtSave({ url: patch.url, testUrl: patch.testUrl }, config);
-  const row = await db.transaction(async (tx) => {
-    const [current] = await tx
-      .select()
-      .from(webhookEndpoints)
-      .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.organizationId, organizationId)))
-      .for("update");
-    if (!current) throw endpointNotFound();
+  const row = await changeEndpoint(db, organizationId, id, (current) => {
     const merged: EndpointInput = {
       name: patch.name ?? current.name,
       description: patch.description !== undefined ? patch.description : current.description,
@@ -230,14 +233,9 @@ export async function updateEndpoint(
     const values = normalize(merged, config.WEBHOOKS_ALLOW_PRIVATE_URLS, named);
     // Turning an endpoint back on clears what turned it off.
     const reenable = patch.active === true ? { disabledReason: null, consecutiveFailures: 0 } : {};
-    const [row] = await tx
-      .update(webhookEndpoints)
-      .set({ ...values, ...reenable })
-      .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.organizationId, organizationId)))
-      .returning();
-    if (!row) throw endpointNotFound();
-    return row;
+    return { ...values, ...reenable };
   });
+  if (!row) throw endpointNotFound();
   return { ...(await openEndpoint(config, row)), warnings };
 }
 
@@ -249,21 +247,13 @@ export async function rotateSecret(
   config: Pick<AppConfig, "SECRETS_KEK">,
 ): Promise<WebhookEndpoint> {
   const secret = newSigningSecret();
-  const [row] = await db
-    .update(webhookEndpoints)
-    .set({ secret: await sealEndpointSecret(config, id, secret), secretRotatedAt: new Date() })
-    .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.organizationId, organizationId)))
-    .returning();
+  const row = await replaceEndpointSecret(db, organizationId, id, await sealEndpointSecret(config, id, secret));
   if (!row) throw endpointNotFound();
   return { ...row, secret };
 }
 
 export async function deleteEndpoint(db: Db, organizationId: string, id: string): Promise<void> {
-  const deleted = await db
-    .delete(webhookEndpoints)
-    .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.organizationId, organizationId)))
-    .returning({ id: webhookEndpoints.id });
-  if (deleted.length === 0) throw endpointNotFound();
+  if (!(await deleteOwnedEndpoint(db, organizationId, id))) throw endpointNotFound();
 }
 
 export async function listEndpoints(
@@ -273,12 +263,7 @@ export async function listEndpoints(
   origin: string,
   config: Pick<AppConfig, "SECRETS_KEK">,
 ): Promise<Page<EndpointView>> {
-  const rows = await db
-    .select()
-    .from(webhookEndpoints)
-    .where(and(eq(webhookEndpoints.organizationId, organizationId), ...page.where(webhookEndpoints)))
-    .orderBy(desc(webhookEndpoints.id))
-    .limit(page.limit + 1);
+  const rows = await endpointPage(db, organizationId, page);
   const opened = await Promise.all(rows.map((r) => openEndpoint(config, r)));
   return pageOf(opened, page.limit, (r) => toEndpointView(r, origin));
 }

@@ -1,11 +1,13 @@
 // The delivery log: deliveries of an endpoint, newest first, each with its attempt history.
-import { and, asc, desc, eq, inArray } from "drizzle-orm";
+// The statements are in queries/deliveries.ts.
 import type { Db } from "../db/client";
-import { type WebhookAttempt, type WebhookDelivery, webhookAttempts, webhookDeliveries, webhookEndpoints } from "../db/schema";
+import type { PageQuery } from "../db/pagination";
+import type { WebhookAttempt, WebhookDelivery } from "../db/schema";
 import { ApiError } from "../lib/errors";
-import { type Page, type PageQuery, pageOf } from "../lib/pagination";
+import { type Page, pageOf } from "../lib/pagination";
 import { dispatch, type WebhookDeps } from "./deliver";
 import { getEndpoint } from "./endpoints";
+import { attemptsOfDeliveries, attemptsOfDelivery, deliveriesAbout, deliveryPage, findDelivery } from "./queries/deliveries";
 
 export interface AttemptView {
   attempt: number;
@@ -70,38 +72,16 @@ export async function listDeliveries(
   filters: { status?: string; event?: string },
 ): Promise<Page<DeliveryView>> {
   await getEndpoint(db, organizationId, endpointId); // 404 for another workspace's endpoint
-  const rows = await db
-    .select()
-    .from(webhookDeliveries)
-    .where(
-      and(
-        eq(webhookDeliveries.endpointId, endpointId),
-        eq(webhookDeliveries.organizationId, organizationId),
-        ...(filters.status ? [eq(webhookDeliveries.status, filters.status as WebhookDelivery["status"])] : []),
-        ...(filters.event ? [eq(webhookDeliveries.event, filters.event)] : []),
-        ...page.where(webhookDeliveries),
-      ),
-    )
-    .orderBy(desc(webhookDeliveries.id))
-    .limit(page.limit + 1);
+  const rows = await deliveryPage(db, organizationId, endpointId, page, filters);
   const ids = rows.slice(0, page.limit).map((r) => r.id);
-  const attempts = ids.length ? await db.select().from(webhookAttempts).where(inArray(webhookAttempts.deliveryId, ids)) : [];
+  const attempts = ids.length ? await attemptsOfDeliveries(db, ids) : [];
   return pageOf(rows, page.limit, (d) => toDeliveryView(d, attempts));
 }
 
 export async function getDelivery(db: Db, organizationId: string, endpointId: string, deliveryId: string): Promise<DeliveryView> {
-  const [row] = await db
-    .select()
-    .from(webhookDeliveries)
-    .where(
-      and(
-        eq(webhookDeliveries.id, deliveryId),
-        eq(webhookDeliveries.endpointId, endpointId),
-        eq(webhookDeliveries.organizationId, organizationId),
-      ),
-    );
+  const row = await findDelivery(db, organizationId, endpointId, deliveryId);
   if (!row) throw new ApiError("not_found", "No delivery with that id for this endpoint.");
-  const attempts = await db.select().from(webhookAttempts).where(eq(webhookAttempts.deliveryId, deliveryId));
+  const attempts = await attemptsOfDelivery(db, deliveryId);
   return toDeliveryView(row, attempts);
 }
 
@@ -137,18 +117,5 @@ export interface SubjectDelivery {
 
 /** The workspace's webhook deliveries about this subject (a call's or a chat's id), oldest first. */
 export async function deliveriesOf(db: Db, organizationId: string, subjectId: string): Promise<SubjectDelivery[]> {
-  return db
-    .select({
-      id: webhookDeliveries.id,
-      event: webhookDeliveries.event,
-      status: webhookDeliveries.status,
-      attempts: webhookDeliveries.attemptCount,
-      createdAt: webhookDeliveries.createdAt,
-      endpointId: webhookDeliveries.endpointId,
-      endpointName: webhookEndpoints.name,
-    })
-    .from(webhookDeliveries)
-    .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
-    .where(and(eq(webhookDeliveries.organizationId, organizationId), eq(webhookDeliveries.subjectId, subjectId)))
-    .orderBy(asc(webhookDeliveries.id));
+  return deliveriesAbout(db, organizationId, subjectId);
 }

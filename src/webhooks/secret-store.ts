@@ -5,30 +5,19 @@
 //
 // The reseal and the key usage report work on any column of sealed secrets (a SealedColumn): the
 // endpoints' here, the agents' tool secrets (src/tools/secret.ts), the messaging channels'
-// credentials (src/messaging/channels.ts); the admin CLI runs them over all three.
-import { and, count, eq, getTableColumns, gt, isNotNull, sql } from "drizzle-orm";
-import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
+// credentials (src/messaging/channels.ts); the admin CLI runs them over all three. Their
+// statements are in queries/secrets.ts.
 import type { Db } from "../db/client";
 import { type WebhookEndpoint, webhookEndpoints } from "../db/schema";
 import type { AppConfig } from "../env";
 import { hmacSha256Key } from "../lib/crypto";
 import { isSealed, type Keyring, keptPerSealedValue, openSecret, sealedKid, sealSecret } from "../lib/secrets";
+import { countByKid, type SealedColumn, sealedValueWriter, storedValues } from "./queries/secrets";
+
+// Described with the queries over it; the other columns' owners take it from here.
+export type { SealedColumn };
 
 type Keys = Pick<AppConfig, "SECRETS_KEK">;
-
-/**
- * A text column whose values are secrets sealed with SECRETS_KEK, one per row, each bound to its
- * row: sealed with the additional data `<place>:<row id>`, as sealSecret/openSecret take it.
- */
-export interface SealedColumn {
-  /** `table.column`, e.g. `webhook_endpoints.secret`: what the reports and errors name. */
-  place: string;
-  table: PgTable;
-  id: PgColumn;
-  /** The sealed value (or a legacy plaintext one); rows where it is null are skipped. */
-  value: PgColumn;
-  organizationId: PgColumn;
-}
 
 export const endpointSecretColumn: SealedColumn = {
   place: "webhook_endpoints.secret",
@@ -85,34 +74,9 @@ export interface ResealReport extends ResealCounts {
 
 type ResealOptions = { organizationId?: string; pageSize?: number };
 
-/** Every stored value of a column (of one workspace), a page at a time in id order. */
-async function* storedValues(db: Db, column: SealedColumn, opts: ResealOptions): AsyncGenerator<{ id: string; value: string }> {
-  const pageSize = opts.pageSize ?? 200;
-  let after: string | undefined;
-  for (;;) {
-    const rows = (await db
-      .select({ id: column.id, value: column.value })
-      .from(column.table)
-      .where(
-        and(
-          isNotNull(column.value),
-          opts.organizationId ? eq(column.organizationId, opts.organizationId) : undefined,
-          after ? gt(column.id, after) : undefined,
-        ),
-      )
-      .orderBy(column.id)
-      .limit(pageSize)) as Array<{ id: string; value: string }>;
-    yield* rows;
-    if (rows.length < pageSize) return;
-    after = rows[rows.length - 1]?.id;
-  }
-}
-
 async function resealColumn(db: Db, keyring: Keyring, column: SealedColumn, opts: ResealOptions): Promise<ResealCounts> {
   const counts: ResealCounts = { sealed: 0, resealed: 0, current: 0, skipped: 0 };
-  // `set` takes the table's property name of the column, not its SQL name.
-  const key = Object.entries(getTableColumns(column.table)).find(([, c]) => c === column.value)?.[0];
-  if (!key) throw new Error(`${column.place}: the column is not one of its table's`);
+  const write = sealedValueWriter(column);
   for await (const row of storedValues(db, column, opts)) {
     const context = `${column.place}:${row.id}`;
     const plain = await openSecret(keyring, row.value, context);
@@ -120,12 +84,8 @@ async function resealColumn(db: Db, keyring: Keyring, column: SealedColumn, opts
       counts.current++;
       continue;
     }
-    const updated = await db
-      .update(column.table)
-      .set({ [key]: await sealSecret(keyring, plain, context) })
-      .where(and(eq(column.id, row.id), eq(column.value, row.value)))
-      .returning({ id: column.id });
-    if (updated.length === 0) counts.skipped++;
+    const written = await write(db, row.id, row.value, await sealSecret(keyring, plain, context));
+    if (!written) counts.skipped++;
     else if (isSealed(row.value)) counts.resealed++;
     else counts.sealed++;
   }
@@ -158,11 +118,6 @@ export async function resealSecrets(
 
 /** How many stored secrets of a column each key id seals (`plaintext`: legacy values not sealed yet). */
 export async function secretKeyUsage(db: Db, column: SealedColumn, organizationId?: string): Promise<Record<string, number>> {
-  const kid = sql<string>`case when ${column.value} like 'v1:%' then split_part(${column.value}, ':', 2) else 'plaintext' end`;
-  const rows = await db
-    .select({ kid, n: count() })
-    .from(column.table)
-    .where(and(isNotNull(column.value), organizationId ? eq(column.organizationId, organizationId) : undefined))
-    .groupBy(kid);
+  const rows = await countByKid(db, column, organizationId);
   return Object.fromEntries(rows.map((r) => [r.kid, Number(r.n)]));
 }

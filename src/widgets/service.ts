@@ -1,13 +1,16 @@
 // Widgets: create, read, update, rotate the token, revoke, delete. Plain functions of
 // (db, organizationId, input), shared by /v1/widgets and the dashboard. Every query is scoped
-// by the organization; another workspace's widget is simply not found.
-import { and, desc, eq, isNull, type SQL, sql } from "drizzle-orm";
+// by the organization (src/db/tenancy.ts); another workspace's widget is simply not found.
+// Also the statements of the widget chat sessions (their rules: sessions.ts), at the end.
+import { and, desc, eq, isNull, lt, type SQL, sql } from "drizzle-orm";
 import { findAgent, listAgentNames } from "../agents/service";
 import type { Db } from "../db/client";
-import { type Widget, widgets } from "../db/schema";
+import { pageQuery } from "../db/pagination";
+import { type Widget, type WidgetEndedReason, type WidgetSession, type WidgetTurn, widgetSessions, widgets } from "../db/schema";
+import { ownedBy, ownedRow } from "../db/tenancy";
 import { randomBase62 } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
-import { type PageParams, pageOf, pageQuery } from "../lib/pagination";
+import { type PageParams, pageOf } from "../lib/pagination";
 import { type CreateWidgetInput, DEFAULT_COLORS, type UpdateWidgetInput } from "./schema";
 
 export type { Widget };
@@ -47,7 +50,7 @@ async function whileAgentExists<T>(write: Promise<T>): Promise<T> {
 export const listWidgetAgents = (db: Db, organizationId: string): Promise<Array<{ id: string; name: string }>> =>
   listAgentNames(db, organizationId);
 
-const scoped = (organizationId: string, id: string) => and(eq(widgets.id, id), eq(widgets.organizationId, organizationId));
+const scoped = (organizationId: string, id: string) => ownedRow(widgets, organizationId, id);
 
 export async function createWidget(db: Db, organizationId: string, input: CreateWidgetInput): Promise<Widget> {
   await requireAgent(db, organizationId, input.agentId);
@@ -79,7 +82,7 @@ export async function getWidget(db: Db, organizationId: string, id: string): Pro
 
 export async function listWidgets(db: Db, organizationId: string, params: PageParams & { agentId?: string }) {
   const page = pageQuery(params);
-  const conditions: SQL[] = [eq(widgets.organizationId, organizationId), ...page.where(widgets)];
+  const conditions: SQL[] = [ownedBy(widgets, organizationId), ...page.where(widgets)];
   if (params.agentId) conditions.push(eq(widgets.agentId, params.agentId));
   const rows = await db
     .select()
@@ -143,4 +146,98 @@ export async function findActiveWidget(db: Db, token: string): Promise<Widget | 
     .where(and(eq(widgets.token, token), isNull(widgets.revokedAt)))
     .limit(1);
   return row ?? null;
+}
+
+// Chat sessions (sessions.ts)
+
+/** Inserts a chat session; returns the row. */
+export async function insertWidgetSession(db: Db, values: typeof widgetSessions.$inferInsert): Promise<WidgetSession | undefined> {
+  const [row] = await db.insert(widgetSessions).values(values).returning();
+  return row;
+}
+
+/** The visitor's session on the widget: another visitor's or another widget's session is not theirs. */
+const visitorsSession = (widgetId: string, visitorId: string, sessionId: string) =>
+  and(eq(widgetSessions.id, sessionId), eq(widgetSessions.widgetId, widgetId), eq(widgetSessions.visitorId, visitorId));
+
+/**
+ * Appends the visitor's message to their in-progress session in one statement, unless the session
+ * would then hold more than `maxTurns`; null when it is not theirs, not in progress, or full.
+ */
+export async function appendVisitorTurn(
+  db: Db,
+  widgetId: string,
+  visitorId: string,
+  sessionId: string,
+  message: WidgetTurn,
+  maxTurns: number,
+): Promise<WidgetSession | null> {
+  const [row] = await db
+    .update(widgetSessions)
+    .set({
+      transcript: sql`${widgetSessions.transcript} || ${JSON.stringify([message])}::jsonb`,
+      messageCount: sql`${widgetSessions.messageCount} + 1`,
+      lastActivityAt: sql`now()`,
+    })
+    .where(
+      and(
+        visitorsSession(widgetId, visitorId, sessionId),
+        eq(widgetSessions.status, "in-progress"),
+        lt(widgetSessions.messageCount, maxTurns - 1),
+      ),
+    )
+    .returning();
+  return row ?? null;
+}
+
+/** The status of the visitor's session on the widget; null when the session is not theirs. */
+export async function visitorSessionStatus(
+  db: Db,
+  widgetId: string,
+  visitorId: string,
+  sessionId: string,
+): Promise<{ status: WidgetSession["status"] } | null> {
+  const [row] = await db
+    .select({ status: widgetSessions.status })
+    .from(widgetSessions)
+    .where(visitorsSession(widgetId, visitorId, sessionId));
+  return row ?? null;
+}
+
+/** Appends turns to an in-progress session in one statement; nothing when it is over. */
+export async function appendSessionTurns(db: Db, sessionId: string, turns: WidgetTurn[]): Promise<void> {
+  const toolCalls = turns.filter((t) => t.role === "tool").length;
+  await db
+    .update(widgetSessions)
+    .set({
+      transcript: sql`${widgetSessions.transcript} || ${JSON.stringify(turns)}::jsonb`,
+      messageCount: sql`${widgetSessions.messageCount} + ${turns.length}`,
+      toolCallCount: sql`${widgetSessions.toolCallCount} + ${toolCalls}`,
+      lastActivityAt: sql`now()`,
+    })
+    .where(and(eq(widgetSessions.id, sessionId), eq(widgetSessions.status, "in-progress")));
+}
+
+/** Completes an in-progress session in one conditional statement; null when it was already over. */
+export async function completeWidgetSession(db: Db, sessionId: string, reason: WidgetEndedReason): Promise<WidgetSession | null> {
+  const [row] = await db
+    .update(widgetSessions)
+    .set({ status: "completed", endedReason: reason, endedAt: sql`now()` })
+    .where(and(eq(widgetSessions.id, sessionId), eq(widgetSessions.status, "in-progress")))
+    .returning();
+  return row ?? null;
+}
+
+/** Up to `limit` in-progress sessions without a message for `timeoutSeconds`. */
+export async function idleWidgetSessionIds(db: Db, timeoutSeconds: number, limit: number): Promise<Array<{ id: string }>> {
+  return db
+    .select({ id: widgetSessions.id })
+    .from(widgetSessions)
+    .where(
+      and(
+        eq(widgetSessions.status, "in-progress"),
+        lt(widgetSessions.lastActivityAt, sql`now() - make_interval(secs => ${timeoutSeconds})`),
+      ),
+    )
+    .limit(limit);
 }

@@ -3,12 +3,19 @@
 // first: the visitor closing the widget, the inactivity sweep, or a full transcript
 // (widget.completed with the transcript). Each state change is one conditional UPDATE, so the
 // end's webhook fires exactly once.
-import { and, eq, lt, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { type Agent, type Widget, type WidgetEndedReason, type WidgetSession, type WidgetTurn, widgetSessions } from "../db/schema";
+import type { Agent, Widget, WidgetEndedReason, WidgetSession, WidgetTurn } from "../db/schema";
 import { ApiError } from "../lib/errors";
 import { emit, type WebhookDeps } from "../webhooks/deliver";
 import { chatTranscript, type EventData } from "../webhooks/payload";
+import {
+  appendSessionTurns,
+  appendVisitorTurn,
+  completeWidgetSession,
+  idleWidgetSessionIds,
+  insertWidgetSession,
+  visitorSessionStatus,
+} from "./service";
 
 /** A session holds at most this many turns (visitor and agent); then it ends (`session-full`). */
 export const MAX_SESSION_TURNS = 200;
@@ -62,27 +69,21 @@ export async function startSession(
     ...(input.greeting ? [{ role: "agent" as const, text: input.greeting, at: input.message.at }] : []),
     input.message,
   ];
-  const [row] = await deps.db
-    .insert(widgetSessions)
-    .values({
-      organizationId: input.widget.organizationId,
-      widgetId: input.widget.id,
-      agentId: input.agent.id,
-      agentName: input.agent.name,
-      visitorId: input.visitorId,
-      origin: input.origin,
-      status: "in-progress",
-      transcript,
-      messageCount: transcript.length,
-    })
-    .returning();
+  const row = await insertWidgetSession(deps.db, {
+    organizationId: input.widget.organizationId,
+    widgetId: input.widget.id,
+    agentId: input.agent.id,
+    agentName: input.agent.name,
+    visitorId: input.visitorId,
+    origin: input.origin,
+    status: "in-progress",
+    transcript,
+    messageCount: transcript.length,
+  });
   if (!row) throw new Error("insert returned no row");
   await fire(deps, row, "widget.started");
   return row;
 }
-
-const ownedBy = (widget: Widget, visitorId: string, sessionId: string) =>
-  and(eq(widgetSessions.id, sessionId), eq(widgetSessions.widgetId, widget.id), eq(widgetSessions.visitorId, visitorId));
 
 const sessionNotFound = () => new ApiError("not_found", "No such chat session for this widget and visitor.");
 const sessionEnded = () =>
@@ -99,26 +100,9 @@ export async function appendVisitorMessage(
   sessionId: string,
   message: WidgetTurn,
 ): Promise<WidgetSession> {
-  const [row] = await deps.db
-    .update(widgetSessions)
-    .set({
-      transcript: sql`${widgetSessions.transcript} || ${JSON.stringify([message])}::jsonb`,
-      messageCount: sql`${widgetSessions.messageCount} + 1`,
-      lastActivityAt: sql`now()`,
-    })
-    .where(
-      and(
-        ownedBy(widget, visitorId, sessionId),
-        eq(widgetSessions.status, "in-progress"),
-        lt(widgetSessions.messageCount, MAX_SESSION_TURNS - 1),
-      ),
-    )
-    .returning();
+  const row = await appendVisitorTurn(deps.db, widget.id, visitorId, sessionId, message, MAX_SESSION_TURNS);
   if (row) return row;
-  const [existing] = await deps.db
-    .select({ status: widgetSessions.status })
-    .from(widgetSessions)
-    .where(ownedBy(widget, visitorId, sessionId));
+  const existing = await visitorSessionStatus(deps.db, widget.id, visitorId, sessionId);
   if (!existing) throw sessionNotFound();
   if (existing.status === "in-progress") await endSession(deps, sessionId, "session-full");
   throw sessionEnded();
@@ -129,26 +113,12 @@ export async function appendVisitorMessage(
  * statement; nothing when the session ended meanwhile (the visitor still gets the reply).
  */
 export async function appendAgentReply(db: Db, sessionId: string, reply: WidgetTurn, before: readonly WidgetTurn[] = []): Promise<void> {
-  const turns = [...before, reply];
-  const toolCalls = turns.filter((t) => t.role === "tool").length;
-  await db
-    .update(widgetSessions)
-    .set({
-      transcript: sql`${widgetSessions.transcript} || ${JSON.stringify(turns)}::jsonb`,
-      messageCount: sql`${widgetSessions.messageCount} + ${turns.length}`,
-      toolCallCount: sql`${widgetSessions.toolCallCount} + ${toolCalls}`,
-      lastActivityAt: sql`now()`,
-    })
-    .where(and(eq(widgetSessions.id, sessionId), eq(widgetSessions.status, "in-progress")));
+  await appendSessionTurns(db, sessionId, [...before, reply]);
 }
 
 /** Ends an in-progress session; the winner fires widget.completed with the transcript. Null when it was already over. */
 export async function endSession(deps: WebhookDeps, sessionId: string, reason: WidgetEndedReason): Promise<WidgetSession | null> {
-  const [row] = await deps.db
-    .update(widgetSessions)
-    .set({ status: "completed", endedReason: reason, endedAt: sql`now()` })
-    .where(and(eq(widgetSessions.id, sessionId), eq(widgetSessions.status, "in-progress")))
-    .returning();
+  const row = await completeWidgetSession(deps.db, sessionId, reason);
   if (!row) return null;
   await fire(deps, row, "widget.completed");
   return row;
@@ -156,10 +126,7 @@ export async function endSession(deps: WebhookDeps, sessionId: string, reason: W
 
 /** The visitor closed the widget: 204 whether this ended it or it was already over; 404 when it is not theirs. */
 export async function endVisitorSession(deps: WebhookDeps, widget: Widget, visitorId: string, sessionId: string): Promise<void> {
-  const [existing] = await deps.db
-    .select({ id: widgetSessions.id })
-    .from(widgetSessions)
-    .where(ownedBy(widget, visitorId, sessionId));
+  const existing = await visitorSessionStatus(deps.db, widget.id, visitorId, sessionId);
   if (!existing) throw sessionNotFound();
   await endSession(deps, sessionId, "visitor-ended");
 }
@@ -169,16 +136,7 @@ export async function endVisitorSession(deps: WebhookDeps, widget: Widget, visit
  * also those of a widget revoked or deleted since. Returns how many it ended.
  */
 export async function sweepIdleWidgetSessions(deps: WebhookDeps, timeoutSeconds: number): Promise<number> {
-  const idle = await deps.db
-    .select({ id: widgetSessions.id })
-    .from(widgetSessions)
-    .where(
-      and(
-        eq(widgetSessions.status, "in-progress"),
-        lt(widgetSessions.lastActivityAt, sql`now() - make_interval(secs => ${timeoutSeconds})`),
-      ),
-    )
-    .limit(SWEEP_BATCH);
+  const idle = await idleWidgetSessionIds(deps.db, timeoutSeconds, SWEEP_BATCH);
   let ended = 0;
   for (const { id } of idle) if (await endSession(deps, id, "inactivity")) ended++;
   if (ended > 0) console.log(JSON.stringify({ level: "info", msg: "widget sweep ended idle chat sessions", ended }));

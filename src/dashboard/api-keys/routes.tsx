@@ -4,9 +4,9 @@
 import type { Context } from "hono";
 import { createApiKey, listApiKeys, revokeApiKey } from "../../api-keys/service";
 import type { AppEnv } from "../../context";
+import { pageQuery } from "../../db/pagination";
 import { ApiError } from "../../lib/errors";
 import { isUuid } from "../../lib/ids";
-import { pageQuery } from "../../lib/pagination";
 import { redisFor } from "../../lib/redis";
 import { createApiKeySchema } from "../api/api-keys";
 import { apiErrorFields, one, validate } from "../forms";

@@ -3,9 +3,10 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { createApiKey, listApiKeys, revokeApiKey } from "../../api-keys/service";
 import type { AppEnv } from "../../context";
+import { pageQuery } from "../../db/pagination";
 import { text } from "../../lib/fields";
 import { errorResponses, idParam, jsonBody, jsonResponse } from "../../lib/openapi";
-import { pageQuery, pageQuerySchema, pageSchema } from "../../lib/pagination";
+import { pageQuerySchema, pageSchema } from "../../lib/pagination";
 import { redisFor } from "../../lib/redis";
 import { authenticate, requireSettingsAccess } from "../../middleware/auth";
 import { rateLimit } from "../../middleware/ratelimit";

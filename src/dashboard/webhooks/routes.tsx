@@ -6,10 +6,10 @@
 // (src/webhooks/*) validated by the API's own schemas (routes/v1/webhook-endpoints/schema.ts).
 import type { Context } from "hono";
 import type { AppEnv } from "../../context";
+import { pageQuery } from "../../db/pagination";
 import type { WebhookEndpoint } from "../../db/schema";
 import { ApiError } from "../../lib/errors";
 import { isUuid } from "../../lib/ids";
-import { pageQuery } from "../../lib/pagination";
 import { redisFor } from "../../lib/redis";
 import { createEndpointSchema, updateEndpointSchema } from "../../routes/v1/webhook-endpoints/schema";
 import { endpointCaptures } from "../../webhooks/capture";

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { pageQuery } from "../../../src/db/pagination";
 import { ApiError } from "../../../src/lib/errors";
 import { newId } from "../../../src/lib/ids";
-import { pageOf, pageQuery, pageQuerySchema } from "../../../src/lib/pagination";
+import { pageOf, pageQuerySchema } from "../../../src/lib/pagination";
 
 describe("pagination", () => {
   it("round-trips a cursor and reports hasMore", () => {

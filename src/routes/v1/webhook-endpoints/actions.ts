@@ -1,8 +1,9 @@
 // Send Test, rotate secret, the built-in test receiver's captures, the delivery log and resend.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../context";
+import { pageQuery } from "../../../db/pagination";
 import { errorResponses, idParam, jsonResponse } from "../../../lib/openapi";
-import { pageQuery, pageQuerySchema, pageSchema } from "../../../lib/pagination";
+import { pageQuerySchema, pageSchema } from "../../../lib/pagination";
 import { redisFor } from "../../../lib/redis";
 import { CAPTURE_KEEP, endpointCaptures } from "../../../webhooks/capture";
 import { rotateSecret, toEndpointView } from "../../../webhooks/endpoints";

@@ -1,8 +1,9 @@
 // Create, list, get, update, delete of webhook endpoints, mounted for the API and the dashboard.
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../context";
+import { pageQuery } from "../../../db/pagination";
 import { errorResponses, idParam, jsonBody, jsonResponse } from "../../../lib/openapi";
-import { pageQuery, pageQuerySchema, pageSchema } from "../../../lib/pagination";
+import { pageQuerySchema, pageSchema } from "../../../lib/pagination";
 import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, toEndpointView, updateEndpoint } from "../../../webhooks/endpoints";
 import { openEndpoint } from "../../../webhooks/secret-store";
 import { type Mount, opId } from "./deps";

@@ -1,0 +1,393 @@
+// Every statement the call runtime and the phone numbers make (creating calls, their state changes,
+// the unscoped look-ups of the carrier's callbacks, caller ids), so the rest of src/calls never
+// speaks SQL. A call's state changes are one conditional UPDATE per transition
+// (src/calls/states.ts): of two racing writers (the media session and a provider callback, or a
+// duplicated callback) exactly one wins, and only the winner fires the webhook. The API's reads of
+// a workspace's calls are in ./service.ts.
+import { and, asc, desc, eq, gt, inArray, isNotNull, lt, sql } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { pageQuery } from "../db/pagination";
+import {
+  type Agent,
+  agents,
+  type Call,
+  type CallAnalysis,
+  type CallReport,
+  type CallTransfer,
+  calls,
+  organizations,
+  type PhoneNumber,
+  phoneNumbers,
+  type TranscriptTurn,
+  type TransferOutcome,
+  usageEvents,
+  type Voice,
+  voices,
+} from "../db/schema";
+import { ownedBy, ownedRow } from "../db/tenancy";
+import { type Page, type PageParams, pageOf } from "../lib/pagination";
+import { ACTIVE_STATUSES, type CallStatus, type EndedReason, sourcesOf, statusFor } from "./states";
+
+/** A new call row, as inserted. */
+export type NewCall = typeof calls.$inferInsert;
+
+// --- Creating calls -------------------------------------------------------------------------------
+
+/** Whether the workspace has credits left for a call's first turns. */
+export async function hasCredits(db: Db, organizationId: string): Promise<boolean> {
+  // The organization's own row, by its id: there is no organizationId column for tenancy's helpers.
+  const [org] = await db
+    .select({ id: organizations.id })
+    .from(organizations)
+    .where(and(eq(organizations.id, organizationId), gt(organizations.creditsMicro, 0)));
+  return Boolean(org);
+}
+
+/** A new call (a web call: nothing else can claim its row). */
+export async function insertCall(db: Db, values: NewCall): Promise<Call | undefined> {
+  const [row] = await db.insert(calls).values(values).returning();
+  return row;
+}
+
+/**
+ * A new phone call placed with an Idempotency-Key (or none): nothing when a concurrent request
+ * with the same key inserted first (the unique index on the organization and the key decided).
+ */
+export async function insertIdempotentCall(db: Db, values: NewCall): Promise<Call | undefined> {
+  const [row] = await db.insert(calls).values(values).onConflictDoNothing().returning();
+  return row;
+}
+
+/** The workspace's call placed with this Idempotency-Key, if any. */
+export async function findCallByIdempotencyKey(db: Db, organizationId: string, idempotencyKey: string): Promise<Call | undefined> {
+  const [row] = await db
+    .select()
+    .from(calls)
+    .where(and(ownedBy(calls, organizationId), eq(calls.idempotencyKey, idempotencyKey)));
+  return row;
+}
+
+/** The carrier's id of a call it took; the updated row (none when the call is gone). */
+export async function saveProviderCallId(db: Db, callId: string, providerCallId: string): Promise<Call | undefined> {
+  const [row] = await db.update(calls).set({ providerCallId }).where(eq(calls.id, callId)).returning();
+  return row;
+}
+
+/** Spends a web call's one-time token (by its hash): true exactly once, before it expires, for a call not yet joined. */
+export async function spendWebCallToken(db: Db, callId: string, tokenHash: string): Promise<boolean> {
+  const [row] = await db
+    .update(calls)
+    .set({ sessionTokenUsedAt: sql`now()` })
+    .where(
+      and(
+        eq(calls.id, callId),
+        eq(calls.type, "web"),
+        eq(calls.status, "queued"),
+        eq(calls.sessionTokenHash, tokenHash),
+        sql`${calls.sessionTokenUsedAt} is null`,
+        sql`${calls.sessionTokenExpiresAt} > now()`,
+      ),
+    )
+    .returning({ id: calls.id });
+  return Boolean(row);
+}
+
+/**
+ * A new incoming call: nothing when the row of this provider call id is already there. The unique
+ * index on (provider, provider_call_id) makes one call of any number of concurrent copies of the
+ * carrier's webhook.
+ */
+export async function insertIncomingCall(db: Db, values: NewCall): Promise<Call | undefined> {
+  const [row] = await db
+    .insert(calls)
+    .values(values)
+    .onConflictDoNothing({ target: [calls.provider, calls.providerCallId] })
+    .returning();
+  return row;
+}
+
+/**
+ * A fresh stream token for an incoming call answered again (the carrier retried its webhook), only
+ * while it still rings: a call under way or over is not answered twice (then nothing).
+ */
+export async function renewRingingStreamToken(
+  db: Db,
+  provider: string,
+  providerCallId: string,
+  streamTokenHash: string,
+): Promise<Call | undefined> {
+  const [row] = await db
+    .update(calls)
+    .set({ streamTokenHash })
+    .where(and(eq(calls.provider, provider), eq(calls.providerCallId, providerCallId), eq(calls.status, "ringing")))
+    .returning();
+  return row;
+}
+
+// --- Reading what a call runs with (any workspace: the runtime and the carrier's callbacks) ------
+
+/** Any workspace's call by id: for the runtime and the provider's callbacks (the API reads through ./service.ts). */
+export async function findCall(db: Db, callId: string): Promise<Call | null> {
+  const [row] = await db.select().from(calls).where(eq(calls.id, callId));
+  return row ?? null;
+}
+
+/** A call's agent by id (null when it was deleted). */
+export async function findAgentById(db: Db, agentId: string): Promise<Agent | null> {
+  const [agent] = await db.select().from(agents).where(eq(agents.id, agentId));
+  return agent ?? null;
+}
+
+/** A voice by id (null when there is none). */
+export async function findVoiceById(db: Db, voiceId: string): Promise<Voice | null> {
+  const [voice] = await db.select().from(voices).where(eq(voices.id, voiceId));
+  return voice ?? null;
+}
+
+/** The agent and voice a call runs with, read when its media connects: null when the agent was deleted. */
+export async function findCallAgent(
+  db: Db,
+  agentId: string | null,
+  defaultVoiceId: string,
+): Promise<{ agent: Agent; voice: Voice | null } | null> {
+  if (!agentId) return null;
+  const agent = await findAgentById(db, agentId);
+  if (!agent) return null;
+  const voice = await findVoiceById(db, agent.voiceId ?? defaultVoiceId);
+  return { agent, voice };
+}
+
+/** What the analysis of a call needs of its agent (null when the agent was deleted). */
+export async function findAnalysisSettings(db: Db, agentId: string): Promise<Pick<Agent, "llmModel" | "analysisPlan"> | null> {
+  const [found] = await db
+    .select({ llmModel: agents.llmModel, analysisPlan: agents.analysisPlan })
+    .from(agents)
+    .where(eq(agents.id, agentId));
+  return found ?? null;
+}
+
+/** A call answered now must have ended by then: its agent's maxDurationSeconds (2 h when the agent is gone) plus the watchdog's grace. */
+export async function answeredDeadline(db: Db, call: Pick<Call, "agentId">, graceSeconds: number): Promise<Date> {
+  const [agent] = call.agentId ? await db.select({ max: agents.maxDurationSeconds }).from(agents).where(eq(agents.id, call.agentId)) : [];
+  return new Date(Date.now() + ((agent?.max ?? 7_200) + graceSeconds) * 1000);
+}
+
+// --- A call's state changes -----------------------------------------------------------------------
+
+export interface Move {
+  /** Set on the move to in-progress: when the callee answered (or the browser joined). */
+  startedAt?: Date;
+  /** The watchdog's new deadline. */
+  deadlineAt?: Date;
+  providerCallId?: string;
+}
+
+/** Moves a call to `to` if the state machine allows it from where the call is; null when it does not (or another writer won). */
+export async function moveCall(db: Db, callId: string, to: CallStatus, extra: Move = {}): Promise<Call | null> {
+  const [row] = await db
+    .update(calls)
+    .set({
+      status: to,
+      ...(extra.startedAt ? { startedAt: extra.startedAt } : {}),
+      ...(extra.deadlineAt ? { deadlineAt: extra.deadlineAt } : {}),
+      ...(extra.providerCallId ? { providerCallId: extra.providerCallId } : {}),
+    })
+    .where(and(eq(calls.id, callId), inArray(calls.status, sourcesOf(to))))
+    .returning();
+  return row ?? null;
+}
+
+/** A recording stored in the bucket: its key and length. */
+export interface StoredRecording {
+  key: string;
+  seconds: number;
+}
+
+/**
+ * Ends a call with a reason (and its status), saving the transcript, the recording and the cost
+ * so far in the same statement: the call's final write. Null when the call had already ended:
+ * the first ending wins.
+ */
+export async function endCall(
+  db: Db,
+  callId: string,
+  reason: EndedReason,
+  transcript?: TranscriptTurn[],
+  recording?: StoredRecording | null,
+): Promise<Call | null> {
+  const to = statusFor(reason);
+  const cost = db
+    .select({ total: sql`coalesce(sum(${usageEvents.costMicro}), 0)` })
+    .from(usageEvents)
+    .where(eq(usageEvents.callId, callId));
+  const [row] = await db
+    .update(calls)
+    .set({
+      status: to,
+      endedReason: reason,
+      endedAt: sql`now()`,
+      costMicro: sql`(${cost})`,
+      ...(transcript ? { transcript } : {}),
+      ...(recording ? { recordingKey: recording.key, recordingSeconds: Math.round(recording.seconds) } : {}),
+    })
+    .where(and(eq(calls.id, callId), inArray(calls.status, sourcesOf(to))))
+    .returning();
+  return row ?? null;
+}
+
+/** Re-reads the total cost once late usage rows (the last turn's settles) have landed. */
+export async function refreshCost(db: Db, callId: string): Promise<void> {
+  await db
+    .update(calls)
+    .set({
+      costMicro: sql`(select coalesce(sum(${usageEvents.costMicro}), 0) from ${usageEvents} where ${usageEvents.callId} = ${callId})`,
+    })
+    .where(eq(calls.id, callId));
+}
+
+/** Where the agent handed a live call on (transfer_call); the ending statement follows. */
+export async function recordTransfer(db: Db, callId: string, transfer: CallTransfer): Promise<void> {
+  await db
+    .update(calls)
+    .set({ transfer })
+    .where(and(eq(calls.id, callId), inArray(calls.status, ACTIVE_STATUSES)));
+}
+
+/**
+ * How the carrier's leg of a transfer went, once it ended: written into the call's transfer, only
+ * once (a repeated callback changes nothing), whatever the call's status (it ended `transferred`).
+ * Returns whether this write recorded it.
+ */
+export async function recordTransferOutcome(db: Db, callId: string, outcome: TransferOutcome, connectedSeconds: number): Promise<boolean> {
+  const rows = await db
+    .update(calls)
+    .set({ transfer: sql`${calls.transfer} || ${JSON.stringify({ outcome, connectedSeconds })}::jsonb` })
+    .where(and(eq(calls.id, callId), isNotNull(calls.transfer), sql`${calls.transfer} -> 'outcome' is null`))
+    .returning({ id: calls.id });
+  return rows.length > 0;
+}
+
+/** Saves the transcript so far; never after the end (the ending statement writes the final one). */
+export async function saveTranscript(db: Db, callId: string, transcript: TranscriptTurn[]): Promise<void> {
+  await db
+    .update(calls)
+    .set({ transcript })
+    .where(and(eq(calls.id, callId), inArray(calls.status, ACTIVE_STATUSES)));
+}
+
+/** The ended call's analysis and report (clearing an earlier failure); the updated row, none when the call is gone. */
+export async function saveAnalysis(db: Db, callId: string, analysis: CallAnalysis, report: CallReport): Promise<Call | undefined> {
+  const [row] = await db.update(calls).set({ analysis, report, analysisError: null }).where(eq(calls.id, callId)).returning();
+  return row;
+}
+
+/** Why the call's analysis failed (our own message: the API shows it). */
+export async function saveAnalysisError(db: Db, callId: string, message: string): Promise<void> {
+  await db.update(calls).set({ analysisError: message }).where(eq(calls.id, callId));
+}
+
+/** Up to `limit` calls still not over `slackSeconds` after their deadline (any workspace: the watchdog's sweep). */
+export async function findStaleCalls(
+  db: Db,
+  slackSeconds: number,
+  limit: number,
+): Promise<{ id: string; type: Call["type"]; status: Call["status"]; used: Call["sessionTokenUsedAt"] }[]> {
+  return await db
+    .select({ id: calls.id, type: calls.type, status: calls.status, used: calls.sessionTokenUsedAt })
+    .from(calls)
+    .where(and(inArray(calls.status, ACTIVE_STATUSES), lt(calls.deadlineAt, sql`now() - make_interval(secs => ${slackSeconds})`)))
+    .limit(limit);
+}
+
+// --- Phone numbers --------------------------------------------------------------------------------
+
+/** Which workspace holds `number`, of all of them (a number belongs to one workspace). */
+export async function findNumberHolder(db: Db, number: string): Promise<{ organizationId: string } | undefined> {
+  const [row] = await db.select({ organizationId: phoneNumbers.organizationId }).from(phoneNumbers).where(eq(phoneNumbers.number, number));
+  return row;
+}
+
+/**
+ * Adds a number to the workspace: nothing when another request added it first (the unique index on
+ * the number decided). A deleted agent fails with Postgres's foreign key violation (23503).
+ */
+export async function insertPhoneNumber(
+  db: Db,
+  organizationId: string,
+  input: { number: string; label?: string | null; agentId: string | null },
+): Promise<PhoneNumber | undefined> {
+  const [row] = await db
+    .insert(phoneNumbers)
+    .values({ organizationId, number: input.number, label: input.label, agentId: input.agentId })
+    .onConflictDoNothing()
+    .returning();
+  return row;
+}
+
+/** The workspace's numbers, oldest first (its default caller id first). */
+export async function listCallerIds(db: Db, organizationId: string): Promise<{ id: string; number: string }[]> {
+  return await db
+    .select({ id: phoneNumbers.id, number: phoneNumbers.number })
+    .from(phoneNumbers)
+    .where(ownedBy(phoneNumbers, organizationId))
+    .orderBy(asc(phoneNumbers.id));
+}
+
+/** A page of the workspace's numbers, newest first. */
+export async function pageOfPhoneNumbers(db: Db, organizationId: string, params: PageParams): Promise<Page<PhoneNumber>> {
+  const page = pageQuery(params);
+  const rows = await db
+    .select()
+    .from(phoneNumbers)
+    .where(and(ownedBy(phoneNumbers, organizationId), ...page.where(phoneNumbers)))
+    .orderBy(desc(phoneNumbers.id))
+    .limit(page.limit + 1);
+  return pageOf(rows, page.limit, (row) => row);
+}
+
+/** One of the workspace's numbers (none for another workspace's). */
+export async function findPhoneNumber(db: Db, organizationId: string, id: string): Promise<PhoneNumber | undefined> {
+  const [row] = await db
+    .select()
+    .from(phoneNumbers)
+    .where(ownedRow(phoneNumbers, organizationId, id));
+  return row;
+}
+
+/** Changes the label or agent given (an absent field is kept); nothing when the workspace has no such number. */
+export async function updatePhoneNumberRow(
+  db: Db,
+  organizationId: string,
+  id: string,
+  input: { label?: string | null; agentId?: string | null },
+): Promise<PhoneNumber | undefined> {
+  const [row] = await db
+    .update(phoneNumbers)
+    .set({
+      ...(input.label !== undefined ? { label: input.label } : {}),
+      ...(input.agentId !== undefined ? { agentId: input.agentId } : {}),
+    })
+    .where(ownedRow(phoneNumbers, organizationId, id))
+    .returning();
+  return row;
+}
+
+/** Removes one of the workspace's numbers; false when it has no such number. */
+export async function deletePhoneNumber(db: Db, organizationId: string, id: string): Promise<boolean> {
+  const [row] = await db
+    .delete(phoneNumbers)
+    .where(ownedRow(phoneNumbers, organizationId, id))
+    .returning({ id: phoneNumbers.id });
+  return Boolean(row);
+}
+
+/** The workspace number a call to `number` reached, with the agent assigned to answer it (any workspace: the carrier's webhook). */
+export async function numberForIncomingCall(db: Db, number: string): Promise<{ number: PhoneNumber; agent: Agent | null } | null> {
+  const [row] = await db
+    .select({ number: phoneNumbers, agent: agents })
+    .from(phoneNumbers)
+    // Column to column (the agent must be of the number's workspace): tenancy's helpers take an id.
+    .leftJoin(agents, and(eq(agents.id, phoneNumbers.agentId), eq(agents.organizationId, phoneNumbers.organizationId)))
+    .where(eq(phoneNumbers.number, number));
+  return row ?? null;
+}
