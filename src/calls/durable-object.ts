@@ -5,13 +5,13 @@
 import { DurableObject } from "cloudflare:workers";
 import { openScope } from "../db/scope";
 import { type Bindings, parseEnv } from "../env";
+import { CALL_ID_HEADER, TRANSPORT_HEADER } from "./addresses";
 import { DEFAULT_VOICE_ID } from "./connect";
 import { type PreparedSpeech, prepareFirstMessage } from "./first-message";
 import { finishCall } from "./lifecycle";
 import { findCall } from "./queries";
 import { CallSessionRuntime } from "./session";
 import { TERMINAL } from "./states";
-import { CALL_ID_HEADER, TRANSPORT_HEADER } from "./stub";
 
 export class CallSession extends DurableObject<Bindings> {
   private session: CallSessionRuntime | null = null;

@@ -9,7 +9,8 @@ import type { AppConfig, Bindings } from "../env";
 import { randomBase62, sha256Hex } from "../lib/crypto";
 import { newId } from "../lib/ids";
 import { rejectTwiml, sayAndHangUpTwiml, streamTwiml } from "../telephony/twilio";
-import { sessions, TWILIO_MEDIA_PATH } from "./place";
+import { TWILIO_MEDIA_PATH } from "./addresses";
+import { sessions } from "./place";
 import { hasCredits, insertIncomingCall, numberForIncomingCall, renewRingingStreamToken } from "./queries";
 import { armWatchdog } from "./stub";
 

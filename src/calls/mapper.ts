@@ -1,7 +1,7 @@
 // A call as the API and the dashboard show it: the row and its usage (src/calls/service.ts reads
 // both), mapped without a query. The phone numbers' view is here too.
 import type { Call, PhoneNumber } from "../db/schema";
-import { toCredits } from "../metering/prices";
+import { toCredits } from "../lib/credits";
 import { type CallUsage, emptyUsage } from "./service";
 import { callFields, recordingOf, transcriptOf } from "./views";
 

@@ -16,6 +16,7 @@ import type { Page, PageParams } from "../lib/pagination";
 import { ProviderError } from "../providers/http";
 import { telephonyProvider } from "../telephony/registry";
 import type { CallerIdSource } from "../telephony/types";
+import { TWILIO_VOICE_PATH } from "./addresses";
 import {
   deletePhoneNumber,
   findNumberHolder,
@@ -33,8 +34,6 @@ export interface CallerIdCtx {
   /** The platform's public origin: a number assigned to an agent sends its calls to our voice webhook there. */
   origin?: string;
 }
-
-export const TWILIO_VOICE_PATH = "/telephony/twilio/voice";
 
 const AGENT_MESSAGE = "no agent with this id in this workspace";
 const unknownAgent = () =>

@@ -9,16 +9,11 @@ import { newId } from "../lib/ids";
 import { telephonyProvider } from "../telephony/registry";
 import { DialError } from "../telephony/types";
 import type { WebhookDeps } from "../webhooks/deliver";
+import { TWILIO_MEDIA_PATH, TWILIO_STATUS_PATH, WEB_CALL_SOCKET_PATH } from "./addresses";
 import { finishCall } from "./lifecycle";
 import { callerIdFor } from "./phone-numbers";
 import { findCallByIdempotencyKey, hasCredits, insertCall, insertIdempotentCall, saveProviderCallId, spendWebCallToken } from "./queries";
 import { armWatchdog, prepareFirstMessageWhileRinging } from "./stub";
-
-export const TWILIO_MEDIA_PATH = (callId: string) => `/telephony/twilio/media/${callId}`;
-export const TWILIO_STATUS_PATH = (callId: string) => `/telephony/twilio/status/${callId}`;
-/** Where Twilio tells how a transfer's <Dial> went (its `action`), and takes what the caller hears next. */
-export const TWILIO_DIAL_PATH = (callId: string) => `/telephony/twilio/dial/${callId}`;
-export const WEB_CALL_SOCKET_PATH = (callId: string) => `/web-calls/${callId}/socket`;
 
 const wsOrigin = (origin: string) => origin.replace(/^http/, "ws");
 

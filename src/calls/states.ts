@@ -1,9 +1,11 @@
 // The call state machine (docs/calls.md). Statuses are Retell's and Twilio's common set; every
 // change goes through `canMove`, so an out-of-order or duplicated provider callback can never
 // move a call backwards or revive an ended one.
+// The statuses and the ended reasons' names are stored in the calls table, so they are declared
+// with its schema; what they mean is here.
+import { CALL_STATUSES, type CallStatus, ENDED_REASON_VALUES, type EndedReason } from "../db/schema/calls";
 
-export const CALL_STATUSES = ["queued", "ringing", "in-progress", "completed", "failed", "busy", "no-answer", "canceled"] as const;
-export type CallStatus = (typeof CALL_STATUSES)[number];
+export { CALL_STATUSES, type CallStatus, ENDED_REASON_VALUES, type EndedReason };
 
 export const TERMINAL: ReadonlySet<CallStatus> = new Set(["completed", "failed", "busy", "no-answer", "canceled"]);
 export const ACTIVE_STATUSES = CALL_STATUSES.filter((s) => !TERMINAL.has(s));
@@ -66,10 +68,7 @@ export const ENDED_REASONS = {
     fault: "platform",
     description: "The call stopped reporting progress and the watchdog ended it (docs/calls.md).",
   },
-} as const satisfies Record<string, { status: CallStatus; fault: FaultCategory; description: string }>;
-
-export type EndedReason = keyof typeof ENDED_REASONS;
-export const ENDED_REASON_VALUES = Object.keys(ENDED_REASONS) as EndedReason[];
+} as const satisfies Record<EndedReason, { status: CallStatus; fault: FaultCategory; description: string }>;
 
 export const statusFor = (reason: EndedReason): CallStatus => ENDED_REASONS[reason].status;
 export const faultOf = (reason: EndedReason): FaultCategory => ENDED_REASONS[reason].fault;

@@ -1,10 +1,7 @@
 // How the worker reaches a call's Durable Object (src/calls/durable-object.ts): typed RPC for the
-// watchdog, the first message made while ringing and the carrier's hang-up, and the headers its
-// media socket's upgrade request carries.
+// watchdog, the first message made while ringing and the carrier's hang-up (the headers its media
+// socket's upgrade request carries: addresses.ts).
 import type { CallSession } from "./durable-object";
-
-export const CALL_ID_HEADER = "x-call-id";
-export const TRANSPORT_HEADER = "x-call-transport";
 
 /** The call's Durable Object (one per call, named by its id). */
 export function callStub(ns: DurableObjectNamespace, callId: string): DurableObjectStub<CallSession> {

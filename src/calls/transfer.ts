@@ -6,7 +6,7 @@ import type { Scope } from "../db/scope";
 import type { AppConfig } from "../env";
 import { telephonyProvider } from "../telephony/registry";
 import { CallNotInProgressError } from "../telephony/types";
-import { TWILIO_DIAL_PATH } from "./place";
+import { TWILIO_DIAL_PATH } from "./addresses";
 import { findCall, recordTransfer } from "./queries";
 
 /** Said when the carrier refused to hand the call on; the conversation goes on. */

@@ -25,21 +25,8 @@ export interface TurnOptions {
   minThreshold?: number;
 }
 
-/** How a caller's turn ended, and what speculation it took. */
-export interface TurnTaking {
-  /** From the end of the caller's speech to the turn's end (the endpointing wait as taken). */
-  waitMs: number;
-  /** `sentence`: its speculative transcript ended a sentence; `silence`: the whole endpointing wait; `model`: the streaming provider's turn model (Flux's EndOfTurn). */
-  endedBy: "sentence" | "silence" | "model";
-  /** Speculative transcriptions started in the turn (one per pause). */
-  speculations: number;
-  /** Of them, thrown away because the caller spoke again (each still a transcription paid to the provider). */
-  discarded: number;
-  /** The turn's transcript is a speculation's (no transcription after the turn's end). */
-  committed: boolean;
-  /** Transcription requests the turn cost in all. */
-  transcriptions: number;
-}
+// What a turn's taking records is stored with the transcript, so its type lives with the schema.
+export type { TurnTaking } from "../db/schema/calls";
 
 export type TurnEnd = {
   type: "turn-end";

@@ -1,6 +1,6 @@
 // A chat as the API and the dashboard show it: the row both tables are read into, its usage and
 // (for one chat) its transcript (src/chats/service.ts reads them), mapped without a query.
-import { toCredits } from "../metering/prices";
+import { toCredits } from "../lib/credits";
 import type { ChatSummaryView, ChatView } from "./schema";
 import type { ChatRow, ChatTurn, ChatUsage } from "./service";
 

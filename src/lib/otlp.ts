@@ -5,7 +5,6 @@
 // alone, so it runs in the worker and in a call's Durable Object (docs/calls.md, "Tracing"). An
 // export never throws into its caller: a failure is one log line, and header values (API keys) are
 // never logged.
-import type { AppConfig } from "../env";
 
 export type AttributeValue = string | number | boolean;
 /** Span attributes; null and undefined values are left out. */
@@ -53,9 +52,11 @@ export const DEFAULT_SERVICE_NAME = "voice-agent-platform";
 const SCOPE = { name: "voice-agent-platform/calls", version: "1" };
 
 /** The exporter's settings, or null when OTEL_EXPORTER_OTLP_ENDPOINT is unset (tracing off). */
-export function otlpConfig(
-  config: Pick<AppConfig, "OTEL_EXPORTER_OTLP_ENDPOINT" | "OTEL_EXPORTER_OTLP_HEADERS" | "OTEL_SERVICE_NAME">,
-): OtlpConfig | null {
+export function otlpConfig(config: {
+  OTEL_EXPORTER_OTLP_ENDPOINT?: string;
+  OTEL_EXPORTER_OTLP_HEADERS: OtlpConfig["headers"];
+  OTEL_SERVICE_NAME: string;
+}): OtlpConfig | null {
   const endpoint = config.OTEL_EXPORTER_OTLP_ENDPOINT;
   if (!endpoint) return null;
   return {

@@ -17,7 +17,15 @@ import type { WebhookDeps } from "../webhooks/deliver";
 import { publicOrigin } from "../webhooks/endpoints";
 import type { SealedColumn } from "../webhooks/secret-store";
 import { MessagingApiError, type MessagingCallOptions } from "./http";
-import { deleteChannelRow, insertChannel, selectChannel, selectChannelById, selectChannels, updateChannelRow } from "./queries";
+import {
+  type ChannelFilters,
+  deleteChannelRow,
+  insertChannel,
+  selectChannel,
+  selectChannelById,
+  selectChannels,
+  updateChannelRow,
+} from "./queries";
 import type { ChannelCheck, CreateChannelInput, UpdateChannelInput } from "./schema";
 import { DEFAULT_IDLE_TIMEOUT_SECONDS } from "./schema";
 import { endChannelSessions } from "./sessions";
@@ -183,12 +191,6 @@ export async function getChannel(db: Db, organizationId: string, id: string): Pr
 export async function channelById(db: Db, id: string): Promise<MessagingChannel | null> {
   if (!isUuid(id)) return null;
   return selectChannelById(db, id);
-}
-
-export interface ChannelFilters {
-  type?: ChannelType;
-  agentId?: string;
-  status?: "active" | "paused";
 }
 
 export async function listChannels(db: Db, organizationId: string, params: PageParams & ChannelFilters): Promise<Page<MessagingChannel>> {

@@ -6,6 +6,7 @@ import { and, desc, eq, inArray, isNull, lt, type SQL, sql } from "drizzle-orm";
 import { type Db, rowsOf } from "../db/client";
 import type { PageQuery } from "../db/pagination";
 import {
+  type ChannelType,
   type MessagingChannel,
   type MessagingEndedReason,
   type MessagingInboundRow,
@@ -16,9 +17,15 @@ import {
   messagingSessions,
 } from "../db/schema";
 import { ownedBy, ownedRow } from "../db/tenancy";
-import type { ChannelFilters } from "./channels";
 import type { ParsedInbound } from "./parsed";
 import type { UpdateChannelInput } from "./schema";
+
+/** The list's filters (GET /v1/channels). */
+export interface ChannelFilters {
+  type?: ChannelType;
+  agentId?: string;
+  status?: "active" | "paused";
+}
 
 // Channels
 

@@ -7,32 +7,22 @@
 // flight is always a row that the scheduled handler can find and release (`sweepExpiredHolds`)
 // when the worker that took it died. The statements themselves are in queries.ts.
 import type { Db } from "../db/client";
+import { toCredits } from "../lib/credits";
 import { ApiError } from "../lib/errors";
 import { newId } from "../lib/ids";
-import { type Modality, toCredits } from "./prices";
-import { balanceOf, closeHold, creditBooks, logUnheldRequest, releaseHold, releaseHoldsOlderThan, takeHold } from "./queries";
+import {
+  balanceOf,
+  closeHold,
+  creditBooks,
+  type Hold,
+  logUnheldRequest,
+  type RequestLog,
+  releaseHold,
+  releaseHoldsOlderThan,
+  takeHold,
+} from "./queries";
 
-export { adjustCredits } from "./queries";
-
-export interface Hold {
-  id: string;
-  organizationId: string;
-  amountMicro: number;
-  /** The workspace's balance right after this hold took its amount. */
-  balanceMicro: number;
-}
-
-export interface RequestLog {
-  apiKeyId: string | null;
-  callId?: string;
-  chatId?: string;
-  method: string;
-  endpoint: string;
-  modality: Modality;
-  provider: string;
-  model: string;
-  latencyMs: number;
-}
+export { adjustCredits, type Hold, type RequestLog } from "./queries";
 
 /** A hold the workspace cannot cover: 402, and the balance it has (the caller's cache learns it). */
 export class InsufficientCredits extends ApiError {

@@ -43,5 +43,3 @@ export function costOf(modality: Modality, model: string, quantity: number): num
   const per = modality === "stt" ? 60_000 : 1_000;
   return Math.ceil((quantity * price) / per);
 }
-
-export const toCredits = (micro: number) => micro / 1_000_000;

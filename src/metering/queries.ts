@@ -6,7 +6,27 @@ import { type SQL, sql } from "drizzle-orm";
 import { type Db, rowsOf } from "../db/client";
 import { creditGrants, organizations } from "../db/schema";
 import { newId } from "../lib/ids";
-import type { Hold, RequestLog } from "./meter";
+import type { Modality } from "./prices";
+
+export interface Hold {
+  id: string;
+  organizationId: string;
+  amountMicro: number;
+  /** The workspace's balance right after this hold took its amount. */
+  balanceMicro: number;
+}
+
+export interface RequestLog {
+  apiKeyId: string | null;
+  callId?: string;
+  chatId?: string;
+  method: string;
+  endpoint: string;
+  modality: Modality;
+  provider: string;
+  model: string;
+  latencyMs: number;
+}
 
 const UNITS = { chat: "tokens", tts: "characters", stt: "audio_ms" } as const;
 

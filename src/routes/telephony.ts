@@ -7,13 +7,13 @@
 // - GET  /web-calls/:callId/socket?token=: the browser's socket, the one-time web-call token.
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import { CALL_ID_HEADER, TRANSPORT_HEADER, TWILIO_VOICE_PATH } from "../calls/addresses";
 import { answerIncomingCall } from "../calls/inbound";
 import { finishCall, startCall } from "../calls/lifecycle";
-import { TWILIO_VOICE_PATH } from "../calls/phone-numbers";
 import { redeemWebCallToken } from "../calls/place";
 import { answeredDeadline, findCall, moveCall, recordTransferOutcome } from "../calls/queries";
 import type { EndedReason } from "../calls/states";
-import { CALL_ID_HEADER, callStub, leaveHangUpToSession, TRANSPORT_HEADER } from "../calls/stub";
+import { callStub, leaveHangUpToSession } from "../calls/stub";
 import { type AppEnv, createRouter } from "../context";
 import { TRANSFER_OUTCOMES, type TransferOutcome } from "../db/schema";
 import { ApiError } from "../lib/errors";

@@ -11,12 +11,9 @@ import { readCapped } from "../lib/response-body";
 import { signPayload } from "../webhooks/signature";
 import { checkUrlResolved, dohResolver } from "../webhooks/ssrf";
 import { argumentsValidator } from "./json-schema";
-import type { ToolRequestPayload } from "./request-schema";
+import { TOOL_EVENT, TOOL_RESPONSE_CAP, type ToolRequestPayload } from "./request-schema";
 
 export const TOOL_USER_AGENT = "Service-Tools/1.0";
-export const TOOL_EVENT = "tool.call";
-/** The most of an answer that is read; a longer one is a failure (the model's context is not a dump). */
-export const TOOL_RESPONSE_CAP = 16 * 1024;
 /** What the transcript keeps of a result. */
 export const TOOL_RESULT_KEPT = 4 * 1024;
 

@@ -4,9 +4,11 @@
 // generated from that entry (packages/sdk/src/tools.ts), so it cannot drift from what is sent.
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { CHAT_CHANNELS } from "../chats/schema";
-import type { AppEnv } from "../context";
 import { publicSecurity } from "../lib/openapi";
-import { TOOL_EVENT, TOOL_RESPONSE_CAP } from "./invoke";
+
+export const TOOL_EVENT = "tool.call";
+/** The most of an answer that is read; a longer one is a failure (the model's context is not a dump). */
+export const TOOL_RESPONSE_CAP = 16 * 1024;
 
 const EXAMPLE_ID = "0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77";
 
@@ -42,7 +44,7 @@ export const toolRequestSchema = z
 export type ToolRequestPayload = z.infer<typeof toolRequestSchema>;
 
 /** OpenAPI 3.1 `webhooks`: `tool.call`, the request a tool's server receives, and what it answers. */
-export function registerToolRequest(app: OpenAPIHono<AppEnv>): void {
+export function registerToolRequest(app: Pick<OpenAPIHono, "openAPIRegistry">): void {
   app.openAPIRegistry.registerWebhook({
     method: "post",
     path: TOOL_EVENT,

@@ -1,7 +1,8 @@
 // Where a workspace's usage (./service.ts) meets the API's shape (GET /v1/usage), which the
 // dashboard's Usage page renders too.
 import type { UsageEvent } from "../db/schema";
-import { PRICES, toCredits } from "../metering/prices";
+import { toCredits } from "../lib/credits";
+import { PRICES } from "../metering/prices";
 import type { Usage } from "./service";
 
 export const toUsageEventView = (r: UsageEvent) => ({

@@ -9,7 +9,6 @@ import { mapLimit } from "../lib/concurrency";
 import { redisFor } from "../lib/redis";
 import { readCapped } from "../lib/response-body";
 import { captureRequest } from "./capture";
-import type { Trigger, WebhookDeps } from "./deliver";
 import { captureUrl, publicOrigin } from "./endpoints";
 import {
   addEndpointFailure,
@@ -24,6 +23,17 @@ import {
 import { endpointSigningKey } from "./secret-store";
 import { signPayload } from "./signature";
 import { checkUrlResolved, dohResolver } from "./ssrf";
+
+export interface WebhookDeps {
+  db: Db;
+  config: AppConfig;
+  /** Keeps work alive after the response (the request scope's defer in the worker). */
+  waitUntil(promise: Promise<unknown>): void;
+  /** The request's origin, for the built-in test receiver's URL when PUBLIC_BASE_URL is unset. */
+  origin?: string;
+}
+
+export type Trigger = "emit" | "retry" | "resend" | "test";
 
 export const USER_AGENT = "Service-Webhooks/1.0";
 export const RESPONSE_BODY_CAP = 2048;

@@ -9,7 +9,10 @@ import { Client } from "@upstash/qstash";
 import type { Db } from "../db/client";
 import type { AppConfig } from "../env";
 import { newId } from "../lib/ids";
-import { deliverPrepared, type EndpointFields, type Prepared, prepareDispatch } from "./attempt";
+import { deliverPrepared, type EndpointFields, type Prepared, prepareDispatch, type Trigger, type WebhookDeps } from "./attempt";
+
+export type { Trigger, WebhookDeps };
+
 import { NEVER_DISPATCHED, payloadChannel } from "./events";
 import { buildPayload, type EventData, type Payload, shapePayload } from "./payload";
 import { type DeliveryFields, insertDeliveries, type SubscribedEndpoint, writeSubscribedDeliveries } from "./queries/deliveries";
@@ -17,17 +20,6 @@ import { findEndpoint } from "./queries/endpoints";
 
 export const QSTASH_DELIVER_PATH = "/internal/qstash/deliver";
 export const QSTASH_FAILED_PATH = "/internal/qstash/failed";
-
-export interface WebhookDeps {
-  db: Db;
-  config: AppConfig;
-  /** Keeps work alive after the response (the request scope's defer in the worker). */
-  waitUntil(promise: Promise<unknown>): void;
-  /** The request's origin, for the built-in test receiver's URL when PUBLIC_BASE_URL is unset. */
-  origin?: string;
-}
-
-export type Trigger = "emit" | "retry" | "resend" | "test";
 
 const qstashMode = (config: AppConfig) => Boolean(config.QSTASH_TOKEN);
 

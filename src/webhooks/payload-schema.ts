@@ -6,12 +6,11 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { CALL_STATUSES, ENDED_REASON_VALUES, FAULT_CATEGORIES } from "../calls/states";
 import { CHAT_STATUSES } from "../chats/schema";
-import type { AppEnv } from "../context";
 import { CALL_DIRECTIONS, TRANSFER_OUTCOMES } from "../db/schema/calls";
 import { TOOL_OUTCOMES } from "../db/schema/tools";
 import { publicSecurity } from "../lib/openapi";
 import { ALL_EVENTS, CUSTOM_PAYLOAD_WEBHOOK, NEVER_DISPATCHED, payloadChannel } from "./events";
-import type { CALL_FIELDS, CHAT_FIELDS } from "./payload";
+import type { CALL_FIELDS, CHAT_FIELDS } from "./payload-fields";
 
 const EXAMPLE_ID = "0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77";
 const time = () => z.iso.datetime().openapi({ example: "2025-01-15T09:30:00.000Z" });
@@ -212,7 +211,7 @@ const SIGNATURE_HEADERS = z.object({
 });
 
 /** OpenAPI 3.1 `webhooks`: one POST per event we send, its body the event's payload. */
-export function registerWebhookEvents(app: OpenAPIHono<AppEnv>): void {
+export function registerWebhookEvents(app: Pick<OpenAPIHono, "openAPIRegistry">): void {
   app.openAPIRegistry.registerWebhook({
     method: "post",
     path: CUSTOM_PAYLOAD_WEBHOOK,

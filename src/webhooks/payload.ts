@@ -7,11 +7,13 @@
 // `timestamp`) is always sent so a receiver can verify, route and de-duplicate.
 
 import type { ToolOutcome } from "../db/schema/tools";
+import { CALL_FIELDS, CHAT_FIELDS } from "./payload-fields";
 import type { CallPayload, CallTranscript, ChatPayload, ChatTranscript } from "./payload-schema";
 
 // The shapes are zod schemas (payload-schema.ts, imported for types only: the dashboard's
 // browser bundle takes shapePayload from this file without zod).
 export type { CallPayload, ChatPayload };
+export { CALL_FIELDS, CHAT_FIELDS };
 
 export interface EventData {
   call?: Partial<CallPayload> & { id: string };
@@ -26,35 +28,6 @@ export interface EventData {
   } | null;
   metadata?: Record<string, unknown> | null;
 }
-
-export const CALL_FIELDS = [
-  "id",
-  "status",
-  "direction",
-  "durationSeconds",
-  "fromNumber",
-  "toNumber",
-  "agentId",
-  "agentName",
-  "startedAt",
-  "endedAt",
-  "endedReason",
-  "endedReasonCategory",
-  "transfer",
-  "analysisSkipped",
-] as const;
-export const CHAT_FIELDS = [
-  "id",
-  "status",
-  "agentId",
-  "agentName",
-  "startedAt",
-  "endedAt",
-  "messageCount",
-  "channelId",
-  "endUserId",
-  "endUserName",
-] as const;
 
 export const ENVELOPE_PATHS = ["deliveryId", "event", "timestamp"] as const;
 

@@ -1,10 +1,50 @@
 import { bigint, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
-import type { CallStatus, EndedReason } from "../../calls/states";
-import type { TurnTaking } from "../../calls/turns";
 import { agents } from "./agents";
 import { organizations } from "./organizations";
 import type { ToolTurnDetail } from "./tools";
 import { id, timestamps } from "./util";
+
+/** A call's statuses; the state machine over them is src/calls/states.ts. */
+export const CALL_STATUSES = ["queued", "ringing", "in-progress", "completed", "failed", "busy", "no-answer", "canceled"] as const;
+export type CallStatus = (typeof CALL_STATUSES)[number];
+
+/** Why a call ended; what each means, the status it gives and where the fault lies: ENDED_REASONS in src/calls/states.ts. */
+export const ENDED_REASON_VALUES = [
+  "agent-ended-call",
+  "transferred",
+  "customer-ended-call",
+  "silence-timeout",
+  "max-duration-reached",
+  "customer-busy",
+  "customer-did-not-answer",
+  "call-canceled",
+  "web-call-not-joined",
+  "dial-failed",
+  "media-stream-failed",
+  "telephony-provider-error",
+  "stt-provider-error",
+  "llm-provider-error",
+  "tts-provider-error",
+  "insufficient-credits",
+  "watchdog-timeout",
+] as const;
+export type EndedReason = (typeof ENDED_REASON_VALUES)[number];
+
+/** How a caller's turn ended, and what speculation it took (turn detection: src/calls/turns.ts). */
+export interface TurnTaking {
+  /** From the end of the caller's speech to the turn's end (the endpointing wait as taken). */
+  waitMs: number;
+  /** `sentence`: its speculative transcript ended a sentence; `silence`: the whole endpointing wait; `model`: the streaming provider's turn model (Flux's EndOfTurn). */
+  endedBy: "sentence" | "silence" | "model";
+  /** Speculative transcriptions started in the turn (one per pause). */
+  speculations: number;
+  /** Of them, thrown away because the caller spoke again (each still a transcription paid to the provider). */
+  discarded: number;
+  /** The turn's transcript is a speculation's (no transcription after the turn's end). */
+  committed: boolean;
+  /** Transcription requests the turn cost in all. */
+  transcriptions: number;
+}
 
 export interface TranscriptTurn {
   /** `tool`: a call of one of the agent's tools (docs/tools.md), with its `tool` detail. */

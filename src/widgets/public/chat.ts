@@ -3,10 +3,10 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context";
 import { errorResponses, jsonBody, jsonResponse, publicSecurity } from "../../lib/openapi";
-import { limitVisitor, widgetOf } from "../gate";
 import { chatMessages, greetingOf, widgetReply } from "../reply";
 import { chatMessageSchema, chatReplySchema, widgetTokenQuery } from "../schema";
 import { appendAgentReply, appendVisitorMessage, endSession, startSession } from "../sessions";
+import { limitVisitor, widgetOf } from "./gate";
 import { agentOf, PUBLIC_TAG, requireChannel } from "./shared";
 
 export const widgetChatRoute = createRoute({

@@ -2,9 +2,9 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context";
 import { errorResponses, jsonResponse, publicSecurity } from "../../lib/openapi";
-import { widgetOf } from "../gate";
 import { greetingOf } from "../reply";
 import { publicConfigSchema, widgetTokenQuery } from "../schema";
+import { widgetOf } from "./gate";
 import { agentOf, PUBLIC_TAG } from "./shared";
 
 export const widgetConfigRoute = createRoute({

@@ -4,9 +4,9 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context";
 import { ApiError } from "../../lib/errors";
 import { errorResponses, publicSecurity } from "../../lib/openapi";
-import { limitVisitor, widgetOf } from "../gate";
 import { visitorBodySchema, widgetTokenQuery } from "../schema";
 import { endVisitorSession } from "../sessions";
+import { limitVisitor, widgetOf } from "./gate";
 import { PUBLIC_TAG } from "./shared";
 
 export const widgetEndSessionRoute = createRoute({

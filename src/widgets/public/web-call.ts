@@ -5,8 +5,8 @@ import { startWebCall } from "../../calls/place";
 import type { AppEnv } from "../../context";
 import { errorResponses, jsonBody, jsonResponse, publicSecurity } from "../../lib/openapi";
 import { publicOrigin } from "../../webhooks/endpoints";
-import { limitVisitor, widgetOf } from "../gate";
 import { publicWebCallSchema, visitorBodySchema, widgetTokenQuery } from "../schema";
+import { limitVisitor, widgetOf } from "./gate";
 import { agentOf, PUBLIC_TAG, requireChannel } from "./shared";
 
 export const widgetWebCallRoute = createRoute({

@@ -5,7 +5,7 @@
 // `custom` payload mode against its own. whatsapp.* share telegram's shape (one schema per
 // messaging channel, the same builder); sms.* and messenger.* have no channel yet.
 import { beforeAll, describe, expect, it } from "vitest";
-import { TOOL_EVENT } from "../../../src/tools/invoke";
+import { TOOL_EVENT } from "../../../src/tools/request-schema";
 import { CUSTOM_PAYLOAD_WEBHOOK } from "../../../src/webhooks/events";
 import { SENT_EVENTS } from "../../../src/webhooks/payload-schema";
 import { BUSY, CONVERSATION, place } from "../../callees";

@@ -19,8 +19,8 @@ import {
 } from "../../../packages/sdk/src/index";
 import { createApp } from "../../../src/app";
 import { openApiDocument } from "../../../src/routes/docs";
-import { TOOL_RESPONSE_CAP, type ToolCallRequest, toolRequestBody } from "../../../src/tools/invoke";
-import { toolRequestSchema } from "../../../src/tools/request-schema";
+import { type ToolCallRequest, toolRequestBody } from "../../../src/tools/invoke";
+import { TOOL_RESPONSE_CAP, toolRequestSchema } from "../../../src/tools/request-schema";
 import { signPayload as serverSign } from "../../../src/webhooks/signature";
 
 const SECRET = "tss_0123456789abcdefghijABCDEFGHIJ0123456789";

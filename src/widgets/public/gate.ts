@@ -13,12 +13,12 @@
 // starts, from its allowed origins, within its limits.
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "../context";
-import type { Widget } from "../db/schema";
-import { ApiError } from "../lib/errors";
-import { enforce } from "../middleware/ratelimit";
-import { originAllowed } from "./origins";
-import { findActiveWidget } from "./service";
+import type { AppEnv } from "../../context";
+import type { Widget } from "../../db/schema";
+import { ApiError } from "../../lib/errors";
+import { enforce } from "../../middleware/ratelimit";
+import { originAllowed } from "../origins";
+import { findActiveWidget } from "../service";
 
 // Keyed by the request's context (one per request, shared by middleware and handler); not by
 // c.req.raw, which the body limit replaces for a chunked body.

@@ -1,0 +1,31 @@
+// The fields of a payload's `call` and `chat` objects, by name: the payload's schema
+// (payload-schema.ts) declares one shape per name, and the `custom` mode's leaf paths (payload.ts)
+// are built from them. A module of its own so that neither of those two imports the other.
+export const CALL_FIELDS = [
+  "id",
+  "status",
+  "direction",
+  "durationSeconds",
+  "fromNumber",
+  "toNumber",
+  "agentId",
+  "agentName",
+  "startedAt",
+  "endedAt",
+  "endedReason",
+  "endedReasonCategory",
+  "transfer",
+  "analysisSkipped",
+] as const;
+export const CHAT_FIELDS = [
+  "id",
+  "status",
+  "agentId",
+  "agentName",
+  "startedAt",
+  "endedAt",
+  "messageCount",
+  "channelId",
+  "endUserId",
+  "endUserName",
+] as const;
