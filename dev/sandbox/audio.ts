@@ -61,8 +61,24 @@ interface Job {
  */
 export const JOBS_PER_WORKER = 25;
 
+/** Speeches the sandbox keeps (a few MB): the lines a bench or a test repeats are rendered once. */
+export const REMEMBERED_SPEECHES = 256;
+
 export class Synthesizer {
+  /**
+   * The speech of each (text, voice, speed) made so far, most recent last, in flight included, so
+   * that concurrent asks for the same line share one rendering. eSpeak is deterministic, so the
+   * audio is the same either way; what changes is that 32 simultaneous calls saying the same line
+   * no longer queue on the one eSpeak thread (a hosted provider serves them in parallel), and the
+   * sandbox's speech time is the latency profile's, not this machine's CPU.
+   */
+  private readonly remembered = new Map<string, Promise<{ pcm: Buffer; sampleRate: number }>>();
+  /** Speeches rendered by eSpeak (not served from memory). */
+  rendered = 0;
   private worker: Worker | undefined;
+
+  constructor(private readonly remember = REMEMBERED_SPEECHES) {}
+
   private served = 0;
   private nextId = 1;
   /** In-flight jobs, per worker, so retiring or losing one worker never fails another's jobs. */
@@ -126,7 +142,24 @@ export class Synthesizer {
   }
 
   /** Speech as 16-bit mono samples at `sampleRate` (22,050 Hz from eSpeak). */
-  async speak(text: string, profile: VoiceProfile, speed: number): Promise<{ pcm: Buffer; sampleRate: number }> {
+  speak(text: string, profile: VoiceProfile, speed: number): Promise<{ pcm: Buffer; sampleRate: number }> {
+    if (this.remember <= 0) return this.render(text, profile, speed);
+    const key = JSON.stringify([text, profile, speed]);
+    const known = this.remembered.get(key);
+    if (known) {
+      this.remembered.delete(key); // most recent last
+      this.remembered.set(key, known);
+      return known;
+    }
+    const made = this.render(text, profile, speed);
+    this.remembered.set(key, made);
+    made.catch(() => this.remembered.delete(key)); // a failure is not remembered
+    if (this.remembered.size > this.remember) this.remembered.delete(this.remembered.keys().next().value as string);
+    return made;
+  }
+
+  private async render(text: string, profile: VoiceProfile, speed: number): Promise<{ pcm: Buffer; sampleRate: number }> {
+    this.rendered++;
     const job = (wpm: number, wordgap: number) => this.run({ text, ...profile, wpm, wordgap });
     const samples = (wav: Buffer) => {
       const w = parseWav(wav);
