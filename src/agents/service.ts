@@ -6,6 +6,7 @@ import { and, asc, desc, eq, ilike, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { pageQuery } from "../db/pagination";
 import { type Agent, agents } from "../db/schema";
+import { ownedBy, ownedRow } from "../db/tenancy";
 import { ApiError } from "../lib/errors";
 import { isUuid, newId } from "../lib/ids";
 import { type Page, type PageParams, pageOf } from "../lib/pagination";
@@ -20,7 +21,7 @@ export type { Agent };
 /** The one answer for a missing agent and another workspace's agent. */
 export const agentNotFound = () => new ApiError("not_found", "No agent with that id in this workspace.");
 
-const scoped = (organizationId: string, id: string) => and(eq(agents.id, id), eq(agents.organizationId, organizationId));
+const scoped = (organizationId: string, id: string) => ownedRow(agents, organizationId, id);
 
 const VOICE_MESSAGE = "no voice with this id in this workspace or the system catalog";
 const unusableVoice = () =>
@@ -122,7 +123,7 @@ const escapeLike = (s: string) => s.replace(/[\\%_]/g, (ch) => `\\${ch}`);
 /** A page of the workspace's agents, newest first. */
 export async function listAgents(db: Db, organizationId: string, params: PageParams & AgentFilters): Promise<Page<Agent>> {
   const page = pageQuery(params);
-  const conditions: SQL[] = [eq(agents.organizationId, organizationId), ...page.where(agents)];
+  const conditions: SQL[] = [ownedBy(agents, organizationId), ...page.where(agents)];
   if (params.name) conditions.push(ilike(agents.name, `%${escapeLike(params.name)}%`));
   if (params.voiceId) conditions.push(eq(agents.voiceId, params.voiceId));
   const rows = await db
@@ -136,11 +137,7 @@ export async function listAgents(db: Db, organizationId: string, params: PagePar
 
 /** Every agent of the workspace as {id, name}, by name: the pickers of other screens. */
 export async function listAgentNames(db: Db, organizationId: string): Promise<Array<{ id: string; name: string }>> {
-  return db
-    .select({ id: agents.id, name: agents.name })
-    .from(agents)
-    .where(eq(agents.organizationId, organizationId))
-    .orderBy(asc(agents.name));
+  return db.select({ id: agents.id, name: agents.name }).from(agents).where(ownedBy(agents, organizationId)).orderBy(asc(agents.name));
 }
 
 /**

@@ -10,6 +10,7 @@ import { and, desc, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import type { PageQuery } from "../db/pagination";
 import { type ApiKey, apiKeys, memberships, users } from "../db/schema";
+import { ownedBy, ownedRow } from "../db/tenancy";
 import { randomBase62, sha1Hex, sha256Hex } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
 import { newId } from "../lib/ids";
@@ -74,7 +75,7 @@ export async function listApiKeys(db: Db, organizationId: string, page: PageQuer
   const rows = await db
     .select()
     .from(apiKeys)
-    .where(and(eq(apiKeys.organizationId, organizationId), ...page.where(apiKeys)))
+    .where(and(ownedBy(apiKeys, organizationId), ...page.where(apiKeys)))
     .orderBy(desc(apiKeys.id))
     .limit(page.limit + 1);
   const recent =
@@ -104,7 +105,7 @@ export async function revokeApiKey(db: Db, redis: Redis | null, organizationId: 
   const [row] = await db
     .update(apiKeys)
     .set({ revokedAt: new Date() })
-    .where(and(eq(apiKeys.id, id), eq(apiKeys.organizationId, organizationId), isNull(apiKeys.revokedAt)))
+    .where(and(ownedRow(apiKeys, organizationId, id), isNull(apiKeys.revokedAt)))
     .returning();
   const target =
     row ??
@@ -112,7 +113,7 @@ export async function revokeApiKey(db: Db, redis: Redis | null, organizationId: 
       await db
         .select()
         .from(apiKeys)
-        .where(and(eq(apiKeys.id, id), eq(apiKeys.organizationId, organizationId)))
+        .where(ownedRow(apiKeys, organizationId, id))
     )[0];
   if (!target) throw new ApiError("not_found", "No API key with that id in this workspace.");
   await forgetKey(redis, target.hash);

@@ -5,6 +5,7 @@ import { and, desc, eq, gte, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { pageQuery } from "../db/pagination";
 import { organizations, type UsageEvent, usageEvents } from "../db/schema";
+import { ownedBy } from "../db/tenancy";
 import { type Page, type PageParams, pageOf } from "../lib/pagination";
 
 export type Modality = UsageEvent["modality"];
@@ -53,13 +54,13 @@ export async function getUsage(db: Db, organizationId: string, query: UsageQuery
         costMicro: sql<number>`coalesce(sum(${usageEvents.costMicro}), 0)::bigint`,
       })
       .from(usageEvents)
-      .where(and(eq(usageEvents.organizationId, organizationId), gte(usageEvents.createdAt, since), ...modality))
+      .where(and(ownedBy(usageEvents, organizationId), gte(usageEvents.createdAt, since), ...modality))
       .groupBy(day, usageEvents.modality, usageEvents.unit)
       .orderBy(desc(day), usageEvents.modality),
     db
       .select()
       .from(usageEvents)
-      .where(and(eq(usageEvents.organizationId, organizationId), ...modality, ...page.where(usageEvents)))
+      .where(and(ownedBy(usageEvents, organizationId), ...modality, ...page.where(usageEvents)))
       .orderBy(desc(usageEvents.id))
       .limit(page.limit + 1),
   ]);

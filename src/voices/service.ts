@@ -7,6 +7,7 @@ import { and, asc, desc, eq, inArray, isNull, not, or, type SQL, sql } from "dri
 import type { Db } from "../db/client";
 import { pageQuery } from "../db/pagination";
 import { type Voice, voices } from "../db/schema";
+import { ownedBy, ownedRow } from "../db/tenancy";
 import { ApiError } from "../lib/errors";
 import { isUuid } from "../lib/ids";
 import { type Page, type PageParams, pageOf } from "../lib/pagination";
@@ -15,8 +16,8 @@ import type { CreateVoiceInput, UpdateVoiceInput, VoiceProvider } from "./schema
 
 export type { Voice };
 
-const visibleTo = (organizationId: string): SQL => or(eq(voices.organizationId, organizationId), isNull(voices.organizationId)) as SQL;
-const ownedBy = (organizationId: string): SQL => eq(voices.organizationId, organizationId);
+/** The workspace's own voices and the system catalog's (no organization). */
+const visibleTo = (organizationId: string): SQL => or(ownedBy(voices, organizationId), isNull(voices.organizationId)) as SQL;
 
 /** The one answer for a missing voice and another workspace's voice. */
 export const voiceNotFound = () => new ApiError("not_found", "No voice with that id in this workspace or the system catalog.");
@@ -69,7 +70,7 @@ export async function listVoices(
     params.type === "system"
       ? isNull(voices.organizationId)
       : params.type === "owned"
-        ? ownedBy(organizationId)
+        ? ownedBy(voices, organizationId)
         : visibleTo(organizationId),
     ...page.where(voices),
   ];
@@ -122,7 +123,7 @@ export async function getOwnedVoice(db: Db, organizationId: string, id: string):
     ? await db
         .select()
         .from(voices)
-        .where(and(eq(voices.id, id), ownedBy(organizationId)))
+        .where(ownedRow(voices, organizationId, id))
         .limit(1)
     : [];
   return row ?? refuseUnowned(db, id, "changed");
@@ -134,7 +135,7 @@ export async function updateVoice(db: Db, organizationId: string, id: string, in
     ? await db
         .update(voices)
         .set(toVoicePatch(input))
-        .where(and(eq(voices.id, id), ownedBy(organizationId)))
+        .where(ownedRow(voices, organizationId, id))
         .returning()
     : [];
   return row ?? refuseUnowned(db, id, "updated");
@@ -145,7 +146,7 @@ export async function deleteVoice(db: Db, organizationId: string, id: string): P
   const [row] = isUuid(id)
     ? await db
         .delete(voices)
-        .where(and(eq(voices.id, id), ownedBy(organizationId)))
+        .where(ownedRow(voices, organizationId, id))
         .returning({ id: voices.id })
     : [];
   if (!row) await refuseUnowned(db, id, "deleted");
