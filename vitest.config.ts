@@ -25,6 +25,10 @@ const integration = (name: string, backend: "embedded" | "real") => ({
 
 export default defineConfig({
   test: {
+    // Two test files at a time (vitest's default on 2 cores is one): an integration file mostly waits
+    // on real time (a call's audio, a browser), so one file at a time left a core idle and the suite
+    // past CI's 40 minutes. Each file uses workspaces of its own on the project's stack.
+    maxWorkers: 2,
     projects: [
       // Pure code of src/ (test/unit/<area>/, mirroring src/) and the local stand-ins of dev/ (test/dev/).
       { extends: true, test: { name: "unit", include: ["test/unit/**/*.test.ts", "test/dev/**/*.test.ts"] } },
