@@ -13,7 +13,6 @@ import type { CallPayload, CallTranscript, ChatPayload, ChatTranscript } from ".
 // The shapes are zod schemas (payload-schema.ts, imported for types only: the dashboard's
 // browser bundle takes shapePayload from this file without zod).
 export type { CallPayload, ChatPayload };
-export { CALL_FIELDS, CHAT_FIELDS };
 
 export interface EventData {
   call?: Partial<CallPayload> & { id: string };
