@@ -4,11 +4,11 @@
 
 import type { Db } from "../db/client";
 import type { Agent, Call, Voice } from "../db/schema";
+import type { AppConfig } from "../env";
 import { sha256Hex, timingSafeEqual } from "../lib/crypto";
+import { defaultVoiceId } from "../voices/service";
 import { isEnded } from "./lifecycle";
 import { findCall, findCallAgent } from "./queries";
-
-export const DEFAULT_VOICE_ID = "00000000-0000-7000-8000-000000000001";
 
 export type Connected =
   | { ok: true; call: Call; agent: Agent; voice: Voice | null }
@@ -16,7 +16,13 @@ export type Connected =
   | { ok: false; close: string }
   | { ok: false; fail: string; call: Call };
 
-export async function connectCall(db: Db, callId: string, kind: "twilio" | "web", params: Record<string, string>): Promise<Connected> {
+export async function connectCall(
+  db: Db,
+  config: AppConfig,
+  callId: string,
+  kind: "twilio" | "web",
+  params: Record<string, string>,
+): Promise<Connected> {
   const call = await findCall(db, callId);
   if (!call || isEnded(call)) return { ok: false, close: "this call is not live" };
   if (kind === "twilio") {
@@ -27,7 +33,7 @@ export async function connectCall(db: Db, callId: string, kind: "twilio" | "web"
       return { ok: false, close: "stream token refused" };
     }
   }
-  const found = await findCallAgent(db, call.agentId, DEFAULT_VOICE_ID);
+  const found = await findCallAgent(db, call.agentId, defaultVoiceId(config));
   if (!found) {
     console.log(JSON.stringify({ level: "info", msg: "the call's agent was deleted before the call connected", callId }));
     return { ok: false, fail: "agent-deleted", call };

@@ -6,7 +6,6 @@ import { DurableObject } from "cloudflare:workers";
 import { openScope } from "../db/scope";
 import { type Bindings, parseEnv } from "../env";
 import { CALL_ID_HEADER, TRANSPORT_HEADER } from "./addresses";
-import { DEFAULT_VOICE_ID } from "./connect";
 import { type PreparedSpeech, prepareFirstMessage } from "./first-message";
 import { finishCall } from "./lifecycle";
 import { findCall } from "./queries";
@@ -27,7 +26,7 @@ export class CallSession extends DurableObject<Bindings> {
   /** Starts making the first message's audio while the phone rings (once). */
   prepare(callId: string): void {
     if (this.prepared) return;
-    this.prepared = prepareFirstMessage(parseEnv(this.env), callId, DEFAULT_VOICE_ID);
+    this.prepared = prepareFirstMessage(parseEnv(this.env), callId);
     this.ctx.waitUntil(this.prepared);
   }
 

@@ -10,6 +10,7 @@ import type { AppConfig } from "../env";
 import { meter } from "../metering/metered";
 import { characters } from "../metering/speech";
 import { defaultTtsModel, ttsProvider } from "../providers/registry";
+import { defaultVoiceId } from "../voices/service";
 import { isEnded } from "./lifecycle";
 import { renderTemplate } from "./prompt";
 import { findAgentById, findCall, findVoiceById } from "./queries";
@@ -30,7 +31,7 @@ const log = (level: "info" | "warn", msg: string, extra: Record<string, unknown>
  * The call's first message as audio, or null (no first message, the call is over, or the speech
  * failed: the session then speaks it itself). Not metered here: see preparedAudio.
  */
-export async function prepareFirstMessage(config: AppConfig, callId: string, defaultVoiceId: string): Promise<PreparedSpeech | null> {
+export async function prepareFirstMessage(config: AppConfig, callId: string): Promise<PreparedSpeech | null> {
   const scope = openScope(config);
   try {
     const { db } = scope;
@@ -39,7 +40,7 @@ export async function prepareFirstMessage(config: AppConfig, callId: string, def
     const agent = await findAgentById(db, call.agentId);
     const text = agent?.firstMessage ? renderTemplate(agent.firstMessage, call.variables) : "";
     if (!agent || !text) return null;
-    const voice = await findVoiceById(db, agent.voiceId ?? defaultVoiceId);
+    const voice = await findVoiceById(db, agent.voiceId ?? defaultVoiceId(config));
     const provider = ttsProvider(config, voice?.provider ?? "openai");
     const model = defaultTtsModel(config, voice?.provider ?? "openai");
     const audio = await provider.synthesize({ text, voice: voice?.providerVoiceId ?? "alloy", model, format: "pcm" });

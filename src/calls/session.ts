@@ -92,7 +92,7 @@ export class CallSessionRuntime implements SessionEvents {
 
   private async begin(params: Record<string, string>): Promise<void> {
     const { config, kind } = this.opts;
-    const c = await connectCall(this.scope.db, this.opts.callId, kind, params);
+    const c = await connectCall(this.scope.db, config, this.opts.callId, kind, params);
     if (this.state !== "starting") return; // ended while we read (hang-up, watchdog)
     if (!c.ok) {
       if ("fail" in c) return this.end("media-stream-failed", c.call);

@@ -16,6 +16,19 @@ import type { CreateVoiceInput, UpdateVoiceInput, VoiceProvider } from "./schema
 
 export type { Voice };
 
+/** OpenAI's Alloy and Cartesia's Katie, system voices seeded by the migrations (0001, 0015). */
+export const ALLOY_VOICE_ID = "00000000-0000-7000-8000-000000000001";
+export const KATIE_VOICE_ID = "00000000-0000-7000-8000-000000000012";
+
+/**
+ * The voice an agent without one (`voiceId: null`) speaks with: the lowest-latency voice this
+ * deployment can synthesize. Cartesia's Sonic starts speaking in about 90 ms against OpenAI speech's
+ * 300 or so (docs/benchmarks.md), which is most of what a caller waits for, so Katie when
+ * CARTESIA_API_KEY is set, otherwise Alloy (docs/voices.md, "The default voice").
+ */
+export const defaultVoiceId = (config: { CARTESIA_API_KEY?: string }): string =>
+  config.CARTESIA_API_KEY ? KATIE_VOICE_ID : ALLOY_VOICE_ID;
+
 /** The workspace's own voices and the system catalog's (no organization). */
 const visibleTo = (organizationId: string): SQL => or(ownedBy(voices, organizationId), isNull(voices.organizationId)) as SQL;
 

@@ -7,7 +7,7 @@ import { toAgent } from "../../agents/mapper";
 import { createAgentSchema, updateAgentSchema } from "../../agents/schema";
 import { type Agent, createAgent, deleteAgent, getAgent, listAgents, updateAgent, withToolSecret } from "../../agents/service";
 import type { AppEnv } from "../../context";
-import { listVoicesByName } from "../../voices/service";
+import { defaultVoiceId, listVoicesByName } from "../../voices/service";
 import { apiErrorFields, validate } from "../forms";
 import { screenRouter } from "../routers";
 import { type FieldErrors, shellOf } from "../ui";
@@ -16,8 +16,9 @@ import { AgentForm, AgentList } from "./views";
 
 async function voiceOptions(c: Context<AppEnv>) {
   const rows = await listVoicesByName(c.var.db, c.var.auth.organizationId);
+  const fallback = rows.find((v) => v.id === defaultVoiceId(c.var.config));
   return [
-    { value: "", label: "Platform default voice" },
+    { value: "", label: fallback ? `Platform default (now ${fallback.name}, ${fallback.provider})` : "Platform default voice" },
     ...rows.map((v) => ({ value: v.id, label: `${v.name} (${v.provider}${v.organizationId ? ", owned" : ", system"})` })),
   ];
 }

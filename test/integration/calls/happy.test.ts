@@ -9,6 +9,7 @@
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { calls, organizations, usageEvents } from "../../../src/db/schema";
+import { ALLOY_VOICE_ID as ALLOY } from "../../../src/voices/service";
 import { accepted, BARGE_IN, BUSY, CHATTERBOX, CONVERSATION, dial, finished, HANGS_UP, PLATFORM, place, SILENT } from "../../callees";
 import {
   addCallerId,
@@ -121,13 +122,13 @@ describe("a whole outbound call", () => {
       expect((l.endpointingMs ?? 0) + l.sttMs + l.llmMs + l.ttsMs + l.platformMs).toBe(l.voiceToVoiceMs);
     }
     expect(turns.filter((t) => t.latency)).toHaveLength(3);
-    // Speech is asked for per sentence (the streaming loop): every agent character once, the spaces between sentences aside.
+    // An agent without a voice speaks with the deployment's default, Cartesia's Katie where Cartesia
+    // is configured (as on this stack; docs/voices.md, "The default voice"): each reply one context,
+    // every agent character charged once.
     const tts = rows.filter((r) => r.modality === "tts" && r.status === 200);
-    expect(tts.length).toBeGreaterThanOrEqual(4);
+    expect(tts.map((r) => r.provider)).toEqual(["cartesia", "cartesia", "cartesia", "cartesia"]);
     const agentChars = turns.filter((t) => t.role === "agent").reduce((n, t) => n + [...t.text].length, 0);
-    const ttsChars = tts.reduce((n, r) => n + r.quantity, 0);
-    expect(ttsChars).toBeLessThanOrEqual(agentChars);
-    expect(ttsChars).toBeGreaterThanOrEqual(agentChars - (tts.length - 4));
+    expect(tts.reduce((n, r) => n + r.quantity, 0)).toBe(agentChars);
     // The first message was synthesized whole while the phone rang (the streaming loop would have asked per sentence).
     expect(tts.map((r) => r.quantity)).toContain([...(turns[0]?.text ?? "")].length);
     expect(rows.filter((r) => r.modality === "chat" && r.status === 200).length).toBeGreaterThanOrEqual(4); // 3 replies + analysis
@@ -167,7 +168,12 @@ describe("web calls", () => {
   it("runs a conversation over the browser socket and records it", async () => {
     const ws = await createWorkspace();
     const { receiver } = await subscribed(ws, { channels: ["voice"] });
-    const agent = await createAgent(ws, { firstMessage: "Hello {{name}}, this is the web agent.", endCallPhrases: ["goodbye"] });
+    // An OpenAI voice: speech without input streaming, asked for sentence by sentence as the LLM writes.
+    const agent = await createAgent(ws, {
+      firstMessage: "Hello {{name}}, this is the web agent.",
+      endCallPhrases: ["goodbye"],
+      voiceId: ALLOY,
+    });
     const res = await ws.api(`/v1/agents/${agent.id}/web-call`, { method: "POST", json: { variables: { name: "Ada" } } });
     expect(res.status).toBe(201);
     const { call, webCall } = await json<{ call: { id: string; status: string; type: string }; webCall: { url: string; token: string } }>(
@@ -204,6 +210,17 @@ describe("web calls", () => {
     expect(done.cost.tts.quantity).toBeGreaterThan(0);
     expect(done.latency?.turns).toBe(2);
     expect(done.analysisError).toBeNull();
+
+    // Per sentence: every agent character once, the spaces between sentences aside ("Goodbye! You said: …" is two).
+    const tts = (await testDb().select().from(usageEvents).where(eq(usageEvents.callId, call.id))).filter(
+      (r) => r.modality === "tts" && r.status === 200,
+    );
+    expect(new Set(tts.map((r) => r.provider))).toEqual(new Set(["openai-compatible"]));
+    expect(tts.length).toBeGreaterThanOrEqual(4);
+    const agentChars = turns.filter((t) => t.role === "agent").reduce((n, t) => n + [...t.text].length, 0);
+    const ttsChars = tts.reduce((n, r) => n + r.quantity, 0);
+    expect(ttsChars).toBeLessThanOrEqual(agentChars);
+    expect(ttsChars).toBeGreaterThanOrEqual(agentChars - (tts.length - 3));
 
     const events = (await receiver.waitFor(3)).map((r) => JSON.parse(r.body).event);
     expect(events).toEqual(["call.started", "call.completed", "call.analyzed"]);

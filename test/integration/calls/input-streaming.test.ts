@@ -5,11 +5,9 @@
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { usageEvents } from "../../../src/db/schema";
+import { KATIE_VOICE_ID as KATIE } from "../../../src/voices/service";
 import { createAgent, joinWebCall, speech, WEB_RATE, waitForCall } from "../../calls";
 import { createWorkspace, json, testDb } from "../../harness";
-
-/** Katie, a Cartesia system voice (drizzle/0015_cartesia_system_voices.sql). */
-const KATIE = "00000000-0000-7000-8000-000000000012";
 
 beforeAll(async () => {
   await speech("Warming up.", WEB_RATE); // the sandbox's speech thread starts cold
