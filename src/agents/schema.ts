@@ -53,7 +53,11 @@ const fields = {
     z
       .array(text({ min: 1, max: 200, trim: true, singleLine: true }))
       .max(20)
-      .openapi({ description: "When the agent says one of these, it hangs up.", example: ["goodbye", "have a nice day"] }),
+      .openapi({
+        description:
+          "When the agent says one of these as a farewell (opening a clause of its reply, or ending the reply, with no question after it), it hangs up once the reply has played.",
+        example: ["goodbye", "have a nice day"],
+      }),
 };
 
 const extractionFieldSchema = z

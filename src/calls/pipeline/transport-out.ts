@@ -9,6 +9,7 @@ import type { TransferDestination } from "../../db/schema";
 import type { EndedReason } from "../states";
 import type { Transport } from "../transports";
 import { heardBeforeCut, heardText, type PlayedChunk } from "../utterance";
+import { saysFarewell } from "./farewell";
 import type { Direction, Frame, FrameOf } from "./frames";
 import { type Clock, Stage } from "./pipeline";
 
@@ -119,8 +120,7 @@ export class TransportOutStage extends Stage {
       p.mark = `reply-${frame.reply}`;
       this.transport.sendMark(p.mark);
       this.push({ type: "agent-sent", reply: frame.reply, endsAt: p.endsAt }, "up");
-      const said = p.text.toLowerCase();
-      if (this.endCallPhrases.some((phrase) => said.includes(phrase.toLowerCase()))) this.endAfter ??= "agent-ended-call";
+      if (saysFarewell(p.text, this.endCallPhrases)) this.endAfter ??= "agent-ended-call";
     }
     this.push({ type: "reply-done", reply: frame.reply, tools: frame.tools }, "up");
     // Cut before its mark (a barge-in during the goodbye), or nothing was said: still end or hand on.

@@ -3775,7 +3775,7 @@ export interface components {
              */
             silenceTimeoutSeconds?: number;
             /**
-             * @description When the agent says one of these, it hangs up.
+             * @description When the agent says one of these as a farewell (opening a clause of its reply, or ending the reply, with no question after it), it hangs up once the reply has played.
              * @default [
              *       "goodbye"
              *     ]
@@ -3945,7 +3945,7 @@ export interface components {
              */
             silenceTimeoutSeconds?: number;
             /**
-             * @description When the agent says one of these, it hangs up.
+             * @description When the agent says one of these as a farewell (opening a clause of its reply, or ending the reply, with no question after it), it hangs up once the reply has played.
              * @example [
              *       "goodbye",
              *       "have a nice day"
