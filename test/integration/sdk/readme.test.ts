@@ -42,6 +42,8 @@ function readmeBlocks(markdown: string): Block[] {
 const blocks = readmeBlocks(readFileSync(join(SDK, "README.md"), "utf8"));
 const handlers = blocks.filter((b) => /^export /m.test(b.code));
 const tour = blocks.filter((b) => !handlers.includes(b));
+/** docs/tools.md's tool server, written for the same package: type-checked and driven like section 7's. */
+const docsToolServers = readmeBlocks(readFileSync(join(ROOT, "docs/tools.md"), "utf8"));
 
 /** The tour's blocks as one module: single-line imports first, then each block in order. */
 function tourProgram(): string {
@@ -58,6 +60,7 @@ function tourProgram(): string {
 }
 
 const handlerFile = (i: number) => `handler-${i + 1}.ts`;
+const docsToolFile = "docs-tools.ts";
 
 let project: string;
 let ws: Workspace;
@@ -77,6 +80,7 @@ beforeAll(async () => {
   writeFileSync(join(project, "package.json"), JSON.stringify({ name: "sdk-readme", private: true, type: "module" }));
   writeFileSync(join(project, "tour.ts"), tourProgram());
   for (const [i, b] of handlers.entries()) writeFileSync(join(project, handlerFile(i)), b.code);
+  writeFileSync(join(project, docsToolFile), docsToolServers.map((b) => b.code).join("\n"));
   writeFileSync(
     join(project, "tsconfig.json"),
     JSON.stringify({
@@ -91,7 +95,7 @@ beforeAll(async () => {
         skipLibCheck: true,
         noEmit: true,
       },
-      files: ["tour.ts", ...handlers.map((_, i) => handlerFile(i))],
+      files: ["tour.ts", ...handlers.map((_, i) => handlerFile(i)), docsToolFile],
     }),
   );
   ws = await createWorkspace();
@@ -119,6 +123,7 @@ describe("packages/sdk/README.md", () => {
       "5. Errors",
     ]);
     expect(handlers.map((b) => b.section)).toEqual(["6. Webhooks", "7. Tools"]);
+    expect(docsToolServers.map((b) => b.section)).toEqual(["What your server receives"]);
   });
 
   it("type-checks as written against the built package", async () => {
@@ -163,11 +168,16 @@ console.log(JSON.stringify({ status: ok.status, tampered }));
     expect(JSON.parse(out.trim().split("\n").at(-1) ?? "")).toEqual({ status: 204, tampered: "WebhookVerificationError" });
   }, 60_000);
 
-  it("section 7's tool server answers a signed tool request, refuses its replay and a wrong secret", async () => {
-    writeFileSync(
-      join(project, "drive-tool.ts"),
-      `import { signPayload } from "@voice-agent-platform/sdk";
-import { POST } from "./${handlerFile(1)}";
+  it.each([
+    ["section 7's", () => handlerFile(1), { status: "shipped", orderId: "42" }],
+    ["docs/tools.md's", () => docsToolFile, { status: "shipped" }],
+  ])(
+    "%s tool server answers a signed tool request, refuses its replay and a wrong secret",
+    async (_, file, answer) => {
+      writeFileSync(
+        join(project, "drive-tool.ts"),
+        `import { signPayload } from "@voice-agent-platform/sdk";
+import { POST } from "./${file()}";
 const body = JSON.stringify({ id: "req_1", event: "tool.call", timestamp: new Date().toISOString(),
   toolCall: { id: "c1", name: "lookup_order", arguments: { orderId: "42" } }, chat: null, call: { id: "k1" },
   agent: { id: "a1", name: "Front desk" }, metadata: {} });
@@ -178,12 +188,14 @@ const replay = await post(process.env.TOOL_SECRET!);
 const forged = await post("tss_not_the_secret");
 console.log(JSON.stringify({ first: [first.status, await first.json()], replay: replay.status, forged: forged.status }));
 `,
-    );
-    const out = await runTs("drive-tool.ts", { TOOL_SECRET: "tss_readme_secret" });
-    expect(JSON.parse(out.trim().split("\n").at(-1) ?? "")).toEqual({
-      first: [200, { status: "shipped", orderId: "42" }],
-      replay: 409,
-      forged: 401,
-    });
-  }, 60_000);
+      );
+      const out = await runTs("drive-tool.ts", { TOOL_SECRET: "tss_readme_secret" });
+      expect(JSON.parse(out.trim().split("\n").at(-1) ?? "")).toEqual({
+        first: [200, answer],
+        replay: 409,
+        forged: 401,
+      });
+    },
+    60_000,
+  );
 });
