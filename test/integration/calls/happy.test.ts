@@ -143,6 +143,12 @@ describe("a whole outbound call", () => {
     const completed = JSON.parse(got[1]?.body ?? "{}");
     expect(completed.call).toMatchObject({ id: placed.id, status: "completed", toNumber: CONVERSATION, agentName: "Call agent" });
     expect(completed.transcript.turns.length).toBe(turns.length);
+    // Each reply's trace is in the payload as in the API; the greeting, which answers nobody, has none.
+    const sent = completed.transcript.turns as Array<{ role: string; latency?: { voiceToVoiceMs: number } | null }>;
+    expect(sent[0]?.latency ?? null).toBeNull();
+    expect(sent.filter((t) => t.role === "agent" && t.latency).map((t) => t.latency?.voiceToVoiceMs)).toEqual(
+      turns.filter((t) => t.role === "agent" && t.latency).map((t) => t.latency?.voiceToVoiceMs),
+    );
     const analyzed = JSON.parse(got[2]?.body ?? "{}");
     expect(analyzed.analysis.summary).toEqual(expect.any(String));
     expect(analyzed.report.extractedData).toHaveProperty("wants_appointment");
