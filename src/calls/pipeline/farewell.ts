@@ -4,7 +4,7 @@
 // phrase inside a clause ("Before we say goodbye, let me confirm your appointment.") or followed by a
 // question ("Goodbye? Are you still there?") is talk, not a farewell.
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const literal = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /** Where a clause starts: the reply's start, or after a sentence or clause mark. */
 const CLAUSE_START = String.raw`(?:^|[.!?,;:\u2014\u2013]\s*|\s[-\u2014\u2013]\s*)`;
@@ -17,7 +17,7 @@ export function saysFarewell(said: string, phrases: readonly string[]): boolean 
   return phrases.some((raw) => {
     const phrase = raw.trim().toLowerCase();
     if (!phrase) return false;
-    const p = escape(phrase).replace(/\s+/g, "\\s+");
+    const p = literal(phrase).replace(/\s+/g, "\\s+");
     // The phrase as whole words: "goodbye" is not in "goodbyes".
     const opens = new RegExp(`${CLAUSE_START}(${p})(?![\\p{L}\\p{N}])`, "gu");
     const closes = new RegExp(`(?<![\\p{L}\\p{N}])(${p})${REPLY_END}`, "u");
