@@ -4,6 +4,7 @@ import type { Db } from "./db/client";
 import type { Role } from "./db/schema";
 import type { AppConfig, Bindings } from "./env";
 import { ApiError } from "./lib/errors";
+import { type RouteProperties, takeRouteProperties } from "./lib/route-properties";
 import type { Services } from "./services";
 import "./lib/zod-messages";
 
@@ -38,9 +39,12 @@ export interface AppEnv {
 
 export const permissionsFor = (role: Role): Permission[] => (role === "admin" ? ["settings:read", "settings:write"] : []);
 
-/** A router whose validation failures leave through the one error body. */
+/**
+ * A router whose validation failures leave through the one error body, and whose routes may
+ * declare their properties on their definition (src/lib/route-properties.ts).
+ */
 export function createRouter(): OpenAPIHono<AppEnv> {
-  return new OpenAPIHono<AppEnv>({
+  const router = new OpenAPIHono<AppEnv>({
     defaultHook: (result) => {
       if (!result.success) {
         const issues = result.error.issues.map((issue) => {
@@ -53,6 +57,10 @@ export function createRouter(): OpenAPIHono<AppEnv> {
       }
     },
   });
+  const register = router.openapi;
+  router.openapi = ((route: RouteConfig & RouteProperties, handler: object, ...rest: unknown[]) =>
+    (register as (...args: unknown[]) => unknown)(takeRouteProperties(route, handler), handler, ...rest)) as typeof router.openapi;
+  return router;
 }
 
 type RouteConfig = Parameters<OpenAPIHono<AppEnv>["openapi"]>[0];

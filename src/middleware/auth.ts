@@ -4,7 +4,6 @@
 import type { Context } from "hono";
 import { getCookie } from "hono/cookie";
 import { createMiddleware } from "hono/factory";
-import { routePath } from "hono/route";
 import {
   checkApiKey,
   isApiKeyShaped,
@@ -20,6 +19,7 @@ import { ApiError } from "../lib/errors";
 import { answers } from "../lib/guard-answers";
 import { isUuid } from "../lib/ids";
 import { redisFor } from "../lib/redis";
+import { readsAlongsideTheKeyCheck } from "../lib/route-properties";
 import { isSessionShaped, type ResolvedSession, resolveSession, SESSION_COOKIE } from "../sessions/service";
 import { applyLimit, defaultPolicy, warnUnavailable } from "./ratelimit";
 
@@ -47,7 +47,7 @@ const authenticateWith = (opts: { orgOptional?: boolean; sessionOnly?: boolean }
       if (opts.sessionOnly) throw unauthorized("This route is for the signed-in dashboard; API keys are not accepted here.");
       if (!isApiKeyShaped(bearer)) throw unauthorized("The API key is malformed. Keys look like `sk-live-…`.");
       const hash = await sha256Hex(bearer);
-      const seen = readsAlongsideTheCheck(c) ? seenKeys.get(hash) : undefined;
+      const seen = readsAlongsideTheKeyCheck(c) ? seenKeys.get(hash) : undefined;
       if (seen) {
         // The route's read runs while the key is checked; the answer waits for the check, and a
         // refusal (revoked, rate limited) replaces it, as it would have come before it.
@@ -157,25 +157,6 @@ function seeKey(hash: string, key: ResolvedKey): void {
   seenKeys.set(hash, key);
   if (seenKeys.size > SEEN_KEYS_MAX) seenKeys.delete(seenKeys.keys().next().value as string);
 }
-
-/**
- * GET operations whose handler only reads the workspace's rows (no write, no provider, no
- * storage): for a key this isolate has seen, the read runs alongside the key check instead of
- * after it, one round trip instead of two (docs/authentication.md). Anything else waits.
- */
-export const READS_ALONGSIDE_THE_CHECK = new Set([
-  "/v1/agents",
-  "/v1/agents/:id",
-  "/v1/calls",
-  "/v1/calls/:id",
-  "/v1/chats",
-  "/v1/chats/:id",
-  "/v1/widgets",
-  "/v1/widgets/:id",
-  "/v1/usage",
-]);
-
-const readsAlongsideTheCheck = (c: Context<AppEnv>): boolean => c.req.method === "GET" && READS_ALONGSIDE_THE_CHECK.has(routePath(c, -1));
 
 /** The auth context of a dashboard session acting in one of its organizations. */
 export const sessionAuth = (session: ResolvedSession, membership: ResolvedSession["memberships"][number]): AuthContext => ({

@@ -8,6 +8,7 @@ import { bearerSecurity, errorResponses, idParam, jsonResponse } from "../../../
 export const getAgentRoute = createRoute({
   method: "get",
   path: "/agents/{id}",
+  readsAlongsideTheKeyCheck: true,
   tags: ["Agents"],
   operationId: "getAgent",
   summary: "Fetch an agent",

@@ -8,6 +8,7 @@ import { bearerSecurity, errorResponses, jsonResponse } from "../../../lib/opena
 export const listAgentsRoute = createRoute({
   method: "get",
   path: "/agents",
+  readsAlongsideTheKeyCheck: true,
   tags: ["Agents"],
   operationId: "listAgents",
   summary: "List the workspace's agents",

@@ -9,6 +9,7 @@ import { callPageSchema, callSchema, listCallsQuerySchema } from "./schema";
 export const getCallRoute = createRoute({
   method: "get",
   path: "/calls/{id}",
+  readsAlongsideTheKeyCheck: true,
   tags: ["Calls"],
   operationId: "getCall",
   summary: "Read a call: status, duration, transcript, analysis, cost",
@@ -20,6 +21,7 @@ export const getCallRoute = createRoute({
 export const listCallsRoute = createRoute({
   method: "get",
   path: "/calls",
+  readsAlongsideTheKeyCheck: true,
   tags: ["Calls"],
   operationId: "listCalls",
   summary: "List the workspace's calls",

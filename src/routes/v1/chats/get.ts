@@ -8,6 +8,7 @@ import { bearerSecurity, errorResponses, idParam, jsonResponse } from "../../../
 export const getChatRoute = createRoute({
   method: "get",
   path: "/chats/{id}",
+  readsAlongsideTheKeyCheck: true,
   tags: ["Chats"],
   operationId: "getChat",
   summary: "Read a chat (widget or messaging): status, times, transcript, cost",

@@ -8,6 +8,7 @@ import { bearerSecurity, errorResponses, jsonResponse } from "../../../lib/opena
 export const listChatsRoute = createRoute({
   method: "get",
   path: "/chats",
+  readsAlongsideTheKeyCheck: true,
   tags: ["Chats"],
   operationId: "listChats",
   summary: "List the workspace's chats: widget chats and messaging sessions together",

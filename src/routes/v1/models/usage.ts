@@ -65,6 +65,7 @@ export function registerUsage(
     createRoute({
       method: "get",
       path,
+      readsAlongsideTheKeyCheck: true, // only reads; inert on the dashboard's session-only copy
       tags: [tag],
       operationId,
       summary: "Usage: credits remaining, totals by day and modality, and the Models request log",

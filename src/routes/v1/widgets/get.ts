@@ -9,6 +9,7 @@ import { cdnOrigin } from "./shared";
 export const getWidgetRoute = createRoute({
   method: "get",
   path: "/widgets/{id}",
+  readsAlongsideTheKeyCheck: true,
   tags: ["Widgets"],
   operationId: "getWidget",
   summary: "Fetch a widget (with its token and embed code)",

@@ -9,6 +9,7 @@ import { cdnOrigin } from "./shared";
 export const listWidgetsRoute = createRoute({
   method: "get",
   path: "/widgets",
+  readsAlongsideTheKeyCheck: true,
   tags: ["Widgets"],
   operationId: "listWidgets",
   summary: "List the workspace's widgets",
