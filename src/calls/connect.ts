@@ -33,7 +33,7 @@ export async function connectCall(
       return { ok: false, close: "stream token refused" };
     }
   }
-  const found = await findCallAgent(db, call.agentId, defaultVoiceId(config));
+  const found = await findCallAgent(db, call, defaultVoiceId(config));
   if (!found) {
     console.log(JSON.stringify({ level: "info", msg: "the call's agent was deleted before the call connected", callId }));
     return { ok: false, fail: "agent-deleted", call };

@@ -13,7 +13,7 @@ import { defaultTtsModel, ttsProvider } from "../providers/registry";
 import { defaultVoiceId } from "../voices/service";
 import { isEnded } from "./lifecycle";
 import { renderTemplate } from "./prompt";
-import { findAgentById, findCall, findVoiceById } from "./queries";
+import { findAgentOfCall, findCall, findVoiceFor } from "./queries";
 
 export interface PreparedSpeech {
   /** The text it speaks (the rendered first message), so a changed agent is not spoken from an old recording. */
@@ -37,10 +37,10 @@ export async function prepareFirstMessage(config: AppConfig, callId: string): Pr
     const { db } = scope;
     const call = await findCall(db, callId);
     if (!call || isEnded(call) || !call.agentId) return null;
-    const agent = await findAgentById(db, call.agentId);
+    const agent = await findAgentOfCall(db, call);
     const text = agent?.firstMessage ? renderTemplate(agent.firstMessage, call.variables) : "";
     if (!agent || !text) return null;
-    const voice = await findVoiceById(db, agent.voiceId ?? defaultVoiceId(config));
+    const voice = await findVoiceFor(db, call.organizationId, agent.voiceId ?? defaultVoiceId(config));
     const provider = ttsProvider(config, voice?.provider ?? "openai");
     const model = defaultTtsModel(config, voice?.provider ?? "openai");
     const audio = await provider.synthesize({ text, voice: voice?.providerVoiceId ?? "alloy", model, format: "pcm" });

@@ -1,7 +1,7 @@
 // What happens when a call changes state: the webhook of the change, and after the end, the
 // analysis and `call.analyzed`. Called by whichever writer won the transition (the media
 // session, a provider callback, the API or the watchdog), so each event fires once.
-import type { Agent, Call, TranscriptTurn } from "../db/schema";
+import type { Call, TranscriptTurn } from "../db/schema";
 import { rootCause } from "../lib/errors";
 import { emit, type WebhookDeps } from "../webhooks/deliver";
 import { publicOrigin } from "../webhooks/endpoints";
@@ -64,8 +64,7 @@ export async function finishCall(
 }
 
 async function analyze(deps: WebhookDeps, call: Call): Promise<void> {
-  let agent: Pick<Agent, "llmModel" | "analysisPlan"> | null = null;
-  if (call.agentId) agent = await findAnalysisSettings(deps.db, call.agentId);
+  const agent = await findAnalysisSettings(deps.db, call);
   try {
     const { analysis, report } = await analyzeCall(deps, call, agent);
     await refreshCost(deps.db, call.id);

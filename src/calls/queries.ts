@@ -4,7 +4,7 @@
 // (src/calls/states.ts): of two racing writers (the media session and a provider callback, or a
 // duplicated callback) exactly one wins, and only the winner fires the webhook. The API's reads of
 // a workspace's calls are in ./service.ts.
-import { and, asc, desc, eq, gt, inArray, isNotNull, lt, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { pageQuery } from "../db/pagination";
 import {
@@ -132,43 +132,58 @@ export async function findCall(db: Db, callId: string): Promise<Call | null> {
   return row ?? null;
 }
 
-/** A call's agent by id (null when it was deleted). */
-export async function findAgentById(db: Db, agentId: string): Promise<Agent | null> {
-  const [agent] = await db.select().from(agents).where(eq(agents.id, agentId));
+/** What of a call says whose agent it runs: the agent is read in the call's own workspace only. */
+type CallOwner = Pick<Call, "organizationId" | "agentId">;
+
+/** A call's agent, in the call's workspace (null when it was deleted, or the call has none). */
+export async function findAgentOfCall(db: Db, call: CallOwner): Promise<Agent | null> {
+  if (!call.agentId) return null;
+  const [agent] = await db
+    .select()
+    .from(agents)
+    .where(ownedRow(agents, call.organizationId, call.agentId));
   return agent ?? null;
 }
 
-/** A voice by id (null when there is none). */
-export async function findVoiceById(db: Db, voiceId: string): Promise<Voice | null> {
-  const [voice] = await db.select().from(voices).where(eq(voices.id, voiceId));
+/** A voice the workspace can speak with by id: a system voice or its own (null when there is none). */
+export async function findVoiceFor(db: Db, organizationId: string, voiceId: string): Promise<Voice | null> {
+  const [voice] = await db
+    .select()
+    .from(voices)
+    .where(and(eq(voices.id, voiceId), or(isNull(voices.organizationId), ownedBy(voices, organizationId))));
   return voice ?? null;
 }
 
 /** The agent and voice a call runs with, read when its media connects: null when the agent was deleted. */
 export async function findCallAgent(
   db: Db,
-  agentId: string | null,
+  call: CallOwner,
   defaultVoiceId: string,
 ): Promise<{ agent: Agent; voice: Voice | null } | null> {
-  if (!agentId) return null;
-  const agent = await findAgentById(db, agentId);
+  const agent = await findAgentOfCall(db, call);
   if (!agent) return null;
-  const voice = await findVoiceById(db, agent.voiceId ?? defaultVoiceId);
+  const voice = await findVoiceFor(db, call.organizationId, agent.voiceId ?? defaultVoiceId);
   return { agent, voice };
 }
 
 /** What the analysis of a call needs of its agent (null when the agent was deleted). */
-export async function findAnalysisSettings(db: Db, agentId: string): Promise<Pick<Agent, "llmModel" | "analysisPlan"> | null> {
+export async function findAnalysisSettings(db: Db, call: CallOwner): Promise<Pick<Agent, "llmModel" | "analysisPlan"> | null> {
+  if (!call.agentId) return null;
   const [found] = await db
     .select({ llmModel: agents.llmModel, analysisPlan: agents.analysisPlan })
     .from(agents)
-    .where(eq(agents.id, agentId));
+    .where(ownedRow(agents, call.organizationId, call.agentId));
   return found ?? null;
 }
 
 /** A call answered now must have ended by then: its agent's maxDurationSeconds (2 h when the agent is gone) plus the watchdog's grace. */
-export async function answeredDeadline(db: Db, call: Pick<Call, "agentId">, graceSeconds: number): Promise<Date> {
-  const [agent] = call.agentId ? await db.select({ max: agents.maxDurationSeconds }).from(agents).where(eq(agents.id, call.agentId)) : [];
+export async function answeredDeadline(db: Db, call: CallOwner, graceSeconds: number): Promise<Date> {
+  const [agent] = call.agentId
+    ? await db
+        .select({ max: agents.maxDurationSeconds })
+        .from(agents)
+        .where(ownedRow(agents, call.organizationId, call.agentId))
+    : [];
   return new Date(Date.now() + ((agent?.max ?? 7_200) + graceSeconds) * 1000);
 }
 

@@ -5,6 +5,8 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import WebSocket from "ws";
+import { answeredDeadline, findAgentOfCall, findAnalysisSettings, findCallAgent, findVoiceFor } from "../../../src/calls/queries";
+import { ALLOY_VOICE_ID } from "../../../src/voices/service";
 import { accepted, BUSY, dial, finished, place, SILENT } from "../../callees";
 import {
   addCallerId,
@@ -19,7 +21,7 @@ import {
   twilioSign,
   waitForCall,
 } from "../../calls";
-import { createWorkspace, expectError, json, request, signIn, stack, type Workspace } from "../../harness";
+import { createWorkspace, expectError, json, request, signIn, stack, testDb, type Workspace } from "../../harness";
 
 const NO_CALL = "No call with that id in this workspace.";
 
@@ -189,5 +191,32 @@ describe("call reads: the API and the dashboard", () => {
     const none = await expectError(await ws.api(`/v1/calls/${phone.id}/recording`), 404, "not_found");
     expect(none.message).toBe("This call has no recording (yet).");
     await expectPage(await request(`/dashboard/calls/${phone.id}/recording`, { headers: { cookie } }), 404, "This call has no recording.");
+  });
+});
+
+describe("what a call runs with is read in the call's own workspace", () => {
+  it("finds the agent and an owned voice only for a call of their workspace; system voices for every workspace", async () => {
+    const [a, b] = [await createWorkspace(), await createWorkspace()];
+    const voice = await json<{ id: string }>(
+      await a.api("/v1/voices", {
+        method: "POST",
+        json: { name: "Owned", provider: "openai", providerVoiceId: "alloy", language: "en" },
+      }),
+    );
+    const agent = await createAgent(a, { voiceId: voice.id });
+    const db = testDb();
+    const ofA = { organizationId: a.organizationId, agentId: agent.id };
+    const ofB = { organizationId: b.organizationId, agentId: agent.id }; // a call row naming another workspace's agent
+    expect((await findCallAgent(db, ofA, ALLOY_VOICE_ID))?.voice?.id).toBe(voice.id);
+    expect(await findCallAgent(db, ofB, ALLOY_VOICE_ID)).toBeNull();
+    expect(await findAgentOfCall(db, ofB)).toBeNull();
+    expect(await findAnalysisSettings(db, ofB)).toBeNull();
+    expect(await findAnalysisSettings(db, ofA)).toMatchObject({ llmModel: "sandbox-chat" });
+    expect(await findVoiceFor(db, b.organizationId, voice.id)).toBeNull();
+    expect((await findVoiceFor(db, b.organizationId, ALLOY_VOICE_ID))?.id).toBe(ALLOY_VOICE_ID);
+    // Another workspace's agent gives no deadline of its own: the 2 h fallback.
+    const within = (d: Date, seconds: number) => Math.abs(d.getTime() - Date.now() - seconds * 1000) < 60_000;
+    expect(within(await answeredDeadline(db, ofA, 0), 600)).toBe(true);
+    expect(within(await answeredDeadline(db, ofB, 0), 7_200)).toBe(true);
   });
 });
