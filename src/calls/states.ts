@@ -3,9 +3,16 @@
 // move a call backwards or revive an ended one.
 // The statuses and the ended reasons' names are stored in the calls table, so they are declared
 // with its schema; what they mean is here.
-import { CALL_STATUSES, type CallStatus, ENDED_REASON_VALUES, type EndedReason } from "../db/schema/calls";
+import {
+  CALL_STATUSES,
+  type CallStatus,
+  ENDED_REASON_VALUES,
+  type EndedReason,
+  FAULT_CATEGORIES,
+  type FaultCategory,
+} from "../db/schema/calls";
 
-export { CALL_STATUSES, type CallStatus, ENDED_REASON_VALUES, type EndedReason };
+export { CALL_STATUSES, type CallStatus, ENDED_REASON_VALUES, type EndedReason, FAULT_CATEGORIES, type FaultCategory };
 
 export const TERMINAL: ReadonlySet<CallStatus> = new Set(["completed", "failed", "busy", "no-answer", "canceled"]);
 export const ACTIVE_STATUSES = CALL_STATUSES.filter((s) => !TERMINAL.has(s));
@@ -25,10 +32,6 @@ const NEXT: Record<CallStatus, readonly CallStatus[]> = {
 export const sourcesOf = (to: CallStatus): CallStatus[] => CALL_STATUSES.filter((from) => NEXT[from].includes(to));
 
 export const canMove = (from: CallStatus, to: CallStatus): boolean => NEXT[from].includes(to);
-
-/** Who or what ended the call: `none` is a normal end, the others say where the fault lies. */
-export const FAULT_CATEGORIES = ["none", "customer", "telephony", "provider", "platform"] as const;
-export type FaultCategory = (typeof FAULT_CATEGORIES)[number];
 
 export const ENDED_REASONS = {
   "agent-ended-call": {

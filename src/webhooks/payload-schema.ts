@@ -4,9 +4,8 @@
 // these shapes by the compiler (`satisfies`), and the tests validate real deliveries against
 // the document, so the description cannot drift from what is sent.
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
-import { CALL_STATUSES, ENDED_REASON_VALUES, FAULT_CATEGORIES } from "../calls/states";
 import { CHAT_STATUSES } from "../chats/schema";
-import { CALL_DIRECTIONS, TRANSFER_OUTCOMES } from "../db/schema/calls";
+import { CALL_DIRECTIONS, CALL_STATUSES, ENDED_REASON_VALUES, FAULT_CATEGORIES, TRANSFER_OUTCOMES } from "../db/schema/calls";
 import { TOOL_OUTCOMES } from "../db/schema/tools";
 import { publicSecurity } from "../lib/openapi";
 import { ALL_EVENTS, CUSTOM_PAYLOAD_WEBHOOK, NEVER_DISPATCHED, payloadChannel } from "./events";

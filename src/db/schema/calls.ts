@@ -30,6 +30,10 @@ export const ENDED_REASON_VALUES = [
 ] as const;
 export type EndedReason = (typeof ENDED_REASON_VALUES)[number];
 
+/** Who or what ended the call (`endedReasonCategory`): `none` is a normal end, the others say where the fault lies. */
+export const FAULT_CATEGORIES = ["none", "customer", "telephony", "provider", "platform"] as const;
+export type FaultCategory = (typeof FAULT_CATEGORIES)[number];
+
 /** How a caller's turn ended, and what speculation it took (turn detection: src/calls/turns.ts). */
 export interface TurnTaking {
   /** From the end of the caller's speech to the turn's end (the endpointing wait as taken). */
