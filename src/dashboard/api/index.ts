@@ -5,7 +5,7 @@ import { createRouter } from "../../context";
 import { authenticate, requireSettingsAccess } from "../../middleware/auth";
 import { requireContentType, sameOriginForCookies } from "../../middleware/guards";
 import { rateLimit } from "../../middleware/ratelimit";
-import { registerUsage } from "../../routes/v1/models/usage";
+import { registerUsage } from "../../routes/v1/usage/get";
 import { DASHBOARD_MOUNT, registerWebhookEndpoints } from "../../routes/v1/webhook-endpoints";
 import { registerDeliveryLog } from "../../routes/v1/webhook-endpoints/actions";
 import { registerDashboardApiKeys } from "./api-keys";

@@ -13,7 +13,6 @@ import { registerGetAgent } from "./agents/get";
 import { registerListAgents } from "./agents/list";
 import { registerRotateToolSecret } from "./agents/rotate-tool-secret";
 import { registerUpdateAgent } from "./agents/update";
-import { registerPhoneNumbers } from "./calls/phone-numbers";
 import { registerPlaceCalls } from "./calls/place";
 import { registerReadCalls } from "./calls/read";
 import { registerChannels } from "./channels";
@@ -21,6 +20,8 @@ import { registerGetChat } from "./chats/get";
 import { registerListChats } from "./chats/list";
 import { registerGetMe } from "./me/get";
 import { registerModels } from "./models";
+import { registerPhoneNumbers } from "./phone-numbers";
+import { registerUsage } from "./usage/get";
 import { registerCreateVoice } from "./voices/create";
 import { registerDeleteVoice } from "./voices/delete";
 import { registerGetVoice } from "./voices/get";
@@ -61,6 +62,7 @@ export function v1Routes() {
   registerWidgets(v1);
   registerChannels(v1);
   registerModels(v1);
+  registerUsage(v1);
 
   for (const path of [API_MOUNT.base, `${API_MOUNT.base}/*`]) v1.use(path, requireSettingsAccess);
   registerWebhookEndpoints(v1, API_MOUNT);

@@ -3,12 +3,10 @@ import type { AppEnv } from "../../../context";
 import { registerChat } from "./chat";
 import { registerStt } from "./stt";
 import { registerTts } from "./tts";
-import { registerUsage } from "./usage";
 
-/** The Models API (tts, stt, llm/chat, and the `openai` SDK's paths) and usage. */
+/** The Models API (tts, stt, llm/chat, and the `openai` SDK's paths). */
 export function registerModels(app: OpenAPIHono<AppEnv>): void {
   registerChat(app);
   registerTts(app);
   registerStt(app);
-  registerUsage(app);
 }
