@@ -4,28 +4,18 @@
 // shares a prefix with a guarded one (/v1/openapi.json) answers first.
 import { requestId } from "hono/request-id";
 import { secureHeaders } from "hono/secure-headers";
-import { createApiRouter, createRouter } from "./context";
+import { createRouter } from "./context";
 import { dashboardApi, dashboardPageFrame, dashboardPages } from "./dashboard";
 import { ApiError, handleError } from "./lib/errors";
 import { newId } from "./lib/ids";
-import { authenticate, requireSettingsAccess } from "./middleware/auth";
 import { guardInput } from "./middleware/guards";
 import { init } from "./middleware/init";
-import { rateLimit } from "./middleware/ratelimit";
 import { channelWebhookRoutes } from "./routes/channels";
 import { publicRoutes } from "./routes/public";
 import { telephonyRoutes } from "./routes/telephony";
 import { v1Routes } from "./routes/v1";
-import { registerDeliveryLog } from "./routes/v1/webhook-endpoints/actions";
-import { WIDGET_API_BASE, widgetRoutes } from "./widgets";
-
-/** The spec's delivery log has no /v1 prefix: `/webhooks/<endpoint_id>/deliveries`, with /v1's credentials, limits and query rule. */
-function deliveryLogRoutes() {
-  const router = createApiRouter();
-  router.use("/:id/deliveries", authenticate(), rateLimit, requireSettingsAccess);
-  registerDeliveryLog(router, "/{id}/deliveries", { security: [{ apiKey: [] }], prefix: "", tag: "Webhooks" });
-  return router;
-}
+import { deliveryLogRoutes } from "./routes/webhooks";
+import { WIDGET_API_BASE, widgetRoutes } from "./routes/widget";
 
 export function createApp() {
   const app = createRouter();

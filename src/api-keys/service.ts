@@ -11,10 +11,12 @@ import type { Db } from "../db/client";
 import type { PageQuery } from "../db/pagination";
 import { type ApiKey, apiKeys, memberships, users } from "../db/schema";
 import { ownedBy, ownedRow } from "../db/tenancy";
-import { randomBase62, sha1Hex, sha256Hex } from "../lib/crypto";
+import { randomBase62, sha256Hex } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
 import { newId } from "../lib/ids";
 import { type Page, pageOf } from "../lib/pagination";
+import { luaScript } from "../lib/redis-script";
+import { type LimitResult, SLIDING_WINDOW_LUA, windowCall } from "../ratelimit/sliding-window";
 
 export const API_KEY_PREFIX = "sk-live-";
 const SECRET_LENGTH = 40;
@@ -172,30 +174,15 @@ export const LAST_USED_KEY = "ak:last-used";
 const cacheKey = (hash: string) => `ak:${hash}`;
 
 /** The hot path's one round trip. KEYS: the cached key, this and the previous rate-limit window, last-used.
- *  ARGV: limit, window ms, now ms, hash. The limit is @upstash/ratelimit's sliding window (the same
- *  weighting of the previous window), counted only for keys not known to be bad. */
-const VERIFY_SCRIPT = `
+ *  ARGV: limit, window ms, now ms, hash. The limit is src/ratelimit's sliding window, composed in, and
+ *  counted only for keys not known to be bad. */
+const VERIFY = luaScript<[string | CachedKey | null, number, number]>(`${SLIDING_WINDOW_LUA}
 local cached = redis.call("GET", KEYS[1])
 if cached == "${REVOKED}" or cached == "${UNKNOWN}" then return {cached, 0, 0} end
-local limit = tonumber(ARGV[1])
-local window = tonumber(ARGV[2])
-local now = tonumber(ARGV[3])
-local current = tonumber(redis.call("GET", KEYS[2]) or "0")
-local previous = tonumber(redis.call("GET", KEYS[3]) or "0")
-previous = math.floor((1 - (now % window) / window) * previous)
-local allowed = 0
-local remaining = 0
-if previous + current < limit then
-  local count = redis.call("INCR", KEYS[2])
-  if count == 1 then redis.call("PEXPIRE", KEYS[2], window * 2 + 1000) end
-  allowed = 1
-  remaining = limit - (count + previous)
-end
+local allowed, remaining = slidingWindow(KEYS[2], KEYS[3], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]))
 if cached then redis.call("HSET", KEYS[4], ARGV[4], ARGV[3]) end
 return {cached or false, allowed, remaining}
-`;
-
-let verifySha: Promise<string> | undefined;
+`);
 
 interface CachedKey {
   k: string;
@@ -209,32 +196,18 @@ export type KeyCheck =
   /** Not in the cache: read Postgres, then `rememberKey`. The request was counted already. */
   | { status: "miss"; limit: LimitResult };
 
-export interface LimitResult {
-  success: boolean;
-  remaining: number;
-  /** Epoch ms when the current window ends. */
-  reset: number;
-}
-
 /**
  * The request path's key check: one Redis round trip reads the cached key, checks and counts the
  * rate limit and records last-used. Throws when Redis fails; the caller then verifies from Postgres.
  */
 export async function checkApiKey(redis: Redis, hash: string, policy: { limit: number; windowMs: number }): Promise<KeyCheck> {
   const now = Date.now();
-  const windowIndex = Math.floor(now / policy.windowMs);
-  const keys = [cacheKey(hash), `rl:key:${hash}:${windowIndex}`, `rl:key:${hash}:${windowIndex - 1}`, LAST_USED_KEY];
-  const args = [String(policy.limit), String(policy.windowMs), String(now), hash];
-  // EVALSHA, and EVAL once per Redis when it does not know the script yet (NOSCRIPT). The SHA is
-  // computed once per isolate, not per request as `redis.createScript` would.
-  verifySha ??= sha1Hex(VERIFY_SCRIPT);
-  const out = (await redis.evalsha(await verifySha, keys, args).catch((err: Error) => {
-    if (!/NOSCRIPT/i.test(err.message)) throw err;
-    return redis.eval(VERIFY_SCRIPT, keys, args);
-  })) as [string | CachedKey | null, number, number];
-  const [cached, allowed, remaining] = out;
+  // The default policy's counters: `rl:key:<hash>:<window index>`.
+  const window = windowCall(`rl:key:${hash}`, policy.limit, policy.windowMs, now);
+  const keys = [cacheKey(hash), ...window.keys, LAST_USED_KEY];
+  const [cached, allowed, remaining] = await VERIFY.run(redis, keys, [...window.args, hash]);
   if (cached === REVOKED || cached === UNKNOWN) return { status: "invalid", limit: null };
-  const limit = { success: allowed === 1, remaining: Math.max(0, remaining), reset: (windowIndex + 1) * policy.windowMs };
+  const limit = { success: allowed === 1, remaining: Math.max(0, remaining), reset: window.reset };
   if (!cached) return { status: "miss", limit };
   // The client deserializes JSON replies by default; a client made without that hands back the text.
   const parsed = typeof cached === "string" ? (JSON.parse(cached) as CachedKey) : cached;

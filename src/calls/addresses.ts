@@ -1,5 +1,5 @@
 // Where the carrier and the browser reach a call: the paths of our own routes that Twilio's
-// callbacks, its media stream and the web call's socket are sent to (src/routes/telephony.ts), and
+// callbacks, its media stream and the web call's socket are sent to (src/routes/telephony/), and
 // the headers with which those routes hand a socket to the call's Durable Object. In one module so
 // that placing, answering and transferring a call, the routes and the object name them alike.
 

@@ -17,7 +17,7 @@ import { voicePages } from "./voices/routes";
 import { webhookPages } from "./webhooks/routes";
 import { widgetPages } from "./widgets/routes";
 
-export { dashboardApi } from "./api";
+export { dashboardApi } from "../routes/dashboard-api";
 export { dashboardPageFrame, pageFrame } from "./frame";
 
 /** Every page, by the path under /dashboard where its screen lives. */

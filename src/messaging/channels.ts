@@ -53,7 +53,7 @@ const AGENT_MESSAGE = "no agent with this id in this workspace";
 const unknownAgent = () =>
   new ApiError("validation_failed", `Invalid json: agentId: ${AGENT_MESSAGE}`, { issues: [{ path: "agentId", message: AGENT_MESSAGE }] });
 
-/** Where the provider sends a channel's messages (src/routes/channels.ts). */
+/** Where the provider sends a channel's messages (src/routes/channels/). */
 export const webhookPath = (channel: Pick<MessagingChannel, "id" | "type">) => `/channels/${channel.type}/${channel.id}`;
 
 /** Where the channels' sealed credentials are stored (`npm run admin -- secrets reseal` re-seals them). */

@@ -20,8 +20,8 @@ import { answers } from "../lib/guard-answers";
 import { isUuid } from "../lib/ids";
 import { redisFor } from "../lib/redis";
 import { readsAlongsideTheKeyCheck } from "../lib/route-properties";
+import { applyLimit, defaultPolicy, warnUnavailable } from "../ratelimit/http";
 import { isSessionShaped, type ResolvedSession, resolveSession, SESSION_COOKIE } from "../sessions/service";
-import { applyLimit, defaultPolicy, warnUnavailable } from "./ratelimit";
 
 const unauthorized = (message: string) => new ApiError("unauthorized", message);
 

@@ -10,7 +10,7 @@ import { decodeUtf8, parseUrlEncoded, readLimited } from "../lib/body";
 import { ApiError } from "../lib/errors";
 import { badName, findBadText, type TextIssue, textProblem } from "../lib/fields";
 import { answers, CONTENT_METHODS, guardAnswersOf, SAFE_METHODS } from "../lib/guard-answers";
-import { WIDGET_BODY_LIMIT } from "../widgets/public/shared";
+import { WIDGET_BODY_LIMIT } from "../routes/widget/shared";
 
 export const JSON_BODY_LIMIT = 256 * 1024;
 export const CHAT_BODY_LIMIT = 1024 * 1024;
@@ -63,7 +63,7 @@ function checkUrl(c: Context<AppEnv>): void {
   }
 }
 
-/** Telegram's and WhatsApp's deliveries to a channel (src/routes/channels.ts). */
+/** Telegram's and WhatsApp's deliveries to a channel (src/routes/channels/). */
 const PROVIDER_DELIVERY = /^\/channels\/(telegram|whatsapp)\/[^/]+$/;
 
 const mediaTypeOf = (c: Context<AppEnv>) => (c.req.header("content-type") ?? "").split(";")[0]?.trim().toLowerCase() ?? "";

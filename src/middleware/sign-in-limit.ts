@@ -1,44 +1,18 @@
 // Sign-in attempts: at most SIGN_IN_LIMIT_PER_EMAIL failed ones per account and
 // SIGN_IN_LIMIT_PER_ADDRESS per client address in any 15 minutes. Failures count, successes do not,
 // so signing in often never locks anyone out, and guessing a password stays bounded both ways.
-// Each attempt takes a place in both logs (Redis sorted sets of attempts by time) before the
-// password is checked, in one script, so a burst of guesses in flight together cannot overrun the
-// limit; a success gives its places back. Over the limit: 429 before the password is checked, saying
-// in words when to try again (when the failure that must leave the window first leaves it).
+// Each attempt takes a place in both logs (src/ratelimit/failure-log.ts) before the password is
+// checked, in one script, so a burst of guesses in flight together cannot overrun the limit; a
+// success gives its places back. Over the limit: 429 before the password is checked, saying in
+// words when to try again (when the failure that must leave the window first leaves it).
 // Redis unreachable: FAIL OPEN, as every limiter here (docs/rate-limits.md).
 import type { Context } from "hono";
 import type { AppEnv } from "../context";
-import { ApiError } from "../lib/errors";
 import { redisFor } from "../lib/redis";
-import { warnUnavailable } from "./ratelimit";
+import { type Reservation, releaseAttempt, reserveAttempt } from "../ratelimit/failure-log";
+import { applyLimit, LIMITER_TIMEOUT_MS, warnUnavailable } from "../ratelimit/http";
 
 export const SIGN_IN_WINDOW_SECONDS = 15 * 60;
-
-// KEYS: the account's log, the address's; ARGV: now (ms), window (ms), the account's limit, the
-// address's, this attempt's id. Returns {0, remaining} when the attempt took its places, else
-// {which log is full (1 account, 2 address), when the attempt could go (ms)}.
-const RESERVE_SCRIPT = `
-local now = tonumber(ARGV[1])
-local window = tonumber(ARGV[2])
-local blocked, retryAt, remaining = 0, 0, nil
-for i = 1, 2 do
-  redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', now - window)
-  local n = redis.call('ZCARD', KEYS[i])
-  local limit = tonumber(ARGV[2 + i])
-  if n >= limit then
-    local leaving = redis.call('ZRANGE', KEYS[i], n - limit, n - limit, 'WITHSCORES')
-    local at = tonumber(leaving[2]) + window
-    if at > retryAt then blocked, retryAt = i, at end
-  elseif remaining == nil or limit - n - 1 < remaining then
-    remaining = limit - n - 1
-  end
-end
-if blocked > 0 then return {blocked, retryAt} end
-for i = 1, 2 do
-  redis.call('ZADD', KEYS[i], now, ARGV[5])
-  redis.call('PEXPIRE', KEYS[i], window)
-end
-return {0, remaining}`;
 
 /** "12 minutes", "1 minute", "45 seconds": how long to wait, rounded up. */
 export function inWords(seconds: number): string {
@@ -55,39 +29,29 @@ export function inWords(seconds: number): string {
  */
 export async function limitedSignIn<T>(c: Context<AppEnv>, email: string, check: () => Promise<T | null>): Promise<T | null> {
   const { config } = c.var;
-  const limits = { account: config.SIGN_IN_LIMIT_PER_EMAIL, address: config.SIGN_IN_LIMIT_PER_ADDRESS };
-  const keys = [`rl:signin:email:${email.trim().toLowerCase()}`, `rl:signin:ip:${c.req.header("cf-connecting-ip") ?? "unknown"}`];
+  const logs = [
+    { key: `rl:signin:email:${email.trim().toLowerCase()}`, limit: config.SIGN_IN_LIMIT_PER_EMAIL },
+    { key: `rl:signin:ip:${c.req.header("cf-connecting-ip") ?? "unknown"}`, limit: config.SIGN_IN_LIMIT_PER_ADDRESS },
+  ];
   const attemptId = crypto.randomUUID();
-  const redis = redisFor(config, { retry: false, timeoutMs: 1000 });
-  const policy = (limit: number) => c.header("RateLimit-Policy", `"sign-in";q=${limit};w=${SIGN_IN_WINDOW_SECONDS}`);
+  const redis = redisFor(config, { retry: false, timeoutMs: LIMITER_TIMEOUT_MS });
 
-  let reserved = false;
+  let reservation: Reservation | null = null;
   try {
-    const now = Date.now();
-    const [blocked, value] = (await redis.eval(
-      RESERVE_SCRIPT,
-      keys,
-      [now, SIGN_IN_WINDOW_SECONDS * 1000, limits.account, limits.address, attemptId].map(String),
-    )) as [number, number];
-    if (blocked === 0) {
-      reserved = true;
-      policy(limits.account);
-      c.header("RateLimit", `"sign-in";r=${value};t=${SIGN_IN_WINDOW_SECONDS}`);
-    } else {
-      const retryAfter = Math.max(1, Math.ceil((Number(value) - now) / 1000));
-      policy(blocked === 1 ? limits.account : limits.address);
-      c.header("RateLimit", `"sign-in";r=0;t=${retryAfter}`);
-      const whose = blocked === 1 ? "for this email address" : "from your network";
-      throw new ApiError("rate_limited", `Too many failed sign-in attempts ${whose}. Try again in ${inWords(retryAfter)}.`, {
-        headers: { "Retry-After": String(retryAfter) },
-      });
-    }
+    reservation = await reserveAttempt(redis, logs, SIGN_IN_WINDOW_SECONDS * 1000, attemptId);
   } catch (err) {
-    if (err instanceof ApiError) throw err;
     warnUnavailable(c, err);
-    policy(limits.account);
-    c.header("RateLimit-Status", "unavailable");
   }
+  // The headers name the account's limit, unless the address's log is the one that refused.
+  const byAddress = reservation?.refusedBy === 1;
+  const limit = byAddress ? config.SIGN_IN_LIMIT_PER_ADDRESS : config.SIGN_IN_LIMIT_PER_EMAIL;
+  const whose = byAddress ? "from your network" : "for this email address";
+  applyLimit(
+    c,
+    { name: "sign-in", limit, seconds: SIGN_IN_WINDOW_SECONDS },
+    reservation,
+    (retryAfter) => `Too many failed sign-in attempts ${whose}. Try again in ${inWords(retryAfter)}.`,
+  );
 
   let failed = false;
   try {
@@ -95,9 +59,13 @@ export async function limitedSignIn<T>(c: Context<AppEnv>, email: string, check:
     failed = result === null;
     return result;
   } finally {
-    if (reserved && !failed) {
+    if (reservation && !failed) {
       // Not a wrong password: the attempt gives its places back.
-      await Promise.all(keys.map((key) => redis.zrem(key, attemptId))).catch((err) => warnUnavailable(c, err));
+      await releaseAttempt(
+        redis,
+        logs.map((log) => log.key),
+        attemptId,
+      ).catch((err) => warnUnavailable(c, err));
     }
   }
 }

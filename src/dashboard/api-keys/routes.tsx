@@ -8,7 +8,7 @@ import { pageQuery } from "../../db/pagination";
 import { ApiError } from "../../lib/errors";
 import { isUuid } from "../../lib/ids";
 import { redisFor } from "../../lib/redis";
-import { createApiKeySchema } from "../api/api-keys";
+import { createApiKeySchema } from "../../routes/dashboard-api/api-keys";
 import { apiErrorFields, one, validate } from "../forms";
 import { adminOnly, screenRouter } from "../routers";
 import { shellOf } from "../ui";

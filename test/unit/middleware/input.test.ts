@@ -7,7 +7,7 @@ import { ApiError } from "../../../src/lib/errors";
 import { findBadText, instant } from "../../../src/lib/fields";
 import { pageQuerySchema } from "../../../src/lib/pagination";
 import { bodyLimitFor, CHAT_BODY_LIMIT, JSON_BODY_LIMIT, UPLOAD_BODY_LIMIT } from "../../../src/middleware/guards";
-import { WIDGET_BODY_LIMIT } from "../../../src/widgets/public/shared";
+import { WIDGET_BODY_LIMIT } from "../../../src/routes/widget/shared";
 
 describe("findBadText (item 1)", () => {
   it("finds NUL and lone surrogates anywhere in a parsed body, naming the path", () => {

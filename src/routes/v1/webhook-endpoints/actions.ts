@@ -1,16 +1,14 @@
-// Send Test, rotate secret, the built-in test receiver's captures, the delivery log and resend.
+// Send Test, rotate secret, the built-in test receiver's captures and resend.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../context";
-import { pageQuery } from "../../../db/pagination";
 import { errorResponses, idParam, jsonResponse } from "../../../lib/openapi";
-import { pageQuerySchema, pageSchema } from "../../../lib/pagination";
 import { redisFor } from "../../../lib/redis";
 import { CAPTURE_KEEP, endpointCaptures } from "../../../webhooks/capture";
 import { rotateSecret, toEndpointView } from "../../../webhooks/endpoints";
-import { listDeliveries, resendDelivery } from "../../../webhooks/log";
+import { resendDelivery } from "../../../webhooks/log";
 import { sendTestEvent } from "../../../webhooks/test-event";
 import { type Mount, opId } from "./deps";
-import { capturedSchema, deliveryFiltersSchema, deliverySchema, endpointSchema } from "./schema";
+import { capturedSchema, deliverySchema, endpointSchema } from "./schema";
 
 const deliveryParams = z.object({
   id: z.uuid({ message: "Webhook endpoint id must be a UUID" }).openapi({ param: { name: "id", in: "path" } }),
@@ -91,33 +89,6 @@ export function registerEndpointActions(app: OpenAPIHono<AppEnv>, m: Mount): voi
     async (c) => {
       const { id, deliveryId } = c.req.valid("param");
       return c.json(await resendDelivery(c.var.services.webhooks, c.var.auth.organizationId, id, deliveryId), 200);
-    },
-  );
-}
-
-/** The delivery log. The spec's path is `/webhooks/<endpoint_id>/deliveries` (no /v1). */
-export function registerDeliveryLog(app: OpenAPIHono<AppEnv>, path: string, m: Pick<Mount, "security" | "prefix" | "tag">): void {
-  app.openapi(
-    createRoute({
-      tags: [m.tag],
-      security: m.security,
-      method: "get",
-      path,
-      operationId: opId({ ...m, base: "" }, "listWebhookDeliveries"),
-      summary: "The delivery log of one endpoint: every delivery with its attempts, newest first",
-      request: { params: idParam("Webhook endpoint"), query: pageQuerySchema.extend(deliveryFiltersSchema.shape) },
-      responses: {
-        200: jsonResponse(pageSchema(deliverySchema, "WebhookDeliveryPage"), "A page of deliveries."),
-        ...errorResponses(400, 403, 404),
-      },
-    }),
-    async (c) => {
-      const query = c.req.valid("query");
-      const page = await listDeliveries(c.var.db, c.var.auth.organizationId, c.req.valid("param").id, pageQuery(query), {
-        status: query.status,
-        event: query.event,
-      });
-      return c.json(page, 200);
     },
   );
 }

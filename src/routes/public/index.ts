@@ -2,10 +2,10 @@
 // document and reference page, the built-in test receiver (an endpoint's capture token in the
 // URL) and QStash's callbacks (Upstash-Signature verified). Absolute paths, no middleware of its own.
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import { type AppEnv, createRouter } from "../context";
+import { type AppEnv, createRouter } from "../../context";
 import { registerDocs } from "./docs";
-import { registerQstashRoutes } from "./webhooks/qstash";
-import { registerTestReceiver } from "./webhooks/test-receiver";
+import { registerQstashRoutes } from "./qstash";
+import { registerTestReceiver } from "./test-receiver";
 
 /** `root` is the whole app, whose OpenAPI document /v1/openapi.json serves. */
 export function publicRoutes(root: OpenAPIHono<AppEnv>) {

@@ -3,9 +3,9 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context";
 import { errorResponses, jsonBody, jsonResponse, publicSecurity } from "../../lib/openapi";
-import { chatMessages, greetingOf, widgetReply } from "../reply";
-import { chatMessageSchema, chatReplySchema, widgetTokenQuery } from "../schema";
-import { appendAgentReply, appendVisitorMessage, endSession, startSession } from "../sessions";
+import { chatMessages, greetingOf, widgetReply } from "../../widgets/reply";
+import { chatMessageSchema, chatReplySchema, widgetTokenQuery } from "../../widgets/schema";
+import { appendAgentReply, appendVisitorMessage, endSession, startSession } from "../../widgets/sessions";
 import { limitVisitor, widgetOf } from "./gate";
 import { agentOf, PUBLIC_TAG, requireChannel } from "./shared";
 

@@ -5,7 +5,7 @@ import { startWebCall } from "../../calls/place";
 import type { AppEnv } from "../../context";
 import { errorResponses, jsonBody, jsonResponse, publicSecurity } from "../../lib/openapi";
 import { publicOrigin } from "../../webhooks/endpoints";
-import { publicWebCallSchema, visitorBodySchema, widgetTokenQuery } from "../schema";
+import { publicWebCallSchema, visitorBodySchema, widgetTokenQuery } from "../../widgets/schema";
 import { limitVisitor, widgetOf } from "./gate";
 import { agentOf, PUBLIC_TAG, requireChannel } from "./shared";
 

@@ -1,14 +1,14 @@
 // The embeddable widget's public surface: one router mounted at /widget/v1 (src/app.ts), its
 // paths relative to it. Every route passes the widget gate (per-address limit, token, allowed
-// origin, CORS; public/gate.ts); no API key. The authenticated /v1/widgets operations are in the /v1
+// origin, CORS; gate.ts); no API key. The authenticated /v1/widgets operations are in the /v1
 // surface (src/routes/v1). Bodies: at most WIDGET_BODY_LIMIT (16 KiB), by the input guard every
 // request passes (src/middleware/guards.ts).
-import { createRouter } from "../context";
-import { registerWidgetChat } from "./public/chat";
-import { registerWidgetConfig } from "./public/config";
-import { registerWidgetEndSession } from "./public/end";
-import { widgetGate } from "./public/gate";
-import { registerWidgetWebCall } from "./public/web-call";
+import { createRouter } from "../../context";
+import { registerWidgetChat } from "./chat";
+import { registerWidgetConfig } from "./config";
+import { registerWidgetEndSession } from "./end";
+import { widgetGate } from "./gate";
+import { registerWidgetWebCall } from "./web-call";
 
 export const WIDGET_API_BASE = "/widget/v1";
 

@@ -1,7 +1,7 @@
 // The reference page's code samples: each API-key operation as a curl line and as the SDK call
 // that makes it. The SDK method comes from the SDK's own operation table (packages/sdk), which a
 // unit test holds to the document, so a sample cannot name a method the SDK lacks.
-import { OPERATIONS } from "../../packages/sdk/src/operations";
+import { OPERATIONS } from "../../../packages/sdk/src/operations";
 
 type Schema = { $ref?: string; example?: unknown; properties?: Record<string, Schema>; required?: string[] };
 type Components = { schemas?: Record<string, Schema> };

@@ -3,12 +3,12 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { html, raw } from "hono/html";
 import { COMPOSED_HANDLER } from "hono/utils/constants";
-import type { AppEnv } from "../context";
-import { reasonPhrase } from "../lib/errors";
-import { type GuardAnswer, guardAnswersOf } from "../lib/guard-answers";
-import { publicSecurity } from "../lib/openapi";
-import { registerToolRequest } from "../tools/request-schema";
-import { registerWebhookEvents } from "../webhooks/payload-schema";
+import type { AppEnv } from "../../context";
+import { reasonPhrase } from "../../lib/errors";
+import { type GuardAnswer, guardAnswersOf } from "../../lib/guard-answers";
+import { publicSecurity } from "../../lib/openapi";
+import { registerToolRequest } from "../../tools/request-schema";
+import { registerWebhookEvents } from "../../webhooks/payload-schema";
 import { type SampledOperation, samplesFor } from "./docs-samples";
 
 export const OPENAPI_PATH = "/v1/openapi.json";

@@ -2,8 +2,8 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context";
 import { errorResponses, jsonResponse, publicSecurity } from "../../lib/openapi";
-import { greetingOf } from "../reply";
-import { publicConfigSchema, widgetTokenQuery } from "../schema";
+import { greetingOf } from "../../widgets/reply";
+import { publicConfigSchema, widgetTokenQuery } from "../../widgets/schema";
 import { widgetOf } from "./gate";
 import { agentOf, PUBLIC_TAG } from "./shared";
 

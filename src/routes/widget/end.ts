@@ -4,8 +4,8 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context";
 import { ApiError } from "../../lib/errors";
 import { errorResponses, publicSecurity } from "../../lib/openapi";
-import { visitorBodySchema, widgetTokenQuery } from "../schema";
-import { endVisitorSession } from "../sessions";
+import { visitorBodySchema, widgetTokenQuery } from "../../widgets/schema";
+import { endVisitorSession } from "../../widgets/sessions";
 import { limitVisitor, widgetOf } from "./gate";
 import { PUBLIC_TAG } from "./shared";
 

@@ -9,16 +9,16 @@
 // response (src/messaging/inbound.ts).
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { type AppEnv, createRouter } from "../context";
-import type { MessagingChannel } from "../db/schema";
-import { safeEqual } from "../lib/crypto";
-import { ApiError } from "../lib/errors";
-import { errorResponses, jsonResponse, publicSecurity } from "../lib/openapi";
-import { channelById, openCredentials, type TelegramCredentials, type WhatsAppCredentials } from "../messaging/channels";
-import { drainConversation, receive } from "../messaging/inbound";
-import { type InboundDelivery, storable } from "../messaging/parsed";
-import { parseTelegramUpdate } from "../messaging/telegram";
-import { parseWhatsAppNotification, verifyWhatsAppSignature } from "../messaging/whatsapp";
+import { type AppEnv, createRouter } from "../../context";
+import type { MessagingChannel } from "../../db/schema";
+import { safeEqual } from "../../lib/crypto";
+import { ApiError } from "../../lib/errors";
+import { errorResponses, jsonResponse, publicSecurity } from "../../lib/openapi";
+import { channelById, openCredentials, type TelegramCredentials, type WhatsAppCredentials } from "../../messaging/channels";
+import { drainConversation, receive } from "../../messaging/inbound";
+import { type InboundDelivery, storable } from "../../messaging/parsed";
+import { parseTelegramUpdate } from "../../messaging/telegram";
+import { parseWhatsAppNotification, verifyWhatsAppSignature } from "../../messaging/whatsapp";
 
 const tags = ["Channels (provider webhooks)"];
 const params = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, description: "The channel's id." }) });

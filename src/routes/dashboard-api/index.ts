@@ -5,9 +5,9 @@ import { createRouter } from "../../context";
 import { authenticate, requireSettingsAccess } from "../../middleware/auth";
 import { requireContentType, sameOriginForCookies } from "../../middleware/guards";
 import { rateLimit } from "../../middleware/ratelimit";
-import { registerUsage } from "../../routes/v1/usage/get";
-import { DASHBOARD_MOUNT, registerWebhookEndpoints } from "../../routes/v1/webhook-endpoints";
-import { registerDeliveryLog } from "../../routes/v1/webhook-endpoints/actions";
+import { registerUsage } from "../v1/usage/get";
+import { DASHBOARD_MOUNT, registerWebhookEndpoints } from "../v1/webhook-endpoints";
+import { registerDeliveryLog } from "../v1/webhook-endpoints/deliveries";
 import { registerDashboardApiKeys } from "./api-keys";
 import { registerDashboardAuth } from "./auth";
 

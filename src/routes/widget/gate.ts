@@ -15,10 +15,11 @@ import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../../context";
 import type { Widget } from "../../db/schema";
+import { durationSeconds } from "../../env";
 import { ApiError } from "../../lib/errors";
-import { enforce } from "../../middleware/ratelimit";
-import { originAllowed } from "../origins";
-import { findActiveWidget } from "../service";
+import { enforce } from "../../ratelimit/http";
+import { originAllowed } from "../../widgets/origins";
+import { findActiveWidget } from "../../widgets/service";
 
 // Keyed by the request's context (one per request, shared by middleware and handler); not by
 // c.req.raw, which the body limit replaces for a chunked body.
@@ -58,7 +59,7 @@ export const widgetGate = createMiddleware<AppEnv>(async (c, next) => {
       {
         name: "widget-address",
         limit: config.WIDGET_RATE_LIMIT_ADDRESS,
-        window: config.WIDGET_RATE_LIMIT_WINDOW,
+        seconds: durationSeconds(config.WIDGET_RATE_LIMIT_WINDOW),
         prefix: "rl:widget:addr",
       },
       clientAddress(c),
@@ -102,13 +103,13 @@ export const widgetGate = createMiddleware<AppEnv>(async (c, next) => {
 /** Per visitor (the widget's random id in this browser), then per widget: chat and voice starts cost LLM and speech. */
 export async function limitVisitor(c: Context<AppEnv>, widget: Widget, visitorId: string, alsoWidget: boolean): Promise<void> {
   const { config } = c.var;
-  const window = config.WIDGET_RATE_LIMIT_WINDOW;
+  const seconds = durationSeconds(config.WIDGET_RATE_LIMIT_WINDOW);
   await enforce(
     c,
-    { name: "widget-visitor", limit: config.WIDGET_RATE_LIMIT_VISITOR, window, prefix: "rl:widget:visitor" },
+    { name: "widget-visitor", limit: config.WIDGET_RATE_LIMIT_VISITOR, seconds, prefix: "rl:widget:visitor" },
     `${widget.id}:${visitorId}`,
   );
   if (alsoWidget) {
-    await enforce(c, { name: "widget", limit: config.WIDGET_RATE_LIMIT_WIDGET, window, prefix: "rl:widget" }, widget.id);
+    await enforce(c, { name: "widget", limit: config.WIDGET_RATE_LIMIT_WIDGET, seconds, prefix: "rl:widget" }, widget.id);
   }
 }

@@ -7,19 +7,19 @@
 // - GET  /web-calls/:callId/socket?token=: the browser's socket, the one-time web-call token.
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { CALL_ID_HEADER, TRANSPORT_HEADER, TWILIO_VOICE_PATH } from "../calls/addresses";
-import { answerIncomingCall } from "../calls/inbound";
-import { finishCall, startCall } from "../calls/lifecycle";
-import { redeemWebCallToken } from "../calls/place";
-import { answeredDeadline, findCall, moveCall, recordTransferOutcome } from "../calls/queries";
-import type { EndedReason } from "../calls/states";
-import { callStub, leaveHangUpToSession } from "../calls/stub";
-import { type AppEnv, createRouter } from "../context";
-import { TRANSFER_OUTCOMES, type TransferOutcome } from "../db/schema";
-import { ApiError } from "../lib/errors";
-import { isUuid } from "../lib/ids";
-import { errorResponses, publicSecurity } from "../lib/openapi";
-import { hangUpTwiml, sayAndHangUpTwiml } from "../telephony/twilio";
+import { CALL_ID_HEADER, TRANSPORT_HEADER, TWILIO_VOICE_PATH } from "../../calls/addresses";
+import { answerIncomingCall } from "../../calls/inbound";
+import { finishCall, startCall } from "../../calls/lifecycle";
+import { redeemWebCallToken } from "../../calls/place";
+import { answeredDeadline, findCall, moveCall, recordTransferOutcome } from "../../calls/queries";
+import type { EndedReason } from "../../calls/states";
+import { callStub, leaveHangUpToSession } from "../../calls/stub";
+import { type AppEnv, createRouter } from "../../context";
+import { TRANSFER_OUTCOMES, type TransferOutcome } from "../../db/schema";
+import { ApiError } from "../../lib/errors";
+import { isUuid } from "../../lib/ids";
+import { errorResponses, publicSecurity } from "../../lib/openapi";
+import { hangUpTwiml, sayAndHangUpTwiml } from "../../telephony/twilio";
 
 const TWILIO_ENDINGS: Record<string, EndedReason> = {
   busy: "customer-busy",

@@ -2,13 +2,13 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { getCookie } from "hono/cookie";
 import type { AppEnv } from "../../context";
+import { clearCookies, setSessionCookie } from "../../dashboard/cookies";
 import { ApiError } from "../../lib/errors";
 import { errorResponses, errorSchema, jsonBody, jsonResponse, publicSecurity } from "../../lib/openapi";
 import { authenticate } from "../../middleware/auth";
 import { rateLimit } from "../../middleware/ratelimit";
 import { limitedSignIn } from "../../middleware/sign-in-limit";
 import { resolveSession, SESSION_COOKIE, type SessionMembership, signIn, signOut } from "../../sessions/service";
-import { clearCookies, setSessionCookie } from "../cookies";
 
 const signInSchema = z
   .strictObject({
