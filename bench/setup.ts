@@ -1,5 +1,5 @@
 // What the bench needs before measuring: a workspace and an API key, created through the
-// services with a Node-side database handle (as test/harness.ts does), and agents created
+// services with a Node-side database handle (as test/support/harness.ts does), and agents created
 // through the public API so GET /v1/agents lists a realistic page.
 import { randomUUID } from "node:crypto";
 import "../dev/connect"; // the Node WebSocket constructor for the Neon driver

@@ -1,7 +1,7 @@
 // The browser's side of a web call (docs/calls.md, "Web calls: the socket protocol"), for the calls
 // bench: 16 kHz PCM sent in real time as 20 ms frames, the agent's audio "played" in real time
 // (marks echoed when playback reaches them, as a browser does), every text message kept with its
-// arrival time. The same protocol as test/calls.ts joinWebCall, without the test harness.
+// arrival time. The same protocol as test/support/calls.ts joinWebCall, without the test harness.
 import WebSocket from "ws";
 import { FRAME_MS, pcm16FromBytes, pcm16ToBytes, resample } from "../src/calls/codec";
 

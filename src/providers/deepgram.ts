@@ -12,7 +12,7 @@
 // understand (not JSON, unknown types, missing fields) are ignored.
 //
 // The socket is opened as every provider's is (./socket.ts: the Workers fetch upgrade by default); the
-// constructor takes another `connect` for Node (tests use the `ws` package: test/ws-connect.ts), or
+// constructor takes another `connect` for Node (tests use the `ws` package: test/support/ws-connect.ts), or
 // for Workers AI's copies of these models (./workers-ai.ts: the `env.AI` binding, no Deepgram key).
 import { canceled } from "./http";
 import { openSocket, type ProviderSocket, type SocketConnector, workersConnect } from "./socket";

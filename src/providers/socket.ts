@@ -1,7 +1,7 @@
 // How a provider adapter opens an outbound WebSocket (Cartesia's speech, Deepgram's transcription).
 // In the worker it is the Cloudflare Workers way: `fetch(https URL, {headers: {Upgrade: "websocket"}})`
 // answers 101 with `response.webSocket`, which the adapter `accept()`s (workersConnect). Node has no
-// WebSocket client that sends headers, so the tests pass their own connector (test/ws-connect.ts, the
+// WebSocket client that sends headers, so the tests pass their own connector (test/support/ws-connect.ts, the
 // `ws` package); the adapters' code past the upgrade is the same (./workers-ai.ts opens Deepgram's
 // stream through the Workers AI binding instead). `openSocket` is the one place where a refused
 // upgrade, a timeout or an unreachable host becomes a ProviderError, as providerFetch maps an HTTP

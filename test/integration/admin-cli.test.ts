@@ -7,8 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
-import { baseUrl, request, signIn, stack, testDb } from "../harness";
-import { runAdmin, runAdminJson } from "../process";
+import { baseUrl, request, signIn, stack, testDb } from "../support/harness";
+import { runAdmin, runAdminJson } from "../support/process";
 
 const emptyDataDir = mkdtempSync(join(tmpdir(), "admin-cli-"));
 afterAll(() => rmSync(emptyDataDir, { recursive: true, force: true }));

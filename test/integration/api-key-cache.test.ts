@@ -9,9 +9,9 @@ import { freePort, startWorker } from "../../dev/stack";
 import { createApiKey, LAST_USED_KEY, rememberKey, revokeApiKey } from "../../src/api-keys/service";
 import { agents, apiKeys } from "../../src/db/schema";
 import { sha256Hex } from "../../src/lib/crypto";
-import { createAgent } from "../calls";
-import { createWorkspace, expectError, json, signIn, stack, testDb, testRedis, type Workspace } from "../harness";
-import { PostgresCounter } from "../postgres-counter";
+import { createAgent } from "../support/calls";
+import { createWorkspace, expectError, json, signIn, stack, testDb, testRedis, type Workspace } from "../support/harness";
+import { PostgresCounter } from "../support/postgres-counter";
 
 type Worker = Awaited<ReturnType<typeof startWorker>>;
 

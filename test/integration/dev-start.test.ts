@@ -14,8 +14,8 @@ import "../../dev/connect";
 import { processesUnder } from "../../dev/process-group";
 import { freePort } from "../../dev/stack";
 import { WORKER_VARIABLES } from "../../dev/worker-env";
-import { stack } from "../harness";
-import { ROOT, runAdminJson } from "../process";
+import { stack } from "../support/harness";
+import { ROOT, runAdminJson } from "../support/process";
 
 const START_TIMEOUT = 90_000;
 const STOP_TIMEOUT = 45_000;

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
-import { baseUrl, createWorkspace, json, type Workspace } from "../harness";
+import { baseUrl, createWorkspace, json, type Workspace } from "../support/harness";
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));

@@ -1,4 +1,4 @@
-// Bad input on every route of the route table (test/routes.ts), refused by the one input guard
+// Bad input on every route of the route table (test/support/routes.ts), refused by the one input guard
 // every request passes first (src/middleware/guards.ts), before auth and any database or
 // provider work:
 // - NUL or a lone surrogate in a path parameter, query parameter, JSON value or key, urlencoded
@@ -19,10 +19,10 @@ import { csrfToken } from "../../src/dashboard/session";
 import { organizations, usageEvents } from "../../src/db/schema";
 import { bodyLimitFor } from "../../src/middleware/guards";
 import { OPENAPI_PATH, openApiConfig } from "../../src/routes/public/docs";
-import { baseUrl, createWorkspace, expectError, json, request, signIn, testDb, type Workspace } from "../harness";
-import { type Answer, send } from "../http";
-import { type Params, ROUTES, type RouteCase } from "../routes";
-import { createWidget, SITE, visitor, widgetRequest } from "../widgets";
+import { baseUrl, createWorkspace, expectError, json, request, signIn, testDb, type Workspace } from "../support/harness";
+import { type Answer, send } from "../support/http";
+import { type Params, ROUTES, type RouteCase } from "../support/routes";
+import { createWidget, SITE, visitor, widgetRequest } from "../support/widgets";
 
 /** Fills `:name` parameters from `params`, and any other with a fresh UUID. */
 const fill = (path: string, params: Params = {}) => path.replace(/:(\w+)/g, (_, name: string) => params[name] ?? randomUUID());

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createWorkspace, expectError, request, signIn } from "../harness";
+import { createWorkspace, expectError, request, signIn } from "../support/harness";
 
 describe("GET /v1/me", () => {
   it("returns the identity of an API key", async () => {

@@ -9,11 +9,11 @@ import { createHash, randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bodyLimitFor } from "../../src/middleware/guards";
 import type { OpenApiDoc } from "../../src/routes/public/docs";
-import { hasBrowser, launchBrowser, takeCspViolations, watchCsp } from "../browser";
-import { baseUrl, createWorkspace, json, request } from "../harness";
-import { send } from "../http";
-import { type Contract, OPENAPI_PATH, servedContract } from "../openapi";
-import { createWidget, SITE } from "../widgets";
+import { hasBrowser, launchBrowser, takeCspViolations, watchCsp } from "../support/browser";
+import { baseUrl, createWorkspace, json, request } from "../support/harness";
+import { send } from "../support/http";
+import { type Contract, OPENAPI_PATH, servedContract } from "../support/openapi";
+import { createWidget, SITE } from "../support/widgets";
 
 const METHODS = ["get", "post", "put", "patch", "delete"] as const;
 const CONTENT_METHODS = new Set(["post", "put", "patch"]);

@@ -8,7 +8,7 @@
 // (src/lib/body.ts, docs/errors.md).
 import { request as httpRequest } from "node:http";
 import { describe, expect, it } from "vitest";
-import { baseUrl, createWorkspace, expectError } from "../harness";
+import { baseUrl, createWorkspace, expectError } from "../support/harness";
 
 const personaId = "0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77";
 const BIG = 40 * 1024 * 1024;

@@ -3,7 +3,7 @@
 // that the limiter's 1 s timeout fired and the worker failed open (`RateLimit-Status: unavailable`).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWorker } from "../../dev/stack";
-import { createWorkspace, stack } from "../harness";
+import { createWorkspace, stack } from "../support/harness";
 
 let worker: Awaited<ReturnType<typeof startWorker>>;
 

@@ -4,8 +4,8 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { freePort, startWorker } from "../../dev/stack";
 import { createApiKey } from "../../src/api-keys/service";
-import { createAgent } from "../calls";
-import { clearOfWindowEdge, createWorkspace, expectError, stack, testDb } from "../harness";
+import { createAgent } from "../support/calls";
+import { clearOfWindowEdge, createWorkspace, expectError, stack, testDb } from "../support/harness";
 
 let limited: Awaited<ReturnType<typeof startWorker>>;
 let noRedis: Awaited<ReturnType<typeof startWorker>>;

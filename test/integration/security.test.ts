@@ -1,9 +1,9 @@
-// The shared security suite: every route of test/routes.ts, every credential failure.
+// The shared security suite: every route of test/support/routes.ts, every credential failure.
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { csrfToken } from "../../src/dashboard/session";
-import { addMemberTo, createWorkspace, expectError, request, revokedKey, signIn, type Workspace } from "../harness";
-import { type Params, ROUTES, type RouteCase } from "../routes";
+import { addMemberTo, createWorkspace, expectError, request, revokedKey, signIn, type Workspace } from "../support/harness";
+import { type Params, ROUTES, type RouteCase } from "../support/routes";
 
 /** Fills `:name` parameters from `params`, and any other with a fresh UUID (a missing resource). */
 const fill = (path: string, params: Params) => path.replace(/:(\w+)/g, (_, name: string) => params[name] ?? randomUUID());

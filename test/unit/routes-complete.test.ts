@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { OPENAPI_PATH, openApiDocument } from "../../src/routes/public/docs";
-import { ROUTES } from "../routes";
+import { ROUTES } from "../support/routes";
 
 const app = createApp();
 const key = (method: string, path: string) => `${method.toUpperCase()} ${path}`;
@@ -21,7 +21,7 @@ describe("route completeness", () => {
     expect(appRoutes.length).toBeGreaterThan(5);
   });
 
-  it("lists every app route in the security table (test/routes.ts)", () => {
+  it("lists every app route in the security table (test/support/routes.ts)", () => {
     expect(appRoutes.filter((r) => !tableRoutes.includes(r))).toEqual([]);
   });
 

@@ -14,7 +14,7 @@ import { resample16 } from "../../../dev/sandbox/wav";
 import { Deepgram } from "../../../src/providers/deepgram";
 import { ProviderError } from "../../../src/providers/http";
 import type { SttStream, SttStreamEvent, SttStreamOptions } from "../../../src/providers/types";
-import { nodeConnect } from "../../ws-connect";
+import { nodeConnect } from "../../support/ws-connect";
 
 let sandbox: ProviderSandbox;
 

@@ -1,7 +1,7 @@
 // Agents: every way a request can be refused, and that refusals leave no trace.
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { createWorkspace, expectError, json, type Workspace } from "../../harness";
+import { createWorkspace, expectError, json, type Workspace } from "../../support/harness";
 
 const personaId = "0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77";
 const valid = { name: "Agent", personaId };

@@ -1,7 +1,7 @@
 // Agents: create, list, get, update, delete, pagination and filters, each on its own workspace.
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { createWorkspace, expectError, type Workspace } from "../../harness";
+import { createWorkspace, expectError, type Workspace } from "../../support/harness";
 
 interface Agent {
   id: string;

@@ -4,10 +4,10 @@
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { organizations, usageEvents } from "../../../src/db/schema";
-import { BUSY, finished, NO_ANSWER, place } from "../../callees";
-import { createAgent, joinWebCall, speech, WEB_RATE, waitForCall } from "../../calls";
-import { receiversPerTest } from "../../deliveries";
-import { createWorkspace, json, testDb } from "../../harness";
+import { BUSY, finished, NO_ANSWER, place } from "../../support/callees";
+import { createAgent, joinWebCall, speech, WEB_RATE, waitForCall } from "../../support/calls";
+import { receiversPerTest } from "../../support/deliveries";
+import { createWorkspace, json, testDb } from "../../support/harness";
 
 const { subscribed } = receiversPerTest();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

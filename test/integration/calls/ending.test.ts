@@ -16,7 +16,7 @@ import { HANG_UP_LINE } from "../../../dev/sandbox/callee";
 import { withLatencyProfile } from "../../../dev/sandbox/latency";
 import { startWorker } from "../../../dev/stack";
 import { rms } from "../../../src/calls/codec";
-import { HANGS_UP, place } from "../../callees";
+import { HANGS_UP, place } from "../../support/callees";
 import {
   type CallView,
   createAgent,
@@ -27,9 +27,9 @@ import {
   twilioSign,
   WEB_RATE,
   waitForCall,
-} from "../../calls";
-import { eventsWritten, receiversPerTest } from "../../deliveries";
-import { createWorkspace, onWorker, stack } from "../../harness";
+} from "../../support/calls";
+import { eventsWritten, receiversPerTest } from "../../support/deliveries";
+import { createWorkspace, onWorker, stack } from "../../support/harness";
 
 const { subscribed } = receiversPerTest();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { answeredDeadline, findAgentOfCall, findAnalysisSettings, findCallAgent, findVoiceFor } from "../../../src/calls/queries";
 import { ALLOY_VOICE_ID } from "../../../src/voices/service";
-import { accepted, BUSY, dial, finished, place, SILENT } from "../../callees";
+import { accepted, BUSY, dial, finished, place, SILENT } from "../../support/callees";
 import {
   addCallerId,
   type CallView,
@@ -20,8 +20,8 @@ import {
   twilioReleases,
   twilioSign,
   waitForCall,
-} from "../../calls";
-import { createWorkspace, expectError, json, request, signIn, stack, testDb, type Workspace } from "../../harness";
+} from "../../support/calls";
+import { createWorkspace, expectError, json, request, signIn, stack, testDb, type Workspace } from "../../support/harness";
 
 const NO_CALL = "No call with that id in this workspace.";
 

@@ -7,11 +7,11 @@ import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { sweepStaleCalls } from "../../../src/calls/watchdog";
 import { calls } from "../../../src/db/schema";
-import { BUSY, CONVERSATION, finished, INVALID, NO_ANSWER, place, UNREACHABLE } from "../../callees";
-import { createAgent, joinWebCall, refusedUpgrade, speech, WEB_RATE, waitForCall } from "../../calls";
-import { receiversPerTest } from "../../deliveries";
-import { createWorkspace, json, testDb, type Workspace } from "../../harness";
-import { asCronRun, triggerCron } from "../../scheduled";
+import { BUSY, CONVERSATION, finished, INVALID, NO_ANSWER, place, UNREACHABLE } from "../../support/callees";
+import { createAgent, joinWebCall, refusedUpgrade, speech, WEB_RATE, waitForCall } from "../../support/calls";
+import { receiversPerTest } from "../../support/deliveries";
+import { createWorkspace, json, testDb, type Workspace } from "../../support/harness";
+import { asCronRun, triggerCron } from "../../support/scheduled";
 
 const { subscribed } = receiversPerTest();
 

@@ -10,7 +10,19 @@ import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { calls, organizations, usageEvents } from "../../../src/db/schema";
 import { ALLOY_VOICE_ID as ALLOY } from "../../../src/voices/service";
-import { accepted, BARGE_IN, BUSY, CHATTERBOX, CONVERSATION, dial, finished, HANGS_UP, PLATFORM, place, SILENT } from "../../callees";
+import {
+  accepted,
+  BARGE_IN,
+  BUSY,
+  CHATTERBOX,
+  CONVERSATION,
+  dial,
+  finished,
+  HANGS_UP,
+  PLATFORM,
+  place,
+  SILENT,
+} from "../../support/callees";
 import {
   addCallerId,
   type CallView,
@@ -24,10 +36,10 @@ import {
   speech,
   WEB_RATE,
   waitForCall,
-} from "../../calls";
-import { eventsWritten, receiversPerTest } from "../../deliveries";
-import { createWorkspace, expectError, json, request, signIn, stack, testDb, type Workspace } from "../../harness";
-import { stripeAccepts } from "../../stripe";
+} from "../../support/calls";
+import { eventsWritten, receiversPerTest } from "../../support/deliveries";
+import { createWorkspace, expectError, json, request, signIn, stack, testDb, type Workspace } from "../../support/harness";
+import { stripeAccepts } from "../../support/stripe";
 
 const { subscribed } = receiversPerTest();
 

@@ -10,7 +10,7 @@ import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { CANNOT_TAKE_CALLS } from "../../../src/calls/inbound";
 import { calls } from "../../../src/db/schema";
-import { CONVERSATION } from "../../callees";
+import { CONVERSATION } from "../../support/callees";
 import {
   addCallerId,
   type CallView,
@@ -24,10 +24,10 @@ import {
   twilioSign,
   WEB_RATE,
   waitForCall,
-} from "../../calls";
-import { receiversPerTest } from "../../deliveries";
-import { createWorkspace, expectError, json, stack, testDb, type Workspace } from "../../harness";
-import { stripeAccepts } from "../../stripe";
+} from "../../support/calls";
+import { receiversPerTest } from "../../support/deliveries";
+import { createWorkspace, expectError, json, stack, testDb, type Workspace } from "../../support/harness";
+import { stripeAccepts } from "../../support/stripe";
 
 const { subscribed } = receiversPerTest();
 const VOICE_PATH = "/telephony/twilio/voice";

@@ -6,8 +6,8 @@ import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { usageEvents } from "../../../src/db/schema";
 import { KATIE_VOICE_ID as KATIE } from "../../../src/voices/service";
-import { createAgent, joinWebCall, speech, WEB_RATE, waitForCall } from "../../calls";
-import { createWorkspace, json, testDb } from "../../harness";
+import { createAgent, joinWebCall, speech, WEB_RATE, waitForCall } from "../../support/calls";
+import { createWorkspace, json, testDb } from "../../support/harness";
 
 beforeAll(async () => {
   await speech("Warming up.", WEB_RATE); // the sandbox's speech thread starts cold

@@ -4,9 +4,9 @@
 // cuts into keeps the words played up to the cut, on a phone call (its greeting made while the
 // phone rang) and on a web call, however early the cut (docs/calls.md, "Barge-in").
 import { beforeAll, describe, expect, it } from "vitest";
-import { BARGE_IN, finished, place } from "../../callees";
-import { type CallView, createAgent, joinWebCall, speech, WEB_RATE, waitForCall } from "../../calls";
-import { createWorkspace, json } from "../../harness";
+import { BARGE_IN, finished, place } from "../../support/callees";
+import { type CallView, createAgent, joinWebCall, speech, WEB_RATE, waitForCall } from "../../support/calls";
+import { createWorkspace, json } from "../../support/harness";
 
 /** The interrupted greeting: the words played up to the cut, at least one, never all of them. */
 function expectHeardPart(turn: CallView["transcript"]["turns"][number] | undefined, greeting: string) {

@@ -4,9 +4,9 @@
 // provider spans inside it, with the configured headers and never a secret in the URL.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWorker } from "../../../dev/stack";
-import { createAgent, joinWebCall, speech, WEB_RATE, waitForCall } from "../../calls";
-import { createWorkspace, json, onWorker, stack } from "../../harness";
-import { type Receiver, startReceiver } from "../../receiver";
+import { createAgent, joinWebCall, speech, WEB_RATE, waitForCall } from "../../support/calls";
+import { createWorkspace, json, onWorker, stack } from "../../support/harness";
+import { type Receiver, startReceiver } from "../../support/receiver";
 
 interface OtlpSpan {
   traceId: string;

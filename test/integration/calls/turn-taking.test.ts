@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWorker } from "../../../dev/stack";
 import { FRAME_MS, rms } from "../../../src/calls/codec";
 import { calls, usageEvents } from "../../../src/db/schema";
-import { createAgent, joinWebCall, speech, WEB_RATE } from "../../calls";
-import { createWorkspace, json, onWorker, stack, testDb } from "../../harness";
+import { createAgent, joinWebCall, speech, WEB_RATE } from "../../support/calls";
+import { createWorkspace, json, onWorker, stack, testDb } from "../../support/harness";
 
 /** The longest run of frames the worker's detector counts as silence (RMS ≤ 400) between the first and last loud frame, ms. */
 function longestInnerPause(samples: Int16Array, rate: number): number {

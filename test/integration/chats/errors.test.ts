@@ -3,9 +3,9 @@
 // filter reaches another workspace's chats.
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { createAgent } from "../../calls";
-import { createWorkspace, expectError } from "../../harness";
-import { createWidget, visitor } from "../../widgets";
+import { createAgent } from "../../support/calls";
+import { createWorkspace, expectError } from "../../support/harness";
+import { createWidget, visitor } from "../../support/widgets";
 import { insertChannel, insertSession, listIds, widgetChat } from "./helpers";
 
 const NO_CHAT = "No chat with that id in this workspace.";

@@ -5,9 +5,9 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { messagingChannels, usageEvents, widgetSessions } from "../../../src/db/schema";
-import { createAgent } from "../../calls";
-import { createWorkspace, settled, testDb } from "../../harness";
-import { createWidget, SITE, visitor } from "../../widgets";
+import { createAgent } from "../../support/calls";
+import { createWorkspace, settled, testDb } from "../../support/harness";
+import { createWidget, SITE, visitor } from "../../support/widgets";
 import { getChat, insertChannel, insertSession, insertUsage, listChats, listIds, MESSAGING_TRANSCRIPT, widgetChat } from "./helpers";
 
 const sum = (xs: Array<number | null>) => xs.reduce<number>((a, b) => a + (b ?? 0), 0);

@@ -13,8 +13,8 @@ import {
   messagingSessions,
   usageEvents,
 } from "../../../src/db/schema";
-import { json, testDb, type Workspace } from "../../harness";
-import { chat, widgetRequest } from "../../widgets";
+import { json, testDb, type Workspace } from "../../support/harness";
+import { chat, widgetRequest } from "../../support/widgets";
 
 export type { ChatView };
 export type ChatSummary = Omit<ChatView, "transcript">;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ApiKeyView } from "../../../src/api-keys/service";
 import type { Page } from "../../../src/lib/pagination";
-import { createWorkspace, expectError, json, request, signIn, type Workspace } from "../../harness";
+import { createWorkspace, expectError, json, request, signIn, type Workspace } from "../../support/harness";
 
 type Created = { key: ApiKeyView; secret: string };
 

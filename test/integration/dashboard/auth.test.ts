@@ -4,7 +4,7 @@ import type { ApiKeyView } from "../../../src/api-keys/service";
 import { sessions } from "../../../src/db/schema";
 import { sha256Hex } from "../../../src/lib/crypto";
 import type { Page } from "../../../src/lib/pagination";
-import { addMemberTo, createWorkspace, expectError, json, request, signIn, testDb } from "../../harness";
+import { addMemberTo, createWorkspace, expectError, json, request, signIn, testDb } from "../../support/harness";
 
 type SessionBody = { user: { id: string; email: string }; organizations: Array<{ id: string; name: string; role: string }> };
 

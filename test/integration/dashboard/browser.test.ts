@@ -4,8 +4,8 @@
 import type { Browser } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { calls, type TranscriptTurn } from "../../../src/db/schema";
-import { axeViolations, hasBrowser, launchBrowser, screenshot, signInPage as signInAs, takeCspViolations } from "../../browser";
-import { addMemberTo, baseUrl, createWorkspace, request, testDb, type Workspace } from "../../harness";
+import { axeViolations, hasBrowser, launchBrowser, screenshot, signInPage as signInAs, takeCspViolations } from "../../support/browser";
+import { addMemberTo, baseUrl, createWorkspace, request, testDb, type Workspace } from "../../support/harness";
 
 let browser: Browser;
 

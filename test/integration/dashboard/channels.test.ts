@@ -4,8 +4,8 @@
 // step; credentials never come back in a page; members look but change nothing.
 import { describe, expect, it } from "vitest";
 import { csrfToken } from "../../../src/dashboard/session";
-import { addMemberTo, createWorkspace, json, request, signIn, type Workspace } from "../../harness";
-import { type ChannelView, connectTelegram, createAgent, newBot, newNumber, telegram } from "../../messaging";
+import { addMemberTo, createWorkspace, json, request, signIn, type Workspace } from "../../support/harness";
+import { type ChannelView, connectTelegram, createAgent, newBot, newNumber, telegram } from "../../support/messaging";
 
 /** A user signed in to the pages: GET, or POST a form with the session's CSRF token. */
 async function pagesAs(email: string, password: string) {

@@ -4,10 +4,10 @@
 // deliveries; paging that keeps the filters. Other workspaces' chats: the security table.
 import { describe, expect, it } from "vitest";
 import type { MessagingTurn } from "../../../src/db/schema";
-import { createWorkspace, json, request, signIn, until, type Workspace } from "../../harness";
-import { connectTelegram, createAgent, telegram } from "../../messaging";
-import { createEndpoint } from "../../webhooks";
-import { chat, createWidget, SITE, visitor } from "../../widgets";
+import { createWorkspace, json, request, signIn, until, type Workspace } from "../../support/harness";
+import { connectTelegram, createAgent, telegram } from "../../support/messaging";
+import { createEndpoint } from "../../support/webhooks";
+import { chat, createWidget, SITE, visitor } from "../../support/widgets";
 import { insertChannel, insertSession } from "../chats/helpers";
 
 async function pagesAs(ws: Workspace) {

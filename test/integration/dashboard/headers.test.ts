@@ -1,11 +1,11 @@
-// Every dashboard page (each `page` route of test/routes.ts, GET and POST, and the sign-in page)
+// Every dashboard page (each `page` route of test/support/routes.ts, GET and POST, and the sign-in page)
 // answers with a nonce-based Content-Security-Policy: a fresh nonce per response, carried by every
 // <script> and <style> of the page, no 'unsafe-inline'; signed-in pages are never cached.
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { csrfToken } from "../../../src/dashboard/session";
-import { createWorkspace, request, signIn } from "../../harness";
-import { type Params, ROUTES } from "../../routes";
+import { createWorkspace, request, signIn } from "../../support/harness";
+import { type Params, ROUTES } from "../../support/routes";
 
 const fill = (path: string, params: Params) => path.replace(/:(\w+)/g, (_, name: string) => params[name] ?? randomUUID());
 

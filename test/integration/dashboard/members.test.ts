@@ -6,7 +6,7 @@ import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { csrfToken } from "../../../src/dashboard/session";
 import { memberships } from "../../../src/db/schema";
-import { addMemberTo, createWorkspace, json, request, signIn, testDb, type Workspace } from "../../harness";
+import { addMemberTo, createWorkspace, json, request, signIn, testDb, type Workspace } from "../../support/harness";
 
 type SessionBody = { organizations: Array<{ id: string; name: string; role: string }> };
 

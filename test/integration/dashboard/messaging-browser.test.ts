@@ -6,9 +6,17 @@
 // Chromium is missing.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type AxeFinding, axeViolations, hasBrowser, launchBrowser, screenshot, signInPage, takeCspViolations } from "../../browser";
-import { addMemberTo, baseUrl, createWorkspace, type Workspace } from "../../harness";
-import { createAgent, newBot, telegram } from "../../messaging";
+import {
+  type AxeFinding,
+  axeViolations,
+  hasBrowser,
+  launchBrowser,
+  screenshot,
+  signInPage,
+  takeCspViolations,
+} from "../../support/browser";
+import { addMemberTo, baseUrl, createWorkspace, type Workspace } from "../../support/harness";
+import { createAgent, newBot, telegram } from "../../support/messaging";
 
 let browser: Browser;
 beforeAll(async () => {

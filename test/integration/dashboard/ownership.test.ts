@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { csrfToken } from "../../../src/dashboard/session";
-import { createWorkspace, json, request, signIn, type Workspace } from "../../harness";
+import { createWorkspace, json, request, signIn, type Workspace } from "../../support/harness";
 
 const ALLOY = "00000000-0000-7000-8000-000000000001";
 const VOICE = { name: "Clara", provider: "sandbox", providerVoiceId: "sandbox-1", language: "en-US" };

@@ -1,5 +1,5 @@
 // Every dashboard page in Chromium (Debian's, via playwright-core): each GET page of
-// test/routes.ts, plus the error, admin-required and sign-in pages, loads under its
+// test/support/routes.ts, plus the error, admin-required and sign-in pages, loads under its
 // Content-Security-Policy with no violation, and axe-core (from node_modules) finds no critical
 // or serious violation at 1280 and 390 px. Then what a first-time user meets: the navigation
 // on a phone, plain-language validation messages, time zones on timestamps, the usage empty
@@ -7,9 +7,17 @@
 import { randomUUID } from "node:crypto";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type AxeFinding, axeViolations, hasBrowser, launchBrowser, screenshot, signInPage, takeCspViolations } from "../../browser";
-import { addMemberTo, baseUrl, createWorkspace, type Workspace } from "../../harness";
-import { type Params, ROUTES } from "../../routes";
+import {
+  type AxeFinding,
+  axeViolations,
+  hasBrowser,
+  launchBrowser,
+  screenshot,
+  signInPage,
+  takeCspViolations,
+} from "../../support/browser";
+import { addMemberTo, baseUrl, createWorkspace, type Workspace } from "../../support/harness";
+import { type Params, ROUTES } from "../../support/routes";
 
 let browser: Browser;
 beforeAll(async () => {

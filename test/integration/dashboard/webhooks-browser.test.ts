@@ -5,10 +5,10 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { LEAF_PATHS, type Payload, shapePayload } from "../../../src/webhooks/payload";
-import { hasBrowser, launchBrowser, screenshot, signInPage as signInAs, takeCspViolations } from "../../browser";
-import { baseUrl, createWorkspace, type Workspace } from "../../harness";
-import { type Receiver, startReceiver } from "../../receiver";
-import { stripeAccepts } from "../../stripe";
+import { hasBrowser, launchBrowser, screenshot, signInPage as signInAs, takeCspViolations } from "../../support/browser";
+import { baseUrl, createWorkspace, type Workspace } from "../../support/harness";
+import { type Receiver, startReceiver } from "../../support/receiver";
+import { stripeAccepts } from "../../support/stripe";
 
 let browser: Browser;
 

@@ -7,8 +7,8 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { messagingInbound, messagingSessions } from "../../../src/db/schema";
 import { FIXED_REPLIES } from "../../../src/messaging/conversation";
-import { createWorkspace, expectError, request, testDb, until } from "../../harness";
-import { connectTelegram, connectWhatsApp, telegram, whatsapp } from "../../messaging";
+import { createWorkspace, expectError, request, testDb, until } from "../../support/harness";
+import { connectTelegram, connectWhatsApp, telegram, whatsapp } from "../../support/messaging";
 
 let user = 2_000_000 + Math.floor(Math.random() * 1_000_000);
 const nextChat = () => ++user;

@@ -6,11 +6,11 @@ import { and, count, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { messagingInbound, messagingSessions, organizations, usageEvents } from "../../../src/db/schema";
 import { FIXED_REPLIES } from "../../../src/messaging/conversation";
-import { createWorkspace, expectError, request, settled, stack, testDb, until, type Workspace } from "../../harness";
-import { connectTelegram, createAgent, newBot, telegram } from "../../messaging";
-import { startReceiver } from "../../receiver";
-import { stripeAccepts } from "../../stripe";
-import { createEndpoint } from "../../webhooks";
+import { createWorkspace, expectError, request, settled, stack, testDb, until, type Workspace } from "../../support/harness";
+import { connectTelegram, createAgent, newBot, telegram } from "../../support/messaging";
+import { startReceiver } from "../../support/receiver";
+import { stripeAccepts } from "../../support/stripe";
+import { createEndpoint } from "../../support/webhooks";
 
 let user = 1_000_000 + Math.floor(Math.random() * 1_000_000);
 const nextUser = () => ++user;

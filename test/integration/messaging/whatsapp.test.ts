@@ -7,11 +7,11 @@ import { count, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { messagingInbound, messagingSessions } from "../../../src/db/schema";
 import { FIXED_REPLIES } from "../../../src/messaging/conversation";
-import { createWorkspace, expectError, request, testDb, until } from "../../harness";
-import { connectWhatsApp, createAgent, newNumber, VERIFY_TOKEN, whatsapp } from "../../messaging";
-import { startReceiver } from "../../receiver";
-import { stripeAccepts } from "../../stripe";
-import { createEndpoint } from "../../webhooks";
+import { createWorkspace, expectError, request, testDb, until } from "../../support/harness";
+import { connectWhatsApp, createAgent, newNumber, VERIFY_TOKEN, whatsapp } from "../../support/messaging";
+import { startReceiver } from "../../support/receiver";
+import { stripeAccepts } from "../../support/stripe";
+import { createEndpoint } from "../../support/webhooks";
 
 let user = 41_700_000_000 + Math.floor(Math.random() * 1_000_000);
 const nextUser = () => String(++user);

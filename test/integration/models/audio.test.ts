@@ -3,7 +3,7 @@
 import OpenAI, { toFile } from "openai";
 import { describe, expect, it } from "vitest";
 import { parseWav, pcmToWav } from "../../../src/lib/audio";
-import { baseUrl, createWorkspace, expectError, json, settled, type Workspace } from "../../harness";
+import { baseUrl, createWorkspace, expectError, json, settled, type Workspace } from "../../support/harness";
 
 const ALLOY = "00000000-0000-7000-8000-000000000001";
 type Transcript = { text: string; language: string | null; durationSeconds: number };

@@ -1,7 +1,7 @@
 // /v1/llm/chat and its OpenAI-SDK alias, driven by the official `openai` package.
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
-import { baseUrl, createWorkspace, expectError, json, type Workspace } from "../../harness";
+import { baseUrl, createWorkspace, expectError, json, type Workspace } from "../../support/harness";
 
 /** The official SDK pointed at our worker: only baseURL and the key change. */
 const client = (ws: Workspace) => new OpenAI({ baseURL: `${baseUrl()}/v1`, apiKey: ws.apiKey, maxRetries: 0 });

@@ -9,7 +9,7 @@ import { creditHolds, organizations, usageEvents } from "../../../src/db/schema"
 import { parseEnv } from "../../../src/env";
 import { adjustCredits, hold, holdLifetimeMs, reconcileCredits, sweepExpiredHolds } from "../../../src/metering/meter";
 import { meter, type Payer, startsWithHold } from "../../../src/metering/metered";
-import { createWorkspace, json, settled, stack, testDb, type Workspace } from "../../harness";
+import { createWorkspace, json, settled, stack, testDb, type Workspace } from "../../support/harness";
 
 const balance = async (organizationId: string) =>
   Number((await testDb().select({ m: organizations.creditsMicro }).from(organizations).where(eq(organizations.id, organizationId)))[0]?.m);

@@ -7,7 +7,7 @@ import { startWorker } from "../../../dev/stack";
 import { organizations, usageEvents } from "../../../src/db/schema";
 import { costOf } from "../../../src/metering/prices";
 import { maxTokensOf } from "../../../src/routes/v1/models/chat";
-import { createWorkspace, expectError, json, settled, stack, testDb, type Workspace } from "../../harness";
+import { createWorkspace, expectError, json, settled, stack, testDb, type Workspace } from "../../support/harness";
 
 type Completion = { usage: { total_tokens: number } };
 const body = (content: string, model = "sandbox-chat") => ({ model, messages: [{ role: "user" as const, content }], max_tokens: 50 });

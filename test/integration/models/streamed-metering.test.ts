@@ -16,8 +16,8 @@ import { Cartesia } from "../../../src/providers/cartesia";
 import { ProviderError } from "../../../src/providers/http";
 import { ttsProvider } from "../../../src/providers/registry";
 import type { SpeechStream } from "../../../src/providers/types";
-import { createWorkspace, stack, testDb, type Workspace } from "../../harness";
-import { nodeConnect } from "../../ws-connect";
+import { createWorkspace, stack, testDb, type Workspace } from "../../support/harness";
+import { nodeConnect } from "../../support/ws-connect";
 
 const config = () => {
   const vars = stack().vars;

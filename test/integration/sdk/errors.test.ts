@@ -20,9 +20,9 @@ import {
   ValidationError,
 } from "../../../packages/sdk/src/index";
 import { organizations } from "../../../src/db/schema";
-import { type Gateway, startGateway } from "../../gateway";
-import { addMemberTo, clearOfWindowEdge, createWorkspace, signIn, stack, testDb } from "../../harness";
-import { PERSONA, sdkFor } from "../../sdk";
+import { type Gateway, startGateway } from "../../support/gateway";
+import { addMemberTo, clearOfWindowEdge, createWorkspace, signIn, stack, testDb } from "../../support/harness";
+import { PERSONA, sdkFor } from "../../support/sdk";
 
 const SYSTEM_VOICE = "00000000-0000-7000-8000-000000000001";
 const MISSING = "0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77";

@@ -2,8 +2,8 @@
 // a list walks every page once, newest first, with the filters kept; a Page gives the cursor.
 import { describe, expect, it } from "vitest";
 import { type Agent, Page } from "../../../packages/sdk/src/index";
-import { createWorkspace } from "../../harness";
-import { PERSONA, sdkFor } from "../../sdk";
+import { createWorkspace } from "../../support/harness";
+import { PERSONA, sdkFor } from "../../support/sdk";
 
 describe("SDK pagination", () => {
   it("for await walks every item of more than two pages exactly once, newest first, one request per page", async () => {

@@ -10,9 +10,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { receiversPerTest, sendTest } from "../../deliveries";
-import { baseUrl, createWorkspace, type Workspace } from "../../harness";
-import { createEndpoint } from "../../webhooks";
+import { receiversPerTest, sendTest } from "../../support/deliveries";
+import { baseUrl, createWorkspace, type Workspace } from "../../support/harness";
+import { createEndpoint } from "../../support/webhooks";
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL("../../..", import.meta.url));

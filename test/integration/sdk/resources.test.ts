@@ -6,12 +6,12 @@
 import { describe, expect, it } from "vitest";
 import { NotFoundError } from "../../../packages/sdk/src/index";
 import { parseWav } from "../../../src/lib/audio";
-import { BUSY } from "../../callees";
-import { freshNumber, twilioHas } from "../../calls";
-import { createWorkspace, settled } from "../../harness";
-import { newBot } from "../../messaging";
-import { PERSONA, sdkFor } from "../../sdk";
-import { SITE, visitor, chat as widgetChat } from "../../widgets";
+import { BUSY } from "../../support/callees";
+import { freshNumber, twilioHas } from "../../support/calls";
+import { createWorkspace, settled } from "../../support/harness";
+import { newBot } from "../../support/messaging";
+import { PERSONA, sdkFor } from "../../support/sdk";
+import { SITE, visitor, chat as widgetChat } from "../../support/widgets";
 
 const ALLOY = "00000000-0000-7000-8000-000000000001";
 

@@ -2,17 +2,17 @@
 // while its database is out of reach, 5xx without Retry-After, connections cut, and a call creation
 // whose answer is lost after the worker placed the call: the retry carries the same
 // Idempotency-Key and the telephony sandbox is dialled exactly once. The other 503s and the cut
-// connections come from a gateway in front of the worker (test/gateway.ts), as a load balancer
+// connections come from a gateway in front of the worker (test/support/gateway.ts), as a load balancer
 // gives them while a worker restarts; the database goes out of reach behind another gateway, in
 // front of the stack's SQL-over-HTTP endpoint.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startWorker } from "../../../dev/stack";
 import { APIConnectionError, InternalServerError } from "../../../packages/sdk/src/index";
-import { BUSY } from "../../callees";
-import { addCallerId, sandboxCallsFrom } from "../../calls";
-import { type Gateway, type GatewayAction, startGateway } from "../../gateway";
-import { createWorkspace, stack, until } from "../../harness";
-import { PERSONA, sdkFor } from "../../sdk";
+import { BUSY } from "../../support/callees";
+import { addCallerId, sandboxCallsFrom } from "../../support/calls";
+import { type Gateway, type GatewayAction, startGateway } from "../../support/gateway";
+import { createWorkspace, stack, until } from "../../support/harness";
+import { PERSONA, sdkFor } from "../../support/sdk";
 
 let limited: Awaited<ReturnType<typeof startWorker>>;
 const gateways: Gateway[] = [];

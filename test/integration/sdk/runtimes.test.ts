@@ -10,8 +10,8 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../../dev/stack";
-import { baseUrl, createWorkspace, type Workspace } from "../../harness";
-import { PERSONA } from "../../sdk";
+import { baseUrl, createWorkspace, type Workspace } from "../../support/harness";
+import { PERSONA } from "../../support/sdk";
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL("../../..", import.meta.url));

@@ -7,11 +7,11 @@
 import { createServer, type Server } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ToolRequest, type VoiceAgentPlatform, WebhookVerificationError } from "../../../packages/sdk/src/index";
-import { createWorkspace } from "../../harness";
-import { servedContract } from "../../openapi";
-import { sdkFor } from "../../sdk";
-import { agentWithTools } from "../../tools";
-import { SITE, visitor, chat as widgetChat } from "../../widgets";
+import { createWorkspace } from "../../support/harness";
+import { servedContract } from "../../support/openapi";
+import { sdkFor } from "../../support/sdk";
+import { agentWithTools } from "../../support/tools";
+import { SITE, visitor, chat as widgetChat } from "../../support/widgets";
 
 interface Captured {
   path: string;

@@ -4,12 +4,12 @@
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { constructEvent, type WebhookEvent, WebhookVerificationError } from "../../../packages/sdk/src/index";
 import { parseWav } from "../../../src/lib/audio";
-import { CONVERSATION } from "../../callees";
-import { speech, WEB_RATE } from "../../calls";
-import { createWorkspace } from "../../harness";
-import { type Received, type Receiver, startReceiver } from "../../receiver";
-import { PERSONA, sdkFor } from "../../sdk";
-import { SITE, visitor, chat as widgetChat } from "../../widgets";
+import { CONVERSATION } from "../../support/callees";
+import { speech, WEB_RATE } from "../../support/calls";
+import { createWorkspace } from "../../support/harness";
+import { type Received, type Receiver, startReceiver } from "../../support/receiver";
+import { PERSONA, sdkFor } from "../../support/sdk";
+import { SITE, visitor, chat as widgetChat } from "../../support/widgets";
 
 const receivers: Receiver[] = [];
 afterEach(async () => {

@@ -8,9 +8,9 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWorker } from "../../../dev/stack";
 import { agents } from "../../../src/db/schema";
-import { startDoh } from "../../dns";
-import { createWorkspace, expectError, json, stack, testDb, type Workspace } from "../../harness";
-import { visitor, widgetRequest } from "../../widgets";
+import { startDoh } from "../../support/dns";
+import { createWorkspace, expectError, json, stack, testDb, type Workspace } from "../../support/harness";
+import { visitor, widgetRequest } from "../../support/widgets";
 
 const PERSONA = "0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77";
 const fn = (extra: Record<string, unknown> = {}) => ({

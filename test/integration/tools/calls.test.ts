@@ -9,7 +9,7 @@ import { randomUUID } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { usageEvents } from "../../../src/db/schema";
-import { BUSY, place, SILENT, TOOLS_CALLEE, TRANSFER_CALLEE } from "../../callees";
+import { BUSY, place, SILENT, TOOLS_CALLEE, TRANSFER_CALLEE } from "../../support/callees";
 import {
   type CallView,
   createAgent,
@@ -21,10 +21,10 @@ import {
   twilioSign,
   WEB_RATE,
   waitForCall,
-} from "../../calls";
-import { receiversPerTest } from "../../deliveries";
-import { createWorkspace, expectError, json, stack, testDb, type Workspace } from "../../harness";
-import { agentWithTools, startToolServer, type ToolServer } from "../../tools";
+} from "../../support/calls";
+import { receiversPerTest } from "../../support/deliveries";
+import { createWorkspace, expectError, json, stack, testDb, type Workspace } from "../../support/harness";
+import { agentWithTools, startToolServer, type ToolServer } from "../../support/tools";
 
 const { subscribed } = receiversPerTest();
 const servers: ToolServer[] = [];

@@ -8,11 +8,11 @@
 import { and, eq } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
 import { usageEvents } from "../../../src/db/schema";
-import { receiversPerTest } from "../../deliveries";
-import { createWorkspace, json, request, signIn, testDb, until, type Workspace } from "../../harness";
-import { connectTelegram, telegram } from "../../messaging";
-import { agentWithTools, startToolServer, type ToolServer } from "../../tools";
-import { chat, createWidget, visitor } from "../../widgets";
+import { receiversPerTest } from "../../support/deliveries";
+import { createWorkspace, json, request, signIn, testDb, until, type Workspace } from "../../support/harness";
+import { connectTelegram, telegram } from "../../support/messaging";
+import { agentWithTools, startToolServer, type ToolServer } from "../../support/tools";
+import { chat, createWidget, visitor } from "../../support/widgets";
 import { getChat } from "../chats/helpers";
 
 const { subscribed } = receiversPerTest();

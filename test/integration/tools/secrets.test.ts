@@ -15,11 +15,11 @@ import { startWorker } from "../../../dev/stack";
 import { agents, messagingChannels } from "../../../src/db/schema";
 import { Keyring, openSecret } from "../../../src/lib/secrets";
 import { openToolSecret } from "../../../src/tools/secret";
-import { createWorkspace, expectError, json, stack, testDb, type Workspace } from "../../harness";
-import { connectTelegram } from "../../messaging";
-import { runAdmin, runAdminJson } from "../../process";
-import { agentWithTools, startToolServer, type ToolServer } from "../../tools";
-import { createWidget, visitor, widgetRequest } from "../../widgets";
+import { createWorkspace, expectError, json, stack, testDb, type Workspace } from "../../support/harness";
+import { connectTelegram } from "../../support/messaging";
+import { runAdmin, runAdminJson } from "../../support/process";
+import { agentWithTools, startToolServer, type ToolServer } from "../../support/tools";
+import { createWidget, visitor, widgetRequest } from "../../support/widgets";
 
 const dataDir = mkdtempSync(join(tmpdir(), "tool-secrets-cli-"));
 const stackKek = () => stack().vars.SECRETS_KEK as string;

@@ -6,7 +6,7 @@ import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWorker } from "../../../dev/stack";
 import { parseWav } from "../../../src/lib/audio";
-import { baseUrl, createWorkspace, expectError, json, stack, type Workspace } from "../../harness";
+import { baseUrl, createWorkspace, expectError, json, stack, type Workspace } from "../../support/harness";
 
 interface Voice {
   id: string;

@@ -1,7 +1,7 @@
 // Voices: read-only system voices, tenancy, and validation.
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { createWorkspace, expectError, json, type Workspace } from "../../harness";
+import { createWorkspace, expectError, json, type Workspace } from "../../support/harness";
 
 const ALLOY = "00000000-0000-7000-8000-000000000001";
 const valid = { name: "Clara", provider: "sandbox", providerVoiceId: "sandbox-1", language: "en-US" };

@@ -1,6 +1,6 @@
 // Voices: the system catalog every workspace sees, and a workspace's own voices.
 import { describe, expect, it } from "vitest";
-import { createWorkspace, expectError, type Workspace } from "../../harness";
+import { createWorkspace, expectError, type Workspace } from "../../support/harness";
 
 interface Voice {
   id: string;

@@ -5,7 +5,7 @@
 // not open. The receiver URL guard (SSRF) on a worker configured as in production
 // (WEBHOOKS_ALLOW_PRIVATE_URLS off), at save time (shape, port, and the name's addresses, over
 // the test resolver) and again at delivery time after DNS; no test here reaches real DNS:
-// DNS_RESOLVER_URL is test/dns.ts.
+// DNS_RESOLVER_URL is test/support/dns.ts.
 import { createServer, type Server } from "node:http";
 import { eq, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -17,10 +17,10 @@ import { newId } from "../../../src/lib/ids";
 import type { Page } from "../../../src/lib/pagination";
 import type { EndpointView } from "../../../src/webhooks/endpoints";
 import type { DeliveryView } from "../../../src/webhooks/log";
-import { deliveries, receiversPerTest, sendTest } from "../../deliveries";
-import { startDoh } from "../../dns";
-import { addMemberTo, createWorkspace, expectError, json, request, signIn, stack, testDb, type Workspace } from "../../harness";
-import { createEndpoint, emitNow, refused } from "../../webhooks";
+import { deliveries, receiversPerTest, sendTest } from "../../support/deliveries";
+import { startDoh } from "../../support/dns";
+import { addMemberTo, createWorkspace, expectError, json, request, signIn, stack, testDb, type Workspace } from "../../support/harness";
+import { createEndpoint, emitNow, refused } from "../../support/webhooks";
 
 const { receiver, receivers } = receiversPerTest();
 

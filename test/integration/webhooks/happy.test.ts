@@ -19,10 +19,10 @@ import type { Page } from "../../../src/lib/pagination";
 import type { EndpointView } from "../../../src/webhooks/endpoints";
 import type { DeliveryView } from "../../../src/webhooks/log";
 import { sealEndpointSecret } from "../../../src/webhooks/secret-store";
-import { deliveries, receiversPerTest, sendTest } from "../../deliveries";
-import { createWorkspace, expectError, json, stack, testDb, until } from "../../harness";
-import { stripeAccepts } from "../../stripe";
-import { createEndpoint, emitNow, refused } from "../../webhooks";
+import { deliveries, receiversPerTest, sendTest } from "../../support/deliveries";
+import { createWorkspace, expectError, json, stack, testDb, until } from "../../support/harness";
+import { stripeAccepts } from "../../support/stripe";
+import { createEndpoint, emitNow, refused } from "../../support/webhooks";
 
 const { receiver } = receiversPerTest();
 

@@ -8,14 +8,14 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { TOOL_EVENT } from "../../../src/tools/request-schema";
 import { CUSTOM_PAYLOAD_WEBHOOK } from "../../../src/webhooks/events";
 import { SENT_EVENTS } from "../../../src/webhooks/payload-schema";
-import { BUSY, CONVERSATION, place } from "../../callees";
-import { createAgent, speech, WEB_RATE } from "../../calls";
-import { receiversPerTest, sendTest } from "../../deliveries";
-import { createWorkspace, json, request } from "../../harness";
-import { connectTelegram, telegram } from "../../messaging";
-import { OPENAPI_PATH, servedContract } from "../../openapi";
-import type { Received } from "../../receiver";
-import { createWidget, visitor, chat as widgetChat, widgetRequest } from "../../widgets";
+import { BUSY, CONVERSATION, place } from "../../support/callees";
+import { createAgent, speech, WEB_RATE } from "../../support/calls";
+import { receiversPerTest, sendTest } from "../../support/deliveries";
+import { createWorkspace, json, request } from "../../support/harness";
+import { connectTelegram, telegram } from "../../support/messaging";
+import { OPENAPI_PATH, servedContract } from "../../support/openapi";
+import type { Received } from "../../support/receiver";
+import { createWidget, visitor, chat as widgetChat, widgetRequest } from "../../support/widgets";
 
 const { subscribed } = receiversPerTest();
 

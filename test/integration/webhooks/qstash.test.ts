@@ -12,9 +12,9 @@ import { webhookDeliveries, webhookEndpoints } from "../../../src/db/schema";
 import { newId } from "../../../src/lib/ids";
 import type { EndpointView } from "../../../src/webhooks/endpoints";
 import type { DeliveryView } from "../../../src/webhooks/log";
-import { receiversPerTest } from "../../deliveries";
-import { createWorkspace, expectError, json, stack, testDb, type Workspace } from "../../harness";
-import { stripeAccepts } from "../../stripe";
+import { receiversPerTest } from "../../support/deliveries";
+import { createWorkspace, expectError, json, stack, testDb, type Workspace } from "../../support/harness";
+import { stripeAccepts } from "../../support/stripe";
 
 let qstash: QstashStandIn;
 let worker: Awaited<ReturnType<typeof startWorker>>;

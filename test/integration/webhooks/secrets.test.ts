@@ -14,12 +14,12 @@ import { webhookEndpoints } from "../../../src/db/schema";
 import type { Page } from "../../../src/lib/pagination";
 import type { EndpointView } from "../../../src/webhooks/endpoints";
 import type { DeliveryView } from "../../../src/webhooks/log";
-import { receiversPerTest } from "../../deliveries";
-import { createWorkspace, expectError, json, stack, testDb, type Workspace } from "../../harness";
-import { runAdmin, runAdminJson } from "../../process";
-import type { Receiver } from "../../receiver";
-import { stripeAccepts } from "../../stripe";
-import { createEndpoint } from "../../webhooks";
+import { receiversPerTest } from "../../support/deliveries";
+import { createWorkspace, expectError, json, stack, testDb, type Workspace } from "../../support/harness";
+import { runAdmin, runAdminJson } from "../../support/process";
+import type { Receiver } from "../../support/receiver";
+import { stripeAccepts } from "../../support/stripe";
+import { createEndpoint } from "../../support/webhooks";
 
 const emptyDataDir = mkdtempSync(join(tmpdir(), "secrets-cli-"));
 

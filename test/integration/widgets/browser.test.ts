@@ -7,13 +7,13 @@
 import { createServer, type Server } from "node:http";
 import { type Browser, type ConsoleMessage, chromium, type Locator, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CHROMIUM, hasBrowser, launchBrowser, screenshot } from "../../browser";
-import { createAgent, waitForCall } from "../../calls";
-import { baseUrl, createWorkspace, type Workspace } from "../../harness";
-import { type Receiver, startReceiver } from "../../receiver";
-import { stripeAccepts } from "../../stripe";
-import { createEndpoint } from "../../webhooks";
-import { createWidget } from "../../widgets";
+import { CHROMIUM, hasBrowser, launchBrowser, screenshot } from "../../support/browser";
+import { createAgent, waitForCall } from "../../support/calls";
+import { baseUrl, createWorkspace, type Workspace } from "../../support/harness";
+import { type Receiver, startReceiver } from "../../support/receiver";
+import { stripeAccepts } from "../../support/stripe";
+import { createEndpoint } from "../../support/webhooks";
+import { createWidget } from "../../support/widgets";
 
 /** The host page: its own styles on the very elements a careless widget would touch. */
 const PAGE_CSS = `

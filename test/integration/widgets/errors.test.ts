@@ -1,16 +1,16 @@
 // Every way a widget request is refused. /v1/widgets: what is not a widget, and another
 // workspace's agent. (Credentials and another workspace's widget ids: the shared security suite,
-// test/routes.ts.) The public routes: the gate (token, allowed origin, CORS) on every route of
+// test/support/routes.ts.) The public routes: the gate (token, allowed origin, CORS) on every route of
 // the security table, other visitors' sessions, bodies, content types and sizes, and channels
 // the widget does not offer. (Rate limits: limits.test.ts.)
 import { randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { widgetSessions } from "../../../src/db/schema";
-import { createAgent } from "../../calls";
-import { baseUrl, createWorkspace, expectError, testDb } from "../../harness";
-import { ROUTES } from "../../routes";
-import { chat, createWidget, SITE, visitor, widgetRequest } from "../../widgets";
+import { createAgent } from "../../support/calls";
+import { baseUrl, createWorkspace, expectError, testDb } from "../../support/harness";
+import { ROUTES } from "../../support/routes";
+import { chat, createWidget, SITE, visitor, widgetRequest } from "../../support/widgets";
 
 const PUBLIC = ROUTES.filter((r) => r.path.startsWith("/widget/"));
 

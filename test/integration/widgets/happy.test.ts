@@ -10,12 +10,12 @@ import { describe, expect, it } from "vitest";
 import { organizations, usageEvents, widgetSessions } from "../../../src/db/schema";
 import type { WidgetView } from "../../../src/widgets/schema";
 import { sweepIdleWidgetSessions } from "../../../src/widgets/sessions";
-import { createAgent, joinWebCall, waitForCall } from "../../calls";
-import { eventsWritten, receiversPerTest } from "../../deliveries";
-import { baseUrl, createWorkspace, expectError, json, settled, testDb } from "../../harness";
-import { asCronRun, triggerCron } from "../../scheduled";
-import { stripeAccepts } from "../../stripe";
-import { chat, createWidget, SITE, visitor, widgetRequest } from "../../widgets";
+import { createAgent, joinWebCall, waitForCall } from "../../support/calls";
+import { eventsWritten, receiversPerTest } from "../../support/deliveries";
+import { baseUrl, createWorkspace, expectError, json, settled, testDb } from "../../support/harness";
+import { asCronRun, triggerCron } from "../../support/scheduled";
+import { stripeAccepts } from "../../support/stripe";
+import { chat, createWidget, SITE, visitor, widgetRequest } from "../../support/widgets";
 
 const { subscribed } = receiversPerTest();
 

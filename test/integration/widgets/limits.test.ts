@@ -4,9 +4,9 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startWorker } from "../../../dev/stack";
-import { clearOfWindowEdge, createWorkspace, expectError, stack } from "../../harness";
-import { PostgresCounter } from "../../postgres-counter";
-import { createWidget, SITE, visitor, widgetRequest } from "../../widgets";
+import { clearOfWindowEdge, createWorkspace, expectError, stack } from "../../support/harness";
+import { PostgresCounter } from "../../support/postgres-counter";
+import { createWidget, SITE, visitor, widgetRequest } from "../../support/widgets";
 
 let limited: Awaited<ReturnType<typeof startWorker>>;
 const postgres = new PostgresCounter();

@@ -1,7 +1,7 @@
 // The Cartesia adapter against the provider sandbox's Cartesia API (the same server the stack uses),
 // in process: the bytes endpoint, the WebSocket (one context per utterance, text pushed as it comes
 // and its audio in order), a cancel through the signal, a refused key and Cartesia's `error`
-// message. The socket is opened with the `ws` package (test/ws-connect.ts); in the worker it is
+// message. The socket is opened with the `ws` package (test/support/ws-connect.ts); in the worker it is
 // Workers' fetch upgrade. Nothing here waits on the clock: each step waits for the event before it.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
@@ -11,7 +11,7 @@ import { parseWav } from "../../../src/lib/audio";
 import { CARTESIA_DEFAULT_MODEL, CARTESIA_VERSION, Cartesia } from "../../../src/providers/cartesia";
 import { ProviderError } from "../../../src/providers/http";
 import type { SpeechRequest } from "../../../src/providers/types";
-import { nodeConnect } from "../../ws-connect";
+import { nodeConnect } from "../../support/ws-connect";
 
 let sandbox: ProviderSandbox;
 let cartesia: Cartesia;

@@ -16,7 +16,7 @@ import { ProviderError } from "../../../src/providers/http";
 import { streamingSttProvider, streamingSttRequirement } from "../../../src/providers/registry";
 import type { SttStreamEvent, SttStreamOptions } from "../../../src/providers/types";
 import { type WorkersAi, workersAiConnect, workersAiRequest } from "../../../src/providers/workers-ai";
-import { nodeConnect } from "../../ws-connect";
+import { nodeConnect } from "../../support/ws-connect";
 
 let sandbox: ProviderSandbox;
 

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildPayload, LEAF_PATHS, shapePayload } from "../../../src/webhooks/payload";
 import { signPayload } from "../../../src/webhooks/signature";
-import { stripeAccepts } from "../../stripe";
+import { stripeAccepts } from "../../support/stripe";
 
 const secret = "whs_0123456789abcdefghijABCDEFGHIJ0123456789";
 const body = JSON.stringify({ deliveryId: "d1", event: "call.completed", text: "héllo ✓ 你好" });

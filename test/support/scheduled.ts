@@ -1,10 +1,10 @@
 // The worker's cron run, driven from a test: a sweep run with the dependencies the scheduled
 // handler builds (src/worker.ts) on the stack's configuration, and the real trigger, wrangler
 // dev's /__scheduled, which runs every sweep of the worker.
-import { openScope } from "../src/db/scope";
-import { parseEnv } from "../src/env";
-import { buildServices } from "../src/services";
-import type { WebhookDeps } from "../src/webhooks/deliver";
+import { openScope } from "../../src/db/scope";
+import { parseEnv } from "../../src/env";
+import { buildServices } from "../../src/services";
+import type { WebhookDeps } from "../../src/webhooks/deliver";
 import { stack } from "./harness";
 
 /** Runs `sweep` as the scheduled handler runs its sweeps: in a scope of its own, closed (its deferred work done) after. */

@@ -1,9 +1,9 @@
 // Helpers for the webhook tests: endpoints through the API, and emit() driven from Node with
 // the same configuration the test worker runs with.
-import { openScope } from "../src/db/scope";
-import { parseEnv } from "../src/env";
-import { type EmitInput, emit, type WebhookDeps } from "../src/webhooks/deliver";
-import type { EndpointView } from "../src/webhooks/endpoints";
+import { openScope } from "../../src/db/scope";
+import { parseEnv } from "../../src/env";
+import { type EmitInput, emit, type WebhookDeps } from "../../src/webhooks/deliver";
+import type { EndpointView } from "../../src/webhooks/endpoints";
 import { expectError, json, stack, type Workspace } from "./harness";
 
 export async function createEndpoint(ws: Workspace, body: Record<string, unknown>): Promise<EndpointView> {

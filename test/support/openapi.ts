@@ -5,8 +5,8 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { inject } from "vitest";
-import type { OpenApiDoc } from "../src/routes/public/docs";
-import { CUSTOM_PAYLOAD_WEBHOOK } from "../src/webhooks/events";
+import type { OpenApiDoc } from "../../src/routes/public/docs";
+import { CUSTOM_PAYLOAD_WEBHOOK } from "../../src/webhooks/events";
 
 const DOC_ID = "https://contract.test/openapi.json";
 /** Keywords OpenAPI 3.1 adds to JSON Schema (its dialect's vocabulary): annotations, not checks. */

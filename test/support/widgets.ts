@@ -1,6 +1,6 @@
 // Helpers for the widget tests: widgets through the API, and the public routes called as the
 // embedded script calls them (token in the query, the page's Origin header).
-import type { WidgetView } from "../src/widgets/schema";
+import type { WidgetView } from "../../src/widgets/schema";
 import { createAgent } from "./calls";
 import { baseUrl, json, type Workspace } from "./harness";
 

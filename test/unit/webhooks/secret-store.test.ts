@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { Keyring } from "../../../src/lib/secrets";
 import { endpointSigningKey, sealEndpointSecret } from "../../../src/webhooks/secret-store";
 import { signPayload } from "../../../src/webhooks/signature";
-import { stripeAccepts } from "../../stripe";
+import { stripeAccepts } from "../../support/stripe";
 
 const kek = () => `k1:${randomBytes(32).toString("base64")}`;
 const id = "0193a5e0-0000-7000-8000-000000000001";

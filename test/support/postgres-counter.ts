@@ -2,7 +2,7 @@
 // SQL-over-HTTP endpoint and the WebSocket proxy): start a worker with `vars` to count its trips.
 import { createServer, type Server } from "node:http";
 import { connect, createServer as createTcpServer, type Server as TcpServer } from "node:net";
-import { freePort } from "../dev/stack";
+import { freePort } from "../../dev/stack";
 
 /** Counts what a worker asks of Postgres: SQL-over-HTTP requests, and WebSocket connections. */
 export class PostgresCounter {

@@ -15,7 +15,7 @@ let snippet: Promise<Verify> | null = null;
 /** The verifier of docs/webhooks.md, as a customer copies it. */
 export function docsVerifier(): Promise<Verify> {
   snippet ??= (async () => {
-    const doc = readFileSync(new URL("../docs/webhooks.md", import.meta.url), "utf8");
+    const doc = readFileSync(new URL("../../docs/webhooks.md", import.meta.url), "utf8");
     const code = /```js\n([\s\S]*?verifyWebhook[\s\S]*?)```/.exec(doc)?.[1];
     if (!code) throw new Error("docs/webhooks.md lost its verification snippet");
     const file = join(tmpdir(), `verify-tools-${process.pid}-${Date.now()}.mjs`);

@@ -1,5 +1,5 @@
 // The SDK (packages/sdk, from source) against the test stack's worker, as a workspace's client.
-import { type ClientOptions, VoiceAgentPlatform } from "../packages/sdk/src/index";
+import { type ClientOptions, VoiceAgentPlatform } from "../../packages/sdk/src/index";
 import { baseUrl, type Workspace } from "./harness";
 
 /** A client for the workspace; `fetch` is wrapped to record every attempt's status and headers. */

@@ -3,9 +3,9 @@
 // delivery log.
 import { asc, eq } from "drizzle-orm";
 import { afterEach, expect } from "vitest";
-import { webhookDeliveries } from "../src/db/schema";
-import type { Page } from "../src/lib/pagination";
-import type { DeliveryView } from "../src/webhooks/log";
+import { webhookDeliveries } from "../../src/db/schema";
+import type { Page } from "../../src/lib/pagination";
+import type { DeliveryView } from "../../src/webhooks/log";
 import { json, testDb, type Workspace } from "./harness";
 import { type Receiver, startReceiver } from "./receiver";
 import { createEndpoint } from "./webhooks";

@@ -26,7 +26,7 @@ export function launchBrowser(): Promise<Browser> {
 }
 
 /** Where screenshots go (gitignored): test-results/screenshots/<name>.png */
-export const SCREENSHOTS = resolve(import.meta.dirname, "../test-results/screenshots");
+export const SCREENSHOTS = resolve(import.meta.dirname, "../../test-results/screenshots");
 
 export async function screenshot(page: Page, name: string): Promise<string> {
   const path = resolve(SCREENSHOTS, `${name}.png`);

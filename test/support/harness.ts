@@ -3,13 +3,13 @@
 // uses, over the same Neon driver and proxy as the worker.
 import { randomUUID } from "node:crypto";
 import { inject } from "vitest";
-import "../dev/connect";
+import "../../dev/connect";
 import { Redis } from "@upstash/redis/cloudflare";
 import { count, eq } from "drizzle-orm";
-import { createApiKey, revokeApiKey } from "../src/api-keys/service";
-import { createDb, type Db } from "../src/db/client";
-import { creditHolds } from "../src/db/schema";
-import { addMember, createOrganizationWithAdmin } from "../src/organizations/service";
+import { createApiKey, revokeApiKey } from "../../src/api-keys/service";
+import { createDb, type Db } from "../../src/db/client";
+import { creditHolds } from "../../src/db/schema";
+import { addMember, createOrganizationWithAdmin } from "../../src/organizations/service";
 
 export const stack = () => inject("stack");
 export const baseUrl = () => stack().baseUrl;

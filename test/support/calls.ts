@@ -1,8 +1,8 @@
 // Helpers for the call tests: a web-call client (the browser's side of the protocol in
 // docs/calls.md), speech from the provider sandbox, and polling a call until it settles.
 import WebSocket from "ws";
-import { twilioSignature } from "../dev/sandbox/telephony";
-import { FRAME_MS, pcm16FromBytes, pcm16ToBytes, resample } from "../src/calls/codec";
+import { twilioSignature } from "../../dev/sandbox/telephony";
+import { FRAME_MS, pcm16FromBytes, pcm16ToBytes, resample } from "../../src/calls/codec";
 import { json, request, stack, type Workspace } from "./harness";
 
 export const WEB_RATE = 16_000;
@@ -308,7 +308,7 @@ export async function addCallerId(ws: Workspace, kind: "incoming" | "verified" =
 /** The provider call id (Twilio CallSid) of a call, read from the database. */
 export async function providerCallId(callId: string): Promise<string> {
   const { testDb } = await import("./harness");
-  const { calls } = await import("../src/db/schema");
+  const { calls } = await import("../../src/db/schema");
   const { eq } = await import("drizzle-orm");
   const until = Date.now() + 10_000;
   while (Date.now() < until) {

@@ -2,7 +2,7 @@
 // iterates it: no credential, malformed / unknown / revoked keys, another workspace's id,
 // member vs admin. test/unit/routes-complete.test.ts fails when the app has a route that is
 // missing here or from the OpenAPI document, so a new route cannot skip these checks.
-import { pcmToWav } from "../src/lib/audio";
+import { pcmToWav } from "../../src/lib/audio";
 import { addCallerId } from "./calls";
 import { addMemberTo, type Workspace } from "./harness";
 import { connectTelegram } from "./messaging";

@@ -5,10 +5,10 @@
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
-import { OPERATIONS } from "../../../packages/sdk/src/operations";
-import { createApp } from "../../../src/app";
-import { openApiDocument } from "../../../src/routes/public/docs";
-import { type SampledOperation, samplesFor } from "../../../src/routes/public/docs-samples";
+import { OPERATIONS } from "../../../../packages/sdk/src/operations";
+import { createApp } from "../../../../src/app";
+import { openApiDocument } from "../../../../src/routes/public/docs";
+import { type SampledOperation, samplesFor } from "../../../../src/routes/public/docs-samples";
 
 const ORIGIN = "https://api.example.com";
 const app = createApp();
@@ -23,7 +23,7 @@ const syntaxErrors = (source: string) =>
   (ts.createSourceFile("sample.ts", source, ts.ScriptTarget.ES2022, true) as unknown as { parseDiagnostics: ts.Diagnostic[] })
     .parseDiagnostics;
 
-const SDK_ENTRY = fileURLToPath(new URL("../../../packages/sdk/src/index.ts", import.meta.url));
+const SDK_ENTRY = fileURLToPath(new URL("../../../../packages/sdk/src/index.ts", import.meta.url));
 
 /** Type errors of each sample (a module of its own, path parameters declared as strings), as `file: message`. */
 function typeErrors(samples: Array<{ name: string; path: string; source: string }>): string[] {
@@ -42,7 +42,7 @@ function typeErrors(samples: Array<{ name: string; path: string; source: string 
     moduleResolution: ts.ModuleResolutionKind.Bundler,
     lib: ["lib.es2023.d.ts", "lib.dom.d.ts"],
     types: ["node"],
-    typeRoots: [fileURLToPath(new URL("../../../node_modules/@types", import.meta.url))],
+    typeRoots: [fileURLToPath(new URL("../../../../node_modules/@types", import.meta.url))],
     paths: { "@voice-agent-platform/sdk": [SDK_ENTRY] },
   };
   const host = ts.createCompilerHost(options);

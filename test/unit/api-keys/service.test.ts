@@ -4,10 +4,10 @@
 import { randomUUID } from "node:crypto";
 import { Redis } from "@upstash/redis/cloudflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RedisBridge, startRedisBridge } from "../../dev/redis-bridge";
-import { checkApiKey, LAST_USED_KEY, rememberKey } from "../../src/api-keys/service";
-import { sha256Hex } from "../../src/lib/crypto";
-import { clearOfWindowEdge } from "../windows";
+import { type RedisBridge, startRedisBridge } from "../../../dev/redis-bridge";
+import { checkApiKey, LAST_USED_KEY, rememberKey } from "../../../src/api-keys/service";
+import { sha256Hex } from "../../../src/lib/crypto";
+import { clearOfWindowEdge } from "../../support/windows";
 
 const engines: Array<[string, string | undefined]> = [["memory", undefined]];
 if (process.env.REDIS_URL) engines.push(["redis", process.env.REDIS_URL]);

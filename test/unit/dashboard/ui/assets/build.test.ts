@@ -4,9 +4,9 @@
 // the server's own shapePayload, and a built.js on disk is the build of the current sources.
 import { existsSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { DASHBOARD_ASSETS, DASHBOARD_ASSETS_OUT, renderDashboardAssets } from "../../../src/dashboard/ui/assets/build";
+import { DASHBOARD_ASSETS, DASHBOARD_ASSETS_OUT, renderDashboardAssets } from "../../../../../src/dashboard/ui/assets/build";
 
-const declared = readFileSync(new URL("../../../src/dashboard/ui/assets/built.d.ts", import.meta.url), "utf8");
+const declared = readFileSync(new URL("../../../../../src/dashboard/ui/assets/built.d.ts", import.meta.url), "utf8");
 
 describe("dashboard assets", async () => {
   const text = await renderDashboardAssets();
@@ -31,7 +31,7 @@ describe("dashboard assets", async () => {
     // payload.ts's own constants came with it: the envelope and the leaf paths.
     expect(form).toContain('["deliveryId","event","timestamp"]');
     expect(form).toContain('"report.extractedData"');
-    expect(readFileSync(new URL("../../../src/dashboard/ui/assets/webhook-form.ts", import.meta.url), "utf8")).toContain(
+    expect(readFileSync(new URL("../../../../../src/dashboard/ui/assets/webhook-form.ts", import.meta.url), "utf8")).toContain(
       'import { type Payload, shapePayload } from "../../../webhooks/payload";',
     );
   });

@@ -1,11 +1,11 @@
 // The document's guard statuses come from the guards the app's router runs on each operation
 // (src/routes/public/docs.ts guardAnswersFor), and the contract the integration suite holds responses to
-// (test/openapi.ts) rejects what the document does not allow.
+// (test/support/openapi.ts) rejects what the document does not allow.
 import { describe, expect, it } from "vitest";
-import { createApp } from "../../../src/app";
-import { bodyLimitFor } from "../../../src/middleware/guards";
-import { guardAnswersFor, openApiDocument } from "../../../src/routes/public/docs";
-import { contractOf } from "../../openapi";
+import { createApp } from "../../../../src/app";
+import { bodyLimitFor } from "../../../../src/middleware/guards";
+import { guardAnswersFor, openApiDocument } from "../../../../src/routes/public/docs";
+import { contractOf } from "../../../support/openapi";
 
 const app = createApp();
 const doc = openApiDocument(app, "http://localhost");

@@ -2,7 +2,7 @@
 // the `ws` package behind the adapters' `SocketConnector`, which in the worker is Workers' fetch
 // upgrade (src/providers/socket.ts `workersConnect`). The adapters' code past the upgrade is the same.
 import WebSocket from "ws";
-import type { ProviderSocket, SocketConnector } from "../src/providers/socket";
+import type { ProviderSocket, SocketConnector } from "../../src/providers/socket";
 
 export const nodeConnect: SocketConnector = (url, headers, signal) =>
   new Promise((resolve, reject) => {
