@@ -6,7 +6,7 @@ import type { Db } from "../db/client";
 import type { Agent, CallAnalysis, CallReport, TranscriptTurn } from "../db/schema";
 import type { AppConfig } from "../env";
 import { meter } from "../metering/metered";
-import { chatProvider } from "../providers/registry";
+import type { Providers } from "../providers/registry";
 
 const SENTIMENTS = ["positive", "neutral", "negative"] as const;
 const MAX_TRANSCRIPT_CHARS = 40_000;
@@ -104,7 +104,7 @@ const speaker = (t: TranscriptTurn) => ({ agent: "Agent", user: "Caller", tool: 
 
 /** Runs the analysis; throws AnalysisError when the model's answer never validates. */
 export async function analyzeCall(
-  deps: { db: Db; config: AppConfig },
+  deps: { db: Db; config: AppConfig; providers: Pick<Providers, "chat"> },
   call: { id: string; organizationId: string; transcript: TranscriptTurn[] },
   agent: { llmModel: string; analysisPlan: Plan } | null,
 ): Promise<AnalysisResult> {
@@ -128,7 +128,7 @@ export async function analyzeCall(
     { role: "user" as const, content: `Transcript:\n${transcript}` },
   ];
   const check = validator(plan);
-  const provider = chatProvider(deps.config);
+  const provider = deps.providers.chat();
   let lastProblem = "";
   for (let attempt = 0; attempt < 2; attempt++) {
     const completion = await meter(

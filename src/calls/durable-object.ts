@@ -5,6 +5,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { openScope } from "../db/scope";
 import { type Bindings, parseEnv } from "../env";
+import { contextOf } from "../services";
 import { CALL_ID_HEADER, TRANSPORT_HEADER } from "./addresses";
 import { type PreparedSpeech, prepareFirstMessage } from "./first-message";
 import { finishCall } from "./lifecycle";
@@ -100,7 +101,7 @@ export class CallSession extends DurableObject<Bindings> {
       if (this.session?.live || this.session?.isEnding) await this.session.end("watchdog-timeout");
       else
         await finishCall(
-          { db: scope.db, config, waitUntil: (p) => scope.defer(p), origin: config.PUBLIC_BASE_URL },
+          contextOf(scope, config),
           callId,
           call.status === "queued" && call.type === "web" && !call.sessionTokenUsedAt ? "web-call-not-joined" : "watchdog-timeout",
         );

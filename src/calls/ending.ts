@@ -6,8 +6,8 @@ import type { Call, TranscriptTurn } from "../db/schema";
 import type { Scope } from "../db/scope";
 import type { AppConfig } from "../env";
 import { ApiError } from "../lib/errors";
+import type { DomainContext } from "../services";
 import { telephonyProvider } from "../telephony/registry";
-import type { WebhookDeps } from "../webhooks/deliver";
 import { finishCall } from "./lifecycle";
 import type { CallPipeline } from "./pipeline/build";
 import { findCall, type StoredRecording } from "./queries";
@@ -42,7 +42,7 @@ export function log(callId: string, msg: string, extra: Record<string, unknown> 
 
 export interface Ending {
   scope: Scope;
-  deps: WebhookDeps;
+  deps: DomainContext;
   config: AppConfig;
   callId: string;
   kind: "twilio" | "web";

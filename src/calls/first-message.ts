@@ -9,7 +9,7 @@ import { openScope } from "../db/scope";
 import type { AppConfig } from "../env";
 import { meter } from "../metering/metered";
 import { characters } from "../metering/speech";
-import { defaultTtsModel, ttsProvider } from "../providers/registry";
+import { contextOf } from "../services";
 import { defaultVoiceId } from "../voices/service";
 import { isEnded } from "./lifecycle";
 import { renderTemplate } from "./prompt";
@@ -41,8 +41,9 @@ export async function prepareFirstMessage(config: AppConfig, callId: string): Pr
     const text = agent?.firstMessage ? renderTemplate(agent.firstMessage, call.variables) : "";
     if (!agent || !text) return null;
     const voice = await findVoiceFor(db, call.organizationId, agent.voiceId ?? defaultVoiceId(config));
-    const provider = ttsProvider(config, voice?.provider ?? "openai");
-    const model = defaultTtsModel(config, voice?.provider ?? "openai");
+    const { providers } = contextOf(scope, config);
+    const provider = providers.tts(voice?.provider ?? "openai");
+    const model = providers.ttsModel(voice?.provider ?? "openai");
     const audio = await provider.synthesize({ text, voice: voice?.providerVoiceId ?? "alloy", model, format: "pcm" });
     // The platform's cost until the call connects and it plays (then the call is charged for it).
     log("info", "first message prepared", { callId, provider: provider.name, model, characters: characters(text) });

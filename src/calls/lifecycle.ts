@@ -3,7 +3,8 @@
 // session, a provider callback, the API or the watchdog), so each event fires once.
 import type { Call, TranscriptTurn } from "../db/schema";
 import { rootCause } from "../lib/errors";
-import { emit, type WebhookDeps } from "../webhooks/deliver";
+import type { DomainContext } from "../services";
+import { emit } from "../webhooks/deliver";
 import { publicOrigin } from "../webhooks/endpoints";
 import { AnalysisError, analyzeCall } from "./analysis";
 import {
@@ -19,14 +20,14 @@ import {
 import { type EndedReason, TERMINAL } from "./states";
 import { analysisSkippedOf, callEventData } from "./views";
 
-const originOf = (deps: WebhookDeps) => publicOrigin(deps.config, deps.origin ?? "");
+const originOf = (deps: DomainContext) => publicOrigin(deps.config, deps.origin ?? "");
 
-async function fire(deps: WebhookDeps, call: Call, event: string): Promise<void> {
+async function fire(deps: DomainContext, call: Call, event: string): Promise<void> {
   await emit(deps, { organizationId: call.organizationId, event, data: callEventData(call, originOf(deps)), subjectId: call.id });
 }
 
 /** The callee answered (or the browser joined): in-progress, `call.started`. False when the call was not waiting to start. */
-export async function startCall(deps: WebhookDeps, callId: string, deadlineAt: Date): Promise<Call | null> {
+export async function startCall(deps: DomainContext, callId: string, deadlineAt: Date): Promise<Call | null> {
   const row = await moveCall(deps.db, callId, "in-progress", { startedAt: new Date(), deadlineAt });
   if (row) await fire(deps, row, "call.started");
   return row;
@@ -36,7 +37,7 @@ export async function startCall(deps: WebhookDeps, callId: string, deadlineAt: D
  * A connected media stream marks its call started; true while the call is live: started by us, or
  * already by the carrier's callback. False when another writer ended it meanwhile.
  */
-export async function connectedCallLive(deps: WebhookDeps, callId: string, deadlineAt: Date): Promise<boolean> {
+export async function connectedCallLive(deps: DomainContext, callId: string, deadlineAt: Date): Promise<boolean> {
   if (await startCall(deps, callId, deadlineAt)) return true;
   const now = await findCall(deps.db, callId);
   return now !== null && !isEnded(now);
@@ -49,7 +50,7 @@ export async function connectedCallLive(deps: WebhookDeps, callId: string, deadl
  * `analysisSkipped` says why, and nothing is asked of the LLM or charged).
  */
 export async function finishCall(
-  deps: WebhookDeps,
+  deps: DomainContext,
   callId: string,
   reason: EndedReason,
   transcript?: TranscriptTurn[],
@@ -63,7 +64,7 @@ export async function finishCall(
   return row;
 }
 
-async function analyze(deps: WebhookDeps, call: Call): Promise<void> {
+async function analyze(deps: DomainContext, call: Call): Promise<void> {
   const agent = await findAnalysisSettings(deps.db, call);
   try {
     const { analysis, report } = await analyzeCall(deps, call, agent);

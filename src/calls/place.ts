@@ -6,9 +6,9 @@ import type { AppConfig, Bindings } from "../env";
 import { randomBase62, sha256Hex } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
 import { newId } from "../lib/ids";
+import type { DomainContext } from "../services";
 import { telephonyProvider } from "../telephony/registry";
 import { DialError } from "../telephony/types";
-import type { WebhookDeps } from "../webhooks/deliver";
 import { TWILIO_MEDIA_PATH, TWILIO_STATUS_PATH, WEB_CALL_SOCKET_PATH } from "./addresses";
 import { finishCall } from "./lifecycle";
 import { callerIdFor } from "./phone-numbers";
@@ -29,7 +29,7 @@ export interface Ctx {
   db: Db;
   config: AppConfig;
   env: Bindings;
-  deps: WebhookDeps;
+  deps: DomainContext;
   organizationId: string;
   origin: string;
 }

@@ -5,7 +5,7 @@ import type { Agent, Call, TransferDestination } from "../db/schema";
 import { openScope, type Scope } from "../db/scope";
 import type { AppConfig } from "../env";
 import type { WorkersAi } from "../providers/workers-ai";
-import type { WebhookDeps } from "../webhooks/deliver";
+import { contextOf, type DomainContext } from "../services";
 import { connectCall } from "./connect";
 import { type Ending, endLiveCall, failureReason, hangUpAtCarrier, log } from "./ending";
 import { type PreparedSpeech, preparedAudio } from "./first-message";
@@ -36,7 +36,7 @@ export interface SessionOptions {
 export class CallSessionRuntime implements SessionEvents {
   private readonly transport: Transport;
   private readonly scope: Scope;
-  private readonly deps: WebhookDeps;
+  private readonly deps: DomainContext;
   private call: Call | null = null;
   private pipe: CallPipeline | null = null;
   private agent: Agent | null = null;
@@ -48,7 +48,7 @@ export class CallSessionRuntime implements SessionEvents {
 
   constructor(private readonly opts: SessionOptions) {
     this.scope = openScope(opts.config);
-    this.deps = { db: this.scope.db, config: opts.config, waitUntil: (p) => this.scope.defer(p), origin: opts.origin };
+    this.deps = contextOf(this.scope, opts.config, opts.origin);
     this.transport = opts.kind === "twilio" ? new TwilioTransport(opts.socket, this) : new WebTransport(opts.socket, this);
   }
 
@@ -108,6 +108,7 @@ export class CallSessionRuntime implements SessionEvents {
       ...c,
       ...this.opts,
       scope: this.scope,
+      providers: this.deps.providers,
       transport: this.transport,
       connectedAt: this.connectedAt,
       sink,

@@ -1,13 +1,13 @@
 // The watchdog's backstop, run by the cron trigger: any call still not over a minute after its
 // deadline (its Durable Object's alarm should have ended it) is ended here, with its webhook.
 import type { Db } from "../db/client";
-import type { WebhookDeps } from "../webhooks/deliver";
+import type { DomainContext } from "../services";
 import { finishCall } from "./lifecycle";
 import { findStaleCalls } from "./queries";
 
 const BATCH = 100;
 
-export async function sweepStaleCalls(deps: WebhookDeps & { db: Db }, slackSeconds = 60): Promise<number> {
+export async function sweepStaleCalls(deps: DomainContext & { db: Db }, slackSeconds = 60): Promise<number> {
   const stale = await findStaleCalls(deps.db, slackSeconds, BATCH);
   let ended = 0;
   for (const call of stale) {

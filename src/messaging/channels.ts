@@ -13,7 +13,7 @@ import { ApiError } from "../lib/errors";
 import { isUuid, newId } from "../lib/ids";
 import { type Page, type PageParams, pageOf } from "../lib/pagination";
 import { openSecret, sealSecret } from "../lib/secrets";
-import type { WebhookDeps } from "../webhooks/deliver";
+import type { DomainContext } from "../services";
 import { publicOrigin } from "../webhooks/endpoints";
 import type { SealedColumn } from "../webhooks/secret-store";
 import { MessagingApiError, type MessagingCallOptions } from "./http";
@@ -132,7 +132,7 @@ const isUniqueViolation = (err: unknown): boolean => {
  * they are refused), sealed, and the row written; a Telegram bot's webhook is then pointed at us
  * with a fresh secret token (when Telegram refuses, the row is removed again).
  */
-export async function createChannel(deps: WebhookDeps, organizationId: string, input: CreateChannelInput): Promise<MessagingChannel> {
+export async function createChannel(deps: DomainContext, organizationId: string, input: CreateChannelInput): Promise<MessagingChannel> {
   const { db, config } = deps;
   if (!(await findAgent(db, organizationId, input.agentId))) throw unknownAgent();
   const { externalId, info } = await identify(config, input);
@@ -213,7 +213,7 @@ export async function updateChannel(db: Db, organizationId: string, id: string, 
  * `<type>.completed`), the Telegram bot's webhook is deleted (best effort: a bot whose token was
  * revoked meanwhile cannot be told), then the row. Transcripts stay.
  */
-export async function deleteChannel(deps: WebhookDeps, organizationId: string, id: string): Promise<void> {
+export async function deleteChannel(deps: DomainContext, organizationId: string, id: string): Promise<void> {
   const channel = await getChannel(deps.db, organizationId, id);
   await endChannelSessions(deps, channel.id, "channel-removed");
   if (channel.type === "telegram") {
@@ -226,7 +226,7 @@ export async function deleteChannel(deps: WebhookDeps, organizationId: string, i
 }
 
 /** The dashboard's and the API's "Test": do the credentials still work, and where do messages go? */
-export async function checkChannel(deps: WebhookDeps, organizationId: string, id: string): Promise<ChannelCheck> {
+export async function checkChannel(deps: DomainContext, organizationId: string, id: string): Promise<ChannelCheck> {
   const channel = await getChannel(deps.db, organizationId, id);
   const checkedAt = new Date().toISOString();
   try {

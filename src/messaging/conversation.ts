@@ -10,9 +10,8 @@ import { ApiError } from "../lib/errors";
 import type { Payer } from "../metering/metered";
 import { meteredTranscription } from "../metering/transcribe";
 import { toApiError } from "../providers/http";
-import { sttProvider } from "../providers/registry";
+import type { DomainContext } from "../services";
 import { agentTurn } from "../tools/runtime";
-import type { WebhookDeps } from "../webhooks/deliver";
 import { chatMessages, REPLY_MAX_TOKENS } from "../widgets/reply";
 import { openCredentials, type TelegramCredentials, telegramBot, type WhatsAppCredentials, whatsAppNumber } from "./channels";
 import { MessagingApiError } from "./http";
@@ -43,7 +42,7 @@ interface Driver {
   download(mediaId: string): Promise<{ bytes: ArrayBuffer; type: string }>;
 }
 
-async function driverOf(deps: WebhookDeps, channel: MessagingChannel): Promise<Driver> {
+async function driverOf(deps: DomainContext, channel: MessagingChannel): Promise<Driver> {
   if (channel.type === "telegram") {
     const bot = telegramBot(deps.config, await openCredentials<TelegramCredentials>(deps.config, channel));
     return {
@@ -90,7 +89,7 @@ export interface Answered {
  * paused or its agent is gone (nothing is answered).
  */
 export async function answer(
-  deps: WebhookDeps,
+  deps: DomainContext,
   channel: MessagingChannel,
   endUserId: string,
   message: InboundMessage,
@@ -176,7 +175,7 @@ export async function answer(
 }
 
 async function transcribe(
-  deps: WebhookDeps,
+  deps: DomainContext,
   driver: Driver,
   payer: Payer,
   agent: Agent,
@@ -187,7 +186,7 @@ async function transcribe(
   const result = await meteredTranscription(
     deps.db,
     payer,
-    sttProvider(deps.config),
+    deps.providers.stt(),
     {
       bytes: new Uint8Array(file.bytes),
       type: file.type || message.mimeType || "",
@@ -206,7 +205,7 @@ async function transcribe(
  * appended before the reply.
  */
 async function reply(
-  deps: WebhookDeps,
+  deps: DomainContext,
   payer: Payer,
   channel: MessagingChannel,
   agent: Agent,

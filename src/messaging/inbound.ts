@@ -7,7 +7,7 @@
 // next, so a message stored while another is answered is never left behind. A claim older than
 // CLAIM_TIMEOUT_MS (a worker that died) is taken over by the cron sweep.
 import type { MessagingChannel } from "../db/schema";
-import type { WebhookDeps } from "../webhooks/deliver";
+import type { DomainContext } from "../services";
 import { channelById } from "./channels";
 import { answer } from "./conversation";
 import type { ParsedInbound } from "./parsed";
@@ -24,14 +24,14 @@ const RUN_LIMIT = 50;
  * Stores the messages of one webhook delivery (those already stored are dropped) and returns the
  * conversations that got a new message, to answer after the response. A paused channel stores nothing.
  */
-export async function receive(deps: Pick<WebhookDeps, "db">, channel: MessagingChannel, messages: ParsedInbound[]): Promise<string[]> {
+export async function receive(deps: Pick<DomainContext, "db">, channel: MessagingChannel, messages: ParsedInbound[]): Promise<string[]> {
   if (channel.status !== "active" || messages.length === 0) return [];
   const stored = await insertInbound(deps.db, channel.id, messages);
   return [...new Set(stored)];
 }
 
 /** Answers the conversation's waiting messages one at a time, oldest first. Returns how many it answered. */
-export async function drainConversation(deps: WebhookDeps, channelId: string, endUserId: string): Promise<number> {
+export async function drainConversation(deps: DomainContext, channelId: string, endUserId: string): Promise<number> {
   let answered = 0;
   for (; answered < RUN_LIMIT; answered++) {
     const row = await claimNextInbound(deps.db, channelId, endUserId, CLAIM_TIMEOUT_MS);
@@ -54,7 +54,7 @@ export async function drainConversation(deps: WebhookDeps, channelId: string, en
  * (their run died, or was cut off at RUN_LIMIT) are answered; answered messages older than the
  * retention are deleted.
  */
-export async function sweepInbound(deps: WebhookDeps): Promise<{ answered: number; deleted: number }> {
+export async function sweepInbound(deps: DomainContext): Promise<{ answered: number; deleted: number }> {
   const stuck = await stuckConversations(deps.db, 50);
   let answered = 0;
   for (const c of stuck) answered += await drainConversation(deps, c.channelId, c.endUserId);

@@ -4,7 +4,8 @@
 // (`<type>.completed` with the transcript). Each state change is one conditional statement, so
 // each event fires exactly once.
 import type { Agent, MessagingChannel, MessagingEndedReason, MessagingSession, MessagingTurn } from "../db/schema";
-import { emit, type WebhookDeps } from "../webhooks/deliver";
+import type { DomainContext } from "../services";
+import { emit } from "../webhooks/deliver";
 import { chatTranscript, type EventData } from "../webhooks/payload";
 import {
   appendSessionTurns,
@@ -44,7 +45,7 @@ export function messagingEventData(session: MessagingSession, withTranscript: bo
   };
 }
 
-const fire = (deps: WebhookDeps, session: MessagingSession, phase: "started" | "completed") =>
+const fire = (deps: DomainContext, session: MessagingSession, phase: "started" | "completed") =>
   emit(deps, {
     organizationId: session.organizationId,
     event: `${session.channelType}.${phase}`,
@@ -58,7 +59,7 @@ const fire = (deps: WebhookDeps, session: MessagingSession, phase: "started" | "
  * winner's row.
  */
 export async function openSession(
-  deps: WebhookDeps,
+  deps: DomainContext,
   channel: MessagingChannel,
   agent: Pick<Agent, "id" | "name">,
   endUser: { id: string; name?: string },
@@ -89,7 +90,7 @@ export async function openSession(
  * conversation is no longer open (ended meanwhile) or would pass MAX_SESSION_TURNS.
  */
 export async function appendTurns(
-  deps: Pick<WebhookDeps, "db">,
+  deps: Pick<DomainContext, "db">,
   sessionId: string,
   turns: MessagingTurn[],
 ): Promise<MessagingSession | null> {
@@ -97,7 +98,7 @@ export async function appendTurns(
 }
 
 /** Ends an open conversation; the winner fires `<type>.completed` with the transcript. Null when it was already over. */
-export async function endSession(deps: WebhookDeps, sessionId: string, reason: MessagingEndedReason): Promise<MessagingSession | null> {
+export async function endSession(deps: DomainContext, sessionId: string, reason: MessagingEndedReason): Promise<MessagingSession | null> {
   const row = await completeSession(deps.db, sessionId, reason);
   if (!row) return null;
   await fire(deps, row, "completed");
@@ -105,7 +106,7 @@ export async function endSession(deps: WebhookDeps, sessionId: string, reason: M
 }
 
 /** Every open conversation of a channel ends (its removal). */
-export async function endChannelSessions(deps: WebhookDeps, channelId: string, reason: MessagingEndedReason): Promise<number> {
+export async function endChannelSessions(deps: DomainContext, channelId: string, reason: MessagingEndedReason): Promise<number> {
   const open = await openSessionIdsOfChannel(deps.db, channelId);
   let ended = 0;
   for (const { id } of open) if (await endSession(deps, id, reason)) ended++;
@@ -117,7 +118,7 @@ export async function endChannelSessions(deps: WebhookDeps, channelId: string, r
  * (`inactivity`), and open conversations whose channel is gone (removed with its agent, which the
  * database cascades) end as `channel-removed`. Returns how many it ended.
  */
-export async function sweepIdleMessagingSessions(deps: WebhookDeps): Promise<number> {
+export async function sweepIdleMessagingSessions(deps: DomainContext): Promise<number> {
   const idle = await idleSessionIds(deps.db, SWEEP_BATCH);
   const orphaned = await orphanedSessionIds(deps.db, SWEEP_BATCH);
   let ended = 0;

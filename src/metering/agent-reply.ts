@@ -3,8 +3,7 @@
 // such round per model answer (src/tools/runtime.ts).
 import type { Db } from "../db/client";
 import type { Agent } from "../db/schema";
-import type { AppConfig } from "../env";
-import { chatProvider } from "../providers/registry";
+import type { Providers } from "../providers/registry";
 import type { ChatCompletion, ChatMessage, ToolCallOut } from "../providers/types";
 import { meter, meterStream, type Payer } from "./metered";
 
@@ -45,7 +44,7 @@ const toolFields = (offer: ToolOffer) => (offer.tools?.length ? { tools: offer.t
  */
 export async function agentReplyStream(
   db: Db,
-  config: AppConfig,
+  providers: Pick<Providers, "chat">,
   payer: Payer,
   agent: Pick<Agent, "llmModel" | "temperature">,
   messages: ChatMessage[],
@@ -55,7 +54,7 @@ export async function agentReplyStream(
   settleInBackground?: (work: Promise<unknown>) => void,
   tools: ToolOffer = {},
 ): Promise<StreamedReply> {
-  const provider = chatProvider(config);
+  const provider = providers.chat();
   return meterStream(
     db,
     payer,
@@ -106,7 +105,7 @@ export interface AgentAnswer {
  */
 export async function agentCompletion(
   db: Db,
-  config: AppConfig,
+  providers: Pick<Providers, "chat">,
   payer: Payer,
   agent: Pick<Agent, "llmModel" | "temperature">,
   messages: ChatMessage[],
@@ -114,7 +113,7 @@ export async function agentCompletion(
   tools: ToolOffer,
   settleInBackground?: (work: Promise<unknown>) => void,
 ): Promise<AgentAnswer> {
-  const provider = chatProvider(config);
+  const provider = providers.chat();
   const completion = await meter(
     db,
     payer,

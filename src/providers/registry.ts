@@ -94,3 +94,32 @@ export function ttsProvider(config: AppConfig, voiceProvider: string): TtsProvid
     `Voices of provider "${voiceProvider}" cannot be synthesized yet; use a voice of ${TTS_PROVIDERS.join(", ")}.`,
   );
 }
+
+/**
+ * The providers of one deployment, as a request, a call or a cron run reaches them: only through
+ * its context (src/services.ts builds it; docs/architecture.md). Each adapter is made when asked
+ * for, so one without credentials fails (503 provider_not_configured) then, not when the context is made.
+ */
+export interface Providers {
+  chat(): ChatProvider;
+  stt(): SttProvider;
+  /** Null when this deployment does not stream (see streamingSttProvider); `ai` is the Workers AI binding. */
+  streamingStt(ai?: WorkersAi): StreamingSttProvider | null;
+  streamingSttRequirement(): string;
+  /** The adapter of a voice's provider (`openai`, `sandbox`, `elevenlabs`, `cartesia`). */
+  tts(voiceProvider: string): TtsProvider;
+  /** The model a voice of this provider speaks with when nothing names one. */
+  ttsModel(voiceProvider: string): string;
+  /** The voice providers this deployment can synthesize now. */
+  synthesizable(): string[];
+}
+
+export const providersOf = (config: AppConfig): Providers => ({
+  chat: () => chatProvider(config),
+  stt: () => sttProvider(config),
+  streamingStt: (ai) => streamingSttProvider(config, ai),
+  streamingSttRequirement: () => streamingSttRequirement(config),
+  tts: (voiceProvider) => ttsProvider(config, voiceProvider),
+  ttsModel: (voiceProvider) => defaultTtsModel(config, voiceProvider),
+  synthesizable: () => synthesizableProviders(config),
+});

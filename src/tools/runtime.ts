@@ -11,6 +11,7 @@ import type { Agent, AgentTool, EndCallTool, FunctionTool, ToolTurnDetail, Trans
 import type { AppConfig } from "../env";
 import { type AgentAnswer, agentCompletion, type ToolOffer } from "../metering/agent-reply";
 import type { Payer } from "../metering/metered";
+import type { Providers } from "../providers/registry";
 import type { ChatMessage } from "../providers/types";
 import { invokeTool, type ToolCallResult, type ToolSubject } from "./invoke";
 import { openToolSecretOf } from "./service";
@@ -31,6 +32,7 @@ export interface ToolTurnDeps {
   db: Db;
   config: AppConfig;
   waitUntil(work: Promise<unknown>): void;
+  providers: Pick<Providers, "chat">;
 }
 
 /** Something the agent says during the turn (a `requestStart` message): messaging sends it at once. */
@@ -171,7 +173,7 @@ export async function agentTurn(
   const offered = offeredTools(agent.tools, subject);
   const streamed = round !== undefined;
   const ask: Round =
-    round ?? ((msgs, offer) => agentCompletion(deps.db, deps.config, payer, agent, msgs, replyTokens, offer, deps.waitUntil));
+    round ?? ((msgs, offer) => agentCompletion(deps.db, deps.providers, payer, agent, msgs, replyTokens, offer, deps.waitUntil));
   const complete = (msgs: ChatMessage[], toolChoice: "auto" | "none") =>
     ask(msgs, offered.size ? { tools: modelTools(offered), toolChoice } : {});
   const speak = async (text: string) => {

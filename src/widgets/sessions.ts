@@ -6,7 +6,8 @@
 import type { Db } from "../db/client";
 import type { Agent, Widget, WidgetEndedReason, WidgetSession, WidgetTurn } from "../db/schema";
 import { ApiError } from "../lib/errors";
-import { emit, type WebhookDeps } from "../webhooks/deliver";
+import type { DomainContext } from "../services";
+import { emit } from "../webhooks/deliver";
 import { chatTranscript, type EventData } from "../webhooks/payload";
 import {
   appendSessionTurns,
@@ -45,7 +46,7 @@ export function sessionEventData(session: WidgetSession, withTranscript: boolean
   };
 }
 
-const fire = (deps: WebhookDeps, session: WidgetSession, event: "widget.started" | "widget.completed") =>
+const fire = (deps: DomainContext, session: WidgetSession, event: "widget.started" | "widget.completed") =>
   emit(deps, {
     organizationId: session.organizationId,
     event,
@@ -55,7 +56,7 @@ const fire = (deps: WebhookDeps, session: WidgetSession, event: "widget.started"
 
 /** The visitor's first message: a new session (the greeting first, if any), and widget.started. */
 export async function startSession(
-  deps: WebhookDeps,
+  deps: DomainContext,
   input: {
     widget: Widget;
     agent: Pick<Agent, "id" | "name">;
@@ -94,7 +95,7 @@ const sessionEnded = () =>
  * visitor's on this widget; 409 session_ended when it is over (a full one is ended here).
  */
 export async function appendVisitorMessage(
-  deps: WebhookDeps,
+  deps: DomainContext,
   widget: Widget,
   visitorId: string,
   sessionId: string,
@@ -117,7 +118,7 @@ export async function appendAgentReply(db: Db, sessionId: string, reply: WidgetT
 }
 
 /** Ends an in-progress session; the winner fires widget.completed with the transcript. Null when it was already over. */
-export async function endSession(deps: WebhookDeps, sessionId: string, reason: WidgetEndedReason): Promise<WidgetSession | null> {
+export async function endSession(deps: DomainContext, sessionId: string, reason: WidgetEndedReason): Promise<WidgetSession | null> {
   const row = await completeWidgetSession(deps.db, sessionId, reason);
   if (!row) return null;
   await fire(deps, row, "widget.completed");
@@ -125,7 +126,7 @@ export async function endSession(deps: WebhookDeps, sessionId: string, reason: W
 }
 
 /** The visitor closed the widget: 204 whether this ended it or it was already over; 404 when it is not theirs. */
-export async function endVisitorSession(deps: WebhookDeps, widget: Widget, visitorId: string, sessionId: string): Promise<void> {
+export async function endVisitorSession(deps: DomainContext, widget: Widget, visitorId: string, sessionId: string): Promise<void> {
   const existing = await visitorSessionStatus(deps.db, widget.id, visitorId, sessionId);
   if (!existing) throw sessionNotFound();
   await endSession(deps, sessionId, "visitor-ended");
@@ -135,7 +136,7 @@ export async function endVisitorSession(deps: WebhookDeps, widget: Widget, visit
  * The cron trigger's sweep: sessions without a message for `timeoutSeconds` end (`inactivity`),
  * also those of a widget revoked or deleted since. Returns how many it ended.
  */
-export async function sweepIdleWidgetSessions(deps: WebhookDeps, timeoutSeconds: number): Promise<number> {
+export async function sweepIdleWidgetSessions(deps: DomainContext, timeoutSeconds: number): Promise<number> {
   const idle = await idleWidgetSessionIds(deps.db, timeoutSeconds, SWEEP_BATCH);
   let ended = 0;
   for (const { id } of idle) if (await endSession(deps, id, "inactivity")) ended++;

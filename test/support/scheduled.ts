@@ -3,12 +3,11 @@
 // dev's /__scheduled, which runs every sweep of the worker.
 import { openScope } from "../../src/db/scope";
 import { parseEnv } from "../../src/env";
-import { buildServices } from "../../src/services";
-import type { WebhookDeps } from "../../src/webhooks/deliver";
+import { buildServices, type DomainContext } from "../../src/services";
 import { stack } from "./harness";
 
 /** Runs `sweep` as the scheduled handler runs its sweeps: in a scope of its own, closed (its deferred work done) after. */
-export async function asCronRun<T>(sweep: (deps: WebhookDeps) => Promise<T>): Promise<T> {
+export async function asCronRun<T>(sweep: (deps: DomainContext) => Promise<T>): Promise<T> {
   const config = parseEnv({ ...stack().vars });
   const scope = openScope(config);
   try {

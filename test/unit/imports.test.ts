@@ -1,5 +1,6 @@
 // The import rules of docs/architecture.md that Biome cannot state: no import circle in src/ (type
-// imports included), src/lib imports nothing of ours, src/db imports only src/lib. Read from the
+// imports included), src/lib imports nothing of ours, src/db imports only src/lib, and the
+// providers are reached only through the context (src/services.ts makes them). Read from the
 // sources as text: every relative `import … from` and `export … from`.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
@@ -14,6 +15,8 @@ const sources = (readdirSync(SRC, { recursive: true, encoding: "utf8" }) as stri
   .map((f) => join(SRC, f));
 
 const FROM = /^(?:import|export)\s[^;]*?\sfrom\s+"(\.[^"]+)"/gms;
+/** Value imports only: `import type { … }` and `export type { … }` carry no code. */
+const VALUE_FROM = /^(?:import|export)\s(?!type\s)[^;]*?\sfrom\s+"(\.[^"]+)"/gms;
 
 function resolve(file: string, spec: string): string | null {
   const base = normalize(join(dirname(file), spec));
@@ -84,5 +87,14 @@ describe("imports in src/", () => {
         .map(([f, t]) => `${relative(ROOT, f)} → ${relative(ROOT, t)}`);
     expect(outside("lib", ["lib"])).toEqual([]);
     expect(outside("db", ["db", "lib"])).toEqual([]);
+  });
+
+  it("reaches the providers only through the context: src/services.ts alone makes them from the registry", () => {
+    const registry = join(SRC, "providers", "registry.ts");
+    const makers = sources
+      .filter((file) => !file.startsWith(join(SRC, "providers", "/")))
+      .filter((file) => [...readFileSync(file, "utf8").matchAll(VALUE_FROM)].some((m) => resolve(file, m[1] as string) === registry))
+      .map((file) => relative(ROOT, file));
+    expect(makers).toEqual(["src/services.ts"]);
   });
 });

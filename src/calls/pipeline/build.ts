@@ -154,7 +154,7 @@ export function pipelineForCall(s: CallSetup): CallPipeline {
   const tracer = callTracer({
     ...{ otlp: otlpConfig(config), callId: call.id, agentId: agent.id, organizationId: call.organizationId },
     ...{ type: call.type, direction: call.direction, clock: systemClock, connectedAt: s.connectedAt },
-    providers: traceProviders(config, agent, s.voice, s.ai),
+    providers: traceProviders(config, s.providers, agent, s.voice, s.ai),
   });
   const pipe = buildCallPipeline({
     config: s.config,

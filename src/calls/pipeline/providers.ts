@@ -8,7 +8,7 @@ import { pcmToWav } from "../../lib/audio";
 import { agentReplyStream } from "../../metering/agent-reply";
 import { meter, type Payer } from "../../metering/metered";
 import { speechSession, synthesizeStreamed, synthesizeWhole } from "../../metering/speech";
-import { defaultTtsModel, streamingSttProvider, streamingSttRequirement, sttProvider, ttsProvider } from "../../providers/registry";
+import type { Providers } from "../../providers/registry";
 import type { WorkersAi } from "../../providers/workers-ai";
 import { workersAiModelOf } from "../../providers/workers-ai";
 import { agentTurn } from "../../tools/runtime";
@@ -38,6 +38,8 @@ export interface CallPorts {
 export interface PortContext {
   scope: Scope;
   config: AppConfig;
+  /** The deployment's providers, from the call's context (src/services.ts). */
+  providers: Providers;
   call: Call;
   agent: Agent;
   voice: Voice | null;
@@ -54,18 +56,18 @@ export function payerOf(call: Call): Payer {
 }
 
 export function callPorts(c: PortContext): CallPorts {
-  const { scope, config, call, agent, voice } = c;
+  const { scope, config, providers, call, agent, voice } = c;
   const payer = payerOf(call);
   const defer = (p: Promise<unknown>) => scope.defer(p);
-  const tts = ttsProvider(config, voice?.provider ?? "openai");
+  const tts = providers.tts(voice?.provider ?? "openai");
   const speech = {
     voice: voice?.providerVoiceId ?? "alloy",
-    model: defaultTtsModel(config, voice?.provider ?? "openai"),
+    model: providers.ttsModel(voice?.provider ?? "openai"),
     format: "pcm" as const,
   };
-  const streaming = config.CALL_TRANSCRIPTION === "batch" ? null : streamingSttProvider(config, c.ai);
+  const streaming = config.CALL_TRANSCRIPTION === "batch" ? null : providers.streamingStt(c.ai);
   if (config.CALL_TRANSCRIPTION === "streaming" && !streaming)
-    throw new Error(`CALL_TRANSCRIPTION=streaming needs a streaming provider (${streamingSttRequirement(config)})`);
+    throw new Error(`CALL_TRANSCRIPTION=streaming needs a streaming provider (${providers.streamingSttRequirement()})`);
   return {
     stream: streaming && {
       open: (onEvent) =>
@@ -95,7 +97,7 @@ export function callPorts(c: PortContext): CallPorts {
       },
     },
     async transcribe(audio, speculative) {
-      const provider = sttProvider(config);
+      const provider = providers.stt();
       const model = config.DEFAULT_STT_MODEL;
       const ms = Math.ceil((audio.length / c.sampleRate) * 1000);
       const wav = pcmToWav(pcm16ToBytes(audio), c.sampleRate);
@@ -135,13 +137,13 @@ export function callPorts(c: PortContext): CallPorts {
     },
     async chargeTurn(audio) {
       const ms = Math.ceil((audio.length / c.sampleRate) * 1000);
-      const stt = { modality: "stt", provider: sttProvider(config).name, model: config.DEFAULT_STT_MODEL, maxQuantity: ms } as const;
+      const stt = { modality: "stt", provider: providers.stt().name, model: config.DEFAULT_STT_MODEL, maxQuantity: ms } as const;
       await meter(scope.db, payer, stt, async () => ({ result: null, quantity: ms }), defer);
     },
     llm: {
       turn: (messages, live, say) =>
         agentTurn(
-          { db: scope.db, config, waitUntil: defer },
+          { db: scope.db, config, waitUntil: defer, providers },
           payer,
           agent,
           { kind: "call", id: call.id, transferable: c.transferable },
@@ -151,7 +153,7 @@ export function callPorts(c: PortContext): CallPorts {
           live,
         ),
       stream: (messages, offer, onText, signal) =>
-        agentReplyStream(scope.db, config, payer, agent, messages, REPLY_MAX_TOKENS, onText, signal, defer, offer),
+        agentReplyStream(scope.db, providers, payer, agent, messages, REPLY_MAX_TOKENS, onText, signal, defer, offer),
     },
     synthesize:
       config.CALL_PIPELINE === "serial"

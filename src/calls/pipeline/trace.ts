@@ -9,7 +9,7 @@
 import type { Agent, Voice } from "../../db/schema";
 import type { AppConfig } from "../../env";
 import { type Attributes, exportSpans, newSpanId, type OtlpConfig, type Span, type SpanEvent, traceIdOf } from "../../lib/otlp";
-import { chatProvider, defaultTtsModel, streamingSttProvider, sttProvider } from "../../providers/registry";
+import type { Providers } from "../../providers/registry";
 import type { WorkersAi } from "../../providers/workers-ai";
 import type { EndedReason } from "../states";
 import type { TurnTaking } from "../turns";
@@ -271,18 +271,19 @@ const ms = (v: number): number => Math.round(v);
 /** The providers a call's stages use, as `callPorts` picks them (src/calls/pipeline/providers.ts). */
 export function traceProviders(
   config: AppConfig,
+  providers: Providers,
   agent: Pick<Agent, "llmModel">,
   voice: Pick<Voice, "provider"> | null,
   ai?: WorkersAi,
 ): TraceProviders {
-  const streaming = config.CALL_TRANSCRIPTION === "batch" ? null : streamingSttProvider(config, ai);
+  const streaming = config.CALL_TRANSCRIPTION === "batch" ? null : providers.streamingStt(ai);
   const voiceProvider = voice?.provider ?? "openai";
   return {
     stt: streaming
       ? { provider: streaming.name, model: config.STREAMING_STT_MODEL }
-      : { provider: nameOf(() => sttProvider(config).name), model: config.DEFAULT_STT_MODEL },
-    llm: { provider: nameOf(() => chatProvider(config).name), model: agent.llmModel },
-    tts: { provider: voiceProvider, model: defaultTtsModel(config, voiceProvider) },
+      : { provider: nameOf(() => providers.stt().name), model: config.DEFAULT_STT_MODEL },
+    llm: { provider: nameOf(() => providers.chat().name), model: agent.llmModel },
+    tts: { provider: voiceProvider, model: providers.ttsModel(voiceProvider) },
   };
 }
 

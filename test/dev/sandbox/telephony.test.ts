@@ -372,12 +372,13 @@ describe.concurrent("telephony sandbox: calls", () => {
     });
     expect(start.msg.streamSid).toMatch(/^MZ[0-9a-f]{32}$/);
 
-    // 20 ms frames, continuously: about 50 in a second, numbered without gaps.
-    await sleep(1000);
+    // 20 ms frames, continuously, numbered without gaps, and paced in real time: frame i never
+    // arrives before i × 20 ms (a busy machine can only delay frames, so this holds under load;
+    // falling behind is what the sandbox's late-frame count measures, not this test).
+    await peer.next((m) => m.event === "media" && m.media?.chunk === "25");
     const media = peer.messages.filter((m) => m.msg.event === "media");
-    const inFirstSecond = media.filter((m) => m.at - start.at <= 1000).length;
-    expect(inFirstSecond).toBeGreaterThanOrEqual(44);
-    expect(inFirstSecond).toBeLessThanOrEqual(52);
+    expect(media.length).toBeGreaterThanOrEqual(25);
+    media.forEach(({ at }, i) => expect(at - start.at).toBeGreaterThanOrEqual(i * 20 - 25));
     media.forEach(({ msg }, i) => {
       expect(msg.media?.track).toBe("inbound");
       expect(msg.media?.chunk).toBe(String(i + 1));

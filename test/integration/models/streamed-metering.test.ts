@@ -14,7 +14,7 @@ import { costOf } from "../../../src/metering/prices";
 import { SESSION_HOLD_CHARS, speechSession, synthesizeStreamed } from "../../../src/metering/speech";
 import { Cartesia } from "../../../src/providers/cartesia";
 import { ProviderError } from "../../../src/providers/http";
-import { ttsProvider } from "../../../src/providers/registry";
+import { providersOf, ttsProvider } from "../../../src/providers/registry";
 import type { SpeechStream } from "../../../src/providers/types";
 import { createWorkspace, stack, testDb, type Workspace } from "../../support/harness";
 import { nodeConnect } from "../../support/ws-connect";
@@ -44,7 +44,7 @@ describe("a streamed reply", () => {
     const ws = await createWorkspace();
     const start = await balance(ws);
     const pieces: string[] = [];
-    const reply = await agentReplyStream(testDb(), config(), payer(ws), agent, messages, 300, (t) => pieces.push(t));
+    const reply = await agentReplyStream(testDb(), providersOf(config()), payer(ws), agent, messages, 300, (t) => pieces.push(t));
     expect(reply.text).toBe(pieces.join(""));
     expect(reply.text).toMatch(/^You said: Hi, I would like/);
     expect(reply.usage).not.toBeNull();
@@ -60,7 +60,7 @@ describe("a streamed reply", () => {
     let pieces = 0;
     const err = await agentReplyStream(
       testDb(),
-      config(),
+      providersOf(config()),
       payer(ws),
       agent,
       messages,
@@ -83,7 +83,7 @@ describe("a streamed reply", () => {
     const start = await balance(ws);
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 100);
-    const err = await agentReplyStream(testDb(), config(), payer(ws), agent, messages, 300, () => undefined, ac.signal).catch(
+    const err = await agentReplyStream(testDb(), providersOf(config()), payer(ws), agent, messages, 300, () => undefined, ac.signal).catch(
       (e: unknown) => e,
     );
     expect((err as ProviderError).failure).toBe("canceled");

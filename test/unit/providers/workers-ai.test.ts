@@ -13,7 +13,7 @@ import type { Scope } from "../../../src/db/scope";
 import { envSchema } from "../../../src/env";
 import { Deepgram } from "../../../src/providers/deepgram";
 import { ProviderError } from "../../../src/providers/http";
-import { streamingSttProvider, streamingSttRequirement } from "../../../src/providers/registry";
+import { providersOf, streamingSttProvider, streamingSttRequirement } from "../../../src/providers/registry";
 import type { SttStreamEvent, SttStreamOptions } from "../../../src/providers/types";
 import { type WorkersAi, workersAiConnect, workersAiRequest } from "../../../src/providers/workers-ai";
 import { nodeConnect } from "../../support/ws-connect";
@@ -287,10 +287,12 @@ describe("the streaming provider's configuration", () => {
   });
 
   it("CALL_TRANSCRIPTION=streaming with workers-ai and no binding fails the call's ports with a clear message; with it, the ports stream", () => {
-    const ports = (env: Record<string, string>, binding?: WorkersAi) =>
-      callPorts({
+    const ports = (env: Record<string, string>, binding?: WorkersAi) => {
+      const c = config({ OPENAI_API_KEY: "o", CALL_TRANSCRIPTION: "streaming", STREAMING_STT_PROVIDER: "workers-ai", ...env });
+      return callPorts({
         scope: {} as Scope,
-        config: config({ OPENAI_API_KEY: "o", CALL_TRANSCRIPTION: "streaming", STREAMING_STT_PROVIDER: "workers-ai", ...env }),
+        config: c,
+        providers: providersOf(c),
         call: { id: "call_1", organizationId: "org_1" } as Call,
         agent: {} as Agent,
         voice: null,
@@ -298,6 +300,7 @@ describe("the streaming provider's configuration", () => {
         transferable: false,
         ...(binding && { ai: binding }),
       });
+    };
     expect(() => ports({})).toThrow(
       'CALL_TRANSCRIPTION=streaming needs a streaming provider (the Workers AI binding for STREAMING_STT_PROVIDER=workers-ai: [ai] binding = "AI" in wrangler.toml)',
     );

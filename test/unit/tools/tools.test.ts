@@ -174,7 +174,16 @@ describe("the tools a model is offered", () => {
 
 describe("a live call's turn (streamed rounds)", () => {
   // No function tool, so no secret, database or network: the model is the scripted `round`.
-  const deps = { db: {} as Db, config: {} as AppConfig, waitUntil: () => undefined };
+  const deps = {
+    db: {} as Db,
+    config: {} as AppConfig,
+    waitUntil: () => undefined,
+    providers: {
+      chat: () => {
+        throw new Error("the scripted round answers");
+      },
+    },
+  };
   const payer = { organizationId: "o", apiKeyId: null, method: "CALL", endpoint: "/v1/calls/c", callId: "c" };
   const agent = (tools: AgentTool[]) => ({
     id: "a",

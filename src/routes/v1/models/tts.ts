@@ -6,16 +6,14 @@ import type { AppEnv } from "../../../context";
 import { codePoints } from "../../../lib/fields";
 import { bearerSecurity, errorResponses, jsonBody } from "../../../lib/openapi";
 import { metered } from "../../../metering/metered";
-import { defaultTtsModel } from "../../../providers/registry";
 import { AUDIO_CONTENT_TYPES, type AudioFormat } from "../../../providers/types";
 import { resolveSpeechVoice } from "../../../voices/service";
 import { speechAliasSchema, ttsRequestSchema } from "./schema";
 
 async function synthesize(c: Context<AppEnv>, input: { text: string; voice: string; model?: string; format: AudioFormat; speed?: number }) {
-  const { config } = c.var;
   const voice = await resolveSpeechVoice(c.var.db, c.var.auth.organizationId, input.voice);
   const provider = c.var.services.providers.tts(voice.provider);
-  const model = input.model ?? defaultTtsModel(config, voice.provider);
+  const model = input.model ?? c.var.services.providers.ttsModel(voice.provider);
   const characters = codePoints(input.text);
   const audio = await metered(c, { modality: "tts", provider: provider.name, model, maxQuantity: characters }, async (signal) => ({
     result: await provider.synthesize(

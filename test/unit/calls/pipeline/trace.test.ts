@@ -8,6 +8,7 @@ import { type CallTraceOptions, callTracer, traceProviders } from "../../../../s
 import type { TurnTaking } from "../../../../src/calls/turns";
 import { envSchema } from "../../../../src/env";
 import type { OtlpConfig, Span } from "../../../../src/lib/otlp";
+import { providersOf } from "../../../../src/providers/registry";
 
 const CALL_ID = "0196f3a2-7b4c-7d8e-9f01-23456789abcd";
 const T0 = 1_767_225_600_000; // connected
@@ -318,13 +319,13 @@ describe("the providers a trace names", () => {
 
   it("are the stages' own: streaming or batch transcription, the agent's model, the voice's provider", () => {
     const streaming = parse({ DEEPGRAM_API_KEY: "d", OPENAI_API_KEY: "o" });
-    expect(traceProviders(streaming, { llmModel: "gpt-4.1-mini" }, { provider: "elevenlabs" })).toEqual({
+    expect(traceProviders(streaming, providersOf(streaming), { llmModel: "gpt-4.1-mini" }, { provider: "elevenlabs" })).toEqual({
       stt: { provider: "deepgram", model: "flux-general-en" },
       llm: { provider: "openai-compatible", model: "gpt-4.1-mini" },
       tts: { provider: "elevenlabs", model: "eleven_multilingual_v2" },
     });
     const batch = parse({ CALL_TRANSCRIPTION: "batch", DEEPGRAM_API_KEY: "d" });
-    expect(traceProviders(batch, { llmModel: "m" }, null)).toEqual({
+    expect(traceProviders(batch, providersOf(batch), { llmModel: "m" }, null)).toEqual({
       stt: { provider: undefined, model: "whisper-1" }, // no OPENAI_API_KEY: not configured
       llm: { provider: undefined, model: "m" },
       tts: { provider: "openai", model: "tts-1" },
