@@ -147,7 +147,7 @@ export async function resolveApiKeyByHash(db: Db, hash: string): Promise<Resolve
       .select({ id: users.id, email: users.email })
       .from(memberships)
       .innerJoin(users, eq(users.id, memberships.userId))
-      .where(and(eq(memberships.organizationId, row.organizationId), eq(memberships.role, "admin")))
+      .where(and(ownedBy(memberships, row.organizationId), eq(memberships.role, "admin")))
       .orderBy(memberships.createdAt)
       .limit(1);
     user = admin ?? null;

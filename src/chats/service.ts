@@ -9,6 +9,7 @@ import { type PgColumn, unionAll } from "drizzle-orm/pg-core";
 import type { Db } from "../db/client";
 import { pageQuery } from "../db/pagination";
 import { type MessagingTurn, messagingSessions, usageEvents, type WidgetTurn, widgetSessions } from "../db/schema";
+import { ownedBy } from "../db/tenancy";
 import { ApiError } from "../lib/errors";
 import { isUuid } from "../lib/ids";
 import { type Page, pageOf } from "../lib/pagination";
@@ -115,7 +116,7 @@ function branches(organizationId: string, filters: Filters, page: { where(t: { i
   const out: Branch[] = [];
   if (!filters.channel || filters.channel === "widget") {
     const t = widgetSessions;
-    const conditions = [eq(t.organizationId, organizationId), ...page.where({ id: t.id, createdAt: t.startedAt })];
+    const conditions = [ownedBy(t, organizationId), ...page.where({ id: t.id, createdAt: t.startedAt })];
     if (filters.channelId) conditions.push(eq(t.widgetId, filters.channelId));
     if (filters.agentId) conditions.push(eq(t.agentId, filters.agentId));
     if (filters.status) conditions.push(eq(t.status, filters.status));
@@ -123,7 +124,7 @@ function branches(organizationId: string, filters: Filters, page: { where(t: { i
   }
   if (filters.channel !== "widget") {
     const t = messagingSessions;
-    const conditions = [eq(t.organizationId, organizationId), ...page.where({ id: t.id, createdAt: t.startedAt })];
+    const conditions = [ownedBy(t, organizationId), ...page.where({ id: t.id, createdAt: t.startedAt })];
     if (filters.channel) conditions.push(eq(t.channelType, filters.channel));
     if (filters.channelId) conditions.push(eq(t.channelId, filters.channelId));
     if (filters.agentId) conditions.push(eq(t.agentId, filters.agentId));
@@ -200,7 +201,7 @@ async function readChats(
   const usage = db
     .select(usageColumns)
     .from(usageEvents)
-    .where(and(sql`${usageEvents.chatId} = ${pageId}`, eq(usageEvents.organizationId, organizationId), eq(usageEvents.status, 200)))
+    .where(and(sql`${usageEvents.chatId} = ${pageId}`, ownedBy(usageEvents, organizationId), eq(usageEvents.status, 200)))
     .as("usage");
   const rows = await db.select().from(page).leftJoinLateral(usage, sql`true`).orderBy(sql`${pageId} desc`);
   return rows.map(({ page: { transcript: turns, ...chat }, usage: u }) => ({

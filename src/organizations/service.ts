@@ -4,6 +4,7 @@
 import { and, eq } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { creditGrants, INITIAL_CREDITS_MICRO, memberships, organizations, type Role, users } from "../db/schema";
+import { ownedBy } from "../db/tenancy";
 import { hashPassword, randomBase62 } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
 import { isUuid, newId } from "../lib/ids";
@@ -79,7 +80,7 @@ export async function listMembers(db: Db, organizationId: string): Promise<Membe
     .select({ userId: users.id, email: users.email, role: memberships.role, since: memberships.createdAt })
     .from(memberships)
     .innerJoin(users, eq(users.id, memberships.userId))
-    .where(eq(memberships.organizationId, organizationId))
+    .where(ownedBy(memberships, organizationId))
     .orderBy(memberships.createdAt);
 }
 
@@ -117,7 +118,7 @@ export async function changeMemberRole(
   const [row] = await db
     .update(memberships)
     .set({ role: input.role })
-    .where(and(eq(memberships.organizationId, input.organizationId), eq(memberships.userId, input.userId)))
+    .where(and(ownedBy(memberships, input.organizationId), eq(memberships.userId, input.userId)))
     .returning({ userId: memberships.userId });
   if (!row) throw memberNotFound();
 }
