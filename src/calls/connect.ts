@@ -8,7 +8,7 @@ import type { AppConfig } from "../env";
 import { sha256Hex, timingSafeEqual } from "../lib/crypto";
 import { defaultVoiceId } from "../voices/service";
 import { isEnded } from "./lifecycle";
-import { findCall, findCallAgent } from "./queries";
+import { findCall, findCallAgent } from "./queries/calls";
 
 export type Connected =
   | { ok: true; call: Call; agent: Agent; voice: Voice | null }

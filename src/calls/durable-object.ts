@@ -9,7 +9,7 @@ import { contextOf } from "../services";
 import { CALL_ID_HEADER, TRANSPORT_HEADER } from "./addresses";
 import { type PreparedSpeech, prepareFirstMessage } from "./first-message";
 import { finishCall } from "./lifecycle";
-import { findCall } from "./queries";
+import { findCall } from "./queries/calls";
 import { CallSessionRuntime } from "./session";
 import { TERMINAL } from "./states";
 

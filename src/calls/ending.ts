@@ -10,7 +10,7 @@ import type { DomainContext } from "../services";
 import { telephonyProvider } from "../telephony/registry";
 import { finishCall } from "./lifecycle";
 import type { CallPipeline } from "./pipeline/build";
-import { findCall, type StoredRecording } from "./queries";
+import { findCall, type StoredRecording } from "./queries/calls";
 import { type EndedReason, statusFor } from "./states";
 
 const RECORDING_SAVE_MS = 10_000;

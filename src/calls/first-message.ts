@@ -13,7 +13,7 @@ import { contextOf } from "../services";
 import { defaultVoiceId } from "../voices/service";
 import { isEnded } from "./lifecycle";
 import { renderTemplate } from "./prompt";
-import { findAgentOfCall, findCall, findVoiceFor } from "./queries";
+import { findAgentOfCall, findCall, findVoiceFor } from "./queries/calls";
 
 export interface PreparedSpeech {
   /** The text it speaks (the rendered first message), so a changed agent is not spoken from an old recording. */

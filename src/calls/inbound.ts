@@ -11,7 +11,8 @@ import { newId } from "../lib/ids";
 import { rejectTwiml, sayAndHangUpTwiml, streamTwiml } from "../telephony/twilio";
 import { TWILIO_MEDIA_PATH } from "./addresses";
 import { sessions } from "./place";
-import { hasCredits, insertIncomingCall, numberForIncomingCall, renewRingingStreamToken } from "./queries";
+import { hasCredits, insertIncomingCall, renewRingingStreamToken } from "./queries/calls";
+import { numberForIncomingCall } from "./queries/phone-numbers";
 import { armWatchdog } from "./stub";
 
 /** Said to a caller whose call the number cannot take (no agent assigned, no credits left), before hanging up. */

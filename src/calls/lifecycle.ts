@@ -16,7 +16,7 @@ import {
   type StoredRecording,
   saveAnalysis,
   saveAnalysisError,
-} from "./queries";
+} from "./queries/calls";
 import { type EndedReason, TERMINAL } from "./states";
 import { analysisSkippedOf, callEventData } from "./views";
 

@@ -25,7 +25,7 @@ import {
   listCallerIds,
   pageOfPhoneNumbers,
   updatePhoneNumberRow,
-} from "./queries";
+} from "./queries/phone-numbers";
 
 export interface CallerIdCtx {
   db: Db;

@@ -12,7 +12,14 @@ import { DialError } from "../telephony/types";
 import { TWILIO_MEDIA_PATH, TWILIO_STATUS_PATH, WEB_CALL_SOCKET_PATH } from "./addresses";
 import { finishCall } from "./lifecycle";
 import { callerIdFor } from "./phone-numbers";
-import { findCallByIdempotencyKey, hasCredits, insertCall, insertIdempotentCall, saveProviderCallId, spendWebCallToken } from "./queries";
+import {
+  findCallByIdempotencyKey,
+  hasCredits,
+  insertCall,
+  insertIdempotentCall,
+  saveProviderCallId,
+  spendWebCallToken,
+} from "./queries/calls";
 import { armWatchdog, prepareFirstMessageWhileRinging } from "./stub";
 
 const wsOrigin = (origin: string) => origin.replace(/^http/, "ws");

@@ -4,7 +4,7 @@
 // where it was sent, queued behind audio still playing, and cut where a barge-in cleared it.
 import type { Call } from "../db/schema";
 import { mulawDecode, mulawEncode, pcm16ToBytes, TELEPHONY_RATE } from "./codec";
-import type { StoredRecording } from "./queries";
+import type { StoredRecording } from "./queries/calls";
 
 const MAX_SECONDS_NARROWBAND = 600;
 const MAX_SECONDS_WIDEBAND = 300;

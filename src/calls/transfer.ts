@@ -7,7 +7,7 @@ import type { AppConfig } from "../env";
 import { telephonyProvider } from "../telephony/registry";
 import { CallNotInProgressError } from "../telephony/types";
 import { TWILIO_DIAL_PATH } from "./addresses";
-import { findCall, recordTransfer } from "./queries";
+import { findCall, recordTransfer } from "./queries/calls";
 
 /** Said when the carrier refused to hand the call on; the conversation goes on. */
 export const TRANSFER_FAILED_MESSAGE = "Sorry, I could not transfer your call right now.";

@@ -3,7 +3,7 @@
 import type { Db } from "../db/client";
 import type { DomainContext } from "../services";
 import { finishCall } from "./lifecycle";
-import { findStaleCalls } from "./queries";
+import { findStaleCalls } from "./queries/calls";
 
 const BATCH = 100;
 

@@ -5,7 +5,7 @@ import { TURN_TAKING_DEFAULTS } from "../../db/schema";
 import type { AppConfig } from "../../env";
 import { otlpConfig } from "../../lib/otlp";
 import { renderTemplate } from "../prompt";
-import { saveTranscript } from "../queries";
+import { saveTranscript } from "../queries/calls";
 import { Recorder } from "../recording";
 import type { Transport } from "../transports";
 import { TurnDetector } from "../turns";

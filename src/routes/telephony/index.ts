@@ -11,7 +11,7 @@ import { CALL_ID_HEADER, TRANSPORT_HEADER, TWILIO_VOICE_PATH } from "../../calls
 import { answerIncomingCall } from "../../calls/inbound";
 import { finishCall, startCall } from "../../calls/lifecycle";
 import { redeemWebCallToken } from "../../calls/place";
-import { answeredDeadline, findCall, moveCall, recordTransferOutcome } from "../../calls/queries";
+import { answeredDeadline, findCall, moveCall, recordTransferOutcome } from "../../calls/queries/calls";
 import type { EndedReason } from "../../calls/states";
 import { callStub, leaveHangUpToSession } from "../../calls/stub";
 import { type AppEnv, createRouter } from "../../context";

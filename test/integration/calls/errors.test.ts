@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { answeredDeadline, findAgentOfCall, findAnalysisSettings, findCallAgent, findVoiceFor } from "../../../src/calls/queries";
+import { answeredDeadline, findAgentOfCall, findAnalysisSettings, findCallAgent, findVoiceFor } from "../../../src/calls/queries/calls";
 import { ALLOY_VOICE_ID } from "../../../src/voices/service";
 import { accepted, BUSY, dial, finished, place, SILENT } from "../../support/callees";
 import {

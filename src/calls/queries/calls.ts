@@ -1,12 +1,11 @@
-// Every statement the call runtime and the phone numbers make (creating calls, their state changes,
-// the unscoped look-ups of the carrier's callbacks, caller ids), so the rest of src/calls never
-// speaks SQL. A call's state changes are one conditional UPDATE per transition
+// Every statement the call runtime makes about calls (creating them, their state changes, the
+// unscoped look-ups of the carrier's callbacks; the phone numbers' are in ./phone-numbers.ts), so
+// the rest of src/calls never speaks SQL. A call's state changes are one conditional UPDATE per transition
 // (src/calls/states.ts): of two racing writers (the media session and a provider callback, or a
 // duplicated callback) exactly one wins, and only the winner fires the webhook. The API's reads of
-// a workspace's calls are in ./service.ts.
-import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
-import type { Db } from "../db/client";
-import { pageQuery } from "../db/pagination";
+// a workspace's calls are in ../service.ts.
+import { and, eq, gt, inArray, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
+import type { Db } from "../../db/client";
 import {
   type Agent,
   agents,
@@ -16,17 +15,14 @@ import {
   type CallTransfer,
   calls,
   organizations,
-  type PhoneNumber,
-  phoneNumbers,
   type TranscriptTurn,
   type TransferOutcome,
   usageEvents,
   type Voice,
   voices,
-} from "../db/schema";
-import { ownedBy, ownedRow } from "../db/tenancy";
-import { type Page, type PageParams, pageOf } from "../lib/pagination";
-import { ACTIVE_STATUSES, type CallStatus, type EndedReason, sourcesOf, statusFor } from "./states";
+} from "../../db/schema";
+import { ownedBy, ownedRow } from "../../db/tenancy";
+import { ACTIVE_STATUSES, type CallStatus, type EndedReason, sourcesOf, statusFor } from "../states";
 
 /** A new call row, as inserted. */
 export type NewCall = typeof calls.$inferInsert;
@@ -312,97 +308,4 @@ export async function findStaleCalls(
     .from(calls)
     .where(and(inArray(calls.status, ACTIVE_STATUSES), lt(calls.deadlineAt, sql`now() - make_interval(secs => ${slackSeconds})`)))
     .limit(limit);
-}
-
-// --- Phone numbers --------------------------------------------------------------------------------
-
-/** Which workspace holds `number`, of all of them (a number belongs to one workspace). */
-export async function findNumberHolder(db: Db, number: string): Promise<{ organizationId: string } | undefined> {
-  const [row] = await db.select({ organizationId: phoneNumbers.organizationId }).from(phoneNumbers).where(eq(phoneNumbers.number, number));
-  return row;
-}
-
-/**
- * Adds a number to the workspace: nothing when another request added it first (the unique index on
- * the number decided). A deleted agent fails with Postgres's foreign key violation (23503).
- */
-export async function insertPhoneNumber(
-  db: Db,
-  organizationId: string,
-  input: { number: string; label?: string | null; agentId: string | null },
-): Promise<PhoneNumber | undefined> {
-  const [row] = await db
-    .insert(phoneNumbers)
-    .values({ organizationId, number: input.number, label: input.label, agentId: input.agentId })
-    .onConflictDoNothing()
-    .returning();
-  return row;
-}
-
-/** The workspace's numbers, oldest first (its default caller id first). */
-export async function listCallerIds(db: Db, organizationId: string): Promise<{ id: string; number: string }[]> {
-  return await db
-    .select({ id: phoneNumbers.id, number: phoneNumbers.number })
-    .from(phoneNumbers)
-    .where(ownedBy(phoneNumbers, organizationId))
-    .orderBy(asc(phoneNumbers.id));
-}
-
-/** A page of the workspace's numbers, newest first. */
-export async function pageOfPhoneNumbers(db: Db, organizationId: string, params: PageParams): Promise<Page<PhoneNumber>> {
-  const page = pageQuery(params);
-  const rows = await db
-    .select()
-    .from(phoneNumbers)
-    .where(and(ownedBy(phoneNumbers, organizationId), ...page.where(phoneNumbers)))
-    .orderBy(desc(phoneNumbers.id))
-    .limit(page.limit + 1);
-  return pageOf(rows, page.limit, (row) => row);
-}
-
-/** One of the workspace's numbers (none for another workspace's). */
-export async function findPhoneNumber(db: Db, organizationId: string, id: string): Promise<PhoneNumber | undefined> {
-  const [row] = await db
-    .select()
-    .from(phoneNumbers)
-    .where(ownedRow(phoneNumbers, organizationId, id));
-  return row;
-}
-
-/** Changes the label or agent given (an absent field is kept); nothing when the workspace has no such number. */
-export async function updatePhoneNumberRow(
-  db: Db,
-  organizationId: string,
-  id: string,
-  input: { label?: string | null; agentId?: string | null },
-): Promise<PhoneNumber | undefined> {
-  const [row] = await db
-    .update(phoneNumbers)
-    .set({
-      ...(input.label !== undefined ? { label: input.label } : {}),
-      ...(input.agentId !== undefined ? { agentId: input.agentId } : {}),
-    })
-    .where(ownedRow(phoneNumbers, organizationId, id))
-    .returning();
-  return row;
-}
-
-/** Removes one of the workspace's numbers; false when it has no such number. */
-export async function deletePhoneNumber(db: Db, organizationId: string, id: string): Promise<boolean> {
-  const [row] = await db
-    .delete(phoneNumbers)
-    .where(ownedRow(phoneNumbers, organizationId, id))
-    .returning({ id: phoneNumbers.id });
-  return Boolean(row);
-}
-
-/** The workspace number a call to `number` reached, with the agent assigned to answer it (any workspace: the carrier's webhook). */
-export async function numberForIncomingCall(db: Db, number: string): Promise<{ number: PhoneNumber; agent: Agent | null } | null> {
-  const [row] = await db
-    .select({ number: phoneNumbers, agent: agents })
-    .from(phoneNumbers)
-    // Column to column (the agent must be of the number's workspace): tenancy's helpers take an id.
-    .leftJoin(agents, and(eq(agents.id, phoneNumbers.agentId), eq(agents.organizationId, phoneNumbers.organizationId)))
-    .where(eq(phoneNumbers.number, number));
-  return row ?? null;
 }
