@@ -233,7 +233,10 @@ async function freshKeys(stack: Stack, ws: BenchWorkspace, count: number): Promi
   try {
     const secrets: string[] = [];
     for (let i = 0; i < count; i++) {
-      const { secret } = await createApiKey(db, { organizationId: ws.organizationId, name: `bench cold ${i}`, createdByUserId: ws.userId });
+      const { secret } = await createApiKey({
+        ctx: { db, organizationId: ws.organizationId },
+        input: { name: `bench cold ${i}`, createdByUserId: ws.userId },
+      });
       secrets.push(secret);
     }
     return secrets;

@@ -33,7 +33,7 @@ import type { TelegramSandbox } from "../dev/sandbox/telegram";
 import type { WhatsAppSandbox } from "../dev/sandbox/whatsapp";
 import type { Stack } from "../dev/stack";
 import { createDb, type Db } from "../src/db/client";
-import { messagingInbound, messagingSessions, usageEvents } from "../src/db/schema";
+import { chats, messagingInbound, usageEvents } from "../src/db/schema";
 import { instructionsFor } from "../src/messaging/conversation";
 import { adjustCredits } from "../src/metering/meter";
 import { chatMessages, REPLY_MAX_TOKENS } from "../src/widgets/reply";
@@ -370,10 +370,10 @@ async function measureLatency(ctx: Context, type: ChannelType, agent: BenchAgent
   const sqlRequests = ctx.stack.sqlHttpStats().requests - sqlBefore;
   // The same messages: the prompt tokens the worker was metered for, call by call, are the bare calls'.
   const metered = await ctx.db
-    .select({ endUserId: messagingSessions.endUserId, promptTokens: usageEvents.promptTokens })
+    .select({ endUserId: chats.endUserId, promptTokens: usageEvents.promptTokens })
     .from(usageEvents)
-    .innerJoin(messagingSessions, eq(usageEvents.chatId, messagingSessions.id))
-    .where(and(eq(messagingSessions.channelId, channel.id), eq(usageEvents.modality, "chat")))
+    .innerJoin(chats, eq(usageEvents.chatId, chats.id))
+    .where(and(eq(chats.channelId, channel.id), eq(usageEvents.modality, "chat")))
     .orderBy(usageEvents.createdAt, usageEvents.id);
   for (let u = 0; u <= users; u++) {
     const ours = metered.filter((r) => r.endUserId === channel.endUserId(u)).map((r) => r.promptTokens);
@@ -554,9 +554,9 @@ async function concurrencyRound(
   let transcriptMismatches = 0;
   for (let attempt = 0; attempt < 10; attempt++) {
     const sessions = await ctx.db
-      .select({ channelId: messagingSessions.channelId, endUserId: messagingSessions.endUserId, transcript: messagingSessions.transcript })
-      .from(messagingSessions)
-      .where(inArray(messagingSessions.channelId, ids));
+      .select({ channelId: chats.channelId, endUserId: chats.endUserId, transcript: chats.transcript })
+      .from(chats)
+      .where(inArray(chats.channelId, ids));
     const problems: string[] = [];
     for (const { channel, user } of users) {
       const mine = sessions.filter((s) => s.channelId === channel.id && s.endUserId === channel.endUserId(user));

@@ -18,12 +18,14 @@ export interface BenchWorkspace {
 export async function createBenchWorkspace(databaseUrl: string, wsProxy: string | undefined): Promise<BenchWorkspace> {
   const { db, pool } = createDb(databaseUrl, wsProxy, 2);
   try {
-    const { organization, user } = await createOrganizationWithAdmin(db, {
-      organizationName: "Benchmark workspace",
-      email: `bench-${randomUUID()}@example.test`,
-      password: `pw-${randomUUID()}`,
+    const { organization, user } = await createOrganizationWithAdmin({
+      ctx: { db },
+      input: { organizationName: "Benchmark workspace", email: `bench-${randomUUID()}@example.test`, password: `pw-${randomUUID()}` },
     });
-    const { secret } = await createApiKey(db, { organizationId: organization.id, name: "bench", createdByUserId: user.id });
+    const { secret } = await createApiKey({
+      ctx: { db, organizationId: organization.id },
+      input: { name: "bench", createdByUserId: user.id },
+    });
     return { organizationId: organization.id, userId: user.id, apiKey: secret };
   } finally {
     await pool.end();

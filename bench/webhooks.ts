@@ -100,20 +100,18 @@ export async function runWebhookBench(
   try {
     const pending: Promise<unknown>[] = [];
     const deps: WebhookDeps = { db, config, waitUntil: (p) => pending.push(p) };
-    const { organization } = await createOrganizationWithAdmin(db, {
-      organizationName: "bench",
-      email: `bench-${Date.now()}@example.test`,
-      password: "bench-password",
+    const { organization } = await createOrganizationWithAdmin({
+      ctx: { db },
+      input: { organizationName: "bench", email: `bench-${Date.now()}@example.test`, password: "bench-password" },
     });
     log(`webhooks: creating ${endpointsCount} endpoints on a local receiver…`);
     await mapLimit(
       Array.from({ length: endpointsCount }, (_, i) => i),
       6,
       (i) =>
-        createEndpoint(
-          db,
-          organization.id,
-          {
+        createEndpoint({
+          ctx: { db, organizationId: organization.id, config },
+          input: {
             name: `bench ${i}`,
             description: null,
             url,
@@ -126,8 +124,7 @@ export async function runWebhookBench(
             payloadMode: "all",
             customFields: [],
           },
-          config,
-        ),
+        }),
     );
     const data = syntheticCallCompleted();
     const body = JSON.stringify({ deliveryId: "x", event: "call.completed", ...data });

@@ -198,11 +198,14 @@ const COMMANDS: Record<string, Command> = {
       const input = f as { name: string; email: string; password?: string };
       const existing = await userByEmail(db, input.email);
       const generated = !existing && !input.password ? generatedPassword() : null;
-      const { organization, user } = await createOrganizationWithAdmin(db, {
-        organizationName: input.name,
-        email: input.email,
-        // An existing user keeps their password; the service ignores this value then.
-        password: input.password ?? generated ?? generatedPassword(),
+      const { organization, user } = await createOrganizationWithAdmin({
+        ctx: { db },
+        input: {
+          organizationName: input.name,
+          email: input.email,
+          // An existing user keeps their password; the service ignores this value then.
+          password: input.password ?? generated ?? generatedPassword(),
+        },
       });
       const human = [
         `Created organization "${organization.name}"`,
@@ -263,10 +266,9 @@ const COMMANDS: Record<string, Command> = {
     async run(db, f) {
       const input = f as { org: string; name: string };
       await organizationExists(db, input.org);
-      const { key, secret } = await createApiKey(db, {
-        organizationId: input.org,
-        name: input.name,
-        createdByUserId: await firstAdmin(db, input.org),
+      const { key, secret } = await createApiKey({
+        ctx: { db, organizationId: input.org },
+        input: { name: input.name, createdByUserId: await firstAdmin(db, input.org) },
       });
       return {
         json: { organizationId: input.org, key, secret },
@@ -291,7 +293,8 @@ const COMMANDS: Record<string, Command> = {
       const keys: ApiKeyView[] = [];
       let cursor: string | undefined;
       do {
-        const page = await listApiKeys(db, input.org, pageQuery({ limit: 100, cursor }), connectRedis() ?? undefined);
+        const ctx = { db, organizationId: input.org, redis: connectRedis() ?? undefined };
+        const page = await listApiKeys({ ctx, input: pageQuery({ limit: 100, cursor }) });
         keys.push(...page.data);
         cursor = page.nextCursor ?? undefined;
       } while (cursor);
@@ -316,7 +319,7 @@ const COMMANDS: Record<string, Command> = {
       await organizationExists(db, input.org);
       let key: ApiKeyView;
       try {
-        key = await revokeApiKey(db, connectRedis(), input.org, input.id);
+        key = await revokeApiKey({ ctx: { db, organizationId: input.org, redis: connectRedis() }, input: { id: input.id } });
       } catch (err) {
         if (err instanceof ApiError && err.code === "not_found") {
           throw new CliError(
@@ -348,11 +351,9 @@ const COMMANDS: Record<string, Command> = {
       await organizationExists(db, input.org);
       const existing = await userByEmail(db, input.email);
       const generated = !existing && !input.password ? generatedPassword() : null;
-      const member = await addMember(db, {
-        organizationId: input.org,
-        email: input.email,
-        role: input.role,
-        password: input.password ?? generated ?? undefined,
+      const member = await addMember({
+        ctx: { db, organizationId: input.org },
+        input: { email: input.email, role: input.role, password: input.password ?? generated ?? undefined },
       });
       const human = [
         `${input.email} is now ${member.role} of organization ${input.org}`,

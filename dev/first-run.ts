@@ -37,11 +37,9 @@ export async function ensureFirstRun(opts: { databaseUrl: string; wsProxy: strin
     if (existing > 0) return { created: false, organizations: existing, file: existsSync(file) ? file : null };
 
     const password = randomBase62(20);
-    const { organization, user } = await createOrganizationWithAdmin(db, {
-      organizationName: FIRST_RUN_WORKSPACE,
-      email: FIRST_RUN_EMAIL,
-      password,
-      userName: "Local admin",
+    const { organization, user } = await createOrganizationWithAdmin({
+      ctx: { db },
+      input: { organizationName: FIRST_RUN_WORKSPACE, email: FIRST_RUN_EMAIL, password, userName: "Local admin" },
     });
     // Written before the key exists, so the sign-in is never lost even if the key step fails.
     writePrivate(
@@ -58,7 +56,10 @@ export async function ensureFirstRun(opts: { databaseUrl: string; wsProxy: strin
         "",
       ].join("\n"),
     );
-    const { secret } = await createApiKey(db, { organizationId: organization.id, name: "first-run", createdByUserId: user.id });
+    const { secret } = await createApiKey({
+      ctx: { db, organizationId: organization.id },
+      input: { name: "first-run", createdByUserId: user.id },
+    });
     return { created: true, organizationId: organization.id, email: user.email, password, apiKey: secret, file };
   } finally {
     await pool.end();

@@ -5,7 +5,7 @@ import type { Role } from "./db/schema";
 import type { AppConfig, Bindings } from "./env";
 import { ApiError } from "./lib/errors";
 import { type RouteProperties, takeRouteProperties } from "./lib/route-properties";
-import type { Services } from "./services";
+import type { RequestContext, Services } from "./services";
 import "./lib/zod-messages";
 
 export type Permission = "settings:read" | "settings:write";
@@ -32,6 +32,11 @@ export interface AppEnv {
     /** Work to finish after the response (before the request's pool closes). */
     defer: (work: Promise<unknown>) => void;
     auth: AuthContext;
+    /**
+     * The authenticated request's context (src/services.ts), set with `auth`: what the resource
+     * services take as `{ ctx, input }`.
+     */
+    ctx: RequestContext;
     /** What services need from the request (webhook deps, the public origin): src/services.ts. */
     services: Services;
   };

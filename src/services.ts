@@ -1,24 +1,39 @@
 // The per-request dependencies every surface hands to the services, built once by one factory:
 // by the init middleware for a request (`c.var.services`) and by the worker's scheduled handler
 // for a cron run (unkey's pkg/middleware/init.ts pattern). Nothing here opens a connection.
+// An authenticated request adds who acts, and for which organization: its RequestContext
+// (`c.var.ctx`), which the resource services take as `{ ctx, input }` (docs/architecture.md).
+//
+// Every service imports its context types from here, so this file imports none of them (no import
+// circle, docs/architecture.md): only the configuration, the scope, the providers and the carrier.
+import type { Db } from "./db/client";
 import type { Scope } from "./db/scope";
 import type { AppConfig } from "./env";
 import { type Providers, providersOf } from "./providers/registry";
 import { telephonyProvider } from "./telephony/registry";
 import type { TelephonyProvider } from "./telephony/types";
-import type { WebhookDeps } from "./webhooks/deliver";
-import { publicOrigin } from "./webhooks/endpoints";
 
 export type { Providers };
 
 /**
  * What domain code that outlives one resource's reads runs with (calls, tools, messaging, the
  * webhook engine): the scope's database and deferred work, the configuration, the origin, and the
- * providers, which are reached only through here (docs/architecture.md).
+ * providers, which are reached only through here (docs/architecture.md). The webhook engine's
+ * `WebhookDeps` (src/webhooks/attempt.ts) is its part without the providers.
  */
-export interface DomainContext extends WebhookDeps {
+export interface DomainContext {
+  db: Db;
+  config: AppConfig;
+  /** Keeps work alive after the response (the request scope's defer in the worker). */
+  waitUntil(promise: Promise<unknown>): void;
+  /** The request's origin, for the built-in test receiver's URL when PUBLIC_BASE_URL is unset. */
+  origin?: string;
   providers: Providers;
 }
+
+/** The service's public origin: PUBLIC_BASE_URL, else the origin the request came to. */
+export const publicOrigin = (config: Pick<AppConfig, "PUBLIC_BASE_URL">, requestOrigin: string | undefined): string =>
+  config.PUBLIC_BASE_URL ?? requestOrigin ?? "";
 
 /** A context for work outside a request (a call's Durable Object, a cron run). */
 export function contextOf(scope: Scope, config: AppConfig, origin?: string): DomainContext {
@@ -50,5 +65,54 @@ export function buildServices(scope: Scope, config: AppConfig, origin: string | 
     publicOrigin: publicOrigin(config, origin),
     providers: ctx.providers,
     telephony: () => telephonyProvider(config),
+  };
+}
+
+/** Who acts: an API key, a dashboard user, or the platform itself (a call's runtime, a cron run). */
+export type Actor = { type: "api_key"; id: string } | { type: "user"; id: string } | { type: "system" };
+
+/** An authenticated request's context: the domain context plus the organization, the actor, the public origin and the carrier. */
+export interface RequestContext extends DomainContext {
+  organizationId: string;
+  actor: Actor;
+  publicOrigin: string;
+  telephony(): TelephonyProvider;
+}
+
+/** What an operation declares it needs: a part of the request context (a cron run or a call's runtime can build it too). */
+export type Ctx<K extends keyof RequestContext> = Pick<RequestContext, K>;
+
+/** A domain operation's one argument: the part of the context it needs (by default the organization's database) and its input. */
+export interface Op<I, K extends keyof RequestContext = "db" | "organizationId"> {
+  ctx: Ctx<K>;
+  input: I;
+}
+
+/**
+ * What the request context needs of the request's authentication: src/context.ts's AuthContext
+ * (named by its fields here, since src/context.ts imports this file).
+ */
+export interface Authenticated {
+  type: "api_key" | "session";
+  organizationId: string;
+  user: { id: string } | null;
+  apiKeyId?: string;
+}
+
+/** The actor of an authenticated request: its API key, else its signed-in user. */
+const actorOf = (auth: Authenticated): Actor => {
+  if (auth.type === "api_key" && auth.apiKeyId) return { type: "api_key", id: auth.apiKeyId };
+  if (auth.user) return { type: "user", id: auth.user.id };
+  return { type: "system" };
+};
+
+/** The request context of an authenticated request (set as `c.var.ctx` with `c.var.auth`): no I/O, a few fields. */
+export function requestContext(services: Services, auth: Authenticated): RequestContext {
+  return {
+    ...services.webhooks,
+    organizationId: auth.organizationId,
+    actor: actorOf(auth),
+    publicOrigin: services.publicOrigin,
+    telephony: services.telephony,
   };
 }

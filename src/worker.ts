@@ -2,14 +2,13 @@
 import { flushLastUsed } from "./api-keys/service";
 import { createApp } from "./app";
 import { sweepStaleCalls } from "./calls/watchdog";
+import { sweepIdleChats } from "./chats/runtime";
 import { openScope } from "./db/scope";
 import { type Bindings, parseEnv } from "./env";
 import { redisFor } from "./lib/redis";
 import { sweepInbound } from "./messaging/inbound";
-import { sweepIdleMessagingSessions } from "./messaging/sessions";
 import { holdLifetimeMs, sweepExpiredHolds } from "./metering/meter";
 import { buildServices } from "./services";
-import { sweepIdleWidgetSessions } from "./widgets/sessions";
 
 const app = createApp();
 
@@ -29,10 +28,9 @@ export default {
       // All run even when one fails; a failure is logged and the next minute tries again.
       const results = await Promise.allSettled([
         sweepStaleCalls(deps),
-        sweepIdleWidgetSessions(deps, config.WIDGET_SESSION_TIMEOUT_SECONDS),
-        flushLastUsed(scope.db, redisFor(config)),
+        sweepIdleChats(deps, config.WIDGET_SESSION_TIMEOUT_SECONDS),
+        flushLastUsed({ ctx: { db: scope.db, redis: redisFor(config) } }),
         sweepExpiredHolds(scope.db, holdLifetimeMs(config)),
-        sweepIdleMessagingSessions(deps),
         sweepInbound(deps),
       ]);
       for (const r of results) {

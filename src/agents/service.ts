@@ -1,5 +1,7 @@
-// Agents: create, read, list, update, delete. Plain functions of (db, organizationId, input),
-// shared by /v1/agents, the dashboard and the other resources that name an agent. Every query
+// Agents: create, read, list, update, delete. Each operation takes one `{ ctx, input }`
+// (src/services.ts): `ctx` the part of the request context it needs (`Ctx<"db" | "organizationId">`,
+// plus `"config"` where the tool secret or the tools' URLs are involved), `input` an object, ids
+// included. Shared by /v1/agents, the dashboard and the other resources that name an agent. Every query
 // is scoped by the organization; another workspace's agent is simply not found, with the same
 // answer as a missing one. An agent's voiceId must name a voice the workspace can see.
 import { and, asc, desc, eq, ilike, type SQL, sql } from "drizzle-orm";
@@ -10,8 +12,9 @@ import { ownedBy, ownedRow } from "../db/tenancy";
 import { ApiError } from "../lib/errors";
 import { isUuid, newId } from "../lib/ids";
 import { type Page, type PageParams, pageOf } from "../lib/pagination";
+import type { Ctx, Op } from "../services";
 import { maskedToolSecret } from "../tools/secret";
-import { checkToolUrls, mintToolSecret, type ToolConfig } from "../tools/service";
+import { checkToolUrls, mintToolSecret } from "../tools/service";
 import { findVisibleVoice } from "../voices/service";
 import { toAgentPatch, toNewAgentRow } from "./mapper";
 import type { CreateAgentInput, UpdateAgentInput } from "./schema";
@@ -30,7 +33,7 @@ const unusableVoice = () =>
 /** The voice check: a system voice or the workspace's own; another workspace's voice is refused exactly like a missing one. */
 async function requireUsableVoice(db: Db, organizationId: string, voiceId: string | null | undefined): Promise<void> {
   if (!voiceId) return;
-  if (!(await findVisibleVoice(db, organizationId, voiceId))) throw unusableVoice();
+  if (!(await findVisibleVoice({ ctx: { db, organizationId }, input: { id: voiceId } }))) throw unusableVoice();
 }
 
 const isForeignKeyViolation = (err: unknown): boolean => {
@@ -63,10 +66,11 @@ export interface SavedAgent {
 }
 
 /** Every agent gets its tool signing secret when it is created (docs/tools.md). */
-export async function createAgent(db: Db, config: ToolConfig, organizationId: string, input: CreateAgentInput): Promise<SavedAgent> {
-  await Promise.all([requireUsableVoice(db, organizationId, input.voiceId), checkToolUrls(config, input.tools)]);
+export async function createAgent({ ctx, input }: Op<CreateAgentInput, "db" | "organizationId" | "config">): Promise<SavedAgent> {
+  const { db, organizationId } = ctx;
+  await Promise.all([requireUsableVoice(db, organizationId, input.voiceId), checkToolUrls({ ctx, input: { tools: input.tools } })]);
   const id = newId();
-  const secret = await mintToolSecret(config, id);
+  const secret = await mintToolSecret({ ctx, input: { agentId: id } });
   const [row] = await whileVoiceExists(
     db
       .insert(agents)
@@ -82,30 +86,33 @@ export async function createAgent(db: Db, config: ToolConfig, organizationId: st
  * when created or rotated). Opened once per isolate and sealed value, so a page of agents costs
  * no decryption per row after the first.
  */
-export async function withToolSecret(config: ToolConfig, agent: Agent): Promise<SavedAgent> {
-  const toolSecret = agent.toolSecret === null ? null : await maskedToolSecret(config, agent.id, agent.toolSecret);
+export async function withToolSecret({ ctx, input: agent }: Op<Agent, "config">): Promise<SavedAgent> {
+  const toolSecret = agent.toolSecret === null ? null : await maskedToolSecret(ctx.config, agent.id, agent.toolSecret);
   return { agent, toolSecret, secretCreated: false };
 }
 
 /** A new tool signing secret for the agent: the old one stops signing at once; 404 when not the workspace's. */
-export async function rotateToolSecret(db: Db, config: ToolConfig, organizationId: string, id: string): Promise<SavedAgent> {
+export async function rotateToolSecret({
+  ctx,
+  input: { id },
+}: Op<{ id: string }, "db" | "organizationId" | "config">): Promise<SavedAgent> {
   if (!isUuid(id)) throw agentNotFound();
-  const secret = await mintToolSecret(config, id);
-  const [row] = await db.update(agents).set({ toolSecret: secret.sealed }).where(scoped(organizationId, id)).returning();
+  const secret = await mintToolSecret({ ctx, input: { agentId: id } });
+  const [row] = await ctx.db.update(agents).set({ toolSecret: secret.sealed }).where(scoped(ctx.organizationId, id)).returning();
   if (!row) throw agentNotFound();
   return { agent: row, toolSecret: secret.plain, secretCreated: true };
 }
 
 /** The workspace's agent by id, or null. An id that is not a UUID names no agent. */
-export async function findAgent(db: Db, organizationId: string, id: string): Promise<Agent | null> {
+export async function findAgent({ ctx, input: { id } }: Op<{ id: string }>): Promise<Agent | null> {
   if (!isUuid(id)) return null;
-  const [row] = await db.select().from(agents).where(scoped(organizationId, id)).limit(1);
+  const [row] = await ctx.db.select().from(agents).where(scoped(ctx.organizationId, id)).limit(1);
   return row ?? null;
 }
 
 /** The workspace's agent by id; 404 otherwise. */
-export async function getAgent(db: Db, organizationId: string, id: string): Promise<Agent> {
-  const row = await findAgent(db, organizationId, id);
+export async function getAgent(args: Op<{ id: string }>): Promise<Agent> {
+  const row = await findAgent(args);
   if (!row) throw agentNotFound();
   return row;
 }
@@ -121,12 +128,12 @@ export interface AgentFilters {
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (ch) => `\\${ch}`);
 
 /** A page of the workspace's agents, newest first. */
-export async function listAgents(db: Db, organizationId: string, params: PageParams & AgentFilters): Promise<Page<Agent>> {
+export async function listAgents({ ctx, input: params }: Op<PageParams & AgentFilters>): Promise<Page<Agent>> {
   const page = pageQuery(params);
-  const conditions: SQL[] = [ownedBy(agents, organizationId), ...page.where(agents)];
+  const conditions: SQL[] = [ownedBy(agents, ctx.organizationId), ...page.where(agents)];
   if (params.name) conditions.push(ilike(agents.name, `%${escapeLike(params.name)}%`));
   if (params.voiceId) conditions.push(eq(agents.voiceId, params.voiceId));
-  const rows = await db
+  const rows = await ctx.db
     .select()
     .from(agents)
     .where(and(...conditions))
@@ -136,8 +143,12 @@ export async function listAgents(db: Db, organizationId: string, params: PagePar
 }
 
 /** Every agent of the workspace as {id, name}, by name: the pickers of other screens. */
-export async function listAgentNames(db: Db, organizationId: string): Promise<Array<{ id: string; name: string }>> {
-  return db.select({ id: agents.id, name: agents.name }).from(agents).where(ownedBy(agents, organizationId)).orderBy(asc(agents.name));
+export async function listAgentNames({ ctx }: { ctx: Ctx<"db" | "organizationId"> }): Promise<Array<{ id: string; name: string }>> {
+  return ctx.db
+    .select({ id: agents.id, name: agents.name })
+    .from(agents)
+    .where(ownedBy(agents, ctx.organizationId))
+    .orderBy(asc(agents.name));
 }
 
 /**
@@ -145,26 +156,27 @@ export async function listAgentNames(db: Db, organizationId: string): Promise<Ar
  * merged); 404 when not the workspace's. An agent created before tools existed gets its signing
  * secret with its first tools (shown in full in that response).
  */
-export async function updateAgent(
-  db: Db,
-  config: ToolConfig,
-  organizationId: string,
-  id: string,
-  input: UpdateAgentInput,
-): Promise<SavedAgent> {
+export async function updateAgent({
+  ctx,
+  input: { id, patch: input },
+}: Op<{ id: string; patch: UpdateAgentInput }, "db" | "organizationId" | "config">): Promise<SavedAgent> {
   if (!isUuid(id)) throw agentNotFound();
-  await Promise.all([requireUsableVoice(db, organizationId, input.voiceId), input.tools ? checkToolUrls(config, input.tools) : undefined]);
+  const { db, organizationId } = ctx;
+  await Promise.all([
+    requireUsableVoice(db, organizationId, input.voiceId),
+    input.tools ? checkToolUrls({ ctx, input: { tools: input.tools } }) : undefined,
+  ]);
   const patch = toAgentPatch(input);
-  const minted = input.tools?.length ? await mintToolSecret(config, id) : null;
+  const minted = input.tools?.length ? await mintToolSecret({ ctx, input: { agentId: id } }) : null;
   if (minted) patch.toolSecret = sql`coalesce(${agents.toolSecret}, ${minted.sealed})`;
   const [row] = await whileVoiceExists(db.update(agents).set(patch).where(scoped(organizationId, id)).returning());
   if (!row) throw agentNotFound();
   if (minted && row.toolSecret === minted.sealed) return { agent: row, toolSecret: minted.plain, secretCreated: true };
-  return withToolSecret(config, row);
+  return withToolSecret({ ctx, input: row });
 }
 
 /** Deletes at once (the agent's calls are kept); 404 when not the workspace's. */
-export async function deleteAgent(db: Db, organizationId: string, id: string): Promise<void> {
-  const [row] = isUuid(id) ? await db.delete(agents).where(scoped(organizationId, id)).returning({ id: agents.id }) : [];
+export async function deleteAgent({ ctx, input: { id } }: Op<{ id: string }>): Promise<void> {
+  const [row] = isUuid(id) ? await ctx.db.delete(agents).where(scoped(ctx.organizationId, id)).returning({ id: agents.id }) : [];
   if (!row) throw agentNotFound();
 }

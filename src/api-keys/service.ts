@@ -5,9 +5,12 @@
 // reads the cached key, checks and counts the rate limit, and records last-used, in one round
 // trip. A miss reads Postgres once and fills the cache; revocation writes a tombstone over the
 // cached entry before it returns, so every isolate and instance refuses the key on its next request.
+//
+// Every operation takes one `{ ctx, input }` (src/services.ts): the workspace's operations a
+// `Ctx<"db" | "organizationId">` (plus the Redis client where the cache is involved), the request
+// path's checks, which run before there is an organization, only `{ db }` or `{ redis }`.
 import type { Redis } from "@upstash/redis/cloudflare";
 import { and, desc, eq, inArray, isNull, sql } from "drizzle-orm";
-import type { Db } from "../db/client";
 import type { PageQuery } from "../db/pagination";
 import { type ApiKey, apiKeys, memberships, users } from "../db/schema";
 import { ownedBy, ownedRow } from "../db/tenancy";
@@ -17,6 +20,7 @@ import { newId } from "../lib/ids";
 import { type Page, pageOf } from "../lib/pagination";
 import { luaScript } from "../lib/redis-script";
 import { type LimitResult, SLIDING_WINDOW_LUA, windowCall } from "../ratelimit/sliding-window";
+import type { Ctx, Op } from "../services";
 
 export const API_KEY_PREFIX = "sk-live-";
 const SECRET_LENGTH = 40;
@@ -49,16 +53,21 @@ export const toApiKeyView = (row: ApiKey, recentUse?: Date | null): ApiKeyView =
   };
 };
 
-export async function createApiKey(
-  db: Db,
-  input: { organizationId: string; name: string; createdByUserId: string | null },
-): Promise<{ key: ApiKeyView; secret: string }> {
+/** The Redis client, for the operations that read or write the key cache. */
+export interface RedisCtx {
+  redis: Redis;
+}
+
+export async function createApiKey({
+  ctx,
+  input,
+}: Op<{ name: string; createdByUserId: string | null }>): Promise<{ key: ApiKeyView; secret: string }> {
   const secret = API_KEY_PREFIX + randomBase62(SECRET_LENGTH);
-  const [row] = await db
+  const [row] = await ctx.db
     .insert(apiKeys)
     .values({
       id: newId(),
-      organizationId: input.organizationId,
+      organizationId: ctx.organizationId,
       name: input.name,
       prefix: secret.slice(0, API_KEY_PREFIX.length + VISIBLE),
       hash: await sha256Hex(secret),
@@ -73,7 +82,14 @@ export async function createApiKey(
  * A page of the workspace's keys. With `redis`, last-used includes uses not yet flushed to Postgres
  * (the freshest value); without it (an operator's CLI with no Redis configured), Postgres's.
  */
-export async function listApiKeys(db: Db, organizationId: string, page: PageQuery, redis?: Redis): Promise<Page<ApiKeyView>> {
+export async function listApiKeys({
+  ctx,
+  input: page,
+}: {
+  ctx: Ctx<"db" | "organizationId"> & Partial<RedisCtx>;
+  input: PageQuery;
+}): Promise<Page<ApiKeyView>> {
+  const { db, organizationId, redis } = ctx;
   const rows = await db
     .select()
     .from(apiKeys)
@@ -96,7 +112,14 @@ export async function listApiKeys(db: Db, organizationId: string, page: PageQuer
  * Redis cannot be reached the key is revoked in Postgres all the same and the call answers 503
  * `cache_unavailable`, so the caller retries until every cache has it (docs/authentication.md).
  */
-export async function revokeApiKey(db: Db, redis: Redis | null, organizationId: string, id: string): Promise<ApiKeyView> {
+export async function revokeApiKey({
+  ctx,
+  input: { id },
+}: {
+  ctx: Ctx<"db" | "organizationId"> & { redis: Redis | null };
+  input: { id: string };
+}): Promise<ApiKeyView> {
+  const { db, redis, organizationId } = ctx;
   if (!redis) {
     // Refused before anything changes: a revocation that cannot reach the cache is half a revocation.
     throw new ApiError(
@@ -133,7 +156,7 @@ export interface ResolvedKey {
  * Resolves an active key, by the SHA-256 of its secret, to its organization and the user it acts for
  * (its creator, else an admin).
  */
-export async function resolveApiKeyByHash(db: Db, hash: string): Promise<ResolvedKey | null> {
+export async function resolveApiKeyByHash({ ctx: { db }, input: { hash } }: Op<{ hash: string }, "db">): Promise<ResolvedKey | null> {
   const [row] = await db
     .select({ keyId: apiKeys.id, organizationId: apiKeys.organizationId, userId: users.id, email: users.email })
     .from(apiKeys)
@@ -156,8 +179,8 @@ export async function resolveApiKeyByHash(db: Db, hash: string): Promise<Resolve
 }
 
 /** Last-used straight to Postgres: the path when Redis could not be reached. */
-export async function touchApiKey(db: Db, keyId: string): Promise<void> {
-  await db.update(apiKeys).set({ lastUsedAt: new Date() }).where(eq(apiKeys.id, keyId));
+export async function touchApiKey({ ctx, input: { keyId } }: Op<{ keyId: string }, "db">): Promise<void> {
+  await ctx.db.update(apiKeys).set({ lastUsedAt: new Date() }).where(eq(apiKeys.id, keyId));
 }
 
 // -- the cache in front of Postgres (Redis) ----------------------------------------------------
@@ -200,7 +223,13 @@ export type KeyCheck =
  * The request path's key check: one Redis round trip reads the cached key, checks and counts the
  * rate limit and records last-used. Throws when Redis fails; the caller then verifies from Postgres.
  */
-export async function checkApiKey(redis: Redis, hash: string, policy: { limit: number; windowMs: number }): Promise<KeyCheck> {
+export async function checkApiKey({
+  ctx: { redis },
+  input: { hash, policy },
+}: {
+  ctx: RedisCtx;
+  input: { hash: string; policy: { limit: number; windowMs: number } };
+}): Promise<KeyCheck> {
   const now = Date.now();
   // The default policy's counters: `rl:key:<hash>:<window index>`.
   const window = windowCall(`rl:key:${hash}`, policy.limit, policy.windowMs, now);
@@ -218,8 +247,14 @@ export async function checkApiKey(redis: Redis, hash: string, policy: { limit: n
  * After a miss: caches what Postgres said (a key, or that it is unknown or revoked) and records
  * the use. SET NX: a revocation's tombstone, written meanwhile, is never overwritten by a fill.
  */
-export async function rememberKey(redis: Redis, hash: string, key: ResolvedKey | null): Promise<void> {
-  const p = redis.pipeline();
+export async function rememberKey({
+  ctx,
+  input: { hash, key },
+}: {
+  ctx: RedisCtx;
+  input: { hash: string; key: ResolvedKey | null };
+}): Promise<void> {
+  const p = ctx.redis.pipeline();
   if (key) {
     const value: CachedKey = { k: key.keyId, o: key.organizationId, u: key.user };
     p.set(cacheKey(hash), JSON.stringify(value), { nx: true, ex: KEY_CACHE_SECONDS });
@@ -266,7 +301,7 @@ return 1`;
  * The scheduled handler's flush of last-used from Redis to Postgres (once a minute): one UPDATE
  * for every key used since the last flush, never moving a time backwards. Returns how many keys.
  */
-export async function flushLastUsed(db: Db, redis: Redis): Promise<number> {
+export async function flushLastUsed({ ctx: { db, redis } }: { ctx: Ctx<"db"> & RedisCtx }): Promise<number> {
   const flat = (await redis.eval(TAKE_SCRIPT, [LAST_USED_KEY], [])) as string[];
   if (!flat || flat.length === 0) return 0;
   const entries: Array<[string, number]> = [];

@@ -7,13 +7,15 @@
 // A number belongs to one workspace (a unique index): adding one another workspace has is refused.
 // Twilio is asked when a number is added and again at every call, not cached: a call already
 // costs a request to Twilio, and a number released from the account stops working at once.
+// Each operation takes one `{ ctx, input }` (src/services.ts): a `Ctx<"db" | "organizationId">`,
+// plus `"config"` where Twilio is asked and `"publicOrigin"` where a number is pointed at us.
 import { findAgent } from "../agents/service";
-import type { Db } from "../db/client";
 import type { PhoneNumber } from "../db/schema";
 import type { AppConfig } from "../env";
 import { ApiError } from "../lib/errors";
 import type { Page, PageParams } from "../lib/pagination";
 import { ProviderError } from "../providers/http";
+import type { Ctx, Op } from "../services";
 import { telephonyProvider } from "../telephony/registry";
 import type { CallerIdSource } from "../telephony/types";
 import { TWILIO_VOICE_PATH } from "./addresses";
@@ -27,21 +29,16 @@ import {
   updatePhoneNumberRow,
 } from "./queries/phone-numbers";
 
-export interface CallerIdCtx {
-  db: Db;
-  config: AppConfig;
-  organizationId: string;
-  /** The platform's public origin: a number assigned to an agent sends its calls to our voice webhook there. */
-  origin?: string;
-}
+/** What adding or changing a number needs: the public origin is where a number assigned to an agent sends its calls (our voice webhook). */
+type NumberCtx = Ctx<"db" | "organizationId" | "config" | "publicOrigin">;
 
 const AGENT_MESSAGE = "no agent with this id in this workspace";
 const unknownAgent = () =>
   new ApiError("validation_failed", `Invalid json: agentId: ${AGENT_MESSAGE}`, { issues: [{ path: "agentId", message: AGENT_MESSAGE }] });
 
 /** Another workspace's agent answers like a missing one. */
-async function requireAgent(db: Db, organizationId: string, agentId: string): Promise<void> {
-  if (!(await findAgent(db, organizationId, agentId))) throw unknownAgent();
+async function requireAgent(ctx: Ctx<"db" | "organizationId">, agentId: string): Promise<void> {
+  if (!(await findAgent({ ctx, input: { id: agentId } }))) throw unknownAgent();
 }
 
 /** The agent was deleted between the check and the write: the same 400 as if it never existed. */
@@ -63,11 +60,11 @@ async function whileAgentExists<T>(write: Promise<T>): Promise<T> {
  * agent assigned to it answers them. A verified caller id is not the account's number: it cannot
  * receive calls here.
  */
-async function routeIncomingCalls(ctx: CallerIdCtx, number: string): Promise<void> {
+async function routeIncomingCalls(ctx: Ctx<"config" | "publicOrigin">, number: string): Promise<void> {
   const telephony = telephonyProvider(ctx.config);
   let routed: boolean;
   try {
-    routed = await telephony.routeIncomingCalls(number, `${ctx.origin ?? ctx.config.PUBLIC_BASE_URL ?? ""}${TWILIO_VOICE_PATH}`);
+    routed = await telephony.routeIncomingCalls(number, `${ctx.publicOrigin}${TWILIO_VOICE_PATH}`);
   } catch (err) {
     if (!(err instanceof ProviderError)) throw err;
     throw new ApiError("telephony_error", `Twilio could not route ${number}'s incoming calls to the platform (${err.message}); retry.`);
@@ -99,12 +96,15 @@ const NOT_IN_TWILIO = (number: string) =>
   "Ask the platform's operator to buy or verify it in that account, then add it again.";
 
 /** Adds a caller id to the workspace: not shared, not another workspace's, and known to Twilio. */
-export async function addPhoneNumber(
-  ctx: CallerIdCtx,
-  input: { number: string; label?: string | null; agentId?: string | null },
-): Promise<PhoneNumber> {
+export async function addPhoneNumber({
+  ctx,
+  input,
+}: {
+  ctx: NumberCtx;
+  input: { number: string; label?: string | null; agentId?: string | null };
+}): Promise<PhoneNumber> {
   const { number } = input;
-  if (input.agentId) await requireAgent(ctx.db, ctx.organizationId, input.agentId);
+  if (input.agentId) await requireAgent(ctx, input.agentId);
   if (ctx.config.TWILIO_FROM_NUMBERS.includes(number))
     throw new ApiError(
       "phone_number_taken",
@@ -137,7 +137,10 @@ export async function addPhoneNumber(
  * oldest number, else the platform's first shared one. A workspace number must still be the
  * Twilio account's (checked now); another workspace's number answers like an unknown one.
  */
-export async function callerIdFor(ctx: CallerIdCtx, input: { fromNumber?: string; phoneNumberId?: string }): Promise<string> {
+export async function callerIdFor({
+  ctx,
+  input,
+}: Op<{ fromNumber?: string; phoneNumberId?: string }, "db" | "organizationId" | "config">): Promise<string> {
   const own = await listCallerIds(ctx.db, ctx.organizationId);
   const platform = ctx.config.TWILIO_FROM_NUMBERS;
   let chosen: { id: string; number: string } | undefined;
@@ -179,12 +182,12 @@ export async function callerIdFor(ctx: CallerIdCtx, input: { fromNumber?: string
 export const phoneNumberNotFound = () => new ApiError("not_found", "No phone number with that id in this workspace.");
 
 /** The workspace's caller ids, newest first. */
-export async function listPhoneNumbers(ctx: Pick<CallerIdCtx, "db" | "organizationId">, params: PageParams): Promise<Page<PhoneNumber>> {
+export async function listPhoneNumbers({ ctx, input: params }: Op<PageParams>): Promise<Page<PhoneNumber>> {
   return await pageOfPhoneNumbers(ctx.db, ctx.organizationId, params);
 }
 
 /** Removes one of the workspace's caller ids; 404 when it has no such number. */
-export async function removePhoneNumber(ctx: Pick<CallerIdCtx, "db" | "organizationId">, id: string): Promise<void> {
+export async function removePhoneNumber({ ctx, input: { id } }: Op<{ id: string }>): Promise<void> {
   if (!(await deletePhoneNumber(ctx.db, ctx.organizationId, id))) throw phoneNumberNotFound();
 }
 
@@ -193,18 +196,20 @@ export async function removePhoneNumber(ctx: Pick<CallerIdCtx, "db" | "organizat
  * or null to stop answering). Assigning an agent points the number's incoming calls at the
  * platform at Twilio. 404 for a number that is not the workspace's.
  */
-export async function updatePhoneNumber(
-  ctx: CallerIdCtx,
-  id: string,
-  input: { label?: string | null; agentId?: string | null },
-): Promise<PhoneNumber> {
+export async function updatePhoneNumber({
+  ctx,
+  input: { id, patch },
+}: {
+  ctx: NumberCtx;
+  input: { id: string; patch: { label?: string | null; agentId?: string | null } };
+}): Promise<PhoneNumber> {
   const row = await findPhoneNumber(ctx.db, ctx.organizationId, id);
   if (!row) throw phoneNumberNotFound();
-  if (input.agentId) {
-    await requireAgent(ctx.db, ctx.organizationId, input.agentId);
+  if (patch.agentId) {
+    await requireAgent(ctx, patch.agentId);
     await routeIncomingCalls(ctx, row.number);
   }
-  const updated = await whileAgentExists(updatePhoneNumberRow(ctx.db, ctx.organizationId, id, input));
+  const updated = await whileAgentExists(updatePhoneNumberRow(ctx.db, ctx.organizationId, id, patch));
   if (!updated) throw phoneNumberNotFound(); // removed meanwhile
   return updated;
 }

@@ -83,7 +83,7 @@ export async function placePhoneCall(ctx: Ctx, agent: Agent, input: PlaceInput, 
 
   const telephony = telephonyProvider(ctx.config);
   await requireCredits(ctx.db, ctx.organizationId);
-  const from = await callerIdFor(ctx, input);
+  const from = await callerIdFor({ ctx, input });
   const streamToken = randomBase62(40);
   const id = newId();
   const deadline = new Date(Date.now() + (ctx.config.CALL_RING_TIMEOUT_SECONDS + ctx.config.CALL_WATCHDOG_GRACE_SECONDS) * 1000);

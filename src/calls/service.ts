@@ -1,15 +1,17 @@
 // Reading calls: a workspace's call, its list with filters, its recording and what it consumed.
-// Plain functions of (db, organizationId, input), shared by /v1/calls and the dashboard; every
-// read is scoped by the organization, and another workspace's call is simply not found.
+// Each operation takes one `{ ctx, input }` (src/services.ts): a `Ctx<"db" | "organizationId">`
+// (plus the recordings bucket for a recording) and an object, ids included. Shared by /v1/calls
+// and the dashboard; every read is scoped by the organization, and another workspace's call is
+// simply not found.
 // The call runtime's own statements (state changes, unscoped look-ups) are in ./queries.ts.
 import { and, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
-import type { Db } from "../db/client";
 import { pageQuery } from "../db/pagination";
 import { type Call, calls, usageEvents } from "../db/schema";
 import { ownedBy, ownedRow } from "../db/tenancy";
 import { ApiError } from "../lib/errors";
 import { isUuid } from "../lib/ids";
 import { type Page, type PageParams, pageOf } from "../lib/pagination";
+import type { Ctx, Op } from "../services";
 import { servedRecording } from "./recording";
 import type { CallStatus } from "./states";
 
@@ -37,7 +39,7 @@ export interface CallFilters {
 }
 
 /** The workspace's call; 404 for a missing one, another workspace's, or an id that is not a UUID. */
-export async function getCall(db: Db, organizationId: string, id: string): Promise<Call> {
+export async function getCall({ ctx: { db, organizationId }, input: { id } }: Op<{ id: string }>): Promise<Call> {
   const [row] = isUuid(id)
     ? await db
         .select()
@@ -49,7 +51,7 @@ export async function getCall(db: Db, organizationId: string, id: string): Promi
 }
 
 /** Newest first, filtered; a page of the workspace's calls. */
-export async function listCalls(db: Db, organizationId: string, query: PageParams & CallFilters): Promise<Page<Call>> {
+export async function listCalls({ ctx: { db, organizationId }, input: query }: Op<PageParams & CallFilters>): Promise<Page<Call>> {
   const page = pageQuery(query);
   const conditions: SQL[] = [ownedBy(calls, organizationId), ...page.where(calls)];
   if (query.agentId) conditions.push(eq(calls.agentId, query.agentId));
@@ -66,7 +68,7 @@ export async function listCalls(db: Db, organizationId: string, query: PageParam
 }
 
 /** What each call consumed, from the usage log (successful uses only); calls that used nothing are absent. */
-export async function usageOfCalls(db: Db, callIds: string[]): Promise<Map<string, CallUsage>> {
+export async function usageOfCalls({ ctx: { db }, input: { callIds } }: Op<{ callIds: string[] }, "db">): Promise<Map<string, CallUsage>> {
   const out = new Map<string, CallUsage>();
   if (callIds.length === 0) return out;
   const rows = await db
@@ -97,23 +99,16 @@ export async function usageOfCalls(db: Db, callIds: string[]): Promise<Map<strin
 }
 
 /** The workspace's call with what it consumed (a call's page). */
-export async function getCallWithUsage(db: Db, organizationId: string, id: string): Promise<{ call: Call; usage: CallUsage }> {
-  const call = await getCall(db, organizationId, id);
-  const usage = await usageOfCalls(db, [call.id]);
+export async function getCallWithUsage({ ctx, input }: Op<{ id: string }>): Promise<{ call: Call; usage: CallUsage }> {
+  const call = await getCall({ ctx, input });
+  const usage = await usageOfCalls({ ctx, input: { callIds: [call.id] } });
   return { call, usage: usage.get(call.id) ?? emptyUsage() };
 }
 
 /** A page of calls with what each consumed (the API's list). */
-export async function listCallsWithUsage(
-  db: Db,
-  organizationId: string,
-  query: PageParams & CallFilters,
-): Promise<Page<{ call: Call; usage: CallUsage }>> {
-  const page = await listCalls(db, organizationId, query);
-  const usage = await usageOfCalls(
-    db,
-    page.data.map((call) => call.id),
-  );
+export async function listCallsWithUsage({ ctx, input }: Op<PageParams & CallFilters>): Promise<Page<{ call: Call; usage: CallUsage }>> {
+  const page = await listCalls({ ctx, input });
+  const usage = await usageOfCalls({ ctx, input: { callIds: page.data.map((call) => call.id) } });
   return { ...page, data: page.data.map((call) => ({ call, usage: usage.get(call.id) ?? emptyUsage() })) };
 }
 
@@ -123,13 +118,15 @@ export async function listCallsWithUsage(
  * has no bucket); 404 for a call that is not the workspace's. Each surface says "no recording" in
  * its own words.
  */
-export async function getCallRecording(
-  db: Db,
-  recordings: R2Bucket | undefined,
-  organizationId: string,
-  id: string,
-): Promise<{ body: ReadableStream<Uint8Array>; size: number } | null> {
-  const call = await getCall(db, organizationId, id);
+export async function getCallRecording({
+  ctx,
+  input: { id },
+}: {
+  ctx: Ctx<"db" | "organizationId"> & { recordings: R2Bucket | undefined };
+  input: { id: string };
+}): Promise<{ body: ReadableStream<Uint8Array>; size: number } | null> {
+  const { recordings } = ctx;
+  const call = await getCall({ ctx, input: { id } });
   if (!call.recordingKey || !recordings) return null;
   const object = await recordings.get(call.recordingKey);
   if (!object) return null;

@@ -1,11 +1,16 @@
-// A chat as the API and the dashboard show it: the row both tables are read into, its usage and
+// A chat as the API and the dashboard show it: its row, its usage and
 // (for one chat) its transcript (src/chats/service.ts reads them), mapped without a query.
+import type { Chat } from "../db/schema";
 import { toCredits } from "../lib/credits";
 import type { ChatSummaryView, ChatView } from "./schema";
 import type { ChatRow, ChatTurn, ChatUsage } from "./service";
 
 const SPEAKERS = { agent: "Agent", user: "User", tool: "Tool" } as const;
 const speaker = (role: ChatTurn["role"]) => SPEAKERS[role];
+
+/** The widget or the messaging channel a chat came through (null once it is deleted). */
+export const channelIdOf = (chat: Pick<Chat, "channel" | "widgetId" | "channelId">): string | null =>
+  chat.channel === "widget" ? chat.widgetId : chat.channelId;
 
 /** The turns in the order they were appended, and the same as text (`Agent: …` / `User: …` lines, as the webhooks carry it). */
 export function chatTranscript(turns: readonly ChatTurn[]): ChatView["transcript"] {
@@ -15,8 +20,8 @@ export function chatTranscript(turns: readonly ChatTurn[]): ChatView["transcript
       role: t.role,
       text: t.text,
       at: t.at,
-      ...("kind" in t && t.kind ? { kind: t.kind } : {}),
-      ...("undelivered" in t && t.undelivered ? { undelivered: t.undelivered } : {}),
+      ...(t.kind ? { kind: t.kind } : {}),
+      ...(t.undelivered ? { undelivered: t.undelivered } : {}),
       ...(t.tool ? { tool: t.tool } : {}),
     })),
   };
@@ -43,7 +48,7 @@ export const chatCost = (u: ChatUsage): ChatSummaryView["cost"] => ({
 export const toChatSummary = (chat: ChatRow, usage: ChatUsage): ChatSummaryView => ({
   id: chat.id,
   channel: chat.channel,
-  channelId: chat.channelId,
+  channelId: channelIdOf(chat),
   agentId: chat.agentId,
   agentName: chat.agentName,
   status: chat.status,

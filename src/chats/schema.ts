@@ -1,16 +1,10 @@
 // Request and response shapes of the one read model for every chat: widget chat sessions and
 // messaging sessions (Telegram, WhatsApp) together, under /v1/chats (docs/chats.md).
 import { z } from "@hono/zod-openapi";
-import { CHANNEL_TYPES } from "../db/schema";
+import { CHAT_CHANNELS, CHAT_ENDED_REASONS, CHAT_STATUSES, type ChatChannel, type ChatEndedReason, type ChatStatus } from "../db/schema";
 import { pageQuerySchema, pageSchema } from "../lib/pagination";
 
-export const CHAT_CHANNELS = ["widget", ...CHANNEL_TYPES] as const;
-export type ChatChannel = (typeof CHAT_CHANNELS)[number];
-export const CHAT_STATUSES = ["in-progress", "completed"] as const;
-export type ChatStatus = (typeof CHAT_STATUSES)[number];
-/** Widget endings, then messaging endings (docs/widget.md, docs/messaging.md). */
-export const CHAT_ENDED_REASONS = ["visitor-ended", "user-ended", "agent-ended", "inactivity", "session-full", "channel-removed"] as const;
-export type ChatEndedReason = (typeof CHAT_ENDED_REASONS)[number];
+export { CHAT_CHANNELS, CHAT_ENDED_REASONS, CHAT_STATUSES, type ChatChannel, type ChatEndedReason, type ChatStatus };
 
 const EXAMPLE_ID = "0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77";
 const EXAMPLE_TIME = "2025-01-15T09:30:00.000Z";

@@ -6,7 +6,7 @@ import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../context";
 import { timingSafeEqual } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
-import { sessionAuth } from "../middleware/auth";
+import { sessionAuth, setAuth } from "../middleware/auth";
 import { isSessionShaped, resolveSession, SESSION_COOKIE } from "../sessions/service";
 import { ORG_COOKIE, setOrgCookie } from "./cookies";
 
@@ -37,7 +37,7 @@ export const SIGN_IN_PATH = "/dashboard/sign-in";
 /** Signed-in pages: redirect to the sign-in page without a session; choose the organization. */
 export const pageSession = createMiddleware<AppEnv>(async (c, next) => {
   const token = getCookie(c, SESSION_COOKIE);
-  const session = token && isSessionShaped(token) ? await resolveSession(c.var.db, token) : null;
+  const session = token && isSessionShaped(token) ? await resolveSession({ ctx: { db: c.var.db }, input: { token } }) : null;
   if (!token || !session) {
     const back = c.req.method === "GET" ? `?next=${encodeURIComponent(new URL(c.req.url).pathname)}` : "";
     return c.redirect(`${SIGN_IN_PATH}${back}`, 303);
@@ -45,7 +45,7 @@ export const pageSession = createMiddleware<AppEnv>(async (c, next) => {
   const wanted = getCookie(c, ORG_COOKIE);
   const membership = session.memberships.find((m) => m.organizationId === wanted) ?? session.memberships[0];
   if (!membership) throw new ApiError("forbidden", "This user belongs to no organization.");
-  c.set("auth", sessionAuth(session, membership));
+  setAuth(c, sessionAuth(session, membership));
   c.set("csrf", await csrfToken(token));
   if (c.req.method === "POST") {
     const form = await readForm(c.req.raw);

@@ -3,7 +3,9 @@
 // functions of (deps, organizationId, input), shared by /v1/channels and the dashboard; every
 // query is scoped by the organization, another workspace's channel is simply not found (the
 // statements are in queries.ts).
+
 import { findAgent } from "../agents/service";
+import { endChannelChats } from "../chats/runtime";
 import type { Db } from "../db/client";
 import { pageQuery } from "../db/pagination";
 import { type ChannelInfo, type ChannelType, type MessagingChannel, messagingChannels } from "../db/schema";
@@ -13,7 +15,7 @@ import { ApiError } from "../lib/errors";
 import { isUuid, newId } from "../lib/ids";
 import { type Page, type PageParams, pageOf } from "../lib/pagination";
 import { openSecret, sealSecret } from "../lib/secrets";
-import type { DomainContext } from "../services";
+import type { DomainContext, Op } from "../services";
 import { publicOrigin } from "../webhooks/endpoints";
 import type { SealedColumn } from "../webhooks/secret-store";
 import { MessagingApiError, type MessagingCallOptions } from "./http";
@@ -28,7 +30,6 @@ import {
 } from "./queries";
 import type { ChannelCheck, CreateChannelInput, UpdateChannelInput } from "./schema";
 import { DEFAULT_IDLE_TIMEOUT_SECONDS } from "./schema";
-import { endChannelSessions } from "./sessions";
 import { TelegramBot } from "./telegram";
 import { WhatsAppNumber } from "./whatsapp";
 
@@ -132,9 +133,12 @@ const isUniqueViolation = (err: unknown): boolean => {
  * they are refused), sealed, and the row written; a Telegram bot's webhook is then pointed at us
  * with a fresh secret token (when Telegram refuses, the row is removed again).
  */
-export async function createChannel(deps: DomainContext, organizationId: string, input: CreateChannelInput): Promise<MessagingChannel> {
-  const { db, config } = deps;
-  if (!(await findAgent(db, organizationId, input.agentId))) throw unknownAgent();
+export async function createChannel({
+  ctx: deps,
+  input,
+}: Op<CreateChannelInput, keyof DomainContext | "organizationId">): Promise<MessagingChannel> {
+  const { db, config, organizationId } = deps;
+  if (!(await findAgent({ ctx: { db, organizationId }, input: { id: input.agentId } }))) throw unknownAgent();
   const { externalId, info } = await identify(config, input);
   const credentials: Credentials =
     input.type === "telegram" ? { botToken: input.credentials.botToken, secretToken: randomBase62(48) } : { ...input.credentials };
@@ -176,13 +180,13 @@ export async function createChannel(deps: DomainContext, organizationId: string,
 }
 
 /** The workspace's channel by id, or null. */
-export async function findChannel(db: Db, organizationId: string, id: string): Promise<MessagingChannel | null> {
+export async function findChannel({ ctx, input: { id } }: Op<{ id: string }>): Promise<MessagingChannel | null> {
   if (!isUuid(id)) return null;
-  return selectChannel(db, organizationId, id);
+  return selectChannel(ctx.db, ctx.organizationId, id);
 }
 
-export async function getChannel(db: Db, organizationId: string, id: string): Promise<MessagingChannel> {
-  const row = await findChannel(db, organizationId, id);
+export async function getChannel(args: Op<{ id: string }>): Promise<MessagingChannel> {
+  const row = await findChannel(args);
   if (!row) throw channelNotFound();
   return row;
 }
@@ -193,15 +197,16 @@ export async function channelById(db: Db, id: string): Promise<MessagingChannel 
   return selectChannelById(db, id);
 }
 
-export async function listChannels(db: Db, organizationId: string, params: PageParams & ChannelFilters): Promise<Page<MessagingChannel>> {
+export async function listChannels({ ctx, input: params }: Op<PageParams & ChannelFilters>): Promise<Page<MessagingChannel>> {
   const page = pageQuery(params);
-  const rows = await selectChannels(db, organizationId, page, params);
+  const rows = await selectChannels(ctx.db, ctx.organizationId, page, params);
   return pageOf(rows, page.limit, (row) => row);
 }
 
 /** Only the fields sent change. A paused channel acknowledges messages and answers none. */
-export async function updateChannel(db: Db, organizationId: string, id: string, input: UpdateChannelInput): Promise<MessagingChannel> {
-  if (input.agentId && !(await findAgent(db, organizationId, input.agentId))) throw unknownAgent();
+export async function updateChannel({ ctx, input: { id, ...input } }: Op<UpdateChannelInput & { id: string }>): Promise<MessagingChannel> {
+  const { db, organizationId } = ctx;
+  if (input.agentId && !(await findAgent({ ctx: { db, organizationId }, input: { id: input.agentId } }))) throw unknownAgent();
   if (!isUuid(id)) throw channelNotFound();
   const row = await updateChannelRow(db, organizationId, id, input);
   if (!row) throw channelNotFound();
@@ -213,9 +218,13 @@ export async function updateChannel(db: Db, organizationId: string, id: string, 
  * `<type>.completed`), the Telegram bot's webhook is deleted (best effort: a bot whose token was
  * revoked meanwhile cannot be told), then the row. Transcripts stay.
  */
-export async function deleteChannel(deps: DomainContext, organizationId: string, id: string): Promise<void> {
-  const channel = await getChannel(deps.db, organizationId, id);
-  await endChannelSessions(deps, channel.id, "channel-removed");
+export async function deleteChannel({
+  ctx: deps,
+  input: { id },
+}: Op<{ id: string }, keyof DomainContext | "organizationId">): Promise<void> {
+  const { organizationId } = deps;
+  const channel = await getChannel({ ctx: deps, input: { id } });
+  await endChannelChats(deps, channel.id, "channel-removed");
   if (channel.type === "telegram") {
     const credentials = await openCredentials<TelegramCredentials>(deps.config, channel);
     await telegramBot(deps.config, credentials)
@@ -226,8 +235,11 @@ export async function deleteChannel(deps: DomainContext, organizationId: string,
 }
 
 /** The dashboard's and the API's "Test": do the credentials still work, and where do messages go? */
-export async function checkChannel(deps: DomainContext, organizationId: string, id: string): Promise<ChannelCheck> {
-  const channel = await getChannel(deps.db, organizationId, id);
+export async function checkChannel({
+  ctx: deps,
+  input: { id },
+}: Op<{ id: string }, keyof DomainContext | "organizationId">): Promise<ChannelCheck> {
+  const channel = await getChannel({ ctx: deps, input: { id } });
   const checkedAt = new Date().toISOString();
   try {
     if (channel.type === "telegram") {

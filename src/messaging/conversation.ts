@@ -5,7 +5,8 @@
 // (docs/messaging.md says why). Nothing here throws for the end user's sake: every failure has a
 // fixed answer, and what the provider refused is kept in the transcript as undelivered.
 import { findAgent } from "../agents/service";
-import type { Agent, InboundMessage, MessagingChannel, MessagingSession, MessagingTurn } from "../db/schema";
+import { appendReply, endChat } from "../chats/runtime";
+import type { Agent, Chat, ChatTurn, InboundMessage, MessagingChannel } from "../db/schema";
 import { ApiError } from "../lib/errors";
 import type { Payer } from "../metering/metered";
 import { meteredTranscription } from "../metering/transcribe";
@@ -15,7 +16,7 @@ import { agentTurn } from "../tools/runtime";
 import { chatMessages, REPLY_MAX_TOKENS } from "../widgets/reply";
 import { openCredentials, type TelegramCredentials, telegramBot, type WhatsAppCredentials, whatsAppNumber } from "./channels";
 import { MessagingApiError } from "./http";
-import { appendTurns, endSession, openSession } from "./sessions";
+import { appendEndUserTurn, openSession } from "./sessions";
 import { OUTSIDE_WINDOW } from "./whatsapp";
 
 /** The texts the platform says itself (docs/messaging.md). */
@@ -79,9 +80,9 @@ function undeliveredReason(err: unknown): string {
 }
 
 export interface Answered {
-  session: MessagingSession;
+  session: Chat;
   /** Null when nothing could be said (outside WhatsApp's window). */
-  reply: MessagingTurn | null;
+  reply: ChatTurn | null;
 }
 
 /**
@@ -95,9 +96,10 @@ export async function answer(
   message: InboundMessage,
 ): Promise<Answered | null> {
   if (channel.status !== "active") return null;
-  const agent = await findAgent(deps.db, channel.organizationId, channel.agentId);
+  const agent = await findAgent({ ctx: { db: deps.db, organizationId: channel.organizationId }, input: { id: channel.agentId } });
   if (!agent) return null;
-  let session = await openSession(deps, channel, agent, { id: endUserId, name: message.userName });
+  const endUser = { id: endUserId, name: message.userName };
+  let session = await openSession(deps, channel, agent, endUser);
   const driver = await driverOf(deps, channel);
   const payer: Payer = {
     organizationId: channel.organizationId,
@@ -108,7 +110,7 @@ export async function answer(
   };
 
   // The end user's turn.
-  let userTurn: MessagingTurn;
+  let userTurn: ChatTurn;
   let fixed: string | null = null;
   if (message.kind === "text") {
     userTurn = { role: "user", text: message.text ?? "", at: message.sentAt, kind: "text" };
@@ -126,16 +128,9 @@ export async function answer(
     fixed = FIXED_REPLIES.unsupported;
   }
 
-  let appended = await appendTurns(deps, session.id, [userTurn]);
-  if (!appended) {
-    // Full (or ended meanwhile): that conversation ends, this message starts the next one.
-    await endSession(deps, session.id, "session-full");
-    session = await openSession(deps, channel, agent, { id: endUserId, name: message.userName });
-    payer.endpoint = `/v1/chats/${session.id}`;
-    payer.chatId = session.id;
-    appended = await appendTurns(deps, session.id, [userTurn]);
-  }
-  session = appended ?? session;
+  session = await appendEndUserTurn(deps, { session, channel, agent, endUser }, userTurn);
+  payer.endpoint = `/v1/chats/${session.id}`;
+  payer.chatId = session.id;
 
   // A WhatsApp message older than the window (Meta redelivering after an outage) is kept and not
   // answered: only approved templates may go then, and we send none on the workspace's behalf.
@@ -148,7 +143,7 @@ export async function answer(
 
   const ending = message.kind === "text" && END_COMMANDS.has((message.text ?? "").trim().toLowerCase());
   let text: string;
-  let before: MessagingTurn[] = [];
+  let before: ChatTurn[] = [];
   let agentEnded = false;
   if (ending) text = FIXED_REPLIES.ended;
   else if (fixed) text = fixed;
@@ -159,7 +154,7 @@ export async function answer(
     agentEnded = turn.ended;
   }
 
-  const replyTurn: MessagingTurn = { role: "agent", text, at: now() };
+  const replyTurn: ChatTurn = { role: "agent", text, at: now() };
   try {
     await driver.send(endUserId, text);
   } catch (err) {
@@ -168,9 +163,9 @@ export async function answer(
       JSON.stringify({ level: "warn", msg: "messaging reply not delivered", channelId: channel.id, reason: replyTurn.undelivered }),
     );
   }
-  session = (await appendTurns(deps, session.id, [...before, replyTurn])) ?? session;
-  if (ending) session = (await endSession(deps, session.id, "user-ended")) ?? session;
-  else if (agentEnded) session = (await endSession(deps, session.id, "agent-ended")) ?? session;
+  session = (await appendReply(deps, session.id, [...before, replyTurn])) ?? session;
+  if (ending) session = (await endChat(deps, session.id, "user-ended")) ?? session;
+  else if (agentEnded) session = (await endChat(deps, session.id, "agent-ended")) ?? session;
   return { session, reply: replyTurn };
 }
 
@@ -209,9 +204,9 @@ async function reply(
   payer: Payer,
   channel: MessagingChannel,
   agent: Agent,
-  session: MessagingSession,
+  session: Chat,
   say: (text: string) => Promise<void>,
-): Promise<{ text: string; turns: MessagingTurn[]; ended: boolean }> {
+): Promise<{ text: string; turns: ChatTurn[]; ended: boolean }> {
   const variables = { channel: channel.type, user_name: session.endUserName ?? "" };
   const messages = chatMessages(agent, session.transcript, instructionsFor(channel.type), variables);
   try {

@@ -1,21 +1,11 @@
-// Messaging's database statements: channels (scoped by the organization, src/db/tenancy.ts),
-// conversations (sessions.ts: each state change one conditional statement) and inbound messages
-// (inbound.ts: stored once, claimed one at a time per conversation). The rules live in those
-// modules; this one only says how each step reads or writes its rows.
-import { and, desc, eq, inArray, isNull, lt, type SQL, sql } from "drizzle-orm";
+// Messaging's database statements: channels (scoped by the organization, src/db/tenancy.ts) and
+// inbound messages (inbound.ts: stored once, claimed one at a time per conversation). The
+// conversations are chats (src/chats/queries.ts). The rules live in those modules; this one only
+// says how each step reads or writes its rows.
+import { and, desc, eq, inArray, lt, type SQL, sql } from "drizzle-orm";
 import { type Db, rowsOf } from "../db/client";
 import type { PageQuery } from "../db/pagination";
-import {
-  type ChannelType,
-  type MessagingChannel,
-  type MessagingEndedReason,
-  type MessagingInboundRow,
-  type MessagingSession,
-  type MessagingTurn,
-  messagingChannels,
-  messagingInbound,
-  messagingSessions,
-} from "../db/schema";
+import { type ChannelType, type MessagingChannel, type MessagingInboundRow, messagingChannels, messagingInbound } from "../db/schema";
 import { ownedBy, ownedRow } from "../db/tenancy";
 import type { ParsedInbound } from "./parsed";
 import type { UpdateChannelInput } from "./schema";
@@ -91,92 +81,6 @@ export async function deleteChannelRow(db: Db, organizationId: string, id: strin
 }
 
 // Conversations
-
-const openSessionOf = (channelId: string, endUserId: string) =>
-  and(eq(messagingSessions.channelId, channelId), eq(messagingSessions.endUserId, endUserId), eq(messagingSessions.status, "in-progress"));
-
-/** The end user's open conversation on the channel, or null. */
-export async function selectOpenSession(db: Db, channelId: string, endUserId: string): Promise<MessagingSession | null> {
-  const [row] = await db.select().from(messagingSessions).where(openSessionOf(channelId, endUserId)).limit(1);
-  return row ?? null;
-}
-
-/** Inserts a conversation; null when the unique index of open conversations already holds one for the end user. */
-export async function insertSession(db: Db, values: typeof messagingSessions.$inferInsert): Promise<MessagingSession | null> {
-  const [row] = await db.insert(messagingSessions).values(values).onConflictDoNothing().returning();
-  return row ?? null;
-}
-
-/**
- * Appends turns to an open conversation in one statement, unless it would then hold more than
- * `maxTurns`. Returns the row, or null when the conversation is not open or would be too long.
- */
-export async function appendSessionTurns(
-  db: Db,
-  sessionId: string,
-  turns: MessagingTurn[],
-  maxTurns: number,
-): Promise<MessagingSession | null> {
-  const [row] = await db
-    .update(messagingSessions)
-    .set({
-      transcript: sql`${messagingSessions.transcript} || ${JSON.stringify(turns)}::jsonb`,
-      messageCount: sql`${messagingSessions.messageCount} + ${turns.length}`,
-      toolCallCount: sql`${messagingSessions.toolCallCount} + ${turns.filter((t) => t.role === "tool").length}`,
-      lastActivityAt: sql`now()`,
-    })
-    .where(
-      and(
-        eq(messagingSessions.id, sessionId),
-        eq(messagingSessions.status, "in-progress"),
-        lt(messagingSessions.messageCount, maxTurns - turns.length + 1),
-      ),
-    )
-    .returning();
-  return row ?? null;
-}
-
-/** Completes an open conversation in one conditional statement; null when it was already over. */
-export async function completeSession(db: Db, sessionId: string, reason: MessagingEndedReason): Promise<MessagingSession | null> {
-  const [row] = await db
-    .update(messagingSessions)
-    .set({ status: "completed", endedReason: reason, endedAt: sql`now()` })
-    .where(and(eq(messagingSessions.id, sessionId), eq(messagingSessions.status, "in-progress")))
-    .returning();
-  return row ?? null;
-}
-
-/** The ids of a channel's open conversations. */
-export async function openSessionIdsOfChannel(db: Db, channelId: string): Promise<Array<{ id: string }>> {
-  return db
-    .select({ id: messagingSessions.id })
-    .from(messagingSessions)
-    .where(and(eq(messagingSessions.channelId, channelId), eq(messagingSessions.status, "in-progress")));
-}
-
-/** Up to `limit` open conversations without a message for their channel's idle timeout. */
-export async function idleSessionIds(db: Db, limit: number): Promise<Array<{ id: string }>> {
-  return db
-    .select({ id: messagingSessions.id })
-    .from(messagingSessions)
-    .innerJoin(messagingChannels, eq(messagingChannels.id, messagingSessions.channelId))
-    .where(
-      and(
-        eq(messagingSessions.status, "in-progress"),
-        lt(messagingSessions.lastActivityAt, sql`now() - make_interval(secs => ${messagingChannels.idleTimeoutSeconds})`),
-      ),
-    )
-    .limit(limit);
-}
-
-/** Up to `limit` open conversations whose channel is gone (the database set their channel to null). */
-export async function orphanedSessionIds(db: Db, limit: number): Promise<Array<{ id: string }>> {
-  return db
-    .select({ id: messagingSessions.id })
-    .from(messagingSessions)
-    .where(and(eq(messagingSessions.status, "in-progress"), isNull(messagingSessions.channelId)))
-    .limit(limit);
-}
 
 // Inbound messages
 

@@ -21,6 +21,7 @@ import { isUuid } from "../lib/ids";
 import { redisFor } from "../lib/redis";
 import { readsAlongsideTheKeyCheck } from "../lib/route-properties";
 import { applyLimit, defaultPolicy, warnUnavailable } from "../ratelimit/http";
+import { requestContext } from "../services";
 import { isSessionShaped, type ResolvedSession, resolveSession, SESSION_COOKIE } from "../sessions/service";
 
 const unauthorized = (message: string) => new ApiError("unauthorized", message);
@@ -53,7 +54,7 @@ const authenticateWith = (opts: { orgOptional?: boolean; sessionOnly?: boolean }
         // refusal (revoked, rate limited) replaces it, as it would have come before it.
         const checked = verifyApiKey(c, hash);
         checked.catch(() => undefined); // awaited below, after the route
-        c.set("auth", apiKeyAuth(seen));
+        setAuth(c, apiKeyAuth(seen));
         await next();
         const key = await checked;
         if (key.keyId !== seen.keyId || key.organizationId !== seen.organizationId) {
@@ -61,14 +62,14 @@ const authenticateWith = (opts: { orgOptional?: boolean; sessionOnly?: boolean }
         }
         return;
       }
-      c.set("auth", apiKeyAuth(await verifyApiKey(c, hash)));
+      setAuth(c, apiKeyAuth(await verifyApiKey(c, hash)));
       return next();
     }
 
     const token = bearer ?? getCookie(c, SESSION_COOKIE);
     if (!token) throw unauthorized("Missing credentials: send `Authorization: Bearer <API_KEY>`.");
     if (!isSessionShaped(token)) throw unauthorized("The session is invalid or has expired. Sign in again.");
-    const session = await resolveSession(c.var.db, token);
+    const session = await resolveSession({ ctx: { db: c.var.db }, input: { token } });
     if (!session) throw unauthorized("The session is invalid or has expired. Sign in again.");
 
     const requested = c.req.header("x-organization-id");
@@ -81,7 +82,7 @@ const authenticateWith = (opts: { orgOptional?: boolean; sessionOnly?: boolean }
       throw new ApiError("bad_request", "Session requests must name the organization in the x-organization-id header.");
     }
     if (!membership) throw new ApiError("forbidden", "This user belongs to no organization.");
-    c.set("auth", sessionAuth(session, membership));
+    setAuth(c, sessionAuth(session, membership));
     return next();
   });
 
@@ -109,22 +110,22 @@ async function checkKey(c: Context<AppEnv>, hash: string): Promise<ResolvedKey> 
   const redis = redisFor(config, { retry: false, timeoutMs: KEY_CHECK_TIMEOUT_MS, autoPipelining: false });
   let check: KeyCheck | null = null;
   try {
-    check = await checkApiKey(redis, hash, { limit: policy.limit, windowMs: policy.seconds * 1000 });
+    check = await checkApiKey({ ctx: { redis }, input: { hash, policy: { limit: policy.limit, windowMs: policy.seconds * 1000 } } });
   } catch (err) {
     warnUnavailable(c, err);
   }
   if (!check) {
-    const key = await resolveApiKeyByHash(db, hash);
+    const key = await resolveApiKeyByHash({ ctx: { db }, input: { hash } });
     if (!key) throw unauthorized(INVALID_KEY);
     applyLimit(c, policy, null);
-    c.var.defer(touchApiKey(db, key.keyId));
+    c.var.defer(touchApiKey({ ctx: { db }, input: { keyId: key.keyId } }));
     return key;
   }
   if (check.status === "invalid") throw unauthorized(INVALID_KEY);
   let key: ResolvedKey | null;
   if (check.status === "miss") {
-    key = await resolveApiKeyByHash(db, hash);
-    c.var.defer(rememberKey(redis, hash, key));
+    key = await resolveApiKeyByHash({ ctx: { db }, input: { hash } });
+    c.var.defer(rememberKey({ ctx: { redis }, input: { hash, key } }));
   } else {
     key = check.key;
   }
@@ -156,6 +157,15 @@ function seeKey(hash: string, key: ResolvedKey): void {
   seenKeys.delete(hash);
   seenKeys.set(hash, key);
   if (seenKeys.size > SEEN_KEYS_MAX) seenKeys.delete(seenKeys.keys().next().value as string);
+}
+
+/**
+ * Sets the request's auth context and, built from it, its request context (`c.var.ctx`, what the
+ * resource services take): every authentication path sets both, with no I/O.
+ */
+export function setAuth(c: Context<AppEnv>, auth: AuthContext): void {
+  c.set("auth", auth);
+  c.set("ctx", requestContext(c.var.services, auth));
 }
 
 /** The auth context of a dashboard session acting in one of its organizations. */

@@ -1,6 +1,8 @@
 // Organizations and their members. Used by the admin CLI, first-run seeding and the dashboard's
-// Members screen. Every member query is scoped by the organization; another workspace's member is
-// simply not found.
+// Members screen. Each operation takes one `{ ctx, input }` (src/services.ts): creating an
+// organization only `{ db }`, a workspace's member operations a `Ctx<"db" | "organizationId">`
+// (and the actor, who may not change their own role). Every member query is scoped by the
+// organization; another workspace's member is simply not found.
 import { and, eq } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { creditGrants, INITIAL_CREDITS_MICRO, memberships, organizations, type Role, users } from "../db/schema";
@@ -8,11 +10,15 @@ import { ownedBy } from "../db/tenancy";
 import { hashPassword, randomBase62 } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
 import { isUuid, newId } from "../lib/ids";
+import type { Ctx, Op } from "../services";
 
-export async function createOrganizationWithAdmin(
-  db: Db,
-  input: { organizationName: string; email: string; password: string; userName?: string },
-): Promise<{ organization: { id: string; name: string }; user: { id: string; email: string } }> {
+export async function createOrganizationWithAdmin({
+  ctx: { db },
+  input,
+}: Op<{ organizationName: string; email: string; password: string; userName?: string }, "db">): Promise<{
+  organization: { id: string; name: string };
+  user: { id: string; email: string };
+}> {
   const email = input.email.trim().toLowerCase();
   const passwordHash = await hashPassword(input.password);
   return db.transaction(async (tx) => {
@@ -28,11 +34,11 @@ export async function createOrganizationWithAdmin(
 }
 
 /** Adds (or re-roles) a user in an organization, creating the user when the email is new. */
-export async function addMember(
-  db: Db,
-  input: { organizationId: string; email: string; password?: string; role: Role },
-): Promise<{ userId: string; email: string; role: Role }> {
-  const { userId, email, role } = await joinOrganization(db, input);
+export async function addMember({
+  ctx,
+  input,
+}: Op<{ email: string; password?: string; role: Role }>): Promise<{ userId: string; email: string; role: Role }> {
+  const { userId, email, role } = await joinOrganization(ctx.db, { ...input, organizationId: ctx.organizationId });
   return { userId, email, role };
 }
 
@@ -75,12 +81,12 @@ export interface Member {
 export const memberNotFound = () => new ApiError("not_found", "No such member in this workspace.");
 
 /** Everyone in the workspace, oldest member first. */
-export async function listMembers(db: Db, organizationId: string): Promise<Member[]> {
-  return db
+export async function listMembers({ ctx }: { ctx: Ctx<"db" | "organizationId"> }): Promise<Member[]> {
+  return ctx.db
     .select({ userId: users.id, email: users.email, role: memberships.role, since: memberships.createdAt })
     .from(memberships)
     .innerJoin(users, eq(users.id, memberships.userId))
-    .where(ownedBy(memberships, organizationId))
+    .where(ownedBy(memberships, ctx.organizationId))
     .orderBy(memberships.createdAt);
 }
 
@@ -92,33 +98,34 @@ const oneTimePassword = () => `${randomBase62(6)}-${randomBase62(6)}-${randomBas
  * changes role if it is in it already; a new address gets an account with a one-time password,
  * returned here once for the inviting admin to pass on (`password` is null for an existing account).
  */
-export async function inviteMember(
-  db: Db,
-  input: { organizationId: string; email: string; role: Role },
-): Promise<{ email: string; role: Role; password: string | null }> {
+export async function inviteMember({
+  ctx,
+  input,
+}: Op<{ email: string; role: Role }>): Promise<{ email: string; role: Role; password: string | null }> {
   const password = oneTimePassword();
-  const member = await joinOrganization(db, { ...input, password });
+  const member = await joinOrganization(ctx.db, { ...input, organizationId: ctx.organizationId, password });
   return { email: member.email, role: member.role, password: member.created ? password : null };
 }
 
 /**
  * Changes a member's role. Nobody changes their own (an admin cannot demote themselves by a slip):
- * a 400 on the `role` field. 404 for a user who is not a member of this workspace.
+ * a 400 on the `role` field, when the actor is that user. 404 for a user who is not a member of
+ * this workspace.
  */
-export async function changeMemberRole(
-  db: Db,
-  input: { organizationId: string; userId: string; role: Role; actorUserId: string | null },
-): Promise<void> {
+export async function changeMemberRole({
+  ctx,
+  input,
+}: Op<{ userId: string; role: Role }, "db" | "organizationId" | "actor">): Promise<void> {
   if (!isUuid(input.userId)) throw memberNotFound();
-  if (input.userId === input.actorUserId) {
+  if (ctx.actor.type === "user" && input.userId === ctx.actor.id) {
     throw new ApiError("validation_failed", "Invalid form: role: you cannot change your own role", {
       issues: [{ path: "role", message: "you cannot change your own role" }],
     });
   }
-  const [row] = await db
+  const [row] = await ctx.db
     .update(memberships)
     .set({ role: input.role })
-    .where(and(ownedBy(memberships, input.organizationId), eq(memberships.userId, input.userId)))
+    .where(and(ownedBy(memberships, ctx.organizationId), eq(memberships.userId, input.userId)))
     .returning({ userId: memberships.userId });
   if (!row) throw memberNotFound();
 }

@@ -1,12 +1,14 @@
 // Dashboard sessions: `sess_` + 40 random base62 characters in an HttpOnly cookie (or as a
 // Bearer token with `x-organization-id` on /v1). Only the SHA-256 of the token is stored.
 // Sign-in, sign-out, and resolving a token to its user and the workspaces they belong to
-// (used by the auth middleware, the dashboard's JSON API and its pages).
+// (used by the auth middleware, the dashboard's JSON API and its pages). Each takes one
+// `{ ctx, input }` (src/services.ts) whose context is only the database: they run before there is
+// an organization.
 import { and, eq, gt } from "drizzle-orm";
-import type { Db } from "../db/client";
 import { memberships, organizations, type Role, sessions, users } from "../db/schema";
 import { randomBase62, sha256Hex, verifyPassword } from "../lib/crypto";
 import { newId } from "../lib/ids";
+import type { Op } from "../services";
 
 export const SESSION_PREFIX = "sess_";
 export const SESSION_COOKIE = "session";
@@ -17,10 +19,10 @@ export const isSessionShaped = (token: string): boolean =>
 // A fixed hash to verify against when the email is unknown, so both paths cost the same.
 const DUMMY_HASH = "pbkdf2-sha256$100000$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";
 
-export async function signIn(
-  db: Db,
-  input: { email: string; password: string; ttlHours: number },
-): Promise<{ token: string; expiresAt: Date; userId: string } | null> {
+export async function signIn({
+  ctx: { db },
+  input,
+}: Op<{ email: string; password: string; ttlHours: number }, "db">): Promise<{ token: string; expiresAt: Date; userId: string } | null> {
   const [user] = await db.select().from(users).where(eq(users.email, input.email.trim().toLowerCase())).limit(1);
   const ok = await verifyPassword(input.password, user?.passwordHash ?? DUMMY_HASH);
   if (!user || !ok) return null;
@@ -30,8 +32,8 @@ export async function signIn(
   return { token, expiresAt, userId: user.id };
 }
 
-export async function signOut(db: Db, token: string): Promise<void> {
-  await db.delete(sessions).where(eq(sessions.tokenHash, await sha256Hex(token)));
+export async function signOut({ ctx, input: { token } }: Op<{ token: string }, "db">): Promise<void> {
+  await ctx.db.delete(sessions).where(eq(sessions.tokenHash, await sha256Hex(token)));
 }
 
 /** A workspace the user belongs to, with its name (the dashboard's switcher and its session JSON show it). */
@@ -48,7 +50,7 @@ export interface ResolvedSession {
   memberships: SessionMembership[];
 }
 
-export async function resolveSession(db: Db, token: string): Promise<ResolvedSession | null> {
+export async function resolveSession({ ctx: { db }, input: { token } }: Op<{ token: string }, "db">): Promise<ResolvedSession | null> {
   const [row] = await db
     .select({ sessionId: sessions.id, userId: users.id, email: users.email })
     .from(sessions)

@@ -190,7 +190,7 @@ export async function agentTurn(
   const started = new Set<string>();
   // Opened while the model thinks, so the signature waits for nothing but the HMAC.
   const secret: Promise<string | null> = [...offered.values()].some((t) => t.type === "function")
-    ? openToolSecretOf(deps.config, agent).catch(() => null)
+    ? openToolSecretOf({ ctx: deps, input: agent }).catch(() => null)
     : Promise.resolve(null);
   let toolCalls = 0;
   let ended: EndCallTool | null = null;

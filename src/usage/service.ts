@@ -1,12 +1,13 @@
 // Usage of a workspace: the credits left, totals by day and modality, and the request log (the
 // Models API's requests and the calls' metered uses), for GET /v1/usage, the dashboard's JSON
-// copy and its Usage page. Reads only: metering writes its rows in src/metering/.
+// copy and its Usage page. Reads only: metering writes its rows in src/metering/. Takes one
+// `{ ctx, input }` (src/services.ts): a `Ctx<"db" | "organizationId">` and the query.
 import { and, desc, eq, gte, sql } from "drizzle-orm";
-import type { Db } from "../db/client";
 import { pageQuery } from "../db/pagination";
 import { organizations, type UsageEvent, usageEvents } from "../db/schema";
 import { ownedBy } from "../db/tenancy";
 import { type Page, type PageParams, pageOf } from "../lib/pagination";
+import type { Op } from "../services";
 
 export type Modality = UsageEvent["modality"];
 
@@ -36,7 +37,7 @@ export interface Usage {
 }
 
 /** The usage of a workspace: its balance, its totals since `days` ago, and a page of its request log. */
-export async function getUsage(db: Db, organizationId: string, query: UsageQuery): Promise<Usage> {
+export async function getUsage({ ctx: { db, organizationId }, input: query }: Op<UsageQuery>): Promise<Usage> {
   const since = new Date(Date.now() - query.days * 86_400_000);
   const day = sql<string>`to_char(date_trunc('day', ${usageEvents.createdAt} at time zone 'UTC'), 'YYYY-MM-DD')`;
   const modality = query.modality ? [eq(usageEvents.modality, query.modality)] : [];

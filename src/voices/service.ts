@@ -1,6 +1,8 @@
 // Voices: the system catalog (shared by every workspace, read-only) plus each workspace's own.
-// Plain functions of (db, organizationId, …), shared by /v1/voices, the Models API's TTS, the
-// agents service (an agent's voiceId) and the dashboard. The one ownership rule lives here: a
+// Each operation takes one `{ ctx, input }` (src/services.ts): `ctx` a `Ctx<"db" | "organizationId">`
+// (plus `"providers"` for the `available` filter), `input` an object, ids included. Shared by
+// /v1/voices, the Models API's TTS, the agents service (an agent's voiceId) and the dashboard.
+// The one ownership rule lives here: a
 // workspace sees system voices and its own, changes only its own; a system voice is read-only
 // (409), another workspace's voice is simply not found (404).
 import { and, asc, desc, eq, inArray, isNull, not, or, type SQL, sql } from "drizzle-orm";
@@ -11,6 +13,7 @@ import { ownedBy, ownedRow } from "../db/tenancy";
 import { ApiError } from "../lib/errors";
 import { isUuid } from "../lib/ids";
 import { type Page, type PageParams, pageOf } from "../lib/pagination";
+import type { Ctx, Op } from "../services";
 import { toNewVoiceRow, toVoicePatch } from "./mapper";
 import type { CreateVoiceInput, UpdateVoiceInput, VoiceProvider } from "./schema";
 
@@ -42,19 +45,19 @@ export const systemVoiceReadOnly = (action: VoiceChange) =>
   new ApiError("read_only", `System voices are shared by every workspace and cannot be ${action}. Create an owned voice instead.`);
 
 /** A voice the workspace can see (system or its own), or null. An id that is not a UUID names no voice. */
-export async function findVisibleVoice(db: Db, organizationId: string, id: string): Promise<Voice | null> {
+export async function findVisibleVoice({ ctx, input: { id } }: Op<{ id: string }>): Promise<Voice | null> {
   if (!isUuid(id)) return null;
-  const [row] = await db
+  const [row] = await ctx.db
     .select()
     .from(voices)
-    .where(and(eq(voices.id, id), visibleTo(organizationId)))
+    .where(and(eq(voices.id, id), visibleTo(ctx.organizationId)))
     .limit(1);
   return row ?? null;
 }
 
 /** A voice the workspace can see; 404 otherwise. */
-export async function getVoice(db: Db, organizationId: string, id: string): Promise<Voice> {
-  const row = await findVisibleVoice(db, organizationId, id);
+export async function getVoice(args: Op<{ id: string }>): Promise<Voice> {
+  const row = await findVisibleVoice(args);
   if (!row) throw voiceNotFound();
   return row;
 }
@@ -69,15 +72,14 @@ export interface VoiceFilters {
 }
 
 /**
- * A page of the voices the workspace sees, newest first. `synthesizable`: the providers this
- * deployment can speak now (providers/registry.ts), for the `available` filter.
+ * A page of the voices the workspace sees, newest first. The providers this deployment can speak
+ * now (`ctx.providers.synthesizable()`, providers/registry.ts) decide the `available` filter.
  */
-export async function listVoices(
-  db: Db,
-  organizationId: string,
-  params: PageParams & VoiceFilters,
-  synthesizable: readonly string[],
-): Promise<Page<Voice>> {
+export async function listVoices({
+  ctx,
+  input: params,
+}: Op<PageParams & VoiceFilters, "db" | "organizationId" | "providers">): Promise<Page<Voice>> {
+  const { db, organizationId } = ctx;
   const page = pageQuery(params);
   const conditions: SQL[] = [
     params.type === "system"
@@ -89,6 +91,7 @@ export async function listVoices(
   ];
   if (params.provider) conditions.push(eq(voices.provider, params.provider));
   if (params.available !== undefined) {
+    const synthesizable = ctx.providers.synthesizable();
     const speakable = synthesizable.length ? inArray(voices.provider, [...synthesizable]) : sql`false`;
     conditions.push(params.available ? speakable : not(speakable));
   }
@@ -109,12 +112,12 @@ export async function listVoices(
 }
 
 /** Every voice the workspace sees, by name: the dashboard's catalog and its voice pickers. */
-export async function listVoicesByName(db: Db, organizationId: string): Promise<Voice[]> {
-  return db.select().from(voices).where(visibleTo(organizationId)).orderBy(asc(voices.name));
+export async function listVoicesByName({ ctx }: { ctx: Ctx<"db" | "organizationId"> }): Promise<Voice[]> {
+  return ctx.db.select().from(voices).where(visibleTo(ctx.organizationId)).orderBy(asc(voices.name));
 }
 
-export async function createVoice(db: Db, organizationId: string, input: CreateVoiceInput): Promise<Voice> {
-  const [row] = await db.insert(voices).values(toNewVoiceRow(organizationId, input)).returning();
+export async function createVoice({ ctx, input }: Op<CreateVoiceInput>): Promise<Voice> {
+  const [row] = await ctx.db.insert(voices).values(toNewVoiceRow(ctx.organizationId, input)).returning();
   if (!row) throw new Error("insert returned no row");
   return row;
 }
@@ -131,7 +134,7 @@ async function refuseUnowned(db: Db, id: string, action: VoiceChange): Promise<n
 }
 
 /** A voice the workspace may change (its own); otherwise the ownership rule's 409 or 404. */
-export async function getOwnedVoice(db: Db, organizationId: string, id: string): Promise<Voice> {
+export async function getOwnedVoice({ ctx: { db, organizationId }, input: { id } }: Op<{ id: string }>): Promise<Voice> {
   const [row] = isUuid(id)
     ? await db
         .select()
@@ -143,11 +146,14 @@ export async function getOwnedVoice(db: Db, organizationId: string, id: string):
 }
 
 /** Only the fields sent change; `null` clears gender, previewUrl and description. */
-export async function updateVoice(db: Db, organizationId: string, id: string, input: UpdateVoiceInput): Promise<Voice> {
+export async function updateVoice({
+  ctx: { db, organizationId },
+  input: { id, patch },
+}: Op<{ id: string; patch: UpdateVoiceInput }>): Promise<Voice> {
   const [row] = isUuid(id)
     ? await db
         .update(voices)
-        .set(toVoicePatch(input))
+        .set(toVoicePatch(patch))
         .where(ownedRow(voices, organizationId, id))
         .returning()
     : [];
@@ -155,7 +161,7 @@ export async function updateVoice(db: Db, organizationId: string, id: string, in
 }
 
 /** Agents that used the voice keep working with `voiceId: null` (the foreign key sets null). */
-export async function deleteVoice(db: Db, organizationId: string, id: string): Promise<void> {
+export async function deleteVoice({ ctx: { db, organizationId }, input: { id } }: Op<{ id: string }>): Promise<void> {
   const [row] = isUuid(id)
     ? await db
         .delete(voices)
@@ -169,7 +175,7 @@ export async function deleteVoice(db: Db, organizationId: string, id: string): P
  * The voice a TTS request names: by id, or (the OpenAI SDK's alias) by provider voice id or
  * name, case-insensitive, the workspace's own voice before a system voice of the same name.
  */
-export async function resolveSpeechVoice(db: Db, organizationId: string, ref: string): Promise<Voice> {
+export async function resolveSpeechVoice({ ctx: { db, organizationId }, input: { ref } }: Op<{ ref: string }>): Promise<Voice> {
   const match = isUuid(ref)
     ? eq(voices.id, ref)
     : or(sql`lower(${voices.providerVoiceId}) = lower(${ref})`, sql`lower(${voices.name}) = lower(${ref})`);

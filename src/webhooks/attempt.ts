@@ -8,6 +8,7 @@ import type { AppConfig } from "../env";
 import { mapLimit } from "../lib/concurrency";
 import { redisFor } from "../lib/redis";
 import { readCapped } from "../lib/response-body";
+import type { DomainContext } from "../services";
 import { captureRequest } from "./capture";
 import { captureUrl, publicOrigin } from "./endpoints";
 import {
@@ -24,14 +25,8 @@ import { endpointSigningKey } from "./secret-store";
 import { signPayload } from "./signature";
 import { checkUrlResolved, dohResolver } from "./ssrf";
 
-export interface WebhookDeps {
-  db: Db;
-  config: AppConfig;
-  /** Keeps work alive after the response (the request scope's defer in the worker). */
-  waitUntil(promise: Promise<unknown>): void;
-  /** The request's origin, for the built-in test receiver's URL when PUBLIC_BASE_URL is unset. */
-  origin?: string;
-}
+/** What the webhook engine runs with: the domain context without the providers (src/services.ts). */
+export type WebhookDeps = Pick<DomainContext, "db" | "config" | "waitUntil" | "origin">;
 
 export type Trigger = "emit" | "retry" | "resend" | "test";
 

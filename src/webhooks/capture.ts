@@ -80,7 +80,7 @@ export async function endpointCaptures(
   endpointId: string,
   origin: string,
 ): Promise<Captures> {
-  const endpoint = await getEndpoint(db, organizationId, endpointId);
+  const endpoint = await getEndpoint({ ctx: { db, organizationId }, input: { id: endpointId } });
   const requests = await capturedRequests(redis, endpoint.captureToken);
   return { url: captureUrl(origin, endpoint.captureToken), keeps: CAPTURE_KEEP, requests };
 }

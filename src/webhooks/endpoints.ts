@@ -1,6 +1,7 @@
 // Webhook endpoint management, shared by /v1/webhook-endpoints (API key) and the dashboard.
-// The rules are here; the statements are in queries/endpoints.ts.
-import type { Db } from "../db/client";
+// The rules are here; the statements are in queries/endpoints.ts. Each operation takes one
+// `{ ctx, input }` (src/services.ts): a `Ctx<"db" | "organizationId">`, plus `"config"` where a
+// secret is sealed or opened or a URL checked, and `"publicOrigin"` where views are built.
 import type { PageQuery } from "../db/pagination";
 import type { WebhookEndpoint } from "../db/schema";
 import type { AppConfig } from "../env";
@@ -9,6 +10,7 @@ import { ApiError } from "../lib/errors";
 import { newId } from "../lib/ids";
 import { type Page, pageOf } from "../lib/pagination";
 import { isSealed } from "../lib/secrets";
+import { type Op, publicOrigin } from "../services";
 import { type Channel, eventsFor } from "./events";
 import {
   changeEndpoint,
@@ -72,9 +74,8 @@ export interface EndpointView extends Omit<EndpointInput, "events"> {
 
 export const endpointNotFound = () => new ApiError("not_found", "No webhook endpoint with that id in this workspace.");
 
-/** The service's public origin: PUBLIC_BASE_URL, else the origin the request came to. */
-export const publicOrigin = (config: Pick<AppConfig, "PUBLIC_BASE_URL">, requestOrigin: string | undefined): string =>
-  config.PUBLIC_BASE_URL ?? requestOrigin ?? "";
+/** The service's public origin (src/services.ts), named here too for the surfaces that build views. */
+export { publicOrigin };
 
 export const captureUrl = (origin: string, token: string) => `${origin.replace(/\/$/, "")}/webhooks/test-receiver/${token}`;
 
@@ -177,7 +178,10 @@ async function checkUrlsAtSave(values: Partial<Record<UrlField, string | null>>,
 }
 
 /** Creates an endpoint; its secret is sealed at rest and returned opened, this once. */
-export async function createEndpoint(db: Db, organizationId: string, input: EndpointInput, config: EndpointConfig): Promise<SavedEndpoint> {
+export async function createEndpoint({
+  ctx: { db, organizationId, config },
+  input,
+}: Op<EndpointInput, "db" | "organizationId" | "config">): Promise<SavedEndpoint> {
   const values = normalize(input, config.WEBHOOKS_ALLOW_PRIVATE_URLS, URL_FIELDS);
   const warnings = await checkUrlsAtSave(values, config);
   const id = newId();
@@ -193,8 +197,8 @@ export async function createEndpoint(db: Db, organizationId: string, input: Endp
   return { ...row, secret, warnings };
 }
 
-export async function getEndpoint(db: Db, organizationId: string, id: string): Promise<WebhookEndpoint> {
-  const row = await findEndpoint(db, organizationId, id);
+export async function getEndpoint({ ctx, input: { id } }: Op<{ id: string }>): Promise<WebhookEndpoint> {
+  const row = await findEndpoint(ctx.db, ctx.organizationId, id);
   if (!row) throw endpointNotFound();
   return row;
 }
@@ -206,13 +210,10 @@ export async function getEndpoint(db: Db, organizationId: string, id: string): P
  * waits on DNS); a URL already stored is checked at every delivery, so an endpoint whose URL
  * a newer rule refuses can still be turned off or renamed.
  */
-export async function updateEndpoint(
-  db: Db,
-  organizationId: string,
-  id: string,
-  patch: Partial<EndpointInput>,
-  config: EndpointConfig,
-): Promise<SavedEndpoint> {
+export async function updateEndpoint({
+  ctx: { db, organizationId, config },
+  input: { id, patch },
+}: Op<{ id: string; patch: Partial<EndpointInput> }, "db" | "organizationId" | "config">): Promise<SavedEndpoint> {
   const named = URL_FIELDS.filter((f) => patch[f] !== undefined);
   const warnings = await checkUrlsAtSave({ url: patch.url, testUrl: patch.testUrl }, config);
   const row = await changeEndpoint(db, organizationId, id, (current) => {
@@ -240,30 +241,26 @@ export async function updateEndpoint(
 }
 
 /** A new secret, sealed at rest and returned opened, this once; the old one never signs again. */
-export async function rotateSecret(
-  db: Db,
-  organizationId: string,
-  id: string,
-  config: Pick<AppConfig, "SECRETS_KEK">,
-): Promise<WebhookEndpoint> {
+export async function rotateSecret({
+  ctx: { db, organizationId, config },
+  input: { id },
+}: Op<{ id: string }, "db" | "organizationId" | "config">): Promise<WebhookEndpoint> {
   const secret = newSigningSecret();
   const row = await replaceEndpointSecret(db, organizationId, id, await sealEndpointSecret(config, id, secret));
   if (!row) throw endpointNotFound();
   return { ...row, secret };
 }
 
-export async function deleteEndpoint(db: Db, organizationId: string, id: string): Promise<void> {
-  if (!(await deleteOwnedEndpoint(db, organizationId, id))) throw endpointNotFound();
+export async function deleteEndpoint({ ctx, input: { id } }: Op<{ id: string }>): Promise<void> {
+  if (!(await deleteOwnedEndpoint(ctx.db, ctx.organizationId, id))) throw endpointNotFound();
 }
 
-export async function listEndpoints(
-  db: Db,
-  organizationId: string,
-  page: PageQuery,
-  origin: string,
-  config: Pick<AppConfig, "SECRETS_KEK">,
-): Promise<Page<EndpointView>> {
-  const rows = await endpointPage(db, organizationId, page);
-  const opened = await Promise.all(rows.map((r) => openEndpoint(config, r)));
-  return pageOf(opened, page.limit, (r) => toEndpointView(r, origin));
+/** A page of the workspace's endpoints as the API shows them (secrets masked; test receiver URLs at the public origin). */
+export async function listEndpoints({
+  ctx,
+  input: page,
+}: Op<PageQuery, "db" | "organizationId" | "config" | "publicOrigin">): Promise<Page<EndpointView>> {
+  const rows = await endpointPage(ctx.db, ctx.organizationId, page);
+  const opened = await Promise.all(rows.map((r) => openEndpoint(ctx.config, r)));
+  return pageOf(opened, page.limit, (r) => toEndpointView(r, ctx.publicOrigin));
 }

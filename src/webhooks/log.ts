@@ -71,7 +71,7 @@ export async function listDeliveries(
   page: PageQuery,
   filters: { status?: string; event?: string },
 ): Promise<Page<DeliveryView>> {
-  await getEndpoint(db, organizationId, endpointId); // 404 for another workspace's endpoint
+  await getEndpoint({ ctx: { db, organizationId }, input: { id: endpointId } }); // 404 for another workspace's endpoint
   const rows = await deliveryPage(db, organizationId, endpointId, page, filters);
   const ids = rows.slice(0, page.limit).map((r) => r.id);
   const attempts = ids.length ? await attemptsOfDeliveries(db, ids) : [];
@@ -95,7 +95,7 @@ export async function resendDelivery(
   endpointId: string,
   deliveryId: string,
 ): Promise<DeliveryView> {
-  const endpoint = await getEndpoint(deps.db, organizationId, endpointId);
+  const endpoint = await getEndpoint({ ctx: { db: deps.db, organizationId }, input: { id: endpointId } });
   await getDelivery(deps.db, organizationId, endpointId, deliveryId);
   if (!endpoint.active || endpoint.disabledReason) {
     throw new ApiError("conflict", "The endpoint is inactive: turn it on before resending.");

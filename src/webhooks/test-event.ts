@@ -46,7 +46,7 @@ export function syntheticCallCompleted(now = new Date()): EventData {
  * subscriptions. Returns the delivery with its attempt (in QStash mode the attempt follows).
  */
 export async function sendTestEvent(deps: WebhookDeps, organizationId: string, endpointId: string): Promise<DeliveryView> {
-  const endpoint = await getEndpoint(deps.db, organizationId, endpointId);
+  const endpoint = await getEndpoint({ ctx: { db: deps.db, organizationId }, input: { id: endpointId } });
   const { deliveryIds } = await emit(deps, {
     organizationId,
     event: TEST_EVENT,

@@ -2,7 +2,7 @@
 // first assistant message, and the session's history; metered to the workspace like every
 // Models call (hold, call, settle), logged as POST /widget/v1/chat.
 import { renderTemplate } from "../calls/prompt";
-import type { Agent, WidgetTurn } from "../db/schema";
+import type { Agent, ChatTurn } from "../db/schema";
 import { toApiError } from "../providers/http";
 import type { ChatMessage } from "../providers/types";
 import { type AgentTurn, agentTurn, type ToolTurnDeps } from "../tools/runtime";
@@ -24,7 +24,7 @@ export const greetingOf = (widget: { greeting: string | null }, agent: Pick<Agen
  */
 export function chatMessages(
   agent: Pick<Agent, "systemPrompt">,
-  transcript: readonly Pick<WidgetTurn, "role" | "text" | "tool">[],
+  transcript: readonly Pick<ChatTurn, "role" | "text" | "tool">[],
   instructions = CHAT_INSTRUCTIONS,
   variables: Record<string, string> = {},
 ): ChatMessage[] {
@@ -39,9 +39,9 @@ export function chatMessages(
       continue;
     }
     // Tool turns in a row are one answer of the model: its tool calls, then their results.
-    const group: NonNullable<WidgetTurn["tool"]>[] = [];
+    const group: NonNullable<ChatTurn["tool"]>[] = [];
     while (i < recent.length && recent[i]?.role === "tool" && recent[i]?.tool)
-      group.push((recent[i++] as WidgetTurn).tool as NonNullable<WidgetTurn["tool"]>);
+      group.push((recent[i++] as ChatTurn).tool as NonNullable<ChatTurn["tool"]>);
     i--;
     messages.push({
       role: "assistant",

@@ -1,60 +1,15 @@
-// Widget chat sessions: created by a visitor's first message (widget.started), appended to with
-// single statements (concurrent messages never lose a turn), ended once, by whichever comes
-// first: the visitor closing the widget, the inactivity sweep, or a full transcript
-// (widget.completed with the transcript). Each state change is one conditional UPDATE, so the
-// end's webhook fires exactly once.
-import type { Db } from "../db/client";
-import type { Agent, Widget, WidgetEndedReason, WidgetSession, WidgetTurn } from "../db/schema";
+// The widget's adapter of the chat runtime (src/chats/runtime.ts): a visitor's first message
+// starts a chat (widget.started), later messages must name a chat that is this visitor's on this
+// widget and still in progress, and a full chat ends (`session-full`) with 409 session_ended, so
+// the widget starts the next one. The visitor closing the widget ends it (widget.completed).
+
+import { visitorChatStatus } from "../chats/queries";
+import { appendReply, appendUserTurn, endChat, startChat } from "../chats/runtime";
+import type { Agent, Chat, ChatTurn, Widget } from "../db/schema";
 import { ApiError } from "../lib/errors";
 import type { DomainContext } from "../services";
-import { emit } from "../webhooks/deliver";
-import { chatTranscript, type EventData } from "../webhooks/payload";
-import {
-  appendSessionTurns,
-  appendVisitorTurn,
-  completeWidgetSession,
-  idleWidgetSessionIds,
-  insertWidgetSession,
-  visitorSessionStatus,
-} from "./service";
 
-/** A session holds at most this many turns (visitor and agent); then it ends (`session-full`). */
-export const MAX_SESSION_TURNS = 200;
-const SWEEP_BATCH = 100;
-
-export function sessionEventData(session: WidgetSession, withTranscript: boolean): EventData {
-  return {
-    chat: {
-      id: session.id,
-      status: session.status,
-      agentId: session.agentId,
-      agentName: session.agentName,
-      startedAt: session.startedAt.toISOString(),
-      endedAt: session.endedAt?.toISOString() ?? null,
-      messageCount: session.messageCount,
-      channelId: session.widgetId,
-      endUserId: session.visitorId,
-      endUserName: null,
-    },
-    transcript: withTranscript ? chatTranscript(session.transcript) : null,
-    metadata: {
-      widgetId: session.widgetId,
-      visitorId: session.visitorId,
-      origin: session.origin,
-      ...(session.endedReason ? { endedReason: session.endedReason } : {}),
-    },
-  };
-}
-
-const fire = (deps: DomainContext, session: WidgetSession, event: "widget.started" | "widget.completed") =>
-  emit(deps, {
-    organizationId: session.organizationId,
-    event,
-    data: sessionEventData(session, event === "widget.completed"),
-    subjectId: session.id,
-  });
-
-/** The visitor's first message: a new session (the greeting first, if any), and widget.started. */
+/** The visitor's first message: a new chat (the greeting first, if any), and widget.started. */
 export async function startSession(
   deps: DomainContext,
   input: {
@@ -63,26 +18,23 @@ export async function startSession(
     visitorId: string;
     origin: string;
     greeting: string | null;
-    message: WidgetTurn;
+    message: ChatTurn;
   },
-): Promise<WidgetSession> {
-  const transcript: WidgetTurn[] = [
-    ...(input.greeting ? [{ role: "agent" as const, text: input.greeting, at: input.message.at }] : []),
-    input.message,
-  ];
-  const row = await insertWidgetSession(deps.db, {
+): Promise<Chat> {
+  const greeting: ChatTurn[] = input.greeting ? [{ role: "agent", text: input.greeting, at: input.message.at }] : [];
+  const row = await startChat(deps, {
     organizationId: input.widget.organizationId,
+    channel: "widget",
     widgetId: input.widget.id,
+    channelId: null,
     agentId: input.agent.id,
     agentName: input.agent.name,
-    visitorId: input.visitorId,
+    endUserId: input.visitorId,
+    endUserName: null,
     origin: input.origin,
-    status: "in-progress",
-    transcript,
-    messageCount: transcript.length,
+    transcript: [...greeting, input.message],
   });
   if (!row) throw new Error("insert returned no row");
-  await fire(deps, row, "widget.started");
   return row;
 }
 
@@ -91,7 +43,7 @@ const sessionEnded = () =>
   new ApiError("session_ended", "This chat session has ended. Send the message without a sessionId to start a new one.");
 
 /**
- * Appends the visitor's message to their in-progress session. 404 when the session is not this
+ * Appends the visitor's message to their in-progress chat. 404 when the chat is not this
  * visitor's on this widget; 409 session_ended when it is over (a full one is ended here).
  */
 export async function appendVisitorMessage(
@@ -99,47 +51,29 @@ export async function appendVisitorMessage(
   widget: Widget,
   visitorId: string,
   sessionId: string,
-  message: WidgetTurn,
-): Promise<WidgetSession> {
-  const row = await appendVisitorTurn(deps.db, widget.id, visitorId, sessionId, message, MAX_SESSION_TURNS);
+  message: ChatTurn,
+): Promise<Chat> {
+  const visitor = { widgetId: widget.id, visitorId };
+  const row = await appendUserTurn(deps, sessionId, message, visitor);
   if (row) return row;
-  const existing = await visitorSessionStatus(deps.db, widget.id, visitorId, sessionId);
+  const existing = await visitorChatStatus(deps.db, visitor, sessionId);
   if (!existing) throw sessionNotFound();
-  if (existing.status === "in-progress") await endSession(deps, sessionId, "session-full");
+  if (existing.status === "in-progress") await endChat(deps, sessionId, "session-full");
   throw sessionEnded();
 }
 
-/**
- * The agent's reply, after the turn's tool turns and what was said while they ran, in one
- * statement; nothing when the session ended meanwhile (the visitor still gets the reply).
- */
-export async function appendAgentReply(db: Db, sessionId: string, reply: WidgetTurn, before: readonly WidgetTurn[] = []): Promise<void> {
-  await appendSessionTurns(db, sessionId, [...before, reply]);
-}
-
-/** Ends an in-progress session; the winner fires widget.completed with the transcript. Null when it was already over. */
-export async function endSession(deps: DomainContext, sessionId: string, reason: WidgetEndedReason): Promise<WidgetSession | null> {
-  const row = await completeWidgetSession(deps.db, sessionId, reason);
-  if (!row) return null;
-  await fire(deps, row, "widget.completed");
-  return row;
+/** The agent's reply after the turn's tool turns; nothing when the chat ended meanwhile (the visitor still gets the reply). */
+export async function appendAgentReply(
+  deps: Pick<DomainContext, "db">,
+  sessionId: string,
+  reply: ChatTurn,
+  before: readonly ChatTurn[] = [],
+) {
+  await appendReply(deps, sessionId, [...before, reply]);
 }
 
 /** The visitor closed the widget: 204 whether this ended it or it was already over; 404 when it is not theirs. */
 export async function endVisitorSession(deps: DomainContext, widget: Widget, visitorId: string, sessionId: string): Promise<void> {
-  const existing = await visitorSessionStatus(deps.db, widget.id, visitorId, sessionId);
-  if (!existing) throw sessionNotFound();
-  await endSession(deps, sessionId, "visitor-ended");
-}
-
-/**
- * The cron trigger's sweep: sessions without a message for `timeoutSeconds` end (`inactivity`),
- * also those of a widget revoked or deleted since. Returns how many it ended.
- */
-export async function sweepIdleWidgetSessions(deps: DomainContext, timeoutSeconds: number): Promise<number> {
-  const idle = await idleWidgetSessionIds(deps.db, timeoutSeconds, SWEEP_BATCH);
-  let ended = 0;
-  for (const { id } of idle) if (await endSession(deps, id, "inactivity")) ended++;
-  if (ended > 0) console.log(JSON.stringify({ level: "info", msg: "widget sweep ended idle chat sessions", ended }));
-  return ended;
+  if (!(await visitorChatStatus(deps.db, { widgetId: widget.id, visitorId }, sessionId))) throw sessionNotFound();
+  await endChat(deps, sessionId, "visitor-ended");
 }

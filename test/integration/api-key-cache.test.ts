@@ -107,10 +107,13 @@ describe("revocation is immediate on every worker", () => {
   it("a cache fill that raced the revocation never overwrites its tombstone", async () => {
     const ws = await createWorkspace();
     await cachedOnBoth(ws);
-    await revokeApiKey(testDb(), testRedis(), ws.organizationId, ws.apiKeyId);
+    await revokeApiKey({ ctx: { db: testDb(), redis: testRedis(), organizationId: ws.organizationId }, input: { id: ws.apiKeyId } });
     // A request that read Postgres just before the revocation now fills the cache (SET NX).
     const hash = await sha256Hex(ws.apiKey);
-    await rememberKey(testRedis(), hash, { keyId: ws.apiKeyId, organizationId: ws.organizationId, user: null });
+    await rememberKey({
+      ctx: { redis: testRedis() },
+      input: { hash, key: { keyId: ws.apiKeyId, organizationId: ws.organizationId, user: null } },
+    });
     await expectError(await me(b, ws.apiKey), 401, "unauthorized");
   });
 
@@ -118,11 +121,15 @@ describe("revocation is immediate on every worker", () => {
     const ws = await createWorkspace();
     await cachedOnBoth(ws);
     const dead = new Redis({ url: deadRedisUrl, token: "x", retry: false });
-    await expect(revokeApiKey(testDb(), dead, ws.organizationId, ws.apiKeyId)).rejects.toMatchObject({ code: "cache_unavailable" });
+    await expect(
+      revokeApiKey({ ctx: { db: testDb(), redis: dead, organizationId: ws.organizationId }, input: { id: ws.apiKeyId } }),
+    ).rejects.toMatchObject({ code: "cache_unavailable" });
     // Postgres has it: a worker that cannot reach Redis verifies from Postgres and refuses it.
     await expectError(await me(noRedis, ws.apiKey), 401, "unauthorized");
     // The retry (Redis reachable again) tells the cache, then says it was already revoked.
-    await expect(revokeApiKey(testDb(), testRedis(), ws.organizationId, ws.apiKeyId)).rejects.toMatchObject({ code: "conflict" });
+    await expect(
+      revokeApiKey({ ctx: { db: testDb(), redis: testRedis(), organizationId: ws.organizationId }, input: { id: ws.apiKeyId } }),
+    ).rejects.toMatchObject({ code: "conflict" });
     await expectError(await me(b, ws.apiKey), 401, "unauthorized");
   });
 });
@@ -136,7 +143,7 @@ describe("a read alongside the check (a key this isolate has seen)", () => {
     const agent = await createAgent(ws, { name: "Agent only the workspace may see" });
     const seen = await get(a, "/v1/agents", ws.apiKey);
     expect(await seen.text()).toContain("Agent only the workspace may see");
-    await revokeApiKey(testDb(), testRedis(), ws.organizationId, ws.apiKeyId);
+    await revokeApiKey({ ctx: { db: testDb(), redis: testRedis(), organizationId: ws.organizationId }, input: { id: ws.apiKeyId } });
 
     counter.reset();
     const refused = await get(a, "/v1/agents", ws.apiKey);
@@ -162,7 +169,7 @@ describe("a read alongside the check (a key this isolate has seen)", () => {
   it("writes wait for the check: a revoked key's POST creates nothing", async () => {
     const ws = await createWorkspace();
     expect((await get(a, "/v1/agents", ws.apiKey)).status).toBe(200);
-    await revokeApiKey(testDb(), testRedis(), ws.organizationId, ws.apiKeyId);
+    await revokeApiKey({ ctx: { db: testDb(), redis: testRedis(), organizationId: ws.organizationId }, input: { id: ws.apiKeyId } });
     const res = await fetch(`${a.baseUrl}/v1/agents`, {
       method: "POST",
       headers: { authorization: `Bearer ${ws.apiKey}`, "content-type": "application/json" },
@@ -185,8 +192,11 @@ describe("Redis unreachable", () => {
 
   it("a revoked key and an unknown key are refused", async () => {
     const ws = await createWorkspace();
-    const { key, secret } = await createApiKey(testDb(), { organizationId: ws.organizationId, name: "x", createdByUserId: null });
-    await revokeApiKey(testDb(), testRedis(), ws.organizationId, key.id);
+    const { key, secret } = await createApiKey({
+      ctx: { db: testDb(), organizationId: ws.organizationId },
+      input: { name: "x", createdByUserId: null },
+    });
+    await revokeApiKey({ ctx: { db: testDb(), redis: testRedis(), organizationId: ws.organizationId }, input: { id: key.id } });
     await expectError(await me(noRedis, secret), 401, "unauthorized");
     await expectError(await me(noRedis, `sk-live-${"Q".repeat(40)}`), 401, "unauthorized");
   });

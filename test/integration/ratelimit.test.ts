@@ -75,10 +75,9 @@ describe("rate limit", () => {
     const a = await createWorkspace();
     for (let i = 0; i < 3; i++) expect((await me(limited.baseUrl, a.apiKey)).status).toBe(200);
     expect((await me(limited.baseUrl, a.apiKey)).status).toBe(429);
-    const { secret: sameWorkspace } = await createApiKey(testDb(), {
-      organizationId: a.organizationId,
-      name: "second",
-      createdByUserId: a.admin.id,
+    const { secret: sameWorkspace } = await createApiKey({
+      ctx: { db: testDb(), organizationId: a.organizationId },
+      input: { name: "second", createdByUserId: a.admin.id },
     });
     expect((await me(limited.baseUrl, sameWorkspace)).status).toBe(200);
     const b = await createWorkspace();

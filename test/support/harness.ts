@@ -73,8 +73,11 @@ export async function createWorkspace(name = "Test workspace"): Promise<Workspac
   const db = testDb();
   const email = `admin-${randomUUID()}@example.test`;
   const password = `pw-${randomUUID()}`;
-  const { organization, user } = await createOrganizationWithAdmin(db, { organizationName: name, email, password });
-  const { key, secret } = await createApiKey(db, { organizationId: organization.id, name: "test", createdByUserId: user.id });
+  const { organization, user } = await createOrganizationWithAdmin({ ctx: { db }, input: { organizationName: name, email, password } });
+  const { key, secret } = await createApiKey({
+    ctx: { db, organizationId: organization.id },
+    input: { name: "test", createdByUserId: user.id },
+  });
   return {
     organizationId: organization.id,
     admin: { id: user.id, email, password },
@@ -101,21 +104,20 @@ export const testRedis = () => new Redis({ url: stack().redisUrl, token: stack()
 
 /** A key that was used (so the worker has it cached) and then revoked through the service. */
 export async function revokedKey(ws: Workspace): Promise<string> {
-  const { key, secret } = await createApiKey(testDb(), {
-    organizationId: ws.organizationId,
-    name: "to revoke",
-    createdByUserId: ws.admin.id,
+  const { key, secret } = await createApiKey({
+    ctx: { db: testDb(), organizationId: ws.organizationId },
+    input: { name: "to revoke", createdByUserId: ws.admin.id },
   });
   const used = await fetch(`${baseUrl()}/v1/me`, { headers: { authorization: `Bearer ${secret}` } });
   if (used.status !== 200) throw new Error(`a fresh key answered ${used.status}`);
-  await revokeApiKey(testDb(), testRedis(), ws.organizationId, key.id);
+  await revokeApiKey({ ctx: { db: testDb(), redis: testRedis(), organizationId: ws.organizationId }, input: { id: key.id } });
   return secret;
 }
 
 export async function addMemberTo(ws: Workspace, role: "admin" | "member" = "member") {
   const email = `member-${randomUUID()}@example.test`;
   const password = `pw-${randomUUID()}`;
-  const m = await addMember(testDb(), { organizationId: ws.organizationId, email, password, role });
+  const m = await addMember({ ctx: { db: testDb(), organizationId: ws.organizationId }, input: { email, password, role } });
   return { ...m, password };
 }
 

@@ -15,7 +15,7 @@ import { inputOf, onFields, typedValues, type Values, valuesOf } from "./form";
 import { AgentForm, AgentList } from "./views";
 
 async function voiceOptions(c: Context<AppEnv>) {
-  const rows = await listVoicesByName(c.var.db, c.var.auth.organizationId);
+  const rows = await listVoicesByName({ ctx: c.var.ctx });
   const fallback = rows.find((v) => v.id === defaultVoiceId(c.var.config));
   return [
     { value: "", label: fallback ? `Platform default (now ${fallback.name}, ${fallback.provider})` : "Platform default voice" },
@@ -36,14 +36,14 @@ async function renderForm(
   return c.html(<AgentForm shell={shell} agent={agent} values={values} errors={errors} voices={voices} notice={notice} />, status);
 }
 
-const ownAgent = (c: Context<AppEnv>, id: string): Promise<Agent> => getAgent(c.var.db, c.var.auth.organizationId, id);
+const ownAgent = (c: Context<AppEnv>, id: string): Promise<Agent> => getAgent({ ctx: c.var.ctx, input: { id } });
 
 export function agentPages() {
   const app = screenRouter();
 
   app.get("/", async (c) => {
     const shell = await shellOf(c, "Agents", "agents");
-    const { data: agents } = await listAgents(c.var.db, c.var.auth.organizationId, { limit: 200 });
+    const { data: agents } = await listAgents({ ctx: c.var.ctx, input: { limit: 200 } });
     return c.html(<AgentList shell={shell} agents={agents} notice={c.req.query("deleted") ? "Agent deleted." : undefined} />);
   });
 
@@ -55,7 +55,7 @@ export function agentPages() {
     const checked = validate(createAgentSchema, inputOf(form, pre), pre);
     if (!checked.ok) return renderForm(c, null, typedValues(form), onFields(checked.errors), 400);
     try {
-      const { agent } = await createAgent(c.var.db, c.var.config, c.var.auth.organizationId, checked.data);
+      const { agent } = await createAgent({ ctx: c.var.ctx, input: checked.data });
       return c.redirect(`/dashboard/agents/${agent.id}?saved=1`, 303);
     } catch (err) {
       return renderForm(c, null, typedValues(form), apiErrorFields(err), 400);
@@ -64,7 +64,7 @@ export function agentPages() {
 
   app.get("/:id", async (c) => {
     const agent = await ownAgent(c, c.req.param("id"));
-    const { toolSecret } = await withToolSecret(c.var.config, agent);
+    const { toolSecret } = await withToolSecret({ ctx: c.var.ctx, input: agent });
     return renderForm(c, agent, valuesOf(toAgent(agent, toolSecret)), {}, 200, c.req.query("saved") ? "Agent saved." : undefined);
   });
 
@@ -75,7 +75,7 @@ export function agentPages() {
     const checked = validate(updateAgentSchema, inputOf(form, pre), pre);
     if (!checked.ok) return renderForm(c, agent, typedValues(form), onFields(checked.errors), 400);
     try {
-      await updateAgent(c.var.db, c.var.config, c.var.auth.organizationId, agent.id, checked.data);
+      await updateAgent({ ctx: c.var.ctx, input: { id: agent.id, patch: checked.data } });
       return c.redirect(`/dashboard/agents/${agent.id}?saved=1`, 303);
     } catch (err) {
       return renderForm(c, agent, typedValues(form), apiErrorFields(err), 400);
@@ -83,7 +83,7 @@ export function agentPages() {
   });
 
   app.post("/:id/delete", async (c) => {
-    await deleteAgent(c.var.db, c.var.auth.organizationId, c.req.param("id"));
+    await deleteAgent({ ctx: c.var.ctx, input: { id: c.req.param("id") } });
     return c.redirect("/dashboard/agents?deleted=1", 303);
   });
 

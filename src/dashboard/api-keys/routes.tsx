@@ -16,7 +16,7 @@ import { ApiKeys, type ApiKeysProps } from "./views";
 
 async function render(c: Context<AppEnv>, extra: Omit<ApiKeysProps, "shell" | "keys"> = {}, status: 200 | 201 | 400 = 200) {
   const shell = await shellOf(c, "API Keys", "api-keys");
-  const keys = await listApiKeys(c.var.db, c.var.auth.organizationId, pageQuery({ limit: 100 }), redisFor(c.var.config));
+  const keys = await listApiKeys({ ctx: { ...c.var.ctx, redis: redisFor(c.var.config) }, input: pageQuery({ limit: 100 }) });
   return c.html(<ApiKeys shell={shell} keys={keys.data} {...extra} />, status);
 }
 
@@ -29,10 +29,9 @@ export function apiKeyPages() {
     const name = one(c.var.form, "name");
     const checked = validate(createApiKeySchema, { name });
     if (!checked.ok) return render(c, { errors: checked.errors, name }, 400);
-    const { secret } = await createApiKey(c.var.db, {
-      organizationId: c.var.auth.organizationId,
-      name: checked.data.name,
-      createdByUserId: c.var.auth.user?.id ?? null,
+    const { secret } = await createApiKey({
+      ctx: c.var.ctx,
+      input: { name: checked.data.name, createdByUserId: c.var.auth.user?.id ?? null },
     });
     // The secret is rendered in this response only (no redirect: it must never sit in a URL or a cookie).
     c.header("Cache-Control", "no-store");
@@ -43,7 +42,7 @@ export function apiKeyPages() {
     const id = c.req.param("id");
     if (!isUuid(id)) throw new ApiError("not_found", "No API key with that id in this workspace.");
     try {
-      const key = await revokeApiKey(c.var.db, redisFor(c.var.config), c.var.auth.organizationId, id);
+      const key = await revokeApiKey({ ctx: { ...c.var.ctx, redis: redisFor(c.var.config) }, input: { id } });
       return render(c, { notice: `Key "${key.name}" revoked.` });
     } catch (err) {
       if (err instanceof ApiError && err.code === "conflict") return render(c, { errors: apiErrorFields(err) }, 400);

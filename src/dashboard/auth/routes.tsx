@@ -41,7 +41,7 @@ export function authPages() {
     let result: Awaited<ReturnType<typeof signIn>>;
     try {
       result = await limitedSignIn(c, checked.data.email, () =>
-        signIn(c.var.db, { ...checked.data, ttlHours: c.var.config.SESSION_TTL_HOURS }),
+        signIn({ ctx: { db: c.var.db }, input: { ...checked.data, ttlHours: c.var.config.SESSION_TTL_HOURS } }),
       );
     } catch (err) {
       // Over the limit: the form again, saying when to retry (an error page's links would lead back here).
@@ -60,7 +60,7 @@ export function authPages() {
 
   app.post("/sign-out", async (c) => {
     const token = getCookie(c, SESSION_COOKIE);
-    if (token) await signOut(c.var.db, token);
+    if (token) await signOut({ ctx: { db: c.var.db }, input: { token } });
     clearCookies(c, true);
     return c.redirect(SIGN_IN_PATH, 303);
   });

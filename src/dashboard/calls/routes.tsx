@@ -49,11 +49,10 @@ async function listPage(
     type: c.req.query("type") ?? "",
     direction: c.req.query("direction") ?? "",
   };
-  const { db } = c.var;
-  const org = c.var.auth.organizationId;
+  const { ctx } = c.var;
   const [{ data: calls }, agents] = await Promise.all([
-    listCalls(db, org, { limit: LIST_LIMIT, ...filtersOf(q) }),
-    listAgentNames(db, org),
+    listCalls({ ctx, input: { limit: LIST_LIMIT, ...filtersOf(q) } }),
+    listAgentNames({ ctx }),
   ]);
   return c.html(<CallList shell={shell} calls={calls} agents={agents} q={q} {...extra} />, status);
 }
@@ -67,7 +66,7 @@ export function callPages() {
     const values = { agentId: one(c.var.form, "agentId"), phoneNumber: one(c.var.form, "phoneNumber") };
     const checked = validate(testCallSchema, values);
     if (!checked.ok) return listPage(c, { errors: checked.errors, values }, 400);
-    const agent = await findAgent(c.var.db, c.var.auth.organizationId, checked.data.agentId);
+    const agent = await findAgent({ ctx: c.var.ctx, input: { id: checked.data.agentId } });
     if (!agent) return listPage(c, { errors: { agentId: "no such agent in this workspace" }, values }, 400);
     try {
       const { call } = await placePhoneCall(callCtx(c), agent, { phoneNumber: checked.data.phoneNumber }, undefined);
@@ -79,7 +78,7 @@ export function callPages() {
   });
 
   app.get("/:id", async (c) => {
-    const { call, usage } = await getCallWithUsage(c.var.db, c.var.auth.organizationId, c.req.param("id"));
+    const { call, usage } = await getCallWithUsage({ ctx: c.var.ctx, input: { id: c.req.param("id") } });
     const shell = await shellOf(c, `Call ${when(call.createdAt)}`, "calls");
     const deliveries = await deliveriesOf(c.var.db, c.var.auth.organizationId, call.id);
     const live = ACTIVE_STATUSES.includes(call.status);
@@ -87,7 +86,7 @@ export function callPages() {
   });
 
   app.get("/:id/recording", async (c) => {
-    const object = await getCallRecording(c.var.db, c.env.RECORDINGS, c.var.auth.organizationId, c.req.param("id"));
+    const object = await getCallRecording({ ctx: { ...c.var.ctx, recordings: c.env.RECORDINGS }, input: { id: c.req.param("id") } });
     if (!object) throw new ApiError("not_found", "This call has no recording.");
     return c.body(object.body, 200, {
       "content-type": "audio/wav",

@@ -24,7 +24,7 @@ import { ChannelList } from "./list";
 const LIST_LIMIT = 50;
 
 async function agentChoices(c: Context<AppEnv>) {
-  return (await listAgentNames(c.var.db, c.var.auth.organizationId)).map((a) => ({ value: a.id, label: a.name }));
+  return (await listAgentNames({ ctx: c.var.ctx })).map((a) => ({ value: a.id, label: a.name }));
 }
 
 /** The provider's refusal on the field it is about (the token, the number); a provider failure on the form. */
@@ -52,7 +52,7 @@ async function renderChannel(c: Context<AppEnv>, channel: MessagingChannel, extr
   return c.html(<ChannelPage shell={shell} channel={channel} view={view} agents={agents} values={valuesOf(channel)} {...extra} />, status);
 }
 
-const own = (c: Context<AppEnv>) => getChannel(c.var.db, c.var.auth.organizationId, c.req.param("id") ?? "");
+const own = (c: Context<AppEnv>) => getChannel({ ctx: c.var.ctx, input: { id: c.req.param("id") ?? "" } });
 
 const NOTICES: Record<string, string> = {
   connected: "Channel connected.",
@@ -68,8 +68,8 @@ export function channelPages() {
     const shell = await shellOf(c, "Channels", "channels");
     const org = c.var.auth.organizationId;
     const [page, agents] = await Promise.all([
-      listChannels(c.var.db, org, pageQuery({ limit: LIST_LIMIT, cursor: c.req.query("cursor") })),
-      listAgentNames(c.var.db, org),
+      listChannels({ ctx: c.var.ctx, input: pageQuery({ limit: LIST_LIMIT, cursor: c.req.query("cursor") }) }),
+      listAgentNames({ ctx: { db: c.var.db, organizationId: org } }),
     ]);
     const agentNames = new Map(agents.map((a) => [a.id, a.name]));
     const notice = c.req.query("notice") === "removed" ? "Channel removed." : undefined;
@@ -83,7 +83,7 @@ export function channelPages() {
     const checked = validate(createChannelSchema, createInputOf(c.var.form, type));
     if (!checked.ok) return renderConnect(c, type, typed(c.var.form), onFields(checked.errors), 400);
     try {
-      const row = await createChannel(c.var.services.webhooks, c.var.auth.organizationId, checked.data);
+      const row = await createChannel({ ctx: c.var.ctx, input: checked.data });
       return c.redirect(`${BASE}/${row.id}?notice=connected`, 303);
     } catch (err) {
       return renderConnect(c, type, typed(c.var.form), connectErrors(err, type), err instanceof ApiError ? err.status : 500);
@@ -97,7 +97,7 @@ export function channelPages() {
     const checked = validate(updateChannelSchema, updateInputOf(c.var.form));
     if (!checked.ok) return renderChannel(c, channel, { values: typed(c.var.form), errors: checked.errors }, 400);
     try {
-      await updateChannel(c.var.db, c.var.auth.organizationId, channel.id, checked.data);
+      await updateChannel({ ctx: c.var.ctx, input: { ...checked.data, id: channel.id } });
       return c.redirect(`${BASE}/${channel.id}?notice=saved`, 303);
     } catch (err) {
       return renderChannel(c, channel, { values: typed(c.var.form), errors: apiErrorFields(err) }, 400);
@@ -106,14 +106,14 @@ export function channelPages() {
 
   app.post("/:id/test", adminOnly, async (c) => {
     const channel = await own(c);
-    return renderChannel(c, channel, { check: await checkChannel(c.var.services.webhooks, c.var.auth.organizationId, channel.id) });
+    return renderChannel(c, channel, { check: await checkChannel({ ctx: c.var.ctx, input: { id: channel.id } }) });
   });
 
   app.post("/:id/status", adminOnly, async (c) => {
     const channel = await own(c);
     const checked = validate(updateChannelSchema, { status: one(c.var.form, "status") });
     if (!checked.ok) throw new ApiError("validation_failed", "status: choose active or paused");
-    await updateChannel(c.var.db, c.var.auth.organizationId, channel.id, checked.data);
+    await updateChannel({ ctx: c.var.ctx, input: { ...checked.data, id: channel.id } });
     return c.redirect(`${BASE}/${channel.id}?notice=${checked.data.status}`, 303);
   });
 
@@ -124,7 +124,7 @@ export function channelPages() {
 
   app.post("/:id/remove", adminOnly, async (c) => {
     const channel = await own(c);
-    await deleteChannel(c.var.services.webhooks, c.var.auth.organizationId, channel.id);
+    await deleteChannel({ ctx: c.var.ctx, input: { id: channel.id } });
     return c.redirect(`${BASE}?notice=removed`, 303);
   });
 

@@ -33,11 +33,10 @@ function filtersOf(q: FilterValues): Omit<ListChatsQuery, "limit"> {
 
 /** Every widget and messaging channel by name: the filter's choices, and the list's Channel column. */
 async function channelNames(c: Context<AppEnv>) {
-  const { db } = c.var;
-  const org = c.var.auth.organizationId;
+  const { ctx } = c.var;
   const [widgets, channels] = await Promise.all([
-    listWidgets(db, org, { limit: CHANNEL_CHOICES }),
-    listChannels(db, org, { limit: CHANNEL_CHOICES }),
+    listWidgets({ ctx, input: { limit: CHANNEL_CHOICES } }),
+    listChannels({ ctx, input: { limit: CHANNEL_CHOICES } }),
   ]);
   return [
     ...widgets.data.map((w) => ({ id: w.id, type: "widget" as const, name: w.name })),
@@ -55,11 +54,9 @@ export function chatPages() {
       agentId: c.req.query("agentId") ?? "",
       status: c.req.query("status") ?? "",
     };
-    const { db } = c.var;
-    const org = c.var.auth.organizationId;
     const [page, agents, channels] = await Promise.all([
-      listChats(db, org, { limit: LIST_LIMIT, cursor: c.req.query("cursor"), ...filtersOf(q) }),
-      listAgentNames(db, org),
+      listChats({ ctx: c.var.ctx, input: { limit: LIST_LIMIT, cursor: c.req.query("cursor"), ...filtersOf(q) } }),
+      listAgentNames({ ctx: c.var.ctx }),
       channelNames(c),
     ]);
     const kept = Object.entries(q).filter(([, v]) => v !== "");
@@ -71,10 +68,14 @@ export function chatPages() {
   app.get("/:id", async (c) => {
     const { db } = c.var;
     const org = c.var.auth.organizationId;
-    const { chat, usage, transcript } = await getChat(db, org, c.req.param("id"));
+    const { chat, usage, transcript } = await getChat({ ctx: c.var.ctx, input: { id: c.req.param("id") } });
     const [deliveries, channel] = await Promise.all([
       deliveriesOf(db, org, chat.id),
-      chat.channelId ? (chat.channel === "widget" ? getWidget(db, org, chat.channelId) : findChannel(db, org, chat.channelId)) : null,
+      chat.widgetId
+        ? getWidget({ ctx: c.var.ctx, input: { id: chat.widgetId } })
+        : chat.channelId
+          ? findChannel({ ctx: c.var.ctx, input: { id: chat.channelId } })
+          : null,
     ]);
     const shell = await shellOf(c, `Chat ${when(chat.startedAt)}`, "chats");
     const view = toChatView(chat, usage, transcript);

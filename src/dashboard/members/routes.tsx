@@ -20,7 +20,7 @@ const inviteSchema = z.object({
 
 async function render(c: Context<AppEnv>, extra: Omit<MembersProps, "shell" | "members" | "userId"> = {}, status: 200 | 400 = 200) {
   const shell = await shellOf(c, "Members", "members");
-  const members = await listMembers(c.var.db, c.var.auth.organizationId);
+  const members = await listMembers({ ctx: c.var.ctx });
   return c.html(<Members shell={shell} members={members} userId={c.var.auth.user?.id} {...extra} />, status);
 }
 
@@ -33,11 +33,7 @@ export function memberPages() {
     const values = { email: one(c.var.form, "email"), role: one(c.var.form, "role") };
     const checked = validate(inviteSchema, values);
     if (!checked.ok) return render(c, { errors: checked.errors, values }, 400);
-    const { email, role, password } = await inviteMember(c.var.db, {
-      organizationId: c.var.auth.organizationId,
-      email: checked.data.email,
-      role: checked.data.role,
-    });
+    const { email, role, password } = await inviteMember({ ctx: c.var.ctx, input: { email: checked.data.email, role: checked.data.role } });
     c.header("Cache-Control", "no-store");
     return render(c, password ? { password: { email, value: password } } : { notice: `${email} is now a ${role} of this workspace.` });
   });
@@ -48,12 +44,7 @@ export function memberPages() {
     if (!isUuid(userId)) throw memberNotFound();
     if (role !== "admin" && role !== "member") return render(c, { errors: { role: "choose admin or member" } }, 400);
     try {
-      await changeMemberRole(c.var.db, {
-        organizationId: c.var.auth.organizationId,
-        userId,
-        role,
-        actorUserId: c.var.auth.user?.id ?? null,
-      });
+      await changeMemberRole({ ctx: c.var.ctx, input: { userId, role } });
     } catch (err) {
       if (err instanceof ApiError && err.code === "validation_failed") return render(c, { errors: apiErrorFields(err) }, 400);
       throw err;

@@ -13,7 +13,7 @@ export function usagePages() {
 
   app.get("/", async (c) => {
     const shell = await shellOf(c, "Usage", "usage");
-    const report = toUsageReport(await getUsage(c.var.db, c.var.auth.organizationId, { days: DAYS, limit: 50 }));
+    const report = toUsageReport(await getUsage({ ctx: c.var.ctx, input: { days: DAYS, limit: 50 } }));
     const days = Array.from({ length: DAYS }, (_, i) => new Date(Date.now() - (DAYS - 1 - i) * 86_400_000).toISOString().slice(0, 10));
     return c.html(<UsagePage shell={shell} report={report} days={days} />);
   });

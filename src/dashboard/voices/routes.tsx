@@ -44,14 +44,14 @@ async function inPageWords<T>(work: Promise<T>): Promise<T> {
 }
 
 /** An owned voice (editable); a system voice answers 409, another workspace's or a missing one 404. */
-const ownVoice = (c: Context<AppEnv>, id: string): Promise<Voice> => inPageWords(getOwnedVoice(c.var.db, c.var.auth.organizationId, id));
+const ownVoice = (c: Context<AppEnv>, id: string): Promise<Voice> => inPageWords(getOwnedVoice({ ctx: c.var.ctx, input: { id } }));
 
 export function voicePages() {
   const app = screenRouter();
 
   app.get("/", async (c) => {
     const shell = await shellOf(c, "Voices", "voices");
-    const rows = await listVoicesByName(c.var.db, c.var.auth.organizationId);
+    const rows = await listVoicesByName({ ctx: c.var.ctx });
     const owned = rows.filter((v) => v.organizationId !== null);
     const system = rows.filter((v) => v.organizationId === null);
     return c.html(<VoiceList shell={shell} owned={owned} system={system} notice={c.req.query("deleted") ? "Voice deleted." : undefined} />);
@@ -63,7 +63,7 @@ export function voicePages() {
     const values = typed(c.var.form);
     const checked = validate(createVoiceSchema, inputOf(values));
     if (!checked.ok) return renderForm(c, null, values, checked.errors, 400);
-    const row = await createVoice(c.var.db, c.var.auth.organizationId, checked.data);
+    const row = await createVoice({ ctx: c.var.ctx, input: checked.data });
     return c.redirect(`/dashboard/voices/${row.id}?saved=1`, 303);
   });
 
@@ -77,12 +77,12 @@ export function voicePages() {
     const values = typed(c.var.form);
     const checked = validate(updateVoiceSchema, inputOf(values));
     if (!checked.ok) return renderForm(c, voice, values, checked.errors, 400);
-    await inPageWords(updateVoice(c.var.db, c.var.auth.organizationId, voice.id, checked.data));
+    await inPageWords(updateVoice({ ctx: c.var.ctx, input: { id: voice.id, patch: checked.data } }));
     return c.redirect(`/dashboard/voices/${voice.id}?saved=1`, 303);
   });
 
   app.post("/:id/delete", async (c) => {
-    await inPageWords(deleteVoice(c.var.db, c.var.auth.organizationId, c.req.param("id")));
+    await inPageWords(deleteVoice({ ctx: c.var.ctx, input: { id: c.req.param("id") } }));
     return c.redirect("/dashboard/voices?deleted=1", 303);
   });
 

@@ -50,13 +50,7 @@ const LIST_NOTICES: Record<string, string> = { deleted: "Endpoint deleted.", on:
 
 async function renderList(c: Context<AppEnv>) {
   const shell = await shellOf(c, "Webhooks", "webhooks");
-  const page = await listEndpoints(
-    c.var.db,
-    c.var.auth.organizationId,
-    pageQuery({ limit: LIST_LIMIT, cursor: c.req.query("cursor") }),
-    c.var.services.publicOrigin,
-    c.var.config,
-  );
+  const page = await listEndpoints({ ctx: c.var.ctx, input: pageQuery({ limit: LIST_LIMIT, cursor: c.req.query("cursor") }) });
   const next = page.hasMore && page.nextCursor ? page.nextCursor : null;
   return c.html(<EndpointList shell={shell} endpoints={page.data} next={next} notice={LIST_NOTICES[c.req.query("notice") ?? ""]} />);
 }
@@ -143,7 +137,7 @@ export function webhookPages() {
     if (!checked.ok) return renderNew(c, values, onFields(checked.errors, values), 400);
     let row: SavedEndpoint;
     try {
-      row = await createEndpoint(c.var.db, c.var.auth.organizationId, checked.data, c.var.config);
+      row = await createEndpoint({ ctx: c.var.ctx, input: checked.data });
     } catch (err) {
       if (err instanceof ApiError && err.code === "validation_failed")
         return renderNew(c, values, onFields(apiErrorFields(err), values), 400);
@@ -157,12 +151,12 @@ export function webhookPages() {
 
   app.get("/:id", async (c) => {
     const id = endpointId(c);
-    const row = await getEndpoint(c.var.db, c.var.auth.organizationId, id);
+    const row = await getEndpoint({ ctx: c.var.ctx, input: { id } });
     return renderEndpoint(c, row, { notice: await noticeOf(c, id) });
   });
 
   app.post("/:id", async (c) => {
-    const row = await getEndpoint(c.var.db, c.var.auth.organizationId, endpointId(c));
+    const row = await getEndpoint({ ctx: c.var.ctx, input: { id: endpointId(c) } });
     const values = typedValues(c.var.form);
     const { active, ...rest } = inputOf(values);
     // `active` only when it changes: turning on again also clears the service's failure count.
@@ -170,7 +164,7 @@ export function webhookPages() {
     if (!checked.ok) return renderEndpoint(c, row, { values, errors: onFields(checked.errors, values) }, 400);
     let saved: SavedEndpoint;
     try {
-      saved = await updateEndpoint(c.var.db, c.var.auth.organizationId, row.id, checked.data, c.var.config);
+      saved = await updateEndpoint({ ctx: c.var.ctx, input: { id: row.id, patch: checked.data } });
     } catch (err) {
       if (err instanceof ApiError && err.code === "validation_failed")
         return renderEndpoint(c, row, { values, errors: onFields(apiErrorFields(err), values) }, 400);
@@ -185,7 +179,7 @@ export function webhookPages() {
     const wanted = one(c.var.form, "active");
     const checked = validate(updateEndpointSchema, { active: wanted === "true" ? true : wanted === "false" ? false : wanted });
     if (!checked.ok) throw new ApiError("bad_request", "The toggle form must send active=true or active=false.");
-    const row = await updateEndpoint(c.var.db, c.var.auth.organizationId, id, checked.data, c.var.config);
+    const row = await updateEndpoint({ ctx: c.var.ctx, input: { id, patch: checked.data } });
     const notice = row.active ? "on" : "off";
     return c.redirect(one(c.var.form, "from") === "list" ? `${BASE}?notice=${notice}` : `${BASE}/${row.id}?notice=${notice}`, 303);
   });
@@ -196,13 +190,13 @@ export function webhookPages() {
   });
 
   app.post("/:id/rotate-secret", async (c) => {
-    const row = await rotateSecret(c.var.db, c.var.auth.organizationId, endpointId(c), c.var.config);
+    const row = await rotateSecret({ ctx: c.var.ctx, input: { id: endpointId(c) } });
     c.header("Cache-Control", "no-store");
     return renderEndpoint(c, row, { secret: { value: row.secret, warning: ROTATED_WARNING } });
   });
 
   app.post("/:id/delete", async (c) => {
-    await deleteEndpoint(c.var.db, c.var.auth.organizationId, endpointId(c));
+    await deleteEndpoint({ ctx: c.var.ctx, input: { id: endpointId(c) } });
     return c.redirect(`${BASE}?notice=deleted`, 303);
   });
 
@@ -210,7 +204,7 @@ export function webhookPages() {
     const id = endpointId(c);
     const deliveryId = c.req.param("deliveryId");
     const { organizationId } = c.var.auth;
-    const row = await getEndpoint(c.var.db, organizationId, id);
+    const row = await getEndpoint({ ctx: c.var.ctx, input: { id } });
     if (!isUuid(deliveryId)) throw new ApiError("not_found", "No delivery with that id for this endpoint.");
     try {
       const delivery = await resendDelivery(c.var.services.webhooks, organizationId, id, deliveryId);

@@ -28,12 +28,12 @@ import { inputOf, onFields, typed, type Values, valuesOf } from "./form";
 import { WidgetForm, WidgetList } from "./views";
 
 async function agentChoices(c: Context<AppEnv>) {
-  const rows = await listWidgetAgents(c.var.db, c.var.auth.organizationId);
+  const rows = await listWidgetAgents({ ctx: c.var.ctx });
   return rows.map((a) => ({ value: a.id, label: a.name }));
 }
 
 async function own(c: Context<AppEnv>, id: string): Promise<Widget> {
-  const row = isUuid(id) ? await getWidget(c.var.db, c.var.auth.organizationId, id) : null;
+  const row = isUuid(id) ? await getWidget({ ctx: c.var.ctx, input: { id } }) : null;
   if (!row) throw widgetNotFound();
   return row;
 }
@@ -63,7 +63,7 @@ export function widgetPages() {
 
   app.get("/", async (c) => {
     const shell = await shellOf(c, "Widgets", "widgets");
-    const page = await listWidgets(c.var.db, c.var.auth.organizationId, { limit: 100 });
+    const page = await listWidgets({ ctx: c.var.ctx, input: { limit: 100 } });
     const agentNames = new Map((await agentChoices(c)).map((a) => [a.value, a.label]));
     const notice = c.req.query("deleted") ? "Widget deleted." : undefined;
     return c.html(<WidgetList shell={shell} widgets={page.data} agentNames={agentNames} notice={notice} />);
@@ -75,7 +75,7 @@ export function widgetPages() {
     const checked = validate(createWidgetSchema, inputOf(c.var.form));
     if (!checked.ok) return renderForm(c, null, typed(c.var.form), onFields(checked.errors), 400);
     try {
-      const row = await createWidget(c.var.db, c.var.auth.organizationId, checked.data);
+      const row = await createWidget({ ctx: c.var.ctx, input: checked.data });
       return c.redirect(`/dashboard/widgets/${row.id}?saved=1`, 303);
     } catch (err) {
       return renderForm(c, null, typed(c.var.form), apiErrorFields(err), 400);
@@ -93,7 +93,7 @@ export function widgetPages() {
     const checked = validate(updateWidgetSchema, inputOf(c.var.form));
     if (!checked.ok) return renderForm(c, widget, typed(c.var.form), onFields(checked.errors), 400);
     try {
-      await updateWidget(c.var.db, c.var.auth.organizationId, widget.id, checked.data);
+      await updateWidget({ ctx: c.var.ctx, input: { ...checked.data, id: widget.id } });
       return c.redirect(`/dashboard/widgets/${widget.id}?saved=1`, 303);
     } catch (err) {
       return renderForm(c, widget, typed(c.var.form), apiErrorFields(err), 400);
@@ -102,14 +102,14 @@ export function widgetPages() {
 
   app.post("/:id/rotate-token", async (c) => {
     const widget = await own(c, c.req.param("id"));
-    await rotateWidgetToken(c.var.db, c.var.auth.organizationId, widget.id);
+    await rotateWidgetToken({ ctx: c.var.ctx, input: { id: widget.id } });
     return c.redirect(`/dashboard/widgets/${widget.id}?rotated=1`, 303);
   });
 
   app.post("/:id/revoke", async (c) => {
     const widget = await own(c, c.req.param("id"));
     try {
-      await revokeWidget(c.var.db, c.var.auth.organizationId, widget.id);
+      await revokeWidget({ ctx: c.var.ctx, input: { id: widget.id } });
     } catch (err) {
       if (!(err instanceof ApiError && err.code === "conflict")) throw err;
     }
@@ -118,7 +118,7 @@ export function widgetPages() {
 
   app.post("/:id/delete", async (c) => {
     const widget = await own(c, c.req.param("id"));
-    await deleteWidget(c.var.db, c.var.auth.organizationId, widget.id);
+    await deleteWidget({ ctx: c.var.ctx, input: { id: widget.id } });
     return c.redirect("/dashboard/widgets?deleted=1", 303);
   });
 

@@ -2,7 +2,6 @@ import { sql } from "drizzle-orm";
 import { bigint, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { agents } from "./agents";
 import { organizations } from "./organizations";
-import type { ToolTurnDetail } from "./tools";
 import { id, timestamps } from "./util";
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "date", precision: 3 });
@@ -56,58 +55,7 @@ export const messagingChannels = pgTable(
 
 export type MessagingChannel = typeof messagingChannels.$inferSelect;
 
-export type MessagingSessionStatus = "in-progress" | "completed";
-export type MessagingEndedReason = "inactivity" | "user-ended" | "agent-ended" | "channel-removed" | "session-full";
 export type MessageKind = "text" | "voice" | "unsupported";
-
-export interface MessagingTurn {
-  role: "agent" | "user" | "tool";
-  text: string;
-  /** ISO 8601. */
-  at: string;
-  /** User turns: what was received. A voice note's text is its transcription; an unsupported message's is `[sticker]` and the like. */
-  kind?: MessageKind;
-  /** Agent turns the provider refused (WhatsApp's 24-hour window, a blocked bot): what it said. */
-  undelivered?: string;
-  /** Tool turns: the call, its outcome and latency (docs/tools.md). */
-  tool?: ToolTurnDetail;
-}
-
-/** One end user's conversation with a channel's agent, from the first message to its end. */
-export const messagingSessions = pgTable(
-  "messaging_sessions",
-  {
-    id: id(),
-    organizationId: uuid("organization_id")
-      .notNull()
-      .references(() => organizations.id, { onDelete: "cascade" }),
-    /** Kept when the channel or the agent is deleted: the transcript stays with the workspace. */
-    channelId: uuid("channel_id").references(() => messagingChannels.id, { onDelete: "set null" }),
-    channelType: text("channel_type").$type<ChannelType>().notNull(),
-    agentId: uuid("agent_id").references(() => agents.id, { onDelete: "set null" }),
-    agentName: text("agent_name").notNull(),
-    /** Telegram: the chat id; WhatsApp: the user's WhatsApp id (their number). */
-    endUserId: text("end_user_id").notNull(),
-    endUserName: text("end_user_name"),
-    status: text("status").$type<MessagingSessionStatus>().notNull(),
-    endedReason: text("ended_reason").$type<MessagingEndedReason>(),
-    transcript: jsonb("transcript").$type<MessagingTurn[]>().notNull().default([]),
-    messageCount: integer("message_count").notNull().default(0),
-    /** Tool calls made in this conversation (its tool turns). */
-    toolCallCount: integer("tool_call_count").notNull().default(0),
-    startedAt: ts("started_at").notNull().defaultNow(),
-    lastActivityAt: ts("last_activity_at").notNull().defaultNow(),
-    endedAt: ts("ended_at"),
-    ...timestamps,
-  },
-  (t) => [
-    index("messaging_sessions_org_idx").on(t.organizationId, t.id),
-    uniqueIndex("messaging_sessions_open_idx").on(t.channelId, t.endUserId).where(sql`${t.status} = 'in-progress'`),
-    index("messaging_sessions_idle_idx").on(t.lastActivityAt).where(sql`${t.status} = 'in-progress'`),
-  ],
-);
-
-export type MessagingSession = typeof messagingSessions.$inferSelect;
 
 export type InboundStatus = "pending" | "processing" | "done";
 

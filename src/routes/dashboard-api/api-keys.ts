@@ -73,22 +73,18 @@ export function registerDashboardApiKeys(app: OpenAPIHono<AppEnv>): void {
   for (const path of [BASE, `${BASE}/*`]) app.use(path, authenticate({ sessionOnly: true }), rateLimit, requireSettingsAccess);
 
   app.openapi(listRoute, async (c) => {
-    const page = await listApiKeys(c.var.db, c.var.auth.organizationId, pageQuery(c.req.valid("query")), redisFor(c.var.config));
+    const page = await listApiKeys({ ctx: { ...c.var.ctx, redis: redisFor(c.var.config) }, input: pageQuery(c.req.valid("query")) });
     return c.json(page, 200);
   });
 
   app.openapi(createKeyRoute, async (c) => {
     const { name } = c.req.valid("json");
-    const created = await createApiKey(c.var.db, {
-      organizationId: c.var.auth.organizationId,
-      name,
-      createdByUserId: c.var.auth.user?.id ?? null,
-    });
+    const created = await createApiKey({ ctx: c.var.ctx, input: { name, createdByUserId: c.var.auth.user?.id ?? null } });
     return c.json(created, 201);
   });
 
   app.openapi(revokeRoute, async (c) => {
     const { id } = c.req.valid("param");
-    return c.json(await revokeApiKey(c.var.db, redisFor(c.var.config), c.var.auth.organizationId, id), 200);
+    return c.json(await revokeApiKey({ ctx: { ...c.var.ctx, redis: redisFor(c.var.config) }, input: { id } }), 200);
   });
 }

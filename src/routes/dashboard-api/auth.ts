@@ -72,10 +72,10 @@ export function registerDashboardAuth(app: OpenAPIHono<AppEnv>): void {
   app.openapi(signInRoute, async (c) => {
     const { email, password } = c.req.valid("json");
     const ttlHours = c.var.config.SESSION_TTL_HOURS;
-    const result = await limitedSignIn(c, email, () => signIn(c.var.db, { email, password, ttlHours }));
+    const result = await limitedSignIn(c, email, () => signIn({ ctx: { db: c.var.db }, input: { email, password, ttlHours } }));
     if (!result) throw new ApiError("unauthorized", "Email or password is incorrect.");
     setSessionCookie(c, result.token, result.expiresAt);
-    const session = await resolveSession(c.var.db, result.token);
+    const session = await resolveSession({ ctx: { db: c.var.db }, input: { token: result.token } });
     if (!session) throw new Error("session vanished after sign-in");
     return c.json(
       {
@@ -90,7 +90,7 @@ export function registerDashboardAuth(app: OpenAPIHono<AppEnv>): void {
   app.use(signOutRoute.path, authenticate({ orgOptional: true, sessionOnly: true }), rateLimit);
   app.openapi(signOutRoute, async (c) => {
     const token = c.req.header("authorization")?.replace(/^Bearer\s+/i, "") ?? getCookie(c, SESSION_COOKIE);
-    if (token) await signOut(c.var.db, token);
+    if (token) await signOut({ ctx: { db: c.var.db }, input: { token } });
     clearCookies(c, false);
     return c.body(null, 204);
   });

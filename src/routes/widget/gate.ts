@@ -68,7 +68,7 @@ export const widgetGate = createMiddleware<AppEnv>(async (c, next) => {
     readableRefusal(c, preflight);
     throw err;
   }
-  const widget = token ? await findActiveWidget(c.var.db, token) : null;
+  const widget = token ? await findActiveWidget({ ctx: c.var, input: { token } }) : null;
   if (!widget) {
     readableRefusal(c, preflight);
     throw new ApiError(

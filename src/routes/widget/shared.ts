@@ -9,7 +9,7 @@ export const PUBLIC_TAG = "Widget (public)";
 export const WIDGET_BODY_LIMIT = 16 * 1024;
 
 export async function agentOf(c: Context<AppEnv>, widget: Widget) {
-  const agent = await findAgent(c.var.db, widget.organizationId, widget.agentId);
+  const agent = await findAgent({ ctx: { db: c.var.db, organizationId: widget.organizationId }, input: { id: widget.agentId } });
   // The widget row cascades with its agent; a race with the agent's deletion reads as a gone widget.
   if (!agent) throw new ApiError("unauthorized", "The widget token is invalid or has been revoked.");
   return agent;

@@ -446,8 +446,12 @@ describe.concurrent("telephony sandbox: calls", () => {
     // more sent, then this process blocked for 250 ms before the sandbox read it. The overdue steps
     // run first (timers before socket reads) and find the buffer empty; they are counted late, and
     // the playback's running dry on them is not an underrun.
+    const heardBefore = call.heardFrames;
     peer.speak(200);
-    await sleep(60);
+    // The 200 ms are read into the sandbox's buffer before the 600 ms go, in the same tick: a fixed
+    // sleep here lost the race on a loaded machine (the 200 ms played out before the 600 were sent,
+    // a real gap of this test's own making, counted as an underrun).
+    while (call.heardFrames < heardBefore + 10) await sleep(5);
     const lateBefore = call.lateFrames;
     peer.speak(600);
     peer.mark("after-stall");

@@ -4,7 +4,7 @@
 // transcript; what each chat cost, from the usage log rows tagged with it.
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { messagingChannels, usageEvents, widgetSessions } from "../../../src/db/schema";
+import { chats, messagingChannels, usageEvents } from "../../../src/db/schema";
 import { createAgent } from "../../support/calls";
 import { createWorkspace, settled, testDb } from "../../support/harness";
 import { createWidget, SITE, visitor } from "../../support/widgets";
@@ -31,7 +31,7 @@ describe("GET /v1/chats and /v1/chats/:id", () => {
     expect(page).toMatchObject({ hasMore: false, nextCursor: null });
     for (const c of page.data) expect(c).not.toHaveProperty("transcript");
     const byId = new Map(page.data.map((c) => [c.id, c]));
-    const [endedRow] = await testDb().select().from(widgetSessions).where(eq(widgetSessions.id, ended));
+    const [endedRow] = await testDb().select().from(chats).where(eq(chats.id, ended));
     if (!endedRow?.endedAt) throw new Error("the visitor's end did not end the session");
     expect(byId.get(ended)).toMatchObject({
       channel: "widget",

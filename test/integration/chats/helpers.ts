@@ -6,11 +6,11 @@ import { randomUUID } from "node:crypto";
 import type { ChatView } from "../../../src/chats/schema";
 import {
   type ChannelType,
+  type Chat,
+  type ChatTurn,
+  chats,
   type MessagingChannel,
-  type MessagingSession,
-  type MessagingTurn,
   messagingChannels,
-  messagingSessions,
   usageEvents,
 } from "../../../src/db/schema";
 import { json, testDb, type Workspace } from "../../support/harness";
@@ -67,14 +67,14 @@ export async function insertChannel(ws: Workspace, agentId: string, type: Channe
   return row;
 }
 
-const turn = (role: MessagingTurn["role"], text: string, extra: Partial<MessagingTurn> = {}): MessagingTurn => ({
+const turn = (role: ChatTurn["role"], text: string, extra: Partial<ChatTurn> = {}): ChatTurn => ({
   role,
   text,
   at: new Date().toISOString(),
   ...extra,
 });
 
-export const MESSAGING_TRANSCRIPT: MessagingTurn[] = [
+export const MESSAGING_TRANSCRIPT: ChatTurn[] = [
   turn("user", "Hi, are you open on Sunday?", { kind: "text" }),
   turn("agent", "Yes, from 10 to 16."),
   turn("user", "[sticker]", { kind: "unsupported" }),
@@ -87,18 +87,18 @@ export async function insertSession(
   input: {
     channel: MessagingChannel;
     agentName?: string;
-    status?: MessagingSession["status"];
-    transcript?: MessagingTurn[];
+    status?: Chat["status"];
+    transcript?: ChatTurn[];
   },
-): Promise<MessagingSession> {
+): Promise<Chat> {
   const transcript = input.transcript ?? MESSAGING_TRANSCRIPT;
   const completed = input.status === "completed";
   const [row] = await testDb()
-    .insert(messagingSessions)
+    .insert(chats)
     .values({
       organizationId: ws.organizationId,
       channelId: input.channel.id,
-      channelType: input.channel.type,
+      channel: input.channel.type,
       agentId: input.channel.agentId,
       agentName: input.agentName ?? "Call agent",
       endUserId: String(100_000_000 + Math.floor(Math.random() * 900_000_000)),

@@ -98,7 +98,7 @@ describe.runIf(hasBrowser)("dashboard: members and organizations", () => {
     // Added to a second organization as a member, they can switch to it and lose admin screens there.
     const second = await createWorkspace("Second org");
     const { addMember } = await import("../../../src/organizations/service");
-    await addMember(testDb(), { organizationId: second.organizationId, email, role: "member" });
+    await addMember({ ctx: { db: testDb(), organizationId: second.organizationId }, input: { email, role: "member" } });
     await invited.goto(`${baseUrl()}/dashboard/agents`);
     await invited.getByLabel("Organization").selectOption(second.organizationId);
     await invited.getByRole("button", { name: "Switch" }).click();

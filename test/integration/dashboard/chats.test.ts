@@ -3,7 +3,7 @@
 // notes, unsupported messages and undelivered replies marked), its end user, channel and webhook
 // deliveries; paging that keeps the filters. Other workspaces' chats: the security table.
 import { describe, expect, it } from "vitest";
-import type { MessagingTurn } from "../../../src/db/schema";
+import type { ChatTurn } from "../../../src/db/schema";
 import { createWorkspace, json, request, signIn, until, type Workspace } from "../../support/harness";
 import { connectTelegram, createAgent, telegram } from "../../support/messaging";
 import { createEndpoint } from "../../support/webhooks";
@@ -105,7 +105,7 @@ describe("dashboard chats", () => {
     const agent = await createAgent(ws);
     const whatsapp = await insertChannel(ws, agent.id, "whatsapp");
     const at = new Date().toISOString();
-    const transcript: MessagingTurn[] = [
+    const transcript: ChatTurn[] = [
       { role: "user", text: "Still open?", at, kind: "text" },
       { role: "agent", text: "Yes, until 18:00.", at, undelivered: "outside the 24-hour customer service window" },
     ];

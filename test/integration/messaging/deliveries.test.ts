@@ -5,7 +5,7 @@
 import { createHmac } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { messagingInbound, messagingSessions } from "../../../src/db/schema";
+import { chats, messagingInbound } from "../../../src/db/schema";
 import { FIXED_REPLIES } from "../../../src/messaging/conversation";
 import { createWorkspace, expectError, request, testDb, until } from "../../support/harness";
 import { connectTelegram, connectWhatsApp, telegram, whatsapp } from "../../support/messaging";
@@ -16,8 +16,7 @@ const nextWaId = () => String(42_700_000_000 + ++user);
 const now = () => Math.floor(Date.now() / 1000);
 
 const inboundOf = (channelId: string) => testDb().select().from(messagingInbound).where(eq(messagingInbound.channelId, channelId));
-const sessionsOf = (channelId: string) =>
-  testDb().select().from(messagingSessions).where(eq(messagingSessions.channelId, channelId)).orderBy(messagingSessions.id);
+const sessionsOf = (channelId: string) => testDb().select().from(chats).where(eq(chats.channelId, channelId)).orderBy(chats.id);
 /** Every stored message of the channel has been answered: what follows is answered after it. */
 const allAnswered = async (channelId: string) =>
   until(

@@ -4,7 +4,8 @@
 // update, bad credentials, a bot connected twice, another workspace's channel.
 import { and, count, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { messagingInbound, messagingSessions, organizations, usageEvents } from "../../../src/db/schema";
+import { MAX_CHAT_TURNS } from "../../../src/chats/runtime";
+import { chats, messagingInbound, organizations, usageEvents } from "../../../src/db/schema";
 import { FIXED_REPLIES } from "../../../src/messaging/conversation";
 import { createWorkspace, expectError, request, settled, stack, testDb, until, type Workspace } from "../../support/harness";
 import { connectTelegram, createAgent, newBot, telegram } from "../../support/messaging";
@@ -16,7 +17,7 @@ let user = 1_000_000 + Math.floor(Math.random() * 1_000_000);
 const nextUser = () => ++user;
 
 async function sessionsOf(channelId: string) {
-  return testDb().select().from(messagingSessions).where(eq(messagingSessions.channelId, channelId)).orderBy(messagingSessions.id);
+  return testDb().select().from(chats).where(eq(chats.channelId, channelId)).orderBy(chats.id);
 }
 
 async function hooked(ws: Workspace) {
@@ -59,7 +60,7 @@ describe("a Telegram conversation", () => {
     );
     expect(open).toMatchObject({
       status: "in-progress",
-      channelType: "telegram",
+      channel: "telegram",
       endUserId: String(chatId),
       endUserName: "Ada L",
       agentId,
@@ -169,6 +170,32 @@ describe("a Telegram conversation", () => {
     expect(session?.transcript.filter((t) => t.role === "user").map((t) => t.text)).toEqual(["first", "second", "third"]);
   });
 
+  it("a full conversation ends (session-full) and the message that found it full starts the next one, answered there", async () => {
+    const ws = await createWorkspace();
+    const { bot, channel } = await connectTelegram(ws);
+    const chatId = nextUser();
+    await telegram.send(bot, chatId, { text: "Hi" });
+    await telegram.next(bot, chatId);
+    const [first] = await until(
+      () => sessionsOf(channel.id),
+      (rows) => rows[0]?.messageCount === 2,
+    );
+    await testDb()
+      .update(chats)
+      .set({ messageCount: MAX_CHAT_TURNS - 1 })
+      .where(eq(chats.channelId, channel.id));
+    await telegram.send(bot, chatId, { text: "Still there?" });
+    await telegram.next(bot, chatId);
+    const [full, next] = await until(
+      () => sessionsOf(channel.id),
+      (rows) => rows.length === 2 && rows[1]?.messageCount === 2,
+    );
+    expect(full).toMatchObject({ id: first?.id, status: "completed", endedReason: "session-full", messageCount: MAX_CHAT_TURNS - 1 });
+    expect(full?.transcript.map((t) => t.text)).not.toContain("Still there?");
+    expect(next).toMatchObject({ status: "in-progress", endUserId: String(chatId) });
+    expect(next?.transcript.map((t) => [t.role, t.text])[0]).toEqual(["user", "Still there?"]);
+  });
+
   it("ends an idle conversation on the cron sweep (inactivity), and a paused channel answers nothing", async () => {
     const ws = await createWorkspace();
     const { bot, channel } = await connectTelegram(ws, { idleTimeoutSeconds: 60 });
@@ -180,10 +207,7 @@ describe("a Telegram conversation", () => {
       () => sessionsOf(channel.id),
       (rows) => rows[0]?.messageCount === 2,
     );
-    await testDb()
-      .update(messagingSessions)
-      .set({ lastActivityAt: sql`now() - interval '61 seconds'` })
-      .where(eq(messagingSessions.channelId, channel.id));
+    await testDb().update(chats).set({ lastActivityAt: sql`now() - interval '61 seconds'` }).where(eq(chats.channelId, channel.id));
     const cron = await fetch(`${stack().baseUrl}/__scheduled?cron=${encodeURIComponent("* * * * *")}`);
     expect(cron.status).toBe(200);
     const [ended] = await until(
@@ -216,8 +240,8 @@ describe("a Telegram conversation", () => {
     expect((await ws.api(`/v1/channels/${channel.id}`, { method: "DELETE" })).status).toBe(204);
     const [session] = await testDb()
       .select()
-      .from(messagingSessions)
-      .where(eq(messagingSessions.endUserId, String(chatId)));
+      .from(chats)
+      .where(eq(chats.endUserId, String(chatId)));
     expect(session).toMatchObject({ status: "completed", endedReason: "channel-removed", channelId: null });
     expect((await telegram.bot(bot)).webhook.url).toBe("");
     await expectError(await ws.api(`/v1/channels/${channel.id}`), 404, "not_found");
@@ -235,8 +259,8 @@ describe("a Telegram conversation", () => {
     const read = () =>
       testDb()
         .select()
-        .from(messagingSessions)
-        .where(eq(messagingSessions.endUserId, String(chatId)));
+        .from(chats)
+        .where(eq(chats.endUserId, String(chatId)));
     const [session] = await until(read, (rows) => rows[0]?.status === "completed");
     expect(session).toMatchObject({ status: "completed", endedReason: "channel-removed", channelId: null, agentId: null });
   });
@@ -309,8 +333,8 @@ describe("Telegram refusals", () => {
     await expectError(await b.api(`/v1/channels/${ca.channel.id}`), 404, "not_found");
     const rows = await testDb()
       .select({ n: count() })
-      .from(messagingSessions)
-      .where(and(eq(messagingSessions.organizationId, b.organizationId), eq(messagingSessions.channelId, ca.channel.id)));
+      .from(chats)
+      .where(and(eq(chats.organizationId, b.organizationId), eq(chats.channelId, ca.channel.id)));
     expect(rows[0]?.n).toBe(0);
   });
 

@@ -5,7 +5,7 @@
 import { createHmac } from "node:crypto";
 import { count, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { messagingInbound, messagingSessions } from "../../../src/db/schema";
+import { chats, messagingInbound } from "../../../src/db/schema";
 import { FIXED_REPLIES } from "../../../src/messaging/conversation";
 import { createWorkspace, expectError, request, testDb, until } from "../../support/harness";
 import { connectWhatsApp, createAgent, newNumber, VERIFY_TOKEN, whatsapp } from "../../support/messaging";
@@ -16,8 +16,7 @@ import { createEndpoint } from "../../support/webhooks";
 let user = 41_700_000_000 + Math.floor(Math.random() * 1_000_000);
 const nextUser = () => String(++user);
 
-const sessionsOf = (channelId: string) =>
-  testDb().select().from(messagingSessions).where(eq(messagingSessions.channelId, channelId)).orderBy(messagingSessions.id);
+const sessionsOf = (channelId: string) => testDb().select().from(chats).where(eq(chats.channelId, channelId)).orderBy(chats.id);
 
 const storedOf = async (channelId: string) =>
   (await testDb().select({ n: count() }).from(messagingInbound).where(eq(messagingInbound.channelId, channelId)))[0]?.n;

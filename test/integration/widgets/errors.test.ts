@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { widgetSessions } from "../../../src/db/schema";
+import { chats } from "../../../src/db/schema";
 import { createAgent } from "../../support/calls";
 import { baseUrl, createWorkspace, expectError, testDb } from "../../support/harness";
 import { ROUTES } from "../../support/routes";
@@ -191,7 +191,7 @@ describe("a chat session", () => {
       404,
       "not_found",
     );
-    const [row] = await testDb().select().from(widgetSessions).where(eq(widgetSessions.id, sessionId));
+    const [row] = await testDb().select().from(chats).where(eq(chats.id, sessionId));
     expect(row).toMatchObject({ status: "in-progress", messageCount: 2 });
   });
 

@@ -7,9 +7,9 @@
 import { randomUUID } from "node:crypto";
 import { and, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { organizations, usageEvents, widgetSessions } from "../../../src/db/schema";
+import { MAX_CHAT_TURNS, sweepIdleChats } from "../../../src/chats/runtime";
+import { chats, organizations, usageEvents } from "../../../src/db/schema";
 import type { WidgetView } from "../../../src/widgets/schema";
-import { sweepIdleWidgetSessions } from "../../../src/widgets/sessions";
 import { createAgent, joinWebCall, waitForCall } from "../../support/calls";
 import { eventsWritten, receiversPerTest } from "../../support/deliveries";
 import { baseUrl, createWorkspace, expectError, json, settled, testDb } from "../../support/harness";
@@ -116,7 +116,7 @@ describe("list, update, delete", () => {
     await expectError(await ws.api(`/v1/widgets/${widget.id}`), 404, "not_found");
     await expectError(await ws.api(`/v1/widgets/${widget.id}`, { method: "DELETE" }), 404, "not_found");
     await expectError(await widgetRequest("/widget/v1/config", { token: widget.token }), 401, "unauthorized");
-    const [row] = await testDb().select().from(widgetSessions).where(eq(widgetSessions.id, sessionId));
+    const [row] = await testDb().select().from(chats).where(eq(chats.id, sessionId));
     expect(row).toMatchObject({ organizationId: ws.organizationId, widgetId: null });
   });
 
@@ -331,8 +331,43 @@ describe("voice from the widget", () => {
   }, 60_000);
 });
 
+describe("a full chat", () => {
+  it("takes a message while there is room for it and its reply, then ends (session-full, 409) and the next message starts anew", async () => {
+    const ws = await createWorkspace();
+    const { receiver } = await subscribed(ws, { channels: ["widget"], events: ["widget.completed"] });
+    const widget = await createWidget(ws);
+    const v = visitor();
+    const { sessionId } = await chat(widget.token, { visitorId: v, message: "Hi" });
+    await testDb()
+      .update(chats)
+      .set({ messageCount: MAX_CHAT_TURNS - 3 })
+      .where(eq(chats.id, sessionId));
+    const last = await chat(widget.token, { visitorId: v, sessionId, message: "One more" });
+    expect(last).toMatchObject({ sessionId, started: false, reply: { text: "You said: One more." } });
+    const [full] = await testDb().select().from(chats).where(eq(chats.id, sessionId));
+    expect(full).toMatchObject({ status: "in-progress", messageCount: MAX_CHAT_TURNS - 1 });
+    expect(full?.transcript.slice(-2).map((t) => t.text)).toEqual(["One more", "You said: One more."]);
+
+    await expectError(
+      await widgetRequest("/widget/v1/chat", { token: widget.token, json: { visitorId: v, sessionId, message: "And another" } }),
+      409,
+      "session_ended",
+    );
+    const [event] = await receiver.waitFor(1);
+    expect(JSON.parse(event?.body ?? "{}")).toMatchObject({
+      event: "widget.completed",
+      chat: { id: sessionId, status: "completed", messageCount: MAX_CHAT_TURNS - 1 },
+      metadata: { endedReason: "session-full" },
+    });
+    const [ended] = await testDb().select().from(chats).where(eq(chats.id, sessionId));
+    expect(ended?.transcript.map((t) => t.text)).not.toContain("And another");
+    const next = await chat(widget.token, { visitorId: v, message: "And another" });
+    expect(next.sessionId).not.toBe(sessionId);
+  });
+});
+
 describe("idle sessions", () => {
-  const sweep = (timeoutSeconds: number) => asCronRun((deps) => sweepIdleWidgetSessions(deps, timeoutSeconds));
+  const sweep = (timeoutSeconds: number) => asCronRun((deps) => sweepIdleChats(deps, timeoutSeconds));
 
   it("ends a session idle past the timeout, once, with widget.completed and the transcript", async () => {
     const ws = await createWorkspace();
@@ -341,10 +376,7 @@ describe("idle sessions", () => {
     const v = visitor();
     const idle = await chat(widget.token, { visitorId: v, message: "Are you there?" });
     const fresh = await chat(widget.token, { visitorId: visitor(), message: "Still here" });
-    await testDb()
-      .update(widgetSessions)
-      .set({ lastActivityAt: sql`now() - interval '31 minutes'` })
-      .where(eq(widgetSessions.id, idle.sessionId));
+    await testDb().update(chats).set({ lastActivityAt: sql`now() - interval '31 minutes'` }).where(eq(chats.id, idle.sessionId));
     expect(await sweep(1800)).toBeGreaterThanOrEqual(1);
     const [event] = await receiver.waitFor(1);
     const body = JSON.parse(event?.body ?? "{}");
@@ -361,7 +393,7 @@ describe("idle sessions", () => {
     });
     await sweep(1800); // returns once its deliveries were made
     expect(receiver.received).toHaveLength(1);
-    const [still] = await testDb().select().from(widgetSessions).where(eq(widgetSessions.id, fresh.sessionId));
+    const [still] = await testDb().select().from(chats).where(eq(chats.id, fresh.sessionId));
     expect(still?.status).toBe("in-progress");
     // The visitor's next message in the ended session is refused; the widget then starts anew.
     await expectError(
@@ -377,10 +409,10 @@ describe("idle sessions", () => {
   it("runs as the worker's cron trigger (wrangler dev's /__scheduled)", async () => {
     const widget = await createWidget(await createWorkspace());
     const { sessionId } = await chat(widget.token, { visitorId: visitor(), message: "Bye for now" });
-    await testDb().update(widgetSessions).set({ lastActivityAt: sql`now() - interval '2 hours'` }).where(eq(widgetSessions.id, sessionId));
+    await testDb().update(chats).set({ lastActivityAt: sql`now() - interval '2 hours'` }).where(eq(chats.id, sessionId));
     expect((await triggerCron()).status).toBe(200);
     await expect
-      .poll(async () => (await testDb().select().from(widgetSessions).where(eq(widgetSessions.id, sessionId)))[0]?.endedReason, {
+      .poll(async () => (await testDb().select().from(chats).where(eq(chats.id, sessionId)))[0]?.endedReason, {
         timeout: 10_000,
       })
       .toBe("inactivity");

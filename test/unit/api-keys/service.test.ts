@@ -29,13 +29,13 @@ describe.each(engines)("API key check script (%s engine)", (_name, redisUrl) => 
     const secret = freshSecret();
     const policy = { limit: 5, windowMs: 60_000 };
     await clearOfWindowEdge(policy.windowMs, 5_000); // the hit counts the miss only in the same window
-    const miss = await checkApiKey(redis, await sha256Hex(secret), policy);
+    const miss = await checkApiKey({ ctx: { redis }, input: { hash: await sha256Hex(secret), policy } });
     expect(miss).toMatchObject({ status: "miss", limit: { success: true, remaining: 4 } });
     const hash = await sha256Hex(secret);
-    await rememberKey(redis, hash, key);
+    await rememberKey({ ctx: { redis }, input: { hash, key } });
     expect(await redis.hget(LAST_USED_KEY, hash)).not.toBeNull();
     await redis.hdel(LAST_USED_KEY, hash);
-    const hit = await checkApiKey(redis, await sha256Hex(secret), policy);
+    const hit = await checkApiKey({ ctx: { redis }, input: { hash: await sha256Hex(secret), policy } });
     expect(hit).toMatchObject({ status: "valid", key, limit: { success: true, remaining: 3 } });
     const used = Number(await redis.hget(LAST_USED_KEY, hash));
     expect(Math.abs(used - Date.now())).toBeLessThan(5_000);
@@ -45,22 +45,27 @@ describe.each(engines)("API key check script (%s engine)", (_name, redisUrl) => 
     const secret = freshSecret();
     const hash = await sha256Hex(secret);
     const policy = { limit: 3, windowMs: 60_000 };
-    await checkApiKey(redis, await sha256Hex(secret), policy);
-    await rememberKey(redis, hash, null);
+    await checkApiKey({ ctx: { redis }, input: { hash: await sha256Hex(secret), policy } });
+    await rememberKey({ ctx: { redis }, input: { hash, key: null } });
     for (let i = 0; i < 5; i++)
-      expect(await checkApiKey(redis, await sha256Hex(secret), policy)).toEqual({ status: "invalid", limit: null });
+      expect(await checkApiKey({ ctx: { redis }, input: { hash: await sha256Hex(secret), policy } })).toEqual({
+        status: "invalid",
+        limit: null,
+      });
 
     const revoked = freshSecret();
     const revokedHash = await sha256Hex(revoked);
     await redis.set(`ak:${revokedHash}`, "!revoked");
-    await rememberKey(redis, revokedHash, key); // a fill that read Postgres before the revocation
-    expect((await checkApiKey(redis, await sha256Hex(revoked), policy)).status).toBe("invalid");
+    await rememberKey({ ctx: { redis }, input: { hash: revokedHash, key } }); // a fill that read Postgres before the revocation
+    expect((await checkApiKey({ ctx: { redis }, input: { hash: await sha256Hex(revoked), policy } })).status).toBe("invalid");
   });
 
   it("a burst of 50 at a limit of 20 admits exactly 20 (21 at most across a window edge)", async () => {
     const hash = await sha256Hex(freshSecret());
-    await rememberKey(redis, hash, key);
-    const results = await Promise.all(Array.from({ length: 50 }, () => checkApiKey(redis, hash, { limit: 20, windowMs: 10_000 })));
+    await rememberKey({ ctx: { redis }, input: { hash, key } });
+    const results = await Promise.all(
+      Array.from({ length: 50 }, () => checkApiKey({ ctx: { redis }, input: { hash, policy: { limit: 20, windowMs: 10_000 } } })),
+    );
     const admitted = results.filter((r) => r.limit?.success).length;
     expect(admitted).toBeGreaterThanOrEqual(20);
     expect(admitted).toBeLessThanOrEqual(21);
@@ -69,12 +74,12 @@ describe.each(engines)("API key check script (%s engine)", (_name, redisUrl) => 
 
   it("over the limit: refused with the window's reset time", async () => {
     const secret = freshSecret();
-    await rememberKey(redis, await sha256Hex(secret), key);
+    await rememberKey({ ctx: { redis }, input: { hash: await sha256Hex(secret), key } });
     const policy = { limit: 2, windowMs: 60_000 };
     await clearOfWindowEdge(policy.windowMs, 5_000);
-    await checkApiKey(redis, await sha256Hex(secret), policy);
-    await checkApiKey(redis, await sha256Hex(secret), policy);
-    const third = await checkApiKey(redis, await sha256Hex(secret), policy);
+    await checkApiKey({ ctx: { redis }, input: { hash: await sha256Hex(secret), policy } });
+    await checkApiKey({ ctx: { redis }, input: { hash: await sha256Hex(secret), policy } });
+    const third = await checkApiKey({ ctx: { redis }, input: { hash: await sha256Hex(secret), policy } });
     expect(third).toMatchObject({ status: "valid", limit: { success: false, remaining: 0 } });
     expect(third.limit?.reset).toBe((Math.floor(Date.now() / 60_000) + 1) * 60_000);
   });

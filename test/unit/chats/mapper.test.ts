@@ -11,7 +11,8 @@ const T1 = new Date("2026-03-01T10:05:30.250Z");
 const widgetRow: ChatRow = {
   id: "0195a1b2-0000-7000-8000-000000000001",
   channel: "widget",
-  channelId: "0195a1b2-0000-7000-8000-0000000000aa",
+  widgetId: "0195a1b2-0000-7000-8000-0000000000aa",
+  channelId: null,
   agentId: "0195a1b2-0000-7000-8000-0000000000bb",
   agentName: "Front desk",
   status: "completed",
@@ -30,6 +31,7 @@ const telegramRow: ChatRow = {
   ...widgetRow,
   id: "0195a1b2-0000-7000-8000-000000000002",
   channel: "telegram",
+  widgetId: null,
   channelId: null,
   agentId: null,
   status: "in-progress",
@@ -54,7 +56,7 @@ describe("chat mapper", () => {
     expect(view).toMatchObject({
       id: widgetRow.id,
       channel: "widget",
-      channelId: widgetRow.channelId,
+      channelId: widgetRow.widgetId,
       agentName: "Front desk",
       status: "completed",
       endedReason: "visitor-ended",

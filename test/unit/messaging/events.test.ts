@@ -1,19 +1,21 @@
 // A messaging conversation's webhook data: the chat object, the transcript with the kinds of the
 // end user's turns, the metadata, and Custom fields shaping it like any chat event.
 import { describe, expect, it } from "vitest";
-import type { MessagingSession } from "../../../src/db/schema";
-import { messagingEventData } from "../../../src/messaging/sessions";
+import { chatEventData } from "../../../src/chats/runtime";
+import type { Chat } from "../../../src/db/schema";
 import { buildPayload, LEAF_PATHS, shapePayload } from "../../../src/webhooks/payload";
 
-const session: MessagingSession = {
+const session: Chat = {
   id: "0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77",
   organizationId: "o",
+  channel: "whatsapp",
+  widgetId: null,
   channelId: "c",
-  channelType: "whatsapp",
   agentId: "a",
   agentName: "Desk",
   endUserId: "4915112345678",
   endUserName: "Grace",
+  origin: null,
   status: "completed",
   endedReason: "inactivity",
   transcript: [
@@ -37,7 +39,7 @@ describe("messaging event data", () => {
     event: "whatsapp.completed",
     channel: "whatsapp",
     timestamp: new Date("2026-01-01T00:31:00Z"),
-    data: messagingEventData(session, true),
+    data: chatEventData(session, true),
   });
 
   it("carries the chat object, the transcript with turn kinds, and the metadata", () => {
@@ -65,7 +67,7 @@ describe("messaging event data", () => {
     });
     expect(full).not.toHaveProperty("call");
     expect((full.transcript as { turns: object[] }).turns[0]).not.toHaveProperty("kind");
-    expect(messagingEventData(session, false).transcript).toBeNull();
+    expect(chatEventData(session, false).transcript).toBeNull();
   });
 
   it("is shaped by Custom fields like any chat event", () => {

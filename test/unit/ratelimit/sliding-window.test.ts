@@ -114,14 +114,15 @@ describe.each(engines)("slidingWindow (%s engine)", (_name, redisUrl) => {
 
   it("the API key check counts the same window in the same counters (`rl:key:<hash>`) as the standalone script", async () => {
     const hash = randomUUID().replace(/-/g, "");
-    await rememberKey(redis, hash, { keyId: randomUUID(), organizationId: randomUUID(), user: null });
+    await rememberKey({ ctx: { redis }, input: { hash, key: { keyId: randomUUID(), organizationId: randomUUID(), user: null } } });
     const p = { limit: 3, seconds: 60, prefix: "rl" };
     // Clear of a window edge, so that the two checks see the same window.
     const left = 60_000 - (Date.now() % 60_000);
     if (left < 5_000) await new Promise((resolve) => setTimeout(resolve, left + 50));
     expect(await slidingWindow(redis, p, `key:${hash}`)).toMatchObject({ success: true, remaining: 2 });
-    expect((await checkApiKey(redis, hash, { limit: 3, windowMs: 60_000 })).limit).toMatchObject({ success: true, remaining: 1 });
-    expect((await checkApiKey(redis, hash, { limit: 3, windowMs: 60_000 })).limit).toMatchObject({ success: true, remaining: 0 });
+    const check = { ctx: { redis }, input: { hash, policy: { limit: 3, windowMs: 60_000 } } };
+    expect((await checkApiKey(check)).limit).toMatchObject({ success: true, remaining: 1 });
+    expect((await checkApiKey(check)).limit).toMatchObject({ success: true, remaining: 0 });
     expect(await slidingWindow(redis, p, `key:${hash}`)).toMatchObject({ success: false, remaining: 0 });
   });
 });

@@ -3,7 +3,7 @@
 // offered on a chat and a call, and the history a chat's tool turns become for the model.
 import { describe, expect, it } from "vitest";
 import type { Db } from "../../../src/db/client";
-import type { AgentTool, WidgetTurn } from "../../../src/db/schema";
+import type { AgentTool, ChatTurn } from "../../../src/db/schema";
 import type { AppConfig } from "../../../src/env";
 import type { AgentAnswer } from "../../../src/metering/agent-reply";
 import { argumentsValidator, PARAMETERS_MAX_BYTES, PARAMETERS_MAX_DEPTH, parametersProblems } from "../../../src/tools/json-schema";
@@ -302,7 +302,7 @@ describe("a live call's turn (streamed rounds)", () => {
 describe("a chat's history with tool turns", () => {
   it("becomes the model's tool calls and their results, in order", () => {
     const at = "2026-01-01T00:00:00.000Z";
-    const tool = (callId: string, name: string, result: string): WidgetTurn => ({
+    const tool = (callId: string, name: string, result: string): ChatTurn => ({
       role: "tool",
       text: `${name}: ok (5 ms)`,
       at,

@@ -5,12 +5,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import type { WidgetSession } from "../../../src/db/schema";
+import { chatEventData } from "../../../src/chats/runtime";
+import type { Chat } from "../../../src/db/schema";
 import { normalizeOrigin, originAllowed } from "../../../src/widgets/origins";
 import { CHAT_INSTRUCTIONS, chatMessages, greetingOf, HISTORY_TURNS } from "../../../src/widgets/reply";
 import { createWidgetSchema } from "../../../src/widgets/schema";
 import { isWidgetTokenShaped, newWidgetToken } from "../../../src/widgets/service";
-import { sessionEventData } from "../../../src/widgets/sessions";
 import { buildWidget, GZIP_BUDGET, WIDGET_OUT } from "../../../widget/build";
 import { FRAME_SAMPLES, FrameBuffer, floatToPcm16, pcm16ToFloat, resample } from "../../../widget/src/pcm";
 
@@ -126,10 +126,13 @@ describe("webhook data of a session", () => {
   const session = {
     id: "0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77",
     organizationId: "o",
+    channel: "widget",
     widgetId: "w",
+    channelId: null,
     agentId: "a",
     agentName: "Desk",
-    visitorId: "v_12345678",
+    endUserId: "v_12345678",
+    endUserName: null,
     origin: "https://shop.example",
     status: "completed",
     endedReason: "inactivity",
@@ -141,10 +144,10 @@ describe("webhook data of a session", () => {
     endedAt: new Date("2026-01-01T00:31:00Z"),
     createdAt: new Date(),
     updatedAt: new Date(),
-  } satisfies WidgetSession;
+  } satisfies Chat;
 
   it("carries the chat fields, the transcript on completion and the session's metadata", () => {
-    expect(sessionEventData(session, true)).toEqual({
+    expect(chatEventData(session, true)).toEqual({
       chat: {
         id: session.id,
         status: "completed",
@@ -166,7 +169,7 @@ describe("webhook data of a session", () => {
       },
       metadata: { widgetId: "w", visitorId: "v_12345678", origin: "https://shop.example", endedReason: "inactivity" },
     });
-    expect(sessionEventData({ ...session, endedReason: null }, false)).toMatchObject({ transcript: null, metadata: { widgetId: "w" } });
+    expect(chatEventData({ ...session, endedReason: null }, false)).toMatchObject({ transcript: null, metadata: { widgetId: "w" } });
   });
 });
 

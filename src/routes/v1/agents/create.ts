@@ -19,7 +19,7 @@ export const createAgentRoute = createRoute({
 
 export const registerCreateAgent = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(createAgentRoute, async (c) => {
-    const saved = await createAgent(c.var.db, c.var.config, c.var.auth.organizationId, c.req.valid("json"));
+    const saved = await createAgent({ ctx: c.var.ctx, input: c.req.valid("json") });
     c.header("Location", `/v1/agents/${saved.agent.id}`);
     return c.json(toAgent(saved.agent, saved.toolSecret, true), 201);
   });

@@ -17,6 +17,6 @@ export const deleteAgentRoute = createRoute({
 
 export const registerDeleteAgent = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(deleteAgentRoute, async (c) => {
-    await deleteAgent(c.var.db, c.var.auth.organizationId, c.req.valid("param").id);
+    await deleteAgent({ ctx: c.var.ctx, input: { id: c.req.valid("param").id } });
     return c.body(null, 204);
   });

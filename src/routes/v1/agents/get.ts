@@ -19,9 +19,7 @@ export const getAgentRoute = createRoute({
 
 export const registerGetAgent = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(getAgentRoute, async (c) => {
-    const { agent, toolSecret } = await withToolSecret(
-      c.var.config,
-      await getAgent(c.var.db, c.var.auth.organizationId, c.req.valid("param").id),
-    );
+    const agent = await getAgent({ ctx: c.var.ctx, input: { id: c.req.valid("param").id } });
+    const { toolSecret } = await withToolSecret({ ctx: c.var.ctx, input: agent });
     return c.json(toAgent(agent, toolSecret), 200);
   });

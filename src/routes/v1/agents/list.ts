@@ -20,7 +20,7 @@ export const listAgentsRoute = createRoute({
 
 export const registerListAgents = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(listAgentsRoute, async (c) => {
-    const page = await listAgents(c.var.db, c.var.auth.organizationId, c.req.valid("query"));
-    const opened = await Promise.all(page.data.map((row) => withToolSecret(c.var.config, row)));
+    const page = await listAgents({ ctx: c.var.ctx, input: c.req.valid("query") });
+    const opened = await Promise.all(page.data.map((row) => withToolSecret({ ctx: c.var.ctx, input: row })));
     return c.json({ ...page, data: opened.map(({ agent, toolSecret }) => toAgent(agent, toolSecret)) }, 200);
   });

@@ -20,6 +20,6 @@ export const rotateToolSecretRoute = createRoute({
 
 export const registerRotateToolSecret = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(rotateToolSecretRoute, async (c) => {
-    const saved = await rotateToolSecret(c.var.db, c.var.config, c.var.auth.organizationId, c.req.valid("param").id);
+    const saved = await rotateToolSecret({ ctx: c.var.ctx, input: { id: c.req.valid("param").id } });
     return c.json(toAgent(saved.agent, saved.toolSecret, true), 200);
   });

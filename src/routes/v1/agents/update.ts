@@ -20,6 +20,6 @@ export const updateAgentRoute = createRoute({
 
 export const registerUpdateAgent = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(updateAgentRoute, async (c) => {
-    const saved = await updateAgent(c.var.db, c.var.config, c.var.auth.organizationId, c.req.valid("param").id, c.req.valid("json"));
+    const saved = await updateAgent({ ctx: c.var.ctx, input: { id: c.req.valid("param").id, patch: c.req.valid("json") } });
     return c.json(toAgent(saved.agent, saved.toolSecret, saved.secretCreated), 200);
   });

@@ -63,7 +63,7 @@ export function registerPlaceCalls(app: OpenAPIHono<AppEnv>): void {
     const key = c.req.header("idempotency-key");
     if (key !== undefined && !IDEMPOTENCY_KEY.test(key))
       throw new ApiError("bad_request", "Idempotency-Key must be 1 to 255 printable ASCII characters.");
-    const agent = await getAgent(c.var.db, c.var.auth.organizationId, c.req.valid("param").id);
+    const agent = await getAgent({ ctx: c.var.ctx, input: { id: c.req.valid("param").id } });
     const ctx = callCtx(c);
     const { call, replayed } = await placePhoneCall(ctx, agent, c.req.valid("json"), key);
     c.header("Location", `/v1/calls/${call.id}`);
@@ -72,7 +72,7 @@ export function registerPlaceCalls(app: OpenAPIHono<AppEnv>): void {
   });
 
   app.openapi(createWebCallRoute, async (c) => {
-    const agent = await getAgent(c.var.db, c.var.auth.organizationId, c.req.valid("param").id);
+    const agent = await getAgent({ ctx: c.var.ctx, input: { id: c.req.valid("param").id } });
     const ctx = callCtx(c);
     const session = await startWebCall(ctx, agent, c.req.valid("json"));
     c.header("Location", `/v1/calls/${session.call.id}`);

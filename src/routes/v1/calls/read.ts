@@ -47,18 +47,18 @@ export const getRecordingRoute = createRoute({
 
 export function registerReadCalls(app: OpenAPIHono<AppEnv>): void {
   app.openapi(getCallRoute, async (c) => {
-    const { call, usage } = await getCallWithUsage(c.var.db, c.var.auth.organizationId, c.req.valid("param").id);
+    const { call, usage } = await getCallWithUsage({ ctx: c.var.ctx, input: { id: c.req.valid("param").id } });
     return c.json(toCallView(call, usage, c.var.services.publicOrigin), 200);
   });
 
   app.openapi(listCallsRoute, async (c) => {
-    const page = await listCallsWithUsage(c.var.db, c.var.auth.organizationId, c.req.valid("query"));
+    const page = await listCallsWithUsage({ ctx: c.var.ctx, input: c.req.valid("query") });
     const origin = c.var.services.publicOrigin;
     return c.json({ ...page, data: page.data.map(({ call, usage }) => toCallView(call, usage, origin)) }, 200);
   });
 
   app.openapi(getRecordingRoute, async (c) => {
-    const object = await getCallRecording(c.var.db, c.env.RECORDINGS, c.var.auth.organizationId, c.req.valid("param").id);
+    const object = await getCallRecording({ ctx: { ...c.var.ctx, recordings: c.env.RECORDINGS }, input: { id: c.req.valid("param").id } });
     if (!object) throw new ApiError("not_found", "This call has no recording (yet).");
     return c.body(object.body, 200, { "content-type": "audio/wav", "content-length": String(object.size) });
   });

@@ -91,27 +91,25 @@ export const checkChannelRoute = createRoute({
 
 export function registerChannels(app: OpenAPIHono<AppEnv>): void {
   app.openapi(listChannelsRoute, async (c) => {
-    const page = await listChannels(c.var.db, c.var.auth.organizationId, c.req.valid("query"));
+    const page = await listChannels({ ctx: c.var.ctx, input: c.req.valid("query") });
     return c.json({ ...page, data: page.data.map((row) => toChannelView(row, c.var.services.publicOrigin)) }, 200);
   });
   app.openapi(createChannelRoute, async (c) => {
-    const row = await createChannel(c.var.services.webhooks, c.var.auth.organizationId, c.req.valid("json"));
+    const row = await createChannel({ ctx: c.var.ctx, input: c.req.valid("json") });
     c.header("Location", `/v1/channels/${row.id}`);
     return c.json(toChannelView(row, c.var.services.publicOrigin), 201);
   });
   app.openapi(getChannelRoute, async (c) => {
-    const row = await getChannel(c.var.db, c.var.auth.organizationId, c.req.valid("param").id);
+    const row = await getChannel({ ctx: c.var.ctx, input: c.req.valid("param") });
     return c.json(toChannelView(row, c.var.services.publicOrigin), 200);
   });
   app.openapi(updateChannelRoute, async (c) => {
-    const row = await updateChannel(c.var.db, c.var.auth.organizationId, c.req.valid("param").id, c.req.valid("json"));
+    const row = await updateChannel({ ctx: c.var.ctx, input: { ...c.req.valid("json"), ...c.req.valid("param") } });
     return c.json(toChannelView(row, c.var.services.publicOrigin), 200);
   });
   app.openapi(deleteChannelRoute, async (c) => {
-    await deleteChannel(c.var.services.webhooks, c.var.auth.organizationId, c.req.valid("param").id);
+    await deleteChannel({ ctx: c.var.ctx, input: c.req.valid("param") });
     return c.body(null, 204);
   });
-  app.openapi(checkChannelRoute, async (c) =>
-    c.json(await checkChannel(c.var.services.webhooks, c.var.auth.organizationId, c.req.valid("param").id), 200),
-  );
+  app.openapi(checkChannelRoute, async (c) => c.json(await checkChannel({ ctx: c.var.ctx, input: c.req.valid("param") }), 200));
 }

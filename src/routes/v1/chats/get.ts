@@ -19,6 +19,6 @@ export const getChatRoute = createRoute({
 
 export const registerGetChat = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(getChatRoute, async (c) => {
-    const { chat, usage, transcript } = await getChat(c.var.db, c.var.auth.organizationId, c.req.valid("param").id);
+    const { chat, usage, transcript } = await getChat({ ctx: c.var.ctx, input: c.req.valid("param") });
     return c.json(toChatView(chat, usage, transcript), 200);
   });

@@ -21,6 +21,6 @@ export const listChatsRoute = createRoute({
 
 export const registerListChats = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(listChatsRoute, async (c) => {
-    const page = await listChats(c.var.db, c.var.auth.organizationId, c.req.valid("query"));
+    const page = await listChats({ ctx: c.var.ctx, input: c.req.valid("query") });
     return c.json({ ...page, data: page.data.map(({ chat, usage }) => toChatSummary(chat, usage)) }, 200);
   });

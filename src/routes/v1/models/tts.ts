@@ -11,7 +11,7 @@ import { resolveSpeechVoice } from "../../../voices/service";
 import { speechAliasSchema, ttsRequestSchema } from "./schema";
 
 async function synthesize(c: Context<AppEnv>, input: { text: string; voice: string; model?: string; format: AudioFormat; speed?: number }) {
-  const voice = await resolveSpeechVoice(c.var.db, c.var.auth.organizationId, input.voice);
+  const voice = await resolveSpeechVoice({ ctx: c.var.ctx, input: { ref: input.voice } });
   const provider = c.var.services.providers.tts(voice.provider);
   const model = input.model ?? c.var.services.providers.ttsModel(voice.provider);
   const characters = codePoints(input.text);

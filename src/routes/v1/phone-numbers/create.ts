@@ -21,9 +21,7 @@ export const createPhoneNumberRoute = createRoute({
 
 export const registerCreatePhoneNumber = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(createPhoneNumberRoute, async (c) => {
-    const input = c.req.valid("json");
-    const ctx = { db: c.var.db, config: c.var.config, organizationId: c.var.auth.organizationId, origin: c.var.services.publicOrigin };
-    const row = await addPhoneNumber(ctx, input);
+    const row = await addPhoneNumber({ ctx: c.var.ctx, input: c.req.valid("json") });
     c.header("Location", `/v1/phone-numbers/${row.id}`);
     return c.json(toPhoneNumberView(row), 201);
   });

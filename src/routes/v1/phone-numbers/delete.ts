@@ -16,6 +16,6 @@ export const deletePhoneNumberRoute = createRoute({
 
 export const registerDeletePhoneNumber = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(deletePhoneNumberRoute, async (c) => {
-    await removePhoneNumber({ db: c.var.db, organizationId: c.var.auth.organizationId }, c.req.valid("param").id);
+    await removePhoneNumber({ ctx: c.var.ctx, input: { id: c.req.valid("param").id } });
     return c.body(null, 204);
   });

@@ -19,6 +19,6 @@ export const listPhoneNumbersRoute = createRoute({
 
 export const registerListPhoneNumbers = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(listPhoneNumbersRoute, async (c) => {
-    const page = await listPhoneNumbers({ db: c.var.db, organizationId: c.var.auth.organizationId }, c.req.valid("query"));
+    const page = await listPhoneNumbers({ ctx: c.var.ctx, input: c.req.valid("query") });
     return c.json({ ...page, data: page.data.map(toPhoneNumberView) }, 200);
   });

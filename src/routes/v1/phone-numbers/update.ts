@@ -21,7 +21,6 @@ export const updatePhoneNumberRoute = createRoute({
 
 export const registerUpdatePhoneNumber = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(updatePhoneNumberRoute, async (c) => {
-    const ctx = { db: c.var.db, config: c.var.config, organizationId: c.var.auth.organizationId, origin: c.var.services.publicOrigin };
-    const row = await updatePhoneNumber(ctx, c.req.valid("param").id, c.req.valid("json"));
+    const row = await updatePhoneNumber({ ctx: c.var.ctx, input: { id: c.req.valid("param").id, patch: c.req.valid("json") } });
     return c.json(toPhoneNumberView(row), 200);
   });

@@ -73,6 +73,6 @@ export function registerUsage(
       request: { query: querySchema },
       responses: { 200: jsonResponse(usageSchema, "Usage of the workspace."), ...errorResponses(400) },
     }),
-    async (c) => c.json(toUsageReport(await getUsage(c.var.db, c.var.auth.organizationId, c.req.valid("query"))), 200),
+    async (c) => c.json(toUsageReport(await getUsage({ ctx: c.var.ctx, input: c.req.valid("query") })), 200),
   );
 }

@@ -19,7 +19,7 @@ export const createVoiceRoute = createRoute({
 
 export const registerCreateVoice = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(createVoiceRoute, async (c) => {
-    const row = await createVoice(c.var.db, c.var.auth.organizationId, c.req.valid("json"));
+    const row = await createVoice({ ctx: c.var.ctx, input: c.req.valid("json") });
     c.header("Location", `/v1/voices/${row.id}`);
     return c.json(toVoice(row, c.var.services.providers.synthesizable()), 201);
   });

@@ -18,6 +18,6 @@ export const getVoiceRoute = createRoute({
 
 export const registerGetVoice = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(getVoiceRoute, async (c) => {
-    const row = await getVoice(c.var.db, c.var.auth.organizationId, c.req.valid("param").id);
+    const row = await getVoice({ ctx: c.var.ctx, input: { id: c.req.valid("param").id } });
     return c.json(toVoice(row, c.var.services.providers.synthesizable()), 200);
   });

@@ -20,7 +20,7 @@ export const listVoicesRoute = createRoute({
 
 export const registerListVoices = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(listVoicesRoute, async (c) => {
-    const synthesizable = c.var.services.providers.synthesizable();
-    const page = await listVoices(c.var.db, c.var.auth.organizationId, c.req.valid("query"), synthesizable);
+    const page = await listVoices({ ctx: c.var.ctx, input: c.req.valid("query") });
+    const synthesizable = c.var.ctx.providers.synthesizable();
     return c.json({ ...page, data: page.data.map((row) => toVoice(row, synthesizable)) }, 200);
   });

@@ -45,7 +45,7 @@ export function registerEndpointActions(app: OpenAPIHono<AppEnv>, m: Mount): voi
       responses: { 200: jsonResponse(endpointSchema, "Rotated; `secret` is the new secret, in full."), ...errorResponses(400, 403, 404) },
     }),
     async (c) => {
-      const row = await rotateSecret(c.var.db, c.var.auth.organizationId, c.req.valid("param").id, c.var.config);
+      const row = await rotateSecret({ ctx: c.var.ctx, input: { id: c.req.valid("param").id } });
       return c.json(toEndpointView(row, c.var.services.publicOrigin, true), 200);
     },
   );

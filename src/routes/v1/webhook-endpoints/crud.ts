@@ -23,7 +23,7 @@ export function registerEndpointCrud(app: OpenAPIHono<AppEnv>, m: Mount): void {
       responses: { 201: jsonResponse(savedEndpointSchema, "Created."), ...errorResponses(400, 403) },
     }),
     async (c) => {
-      const row = await createEndpoint(c.var.db, c.var.auth.organizationId, c.req.valid("json"), c.var.config);
+      const row = await createEndpoint({ ctx: c.var.ctx, input: c.req.valid("json") });
       return c.json({ ...toEndpointView(row, c.var.services.publicOrigin, true), warnings: row.warnings }, 201);
     },
   );
@@ -41,17 +41,7 @@ export function registerEndpointCrud(app: OpenAPIHono<AppEnv>, m: Mount): void {
         ...errorResponses(400, 403),
       },
     }),
-    async (c) =>
-      c.json(
-        await listEndpoints(
-          c.var.db,
-          c.var.auth.organizationId,
-          pageQuery(c.req.valid("query")),
-          c.var.services.publicOrigin,
-          c.var.config,
-        ),
-        200,
-      ),
+    async (c) => c.json(await listEndpoints({ ctx: c.var.ctx, input: pageQuery(c.req.valid("query")) }), 200),
   );
 
   app.openapi(
@@ -65,7 +55,7 @@ export function registerEndpointCrud(app: OpenAPIHono<AppEnv>, m: Mount): void {
       responses: { 200: jsonResponse(endpointSchema, "The endpoint."), ...errorResponses(400, 403, 404) },
     }),
     async (c) => {
-      const row = await getEndpoint(c.var.db, c.var.auth.organizationId, c.req.valid("param").id);
+      const row = await getEndpoint({ ctx: c.var.ctx, input: { id: c.req.valid("param").id } });
       return c.json(toEndpointView(await openEndpoint(c.var.config, row), c.var.services.publicOrigin), 200);
     },
   );
@@ -81,7 +71,7 @@ export function registerEndpointCrud(app: OpenAPIHono<AppEnv>, m: Mount): void {
       responses: { 200: jsonResponse(savedEndpointSchema, "Updated."), ...errorResponses(400, 403, 404) },
     }),
     async (c) => {
-      const row = await updateEndpoint(c.var.db, c.var.auth.organizationId, c.req.valid("param").id, c.req.valid("json"), c.var.config);
+      const row = await updateEndpoint({ ctx: c.var.ctx, input: { id: c.req.valid("param").id, patch: c.req.valid("json") } });
       return c.json({ ...toEndpointView(row, c.var.services.publicOrigin), warnings: row.warnings }, 200);
     },
   );
@@ -97,7 +87,7 @@ export function registerEndpointCrud(app: OpenAPIHono<AppEnv>, m: Mount): void {
       responses: { 204: { description: "Deleted." }, ...errorResponses(400, 403, 404) },
     }),
     async (c) => {
-      await deleteEndpoint(c.var.db, c.var.auth.organizationId, c.req.valid("param").id);
+      await deleteEndpoint({ ctx: c.var.ctx, input: { id: c.req.valid("param").id } });
       return c.body(null, 204);
     },
   );

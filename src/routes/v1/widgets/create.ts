@@ -21,7 +21,7 @@ export const createWidgetRoute = createRoute({
 
 export const registerCreateWidget = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(createWidgetRoute, async (c) => {
-    const row = await createWidget(c.var.db, c.var.auth.organizationId, c.req.valid("json"));
+    const row = await createWidget({ ctx: c.var.ctx, input: c.req.valid("json") });
     c.header("Location", `/v1/widgets/${row.id}`);
     return c.json(toWidgetView(row, cdnOrigin(c)), 201);
   });

@@ -17,6 +17,6 @@ export const deleteWidgetRoute = createRoute({
 
 export const registerDeleteWidget = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(deleteWidgetRoute, async (c) => {
-    if (!(await deleteWidget(c.var.db, c.var.auth.organizationId, c.req.valid("param").id))) throw widgetNotFound();
+    if (!(await deleteWidget({ ctx: c.var.ctx, input: c.req.valid("param") }))) throw widgetNotFound();
     return c.body(null, 204);
   });

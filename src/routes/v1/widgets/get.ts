@@ -20,7 +20,7 @@ export const getWidgetRoute = createRoute({
 
 export const registerGetWidget = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(getWidgetRoute, async (c) => {
-    const row = await getWidget(c.var.db, c.var.auth.organizationId, c.req.valid("param").id);
+    const row = await getWidget({ ctx: c.var.ctx, input: c.req.valid("param") });
     if (!row) throw widgetNotFound();
     return c.json(toWidgetView(row, cdnOrigin(c)), 200);
   });

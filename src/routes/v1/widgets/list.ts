@@ -21,7 +21,7 @@ export const listWidgetsRoute = createRoute({
 
 export const registerListWidgets = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(listWidgetsRoute, async (c) => {
-    const page = await listWidgets(c.var.db, c.var.auth.organizationId, c.req.valid("query"));
+    const page = await listWidgets({ ctx: c.var.ctx, input: c.req.valid("query") });
     const origin = cdnOrigin(c);
     return c.json({ ...page, data: page.data.map((row) => toWidgetView(row, origin)) }, 200);
   });

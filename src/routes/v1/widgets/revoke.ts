@@ -21,7 +21,7 @@ export const revokeWidgetRoute = createRoute({
 
 export const registerRevokeWidget = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(revokeWidgetRoute, async (c) => {
-    const row = await revokeWidget(c.var.db, c.var.auth.organizationId, c.req.valid("param").id);
+    const row = await revokeWidget({ ctx: c.var.ctx, input: c.req.valid("param") });
     if (!row) throw widgetNotFound();
     return c.json(toWidgetView(row, cdnOrigin(c)), 200);
   });

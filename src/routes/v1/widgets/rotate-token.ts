@@ -21,7 +21,7 @@ export const rotateWidgetTokenRoute = createRoute({
 
 export const registerRotateWidgetToken = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(rotateWidgetTokenRoute, async (c) => {
-    const row = await rotateWidgetToken(c.var.db, c.var.auth.organizationId, c.req.valid("param").id);
+    const row = await rotateWidgetToken({ ctx: c.var.ctx, input: c.req.valid("param") });
     if (!row) throw widgetNotFound();
     return c.json(toWidgetView(row, cdnOrigin(c)), 200);
   });

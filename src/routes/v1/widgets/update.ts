@@ -21,7 +21,7 @@ export const updateWidgetRoute = createRoute({
 
 export const registerUpdateWidget = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(updateWidgetRoute, async (c) => {
-    const row = await updateWidget(c.var.db, c.var.auth.organizationId, c.req.valid("param").id, c.req.valid("json"));
+    const row = await updateWidget({ ctx: c.var.ctx, input: { ...c.req.valid("json"), ...c.req.valid("param") } });
     if (!row) throw widgetNotFound();
     return c.json(toWidgetView(row, cdnOrigin(c)), 200);
   });
