@@ -4,7 +4,7 @@
 import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { createApp } from "../src/app";
-import { openApiDocument } from "../src/routes/public/docs";
+import { openApiDocument } from "../src/routes/public/openapi";
 
 const out = resolve(process.argv[2] ?? "openapi.json");
 // "/": the server is wherever the document is served from (a relative URL, OpenAPI 3.1 §4.8.5);

@@ -5,12 +5,14 @@
 import { requestId } from "hono/request-id";
 import { secureHeaders } from "hono/secure-headers";
 import { createRouter } from "./context";
-import { dashboardApi, dashboardPageFrame, dashboardPages } from "./dashboard";
+import { dashboardPageFrame } from "./dashboard";
 import { ApiError, handleError } from "./lib/errors";
 import { newId } from "./lib/ids";
 import { guardInput } from "./middleware/guards";
 import { init } from "./middleware/init";
 import { channelWebhookRoutes } from "./routes/channels";
+import { dashboardPages } from "./routes/dashboard";
+import { dashboardApi } from "./routes/dashboard-api";
 import { publicRoutes } from "./routes/public";
 import { telephonyRoutes } from "./routes/telephony";
 import { v1Routes } from "./routes/v1";

@@ -1,7 +1,7 @@
 // What a middleware can answer, for the OpenAPI document. Each guard (the input guard, the
 // content-type and CSRF checks, authentication, the rate limit, permissions) states here, next to
 // its code, the statuses it refuses with; the document adds them to every operation the guard
-// runs on, found through the app's own router (src/routes/public/docs.ts), so the document follows the
+// runs on, found through the app's own router (src/routes/public/openapi.ts), so the document follows the
 // mounting and the guard's own policy, and cannot drift from either.
 
 /** One refusal a guard can give: its status and why, in words for the document. */

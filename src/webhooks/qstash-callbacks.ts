@@ -1,4 +1,4 @@
-// What makes a QStash callback one that has been acted on already (src/routes/public/qstash.ts asks
+// What makes a QStash callback one that has been acted on already (src/routes/public/qstash/ asks
 // before any attempt). Two things, checked and claimed in one Redis script, so two copies of one
 // callback arriving together cannot both go:
 // - The signature: its `jti` is unique to one signature for its whole life (QStash signs every call

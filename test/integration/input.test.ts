@@ -18,7 +18,7 @@ import { createApp } from "../../src/app";
 import { csrfToken } from "../../src/dashboard/session";
 import { organizations, usageEvents } from "../../src/db/schema";
 import { bodyLimitFor } from "../../src/middleware/guards";
-import { OPENAPI_PATH, openApiConfig } from "../../src/routes/public/docs";
+import { OPENAPI_PATH, openApiConfig } from "../../src/routes/public/openapi";
 import { baseUrl, createWorkspace, expectError, json, request, signIn, testDb, type Workspace } from "../support/harness";
 import { type Answer, send } from "../support/http";
 import { type Params, ROUTES, type RouteCase } from "../support/routes";

@@ -1,5 +1,5 @@
 // The OpenAPI document lists every status the guards answer (src/lib/guard-answers.ts, added
-// to the document in src/routes/public/docs.ts). Every operation of the served document is driven over
+// to the document in src/routes/public/openapi.ts). Every operation of the served document is driven over
 // HTTP with a body over its route's limit (whatever the method: the input guard counts the bodies
 // of GET and DELETE too) and, for POST/PUT/PATCH, with a body of a type no route takes; each answer
 // must be a status the document lists for that operation, with the body the document gives for it.
@@ -8,7 +8,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bodyLimitFor } from "../../src/middleware/guards";
-import type { OpenApiDoc } from "../../src/routes/public/docs";
+import type { OpenApiDoc } from "../../src/routes/public/openapi";
 import { hasBrowser, launchBrowser, takeCspViolations, watchCsp } from "../support/browser";
 import { baseUrl, createWorkspace, json, request } from "../support/harness";
 import { send } from "../support/http";

@@ -5,7 +5,7 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { inject } from "vitest";
-import type { OpenApiDoc } from "../../src/routes/public/docs";
+import type { OpenApiDoc } from "../../src/routes/public/openapi";
 import { CUSTOM_PAYLOAD_WEBHOOK } from "../../src/webhooks/events";
 
 const DOC_ID = "https://contract.test/openapi.json";

@@ -2,7 +2,7 @@
 // has a route missing from either, or the table names a route the app does not have.
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
-import { OPENAPI_PATH, openApiDocument } from "../../src/routes/public/docs";
+import { OPENAPI_PATH, openApiDocument } from "../../src/routes/public/openapi";
 import { ROUTES } from "../support/routes";
 
 const app = createApp();

@@ -1,6 +1,8 @@
 // The dashboard's JSON routes: one router mounted at /dashboard/api (src/app.ts), its paths
-// relative to it, session only (API keys are refused), used by the dashboard's pages. Its own
-// middleware: the cookie-CSRF origin check and JSON bodies; each group authenticates itself.
+// relative to it, session only (API keys are refused), used by the dashboard's pages. A folder per
+// resource, one file per operation: auth/ (sign-in, sign-out, session), api-keys/; the webhook
+// endpoints and usage are /v1's own operations (src/routes/v1), registered here at the dashboard's
+// mount. Its own middleware: the cookie-CSRF origin check and JSON bodies; each group authenticates itself.
 import { createRouter } from "../../context";
 import { authenticate, requireSettingsAccess } from "../../middleware/auth";
 import { requireContentType, sameOriginForCookies } from "../../middleware/guards";

@@ -1,4 +1,6 @@
-// The /v1 surface: one router mounted at /v1 (src/app.ts), its paths relative to it. Its own
+// The /v1 surface: one router mounted at /v1 (src/app.ts), its paths relative to it; a folder per
+// resource, one file per operation (its createRoute definition and its registerX), registered here
+// in order (the OpenAPI document's path order), directly or by the resource's index.ts. Its own
 // middleware: CSRF for cookie sessions and the body types, then authentication and the rate limit
 // for every operation; the exceptions carry route-level middleware (GET /v1/me authenticates
 // itself, with the organization optional; the webhook operations require settings access). Its
@@ -13,8 +15,11 @@ import { registerGetAgent } from "./agents/get";
 import { registerListAgents } from "./agents/list";
 import { registerRotateToolSecret } from "./agents/rotate-tool-secret";
 import { registerUpdateAgent } from "./agents/update";
-import { registerPlaceCalls } from "./calls/place";
-import { registerReadCalls } from "./calls/read";
+import { registerCreateCall } from "./calls/create";
+import { registerCreateWebCall } from "./calls/create-web-call";
+import { registerGetCall } from "./calls/get";
+import { registerGetCallRecording } from "./calls/get-recording";
+import { registerListCalls } from "./calls/list";
 import { registerChannels } from "./channels";
 import { registerGetChat } from "./chats/get";
 import { registerListChats } from "./chats/list";
@@ -46,8 +51,11 @@ export function v1Routes() {
   registerUpdateAgent(v1);
   registerDeleteAgent(v1);
 
-  registerPlaceCalls(v1);
-  registerReadCalls(v1);
+  registerCreateCall(v1);
+  registerCreateWebCall(v1);
+  registerGetCall(v1);
+  registerListCalls(v1);
+  registerGetCallRecording(v1);
   registerPhoneNumbers(v1);
 
   registerListVoices(v1);

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWorker } from "../../../dev/stack";
 import { organizations, usageEvents } from "../../../src/db/schema";
 import { costOf } from "../../../src/metering/prices";
-import { maxTokensOf } from "../../../src/routes/v1/models/chat";
+import { maxTokensOf } from "../../../src/routes/v1/models/shared";
 import { createWorkspace, expectError, json, settled, stack, testDb, type Workspace } from "../../support/harness";
 
 type Completion = { usage: { total_tokens: number } };

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { createApp } from "../../../src/app";
 import { createRouter } from "../../../src/context";
 import { handlerReadsAlongside } from "../../../src/lib/route-properties";
-import { openApiDocument } from "../../../src/routes/public/docs";
+import { openApiDocument } from "../../../src/routes/public/openapi";
 
 const ok = { 200: { description: "ok", content: { "application/json": { schema: z.object({}) } } } };
 

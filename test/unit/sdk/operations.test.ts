@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { OPERATIONS, VoiceAgentPlatform } from "../../../packages/sdk/src/index";
 import { createApp } from "../../../src/app";
-import { openApiConfig } from "../../../src/routes/public/docs";
+import { openApiConfig } from "../../../src/routes/public/openapi";
 
 const doc = createApp().getOpenAPI31Document(openApiConfig("http://localhost"));
 const METHODS = ["get", "post", "put", "patch", "delete"] as const;

@@ -18,7 +18,7 @@ import {
   WebhookVerificationError,
 } from "../../../packages/sdk/src/index";
 import { createApp } from "../../../src/app";
-import { openApiDocument } from "../../../src/routes/public/docs";
+import { openApiDocument } from "../../../src/routes/public/openapi";
 import { type ToolCallRequest, toolRequestBody } from "../../../src/tools/invoke";
 import { TOOL_RESPONSE_CAP, toolRequestSchema } from "../../../src/tools/request-schema";
 import { signPayload as serverSign } from "../../../src/webhooks/signature";

@@ -5,7 +5,7 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
 import type { WebhookCall, WebhookChat, WebhookEvent, WebhookEventType } from "../../../packages/sdk/src/index";
 import { createApp } from "../../../src/app";
-import { openApiDocument } from "../../../src/routes/public/docs";
+import { openApiDocument } from "../../../src/routes/public/openapi";
 
 const EVENTS: Record<WebhookEventType, true> = {
   "call.started": true,

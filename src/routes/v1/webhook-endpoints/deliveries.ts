@@ -6,8 +6,8 @@ import { pageQuery } from "../../../db/pagination";
 import { errorResponses, idParam, jsonResponse } from "../../../lib/openapi";
 import { pageQuerySchema, pageSchema } from "../../../lib/pagination";
 import { listDeliveries } from "../../../webhooks/log";
-import { type Mount, opId } from "./deps";
 import { deliveryFiltersSchema, deliverySchema } from "./schema";
+import { type Mount, opId } from "./shared";
 
 /** The delivery log. The spec's path is `/webhooks/<endpoint_id>/deliveries` (no /v1). */
 export function registerDeliveryLog(app: OpenAPIHono<AppEnv>, path: string, m: Pick<Mount, "security" | "prefix" | "tag">): void {

@@ -7,8 +7,8 @@ import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { OPERATIONS } from "../../../../packages/sdk/src/operations";
 import { createApp } from "../../../../src/app";
-import { openApiDocument } from "../../../../src/routes/public/docs";
 import { type SampledOperation, samplesFor } from "../../../../src/routes/public/docs-samples";
+import { openApiDocument } from "../../../../src/routes/public/openapi";
 
 const ORIGIN = "https://api.example.com";
 const app = createApp();

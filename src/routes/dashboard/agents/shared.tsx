@@ -1,0 +1,34 @@
+/** @jsxImportSource hono/jsx */
+// What the agent pages share: the form page (new, edit, and a refused create or update) with the
+// voice choices, and the ownership lookup (the API's own: agents/service.ts).
+import type { Context } from "hono";
+import { type Agent, getAgent } from "../../../agents/service";
+import type { AppEnv } from "../../../context";
+import type { Values } from "../../../dashboard/agents/form";
+import { AgentForm } from "../../../dashboard/agents/views";
+import { type FieldErrors, shellOf } from "../../../dashboard/ui";
+import { defaultVoiceId, listVoicesByName } from "../../../voices/service";
+
+async function voiceOptions(c: Context<AppEnv>) {
+  const rows = await listVoicesByName({ ctx: c.var.ctx });
+  const fallback = rows.find((v) => v.id === defaultVoiceId(c.var.config));
+  return [
+    { value: "", label: fallback ? `Platform default (now ${fallback.name}, ${fallback.provider})` : "Platform default voice" },
+    ...rows.map((v) => ({ value: v.id, label: `${v.name} (${v.provider}${v.organizationId ? ", owned" : ", system"})` })),
+  ];
+}
+
+export async function renderForm(
+  c: Context<AppEnv>,
+  agent: Agent | null,
+  values: Values,
+  errors: FieldErrors = {},
+  status: 200 | 400 = 200,
+  notice?: string,
+) {
+  const shell = await shellOf(c, agent ? `Agent: ${agent.name}` : "New agent", "agents");
+  const voices = await voiceOptions(c);
+  return c.html(<AgentForm shell={shell} agent={agent} values={values} errors={errors} voices={voices} notice={notice} />, status);
+}
+
+export const ownAgent = (c: Context<AppEnv>, id: string): Promise<Agent> => getAgent({ ctx: c.var.ctx, input: { id } });

@@ -1,0 +1,24 @@
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import { updateAgentSchema } from "../../../agents/schema";
+import { updateAgent } from "../../../agents/service";
+import type { AppEnv } from "../../../context";
+import { inputOf, onFields, typedValues } from "../../../dashboard/agents/form";
+import { apiErrorFields, validate } from "../../../dashboard/forms";
+import type { FieldErrors } from "../../../dashboard/ui";
+import { ownAgent, renderForm } from "./shared";
+
+/** POST /dashboard/agents/:id: the edit form sent, through the API's schema and service. */
+export const registerUpdateAgentPage = (app: OpenAPIHono<AppEnv>) =>
+  app.post("/:id", async (c) => {
+    const agent = await ownAgent(c, c.req.param("id"));
+    const form = c.var.form;
+    const pre: FieldErrors = {};
+    const checked = validate(updateAgentSchema, inputOf(form, pre), pre);
+    if (!checked.ok) return renderForm(c, agent, typedValues(form), onFields(checked.errors), 400);
+    try {
+      await updateAgent({ ctx: c.var.ctx, input: { id: agent.id, patch: checked.data } });
+      return c.redirect(`/dashboard/agents/${agent.id}?saved=1`, 303);
+    } catch (err) {
+      return renderForm(c, agent, typedValues(form), apiErrorFields(err), 400);
+    }
+  });

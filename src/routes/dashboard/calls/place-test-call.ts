@@ -1,0 +1,29 @@
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import { z } from "zod";
+import { findAgent } from "../../../agents/service";
+import { placePhoneCall } from "../../../calls/place";
+import type { AppEnv } from "../../../context";
+import { one, validate } from "../../../dashboard/forms";
+import { ApiError } from "../../../lib/errors";
+import { phoneNumber } from "../../v1/calls/schema";
+import { callCtx } from "../../v1/calls/shared";
+import { listPage } from "./shared";
+
+const testCallSchema = z.object({ agentId: z.uuid({ message: "choose an agent" }), phoneNumber: phoneNumber("phoneNumber") });
+
+/** POST /dashboard/calls/test: "place a test call", through the API's own placement (calls/place.ts) and schema. */
+export const registerPlaceTestCallPage = (app: OpenAPIHono<AppEnv>) =>
+  app.post("/test", async (c) => {
+    const values = { agentId: one(c.var.form, "agentId"), phoneNumber: one(c.var.form, "phoneNumber") };
+    const checked = validate(testCallSchema, values);
+    if (!checked.ok) return listPage(c, { errors: checked.errors, values }, 400);
+    const agent = await findAgent({ ctx: c.var.ctx, input: { id: checked.data.agentId } });
+    if (!agent) return listPage(c, { errors: { agentId: "no such agent in this workspace" }, values }, 400);
+    try {
+      const { call } = await placePhoneCall(callCtx(c), agent, { phoneNumber: checked.data.phoneNumber }, undefined);
+      return c.redirect(`/dashboard/calls/${call.id}`, 303);
+    } catch (err) {
+      if (err instanceof ApiError && err.status < 500) return listPage(c, { errors: { form: err.message }, values }, 400);
+      throw err;
+    }
+  });

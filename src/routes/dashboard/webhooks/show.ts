@@ -1,0 +1,47 @@
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { AppEnv } from "../../../context";
+import type { Notice } from "../../../dashboard/webhooks/detail";
+import { outcome } from "../../../dashboard/webhooks/parts";
+import { ApiError } from "../../../lib/errors";
+import { isUuid } from "../../../lib/ids";
+import { getEndpoint } from "../../../webhooks/endpoints";
+import { type DeliveryView, getDelivery } from "../../../webhooks/log";
+import { endpointId, renderEndpoint } from "./shared";
+
+/** A delivery's outcome for the flash after Send Test or Resend. */
+function deliveryNotice(verb: string, d: DeliveryView): Notice {
+  const last = d.attempts[d.attempts.length - 1];
+  if (d.status === "pending" || !last) return { kind: "ok", text: `${verb}: delivery ${d.id} is queued.` };
+  const ok = d.status === "succeeded";
+  return { kind: ok ? "ok" : "error", text: `${verb}: ${d.event} delivery ${d.id} ${d.status} (${outcome(last)}).` };
+}
+
+const DETAIL_NOTICES: Record<string, Notice> = {
+  saved: { kind: "ok", text: "Endpoint saved." },
+  on: { kind: "ok", text: "Endpoint turned on." },
+  off: { kind: "ok", text: "Endpoint turned off." },
+};
+
+async function noticeOf(c: Context<AppEnv>, endpointId: string): Promise<Notice | undefined> {
+  const code = c.req.query("notice") ?? "";
+  const deliveryId = c.req.query("delivery") ?? "";
+  if ((code === "tested" || code === "resent") && isUuid(deliveryId)) {
+    try {
+      const d = await getDelivery(c.var.db, c.var.auth.organizationId, endpointId, deliveryId);
+      return deliveryNotice(code === "tested" ? "Send Test" : "Resend", d);
+    } catch (err) {
+      if (err instanceof ApiError && err.code === "not_found") return undefined;
+      throw err;
+    }
+  }
+  return DETAIL_NOTICES[code];
+}
+
+/** GET /dashboard/webhooks/:id: the endpoint's page, with the flash its last action left. */
+export const registerShowEndpointPage = (app: OpenAPIHono<AppEnv>) =>
+  app.get("/:id", async (c) => {
+    const id = endpointId(c);
+    const row = await getEndpoint({ ctx: c.var.ctx, input: { id } });
+    return renderEndpoint(c, row, { notice: await noticeOf(c, id) });
+  });

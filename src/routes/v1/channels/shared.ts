@@ -1,0 +1,2 @@
+/** Every /v1/channels operation's tag. */
+export const tags = ["Channels"];

@@ -1,0 +1,174 @@
+// The committed migrations carry data, not only shape. 0018 moves widget chats and messaging
+// conversations into the one `chats` table: every row is copied with its id (the usage log's
+// chat_id and the webhooks' subject ids still find it), its channel and its transcript, and the
+// old tables are gone. Applied to an in-memory PGlite with drizzle's own reader of drizzle/.
+import { fileURLToPath } from "node:url";
+import { PGlite } from "@electric-sql/pglite";
+import { readMigrationFiles } from "drizzle-orm/migrator";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const folder = fileURLToPath(new URL("../../../drizzle", import.meta.url));
+const migrations = readMigrationFiles({ migrationsFolder: folder });
+const CHATS = migrations.findIndex((m) => m.sql.some((s) => s.includes('CREATE TABLE "chats"')));
+
+const ORG = "0193b6e2-0000-7000-8000-000000000001";
+const AGENT = "0193b6e2-0000-7000-8000-000000000002";
+const WIDGET = "0193b6e2-0000-7000-8000-000000000003";
+const CHANNEL = "0193b6e2-0000-7000-8000-000000000004";
+const WIDGET_CHAT = "0193b6e2-0000-7000-8000-000000000010";
+const CONVERSATION = "0193b6e2-0000-7000-8000-000000000011";
+const ORPHAN = "0193b6e2-0000-7000-8000-000000000012";
+
+describe("migration 0018: one chats table", () => {
+  let db: PGlite;
+  /** As drizzle's migrator applies pending migrations: all of them in one transaction. */
+  const apply = (from: number, to: number) =>
+    db.transaction(async (tx) => {
+      for (const m of migrations.slice(from, to)) for (const statement of m.sql) if (statement.trim()) await tx.exec(statement);
+    });
+
+  /** Inserts a row, with a placeholder for each required column the test does not care about. */
+  const insert = async (table: string, values: Record<string, string | number | null>) => {
+    const { rows } = await db.query<{ column_name: string; data_type: string }>(
+      `SELECT column_name, data_type FROM information_schema.columns
+       WHERE table_name = $1 AND is_nullable = 'NO' AND column_default IS NULL`,
+      [table],
+    );
+    const filler: Record<string, string | number> = {
+      uuid: ORG,
+      jsonb: "{}",
+      integer: 0,
+      bigint: 0,
+      real: 0,
+      "double precision": 0,
+      boolean: "false",
+      "timestamp with time zone": "2026-01-01T00:00:00Z",
+    };
+    const row: Record<string, string | number | null> = {};
+    for (const c of rows) row[c.column_name] = filler[c.data_type] ?? "x";
+    Object.assign(row, values);
+    const names = Object.keys(row);
+    await db.query(
+      `INSERT INTO ${table} (${names.map((n) => `"${n}"`).join(", ")}) VALUES (${names.map((_, i) => `$${i + 1}`).join(", ")})`,
+      names.map((n) => row[n]),
+    );
+  };
+
+  beforeAll(async () => {
+    db = await PGlite.create("memory://");
+    expect(CHATS).toBeGreaterThan(0);
+    await apply(0, CHATS);
+    await insert("organizations", { id: ORG, name: "Acme" });
+    await insert("agents", { id: AGENT, organization_id: ORG, name: "Desk" });
+    await insert("widgets", { id: WIDGET, organization_id: ORG, agent_id: AGENT, allowed_origins: '["https://shop.example"]' });
+    await insert("messaging_channels", { id: CHANNEL, organization_id: ORG, agent_id: AGENT, type: "telegram" });
+    await insert("widget_sessions", {
+      id: WIDGET_CHAT,
+      organization_id: ORG,
+      widget_id: WIDGET,
+      agent_id: AGENT,
+      agent_name: "Desk",
+      visitor_id: "v_1",
+      origin: "https://shop.example",
+      status: "completed",
+      ended_reason: "visitor-ended",
+      transcript: '[{"role":"user","text":"Hi","at":"2026-01-01T00:00:00.000Z"}]',
+      message_count: 1,
+      ended_at: "2026-01-01T00:05:00Z",
+    });
+    await insert("messaging_sessions", {
+      id: CONVERSATION,
+      organization_id: ORG,
+      channel_id: CHANNEL,
+      channel_type: "telegram",
+      agent_id: AGENT,
+      agent_name: "Desk",
+      end_user_id: "777",
+      end_user_name: "Ada",
+      status: "in-progress",
+      transcript:
+        '[{"role":"user","text":"Hola","at":"2026-01-01T00:00:00.000Z","kind":"voice"},{"role":"tool","text":"t","at":"2026-01-01T00:00:01.000Z"}]',
+      message_count: 2,
+      tool_call_count: 1,
+    });
+    await insert("messaging_sessions", {
+      id: ORPHAN,
+      organization_id: ORG,
+      channel_id: null,
+      channel_type: "whatsapp",
+      agent_id: null,
+      agent_name: "Gone",
+      end_user_id: "4915",
+      status: "in-progress",
+    });
+    await apply(CHATS, CHATS + 1);
+  }, 120_000);
+  afterAll(async () => {
+    await db?.close();
+  });
+
+  it("copies every widget chat and conversation with its id, channel and transcript", async () => {
+    const { rows } = await db.query<Record<string, unknown>>(
+      `SELECT id, channel, widget_id, channel_id, agent_id, agent_name, end_user_id, end_user_name, origin, status, ended_reason,
+              transcript, message_count, tool_call_count, ended_at IS NOT NULL AS ended FROM chats ORDER BY id`,
+    );
+    expect(rows).toEqual([
+      {
+        id: WIDGET_CHAT,
+        channel: "widget",
+        widget_id: WIDGET,
+        channel_id: null,
+        agent_id: AGENT,
+        agent_name: "Desk",
+        end_user_id: "v_1",
+        end_user_name: null,
+        origin: "https://shop.example",
+        status: "completed",
+        ended_reason: "visitor-ended",
+        transcript: [{ role: "user", text: "Hi", at: "2026-01-01T00:00:00.000Z" }],
+        message_count: 1,
+        tool_call_count: 0,
+        ended: true,
+      },
+      {
+        id: CONVERSATION,
+        channel: "telegram",
+        widget_id: null,
+        channel_id: CHANNEL,
+        agent_id: AGENT,
+        agent_name: "Desk",
+        end_user_id: "777",
+        end_user_name: "Ada",
+        origin: null,
+        status: "in-progress",
+        ended_reason: null,
+        transcript: [
+          { role: "user", text: "Hola", at: "2026-01-01T00:00:00.000Z", kind: "voice" },
+          { role: "tool", text: "t", at: "2026-01-01T00:00:01.000Z" },
+        ],
+        message_count: 2,
+        tool_call_count: 1,
+        ended: false,
+      },
+      expect.objectContaining({ id: ORPHAN, channel: "whatsapp", channel_id: null, agent_id: null, status: "in-progress" }),
+    ]);
+  });
+
+  it("drops the old tables, and the copied rows keep the new table's rules", async () => {
+    const { rows } = await db.query<{ name: string | null }>(
+      `SELECT to_regclass('widget_sessions')::text AS name UNION ALL SELECT to_regclass('messaging_sessions')::text`,
+    );
+    expect(rows).toEqual([{ name: null }, { name: null }]);
+    // The copied open conversation holds the end user's one open slot on the channel.
+    await expect(
+      db.exec(
+        `INSERT INTO chats (id, organization_id, channel, channel_id, agent_name, end_user_id, status)
+         VALUES ('0193b6e2-0000-7000-8000-000000000099', '${ORG}', 'telegram', '${CHANNEL}', 'Desk', '777', 'in-progress')`,
+      ),
+    ).rejects.toThrow(/chats_open_conversation_idx/);
+    // Deleting the widget keeps its chat, without the widget.
+    await db.exec(`DELETE FROM widgets WHERE id = '${WIDGET}'`);
+    const { rows: kept } = await db.query<{ widget_id: string | null }>(`SELECT widget_id FROM chats WHERE id = '${WIDGET_CHAT}'`);
+    expect(kept).toEqual([{ widget_id: null }]);
+  });
+});
