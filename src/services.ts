@@ -8,7 +8,8 @@
 // circle, docs/architecture.md): only the configuration, the scope, the providers and the carrier.
 import type { Db } from "./db/client";
 import type { Scope } from "./db/scope";
-import type { AppConfig } from "./env";
+import type { AppConfig, Bindings } from "./env";
+import { ApiError } from "./lib/errors";
 import { type Providers, providersOf } from "./providers/registry";
 import { telephonyProvider } from "./telephony/registry";
 import type { TelephonyProvider } from "./telephony/types";
@@ -55,28 +56,41 @@ export interface Services {
   providers: Providers;
   /** The carrier (Twilio, or its sandbox); 503 telephony_unavailable when not configured. */
   telephony(): TelephonyProvider;
+  /** The calls' Durable Objects (one per call); 503 misconfigured when the binding is missing. */
+  callSessions(): DurableObjectNamespace;
 }
 
-/** `origin` is the request's (`https://host`), or none for a cron run (PUBLIC_BASE_URL then). */
-export function buildServices(scope: Scope, config: AppConfig, origin: string | undefined): Services {
+/** The Durable Object namespace of the calls, or the error that says what to fix. */
+const callSessionsOf = (env: Pick<Bindings, "CALL_SESSIONS">) => (): DurableObjectNamespace => {
+  if (!env.CALL_SESSIONS) throw new ApiError("misconfigured", "The CALL_SESSIONS Durable Object binding is missing (wrangler.toml).");
+  return env.CALL_SESSIONS;
+};
+
+/** `origin` is the request's (`https://host`), or none for a cron run (PUBLIC_BASE_URL then); `env` the Worker's bindings. */
+export function buildServices(scope: Scope, config: AppConfig, origin: string | undefined, env: Pick<Bindings, "CALL_SESSIONS">): Services {
   const ctx = contextOf(scope, config, origin);
   return {
     webhooks: ctx,
     publicOrigin: publicOrigin(config, origin),
     providers: ctx.providers,
     telephony: () => telephonyProvider(config),
+    callSessions: callSessionsOf(env),
   };
 }
 
 /** Who acts: an API key, a dashboard user, or the platform itself (a call's runtime, a cron run). */
 export type Actor = { type: "api_key"; id: string } | { type: "user"; id: string } | { type: "system" };
 
-/** An authenticated request's context: the domain context plus the organization, the actor, the public origin and the carrier. */
+/**
+ * An authenticated request's context: the domain context plus the organization, the actor, the
+ * public origin, the carrier and the calls' Durable Objects.
+ */
 export interface RequestContext extends DomainContext {
   organizationId: string;
   actor: Actor;
   publicOrigin: string;
   telephony(): TelephonyProvider;
+  callSessions(): DurableObjectNamespace;
 }
 
 /** What an operation declares it needs: a part of the request context (a cron run or a call's runtime can build it too). */
@@ -114,5 +128,6 @@ export function requestContext(services: Services, auth: Authenticated): Request
     actor: actorOf(auth),
     publicOrigin: services.publicOrigin,
     telephony: services.telephony,
+    callSessions: services.callSessions,
   };
 }

@@ -23,7 +23,7 @@ export default {
   async scheduled(_controller, env, ctx) {
     const config = parseEnv(env);
     const scope = openScope(config);
-    const deps = buildServices(scope, config, undefined).webhooks;
+    const deps = buildServices(scope, config, undefined, env).webhooks;
     try {
       // All run even when one fails; a failure is logged and the next minute tries again.
       const results = await Promise.allSettled([

@@ -11,7 +11,7 @@ import { type PreparedSpeech, prepareFirstMessage } from "./first-message";
 import { finishCall } from "./lifecycle";
 import { findCall } from "./queries/calls";
 import { CallSessionRuntime } from "./session";
-import { TERMINAL } from "./states";
+import { type EndedReason, TERMINAL } from "./states";
 
 export class CallSession extends DurableObject<Bindings> {
   private session: CallSessionRuntime | null = null;
@@ -37,11 +37,28 @@ export class CallSession extends DurableObject<Bindings> {
    * ending: "ending". Null: no session runs here.
    */
   carrierHungUp(callId: string): "ending" | null {
+    return this.endLive(callId, "customer-ended-call", "carrier hang-up left to the session");
+  }
+
+  /**
+   * The API or the dashboard hangs the call up (src/calls/hang-up.ts): a live session ends it
+   * `ended-via-api` (its ending hangs up at the carrier, keeps the transcript and the recording and
+   * fires the webhook); one already ending finishes with its own reason. "ending" either way; null
+   * when no session runs here (the request then ends the call itself).
+   */
+  hangUpOnRequest(callId: string): "ending" | null {
+    // A session still reading the call as it starts is not live yet: the request ends the call in
+    // the database, and the session then finds it ended and closes its stream (the carrier's call with it).
+    if (!(this.session?.connected || this.session?.isEnding)) return null;
+    return this.endLive(callId, "ended-via-api", "hang-up on request left to the session");
+  }
+
+  private endLive(callId: string, reason: EndedReason, msg: string): "ending" | null {
     const session = this.session;
     if (!session || !(session.live || session.isEnding)) return null;
     const already = session.isEnding;
-    this.ctx.waitUntil(session.end("customer-ended-call"));
-    console.log(JSON.stringify({ level: "info", msg: "carrier hang-up left to the session", callId, alreadyEnding: already }));
+    this.ctx.waitUntil(session.end(reason));
+    console.log(JSON.stringify({ level: "info", msg, callId, alreadyEnding: already }));
     return "ending";
   }
 

@@ -3,14 +3,12 @@
 // workspace with credits answers with the media stream, and the same session as an outbound call
 // runs it (`direction: inbound`); anything else is turned away in TwiML (docs/calls.md, "Inbound
 // calls"). Twilio may send the webhook again for the same CallSid: the call is created once.
-import type { Db } from "../db/client";
 import type { Call } from "../db/schema";
-import type { AppConfig, Bindings } from "../env";
 import { randomBase62, sha256Hex } from "../lib/crypto";
 import { newId } from "../lib/ids";
+import type { Op } from "../services";
 import { rejectTwiml, sayAndHangUpTwiml, streamTwiml } from "../telephony/twilio";
 import { TWILIO_MEDIA_PATH } from "./addresses";
-import { sessions } from "./place";
 import { hasCredits, insertIncomingCall, renewRingingStreamToken } from "./queries/calls";
 import { numberForIncomingCall } from "./queries/phone-numbers";
 import { armWatchdog } from "./stub";
@@ -24,19 +22,15 @@ export interface IncomingCall {
   to: string;
 }
 
-export interface InboundCtx {
-  db: Db;
-  config: AppConfig;
-  env: Bindings;
-  origin: string;
-}
-
 export type InboundAnswer =
   | { kind: "stream"; call: Call; twiml: string }
   | { kind: "reject" | "cannot-take"; reason: string; twiml: string };
 
 /** What to answer Twilio's voice webhook for an incoming call. */
-export async function answerIncomingCall(ctx: InboundCtx, incoming: IncomingCall): Promise<InboundAnswer> {
+export async function answerIncomingCall({
+  ctx,
+  input: incoming,
+}: Op<IncomingCall, "db" | "config" | "publicOrigin" | "callSessions">): Promise<InboundAnswer> {
   const found = await numberForIncomingCall(ctx.db, incoming.to);
   // A number no workspace has: never answered (no charge), heard as a busy line.
   if (!found) return { kind: "reject", reason: "not a workspace's number", twiml: rejectTwiml() };
@@ -65,7 +59,7 @@ export async function answerIncomingCall(ctx: InboundCtx, incoming: IncomingCall
     streamTokenHash: tokenHash,
     deadlineAt: deadline,
   });
-  if (call) await armWatchdog(sessions(ctx.env), call.id, deadline);
+  if (call) await armWatchdog(ctx.callSessions(), call.id, deadline);
   else {
     // The webhook again for a call we already answered (Twilio retried it): a fresh stream token
     // for the stream this answer starts, while the call has not connected; a call under way or
@@ -73,6 +67,6 @@ export async function answerIncomingCall(ctx: InboundCtx, incoming: IncomingCall
     call = await renewRingingStreamToken(ctx.db, "twilio", incoming.callSid, tokenHash);
     if (!call) return { kind: "reject", reason: "call already answered", twiml: rejectTwiml() };
   }
-  const streamUrl = `${ctx.origin.replace(/^http/, "ws")}${TWILIO_MEDIA_PATH(call.id)}`;
+  const streamUrl = `${ctx.publicOrigin.replace(/^http/, "ws")}${TWILIO_MEDIA_PATH(call.id)}`;
   return { kind: "stream", call, twiml: streamTwiml(streamUrl, { token: streamToken, callId: call.id }) };
 }

@@ -1,16 +1,16 @@
 // Creating calls: the phone call (caller id: phone-numbers.ts; idempotency, the carrier's dial)
-// and the web call (a one-time session token). Shared by the API and the dashboard.
+// and the web call (a one-time session token). Shared by the API, the dashboard and the widget;
+// each takes `{ ctx, input }` (src/services.ts).
 import type { Db } from "../db/client";
 import type { Agent, Call } from "../db/schema";
-import type { AppConfig, Bindings } from "../env";
 import { randomBase62, sha256Hex } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
 import { newId } from "../lib/ids";
-import type { DomainContext } from "../services";
+import type { DomainContext, Op } from "../services";
 import { telephonyProvider } from "../telephony/registry";
 import { DialError } from "../telephony/types";
 import { TWILIO_MEDIA_PATH, TWILIO_STATUS_PATH, WEB_CALL_SOCKET_PATH } from "./addresses";
-import { finishCall } from "./lifecycle";
+import { finishCall, isEnded } from "./lifecycle";
 import { callerIdFor } from "./phone-numbers";
 import {
   findCallByIdempotencyKey,
@@ -32,19 +32,9 @@ export interface PlaceInput {
   metadata?: Record<string, unknown>;
 }
 
-export interface Ctx {
-  db: Db;
-  config: AppConfig;
-  env: Bindings;
-  deps: DomainContext;
-  organizationId: string;
-  origin: string;
-}
-
-export function sessions(env: Bindings): DurableObjectNamespace {
-  if (!env.CALL_SESSIONS) throw new ApiError("misconfigured", "The CALL_SESSIONS Durable Object binding is missing (wrangler.toml).");
-  return env.CALL_SESSIONS;
-}
+/** What placing a call needs: the domain context, the organization, the public origin (the carrier's callbacks) and the calls' Durable Objects. */
+export type PlaceNeeds = keyof DomainContext | "organizationId" | "publicOrigin" | "callSessions";
+type Ctx = Op<unknown, PlaceNeeds>["ctx"];
 
 /** Calls need credits for their first turns: refuse at once when there are none. */
 async function requireCredits(db: Db, organizationId: string): Promise<void> {
@@ -68,7 +58,10 @@ export interface Placed {
   replayed: boolean;
 }
 
-export async function placePhoneCall(ctx: Ctx, agent: Agent, input: PlaceInput, idempotencyKey: string | undefined): Promise<Placed> {
+export async function placePhoneCall({
+  ctx,
+  input: { agent, call: input, idempotencyKey },
+}: Op<{ agent: Agent; call: PlaceInput; idempotencyKey: string | undefined }, PlaceNeeds>): Promise<Placed> {
   const fingerprint = await sha256Hex(JSON.stringify([agent.id, input]));
   const replay = async (): Promise<Placed | null> => {
     if (!idempotencyKey) return null;
@@ -105,24 +98,26 @@ export async function placePhoneCall(ctx: Ctx, agent: Agent, input: PlaceInput, 
     if (other) return other;
     throw new Error("idempotent insert conflicted but no call was found");
   }
-  await armWatchdog(sessions(ctx.env), id, deadline);
+  await armWatchdog(ctx.callSessions(), id, deadline);
   try {
     const { providerCallId } = await telephony.placeCall({
       to: input.phoneNumber,
       from,
-      streamUrl: `${wsOrigin(ctx.origin)}${TWILIO_MEDIA_PATH(id)}`,
+      streamUrl: `${wsOrigin(ctx.publicOrigin)}${TWILIO_MEDIA_PATH(id)}`,
       streamParameters: { token: streamToken, callId: id },
-      statusCallbackUrl: `${ctx.origin}${TWILIO_STATUS_PATH(id)}`,
+      statusCallbackUrl: `${ctx.publicOrigin}${TWILIO_STATUS_PATH(id)}`,
       ringTimeoutSeconds: ctx.config.CALL_RING_TIMEOUT_SECONDS,
     });
     // The carrier took the call: its first message is synthesized while it rings (off the response path).
-    if (agent.firstMessage) ctx.deps.waitUntil(prepareFirstMessageWhileRinging(sessions(ctx.env), id));
+    if (agent.firstMessage) ctx.waitUntil(prepareFirstMessageWhileRinging(ctx.callSessions(), id));
     const updated = await saveProviderCallId(ctx.db, id, providerCallId);
+    // Ended while it was being dialled (canceled through the API or the dashboard before the carrier gave its id): cancel it there too.
+    if (updated && isEnded(updated)) ctx.waitUntil(telephony.cancel(providerCallId).catch(() => undefined));
     return { call: updated ?? row, replayed: false };
   } catch (err) {
     if (!(err instanceof DialError)) throw err;
     console.log(JSON.stringify({ level: "info", msg: "dial failed", callId: id, failure: err.failure, message: err.message }));
-    const ended = await finishCall(ctx.deps, id, err.failure === "invalid-number" ? "dial-failed" : "telephony-provider-error");
+    const ended = await finishCall(ctx, id, err.failure === "invalid-number" ? "dial-failed" : "telephony-provider-error");
     return { call: ended ?? row, replayed: false };
   }
 }
@@ -134,11 +129,10 @@ export interface WebCallSession {
   url: string;
 }
 
-export async function startWebCall(
-  ctx: Ctx,
-  agent: Agent,
-  input: { variables?: Record<string, string>; metadata?: Record<string, unknown> },
-): Promise<WebCallSession> {
+export async function startWebCall({
+  ctx,
+  input: { agent, ...input },
+}: Op<{ agent: Agent; variables?: Record<string, string>; metadata?: Record<string, unknown> }, PlaceNeeds>): Promise<WebCallSession> {
   await requireCredits(ctx.db, ctx.organizationId);
   const token = `wct_${randomBase62(40)}`;
   const id = newId();
@@ -153,8 +147,8 @@ export async function startWebCall(
     deadlineAt: deadline,
   });
   if (!row) throw new Error("insert returned no row");
-  await armWatchdog(sessions(ctx.env), id, deadline);
-  const url = `${wsOrigin(ctx.origin)}${WEB_CALL_SOCKET_PATH(id)}?token=${encodeURIComponent(token)}`;
+  await armWatchdog(ctx.callSessions(), id, deadline);
+  const url = `${wsOrigin(ctx.publicOrigin)}${WEB_CALL_SOCKET_PATH(id)}?token=${encodeURIComponent(token)}`;
   return { call: row, token, expiresAt, url };
 }
 

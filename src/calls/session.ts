@@ -195,6 +195,10 @@ export class CallSessionRuntime implements SessionEvents {
   get live(): boolean {
     return this.state === "live" || this.state === "starting";
   }
+  /** Connected, its pipeline running (not still reading the call as it starts): a hang-up on request is the session's. */
+  get connected(): boolean {
+    return this.state === "live";
+  }
   get isEnding(): boolean {
     return this.state === "ending";
   }

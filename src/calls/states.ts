@@ -47,9 +47,18 @@ export const ENDED_REASONS = {
   "customer-ended-call": { status: "completed", fault: "none", description: "The callee hung up (or the browser closed the web call)." },
   "silence-timeout": { status: "completed", fault: "none", description: "Nobody spoke for the agent's silenceTimeoutSeconds." },
   "max-duration-reached": { status: "completed", fault: "none", description: "The call reached the agent's maxDurationSeconds." },
+  "ended-via-api": {
+    status: "completed",
+    fault: "none",
+    description: "The call was hung up through the API (POST /v1/calls/{id}/end) or the dashboard's Hang up.",
+  },
   "customer-busy": { status: "busy", fault: "customer", description: "The line was busy." },
   "customer-did-not-answer": { status: "no-answer", fault: "customer", description: "Nobody answered before the ring timeout." },
-  "call-canceled": { status: "canceled", fault: "customer", description: "The call was canceled before it connected." },
+  "call-canceled": {
+    status: "canceled",
+    fault: "customer",
+    description: "The call was canceled before it connected (through the API or the dashboard, or by the carrier).",
+  },
   "web-call-not-joined": {
     status: "canceled",
     fault: "customer",

@@ -1,6 +1,6 @@
 // How the worker reaches a call's Durable Object (src/calls/durable-object.ts): typed RPC for the
-// watchdog, the first message made while ringing and the carrier's hang-up (the headers its media
-// socket's upgrade request carries: addresses.ts).
+// watchdog, the first message made while ringing, the carrier's hang-up and a hang-up on request
+// (the headers its media socket's upgrade request carries: addresses.ts).
 import type { CallSession } from "./durable-object";
 
 /** The call's Durable Object (one per call, named by its id). */
@@ -25,4 +25,12 @@ export async function prepareFirstMessageWhileRinging(ns: DurableObjectNamespace
  */
 export async function leaveHangUpToSession(ns: DurableObjectNamespace, callId: string): Promise<boolean> {
   return (await callStub(ns, callId).carrierHungUp(callId)) === "ending";
+}
+
+/**
+ * The API or the dashboard hangs the call up: true when the call's live (or ending) session ends
+ * it (`ended-via-api`, or the reason it was already ending with); false when no session runs there.
+ */
+export async function hangUpLiveSession(ns: DurableObjectNamespace, callId: string): Promise<boolean> {
+  return (await callStub(ns, callId).hangUpOnRequest(callId)) === "ending";
 }

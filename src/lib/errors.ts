@@ -63,7 +63,10 @@ export const ERRORS = {
     status: 502,
     when: "Telegram or WhatsApp failed or could not be reached while the channel was being set up or checked; retry.",
   },
-  telephony_error: { status: 502, when: "Twilio failed or could not be reached while checking a caller id; nothing was dialled, retry." },
+  telephony_error: {
+    status: 502,
+    when: "Twilio failed or could not be reached while checking a caller id (nothing was dialled) or canceling a ringing call (it was not canceled); retry.",
+  },
   provider_not_configured: {
     status: 503,
     when: "The voice's (or model's) provider is not configured on this deployment; `GET /v1/voices` marks such voices `available: false`. Not charged.",

@@ -13,7 +13,7 @@ export const init = createMiddleware<AppEnv>(async (c, next) => {
   const scope = openScope(config);
   c.set("db", scope.db);
   c.set("defer", scope.defer);
-  c.set("services", buildServices(scope, config, new URL(c.req.url).origin));
+  c.set("services", buildServices(scope, config, new URL(c.req.url).origin, c.env));
   try {
     await next();
   } finally {

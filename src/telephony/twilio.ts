@@ -1,10 +1,10 @@
 // Twilio: REST call creation with TwiML that connects a bidirectional Media Stream to our media
-// route, hang-up, transfer (the live call's TwiML replaced by a <Dial>), X-Twilio-Signature checks
-// on status callbacks and voice webhooks, whether a number is the account's (IncomingPhoneNumbers,
-// OutgoingCallerIds), and pointing a number's incoming calls at our voice webhook
-// (IncomingPhoneNumbers/{sid} VoiceUrl). Wire formats from Twilio's docs (Calls, IncomingPhoneNumber
-// and OutgoingCallerId resources, paging, "Webhooks security", Media Streams, <Dial>); docs/calls.md
-// lists what we use.
+// route, hang-up and cancel (Status=completed / canceled), transfer (the live call's TwiML replaced
+// by a <Dial>), X-Twilio-Signature checks on status callbacks and voice webhooks, whether a number
+// is the account's (IncomingPhoneNumbers, OutgoingCallerIds), and pointing a number's incoming calls
+// at our voice webhook (IncomingPhoneNumbers/{sid} VoiceUrl). Wire formats from Twilio's docs
+// (Calls, IncomingPhoneNumber and OutgoingCallerId resources, paging, "Webhooks security", Media
+// Streams, <Dial>); docs/calls.md lists what we use.
 import { timingSafeEqual } from "../lib/crypto";
 import { type CallOptions, ProviderError, providerFetch } from "../providers/http";
 import { type CallerIdSource, CallNotInProgressError, DialError, type PlaceCallRequest, type TelephonyProvider } from "./types";
@@ -119,16 +119,26 @@ export class Twilio implements TelephonyProvider {
     throw new DialError(res.status >= 500 || res.status === 429 ? "unavailable" : "refused", detail);
   }
 
-  async hangUp(providerCallId: string): Promise<void> {
+  /** `Status=completed`: hangs up a call in progress (Twilio also ends a ringing one with it). */
+  hangUp(providerCallId: string): Promise<void> {
+    return this.endCall(providerCallId, "completed");
+  }
+
+  /** `Status=canceled`: cancels a queued or ringing call; Twilio leaves an answered call as it is. */
+  cancel(providerCallId: string): Promise<void> {
+    return this.endCall(providerCallId, "canceled");
+  }
+
+  private async endCall(providerCallId: string, status: "completed" | "canceled"): Promise<void> {
     try {
       await providerFetch(
         "twilio",
         this.url(`/Calls/${encodeURIComponent(providerCallId)}.json`),
-        { method: "POST", headers: this.headers(), body: new URLSearchParams({ Status: "completed" }) },
+        { method: "POST", headers: this.headers(), body: new URLSearchParams({ Status: status }) },
         this.call,
       );
     } catch (err) {
-      // Twilio refuses to complete a call that already ended (21220); that is what we wanted.
+      // Twilio refuses to end a call that already ended (21220) or that it does not know (20404); that is what we wanted.
       if (err instanceof ProviderError && err.failure === "rejected" && (err.status === 400 || err.status === 404)) return;
       throw err;
     }

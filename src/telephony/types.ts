@@ -52,8 +52,17 @@ export interface TelephonyProvider {
   readonly name: string;
   /** Dials; returns the carrier's call id. Throws DialError. */
   placeCall(request: PlaceCallRequest): Promise<{ providerCallId: string }>;
-  /** Ends a call (answered or still ringing). Ending an ended call is not an error. */
+  /**
+   * Hangs up a call in progress (Twilio: `Status=completed`, which ends a ringing call too). Ending
+   * an ended call is not an error.
+   */
   hangUp(providerCallId: string): Promise<void>;
+  /**
+   * Cancels a call that is queued or ringing (Twilio: `Status=canceled`); a call already answered
+   * is left as it is, and cancelling an ended call is not an error. Throws ProviderError when the
+   * carrier cannot be reached or fails.
+   */
+  cancel(providerCallId: string): Promise<void>;
   /**
    * Hands the live call to `to` (E.164): the carrier dials it, showing `callerId` (a number the
    * account may call from, or one of the call's own two numbers), and connects the caller when it

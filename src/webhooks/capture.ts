@@ -1,8 +1,10 @@
 // The built-in test receiver (spec: "keeps captured requests in memory only"): the most recent
 // CAPTURE_KEEP requests per endpoint, in Redis with a cap (LTRIM) and a TTL, never in Postgres.
+
 import type { Redis } from "@upstash/redis/cloudflare";
 import type { Db } from "../db/client";
 import { ApiError } from "../lib/errors";
+import type { Op } from "../services";
 import { captureUrl, getEndpoint } from "./endpoints";
 import { captureTokenExists } from "./queries/endpoints";
 
@@ -48,12 +50,13 @@ export async function captureRequest(
  * (whatever the workspace: the token is the credential). 404 when no endpoint has that token; the
  * body is read only once the token is known.
  */
-export async function receiveTestRequest(
-  db: Db,
-  redis: Redis,
-  token: string,
-  req: { method: string; headers: Headers; body: () => Promise<string> },
-): Promise<CapturedRequest> {
+export async function receiveTestRequest({
+  ctx: { db, redis },
+  input: { token, ...req },
+}: {
+  ctx: { db: Db; redis: Redis };
+  input: { token: string; method: string; headers: Headers; body: () => Promise<string> };
+}): Promise<CapturedRequest> {
   if (!(await captureTokenExists(db, token))) throw new ApiError("not_found", "No test receiver at this URL.");
   return captureRequest(redis, token, { method: req.method, headers: req.headers, body: await req.body() });
 }
@@ -73,14 +76,14 @@ export interface Captures {
 }
 
 /** One endpoint's test receiver: its URL and what it captured (404 for another workspace's endpoint). */
-export async function endpointCaptures(
-  db: Db,
-  redis: Redis,
-  organizationId: string,
-  endpointId: string,
-  origin: string,
-): Promise<Captures> {
-  const endpoint = await getEndpoint({ ctx: { db, organizationId }, input: { id: endpointId } });
-  const requests = await capturedRequests(redis, endpoint.captureToken);
-  return { url: captureUrl(origin, endpoint.captureToken), keeps: CAPTURE_KEEP, requests };
+export async function endpointCaptures({
+  ctx,
+  input: { endpointId },
+}: {
+  ctx: Op<unknown, "db" | "organizationId" | "publicOrigin">["ctx"] & { redis: Redis };
+  input: { endpointId: string };
+}): Promise<Captures> {
+  const endpoint = await getEndpoint({ ctx, input: { id: endpointId } });
+  const requests = await capturedRequests(ctx.redis, endpoint.captureToken);
+  return { url: captureUrl(ctx.publicOrigin, endpoint.captureToken), keeps: CAPTURE_KEEP, requests };
 }

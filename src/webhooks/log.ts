@@ -1,10 +1,11 @@
 // The delivery log: deliveries of an endpoint, newest first, each with its attempt history.
 // The statements are in queries/deliveries.ts.
-import type { Db } from "../db/client";
+
 import type { PageQuery } from "../db/pagination";
 import type { WebhookAttempt, WebhookDelivery } from "../db/schema";
 import { ApiError } from "../lib/errors";
 import { type Page, pageOf } from "../lib/pagination";
+import type { Op } from "../services";
 import { dispatch, type WebhookDeps } from "./deliver";
 import { getEndpoint } from "./endpoints";
 import { attemptsOfDeliveries, attemptsOfDelivery, deliveriesAbout, deliveryPage, findDelivery } from "./queries/deliveries";
@@ -64,13 +65,10 @@ const toDeliveryView = (d: WebhookDelivery, attempts: WebhookAttempt[]): Deliver
     .map(toAttemptView),
 });
 
-export async function listDeliveries(
-  db: Db,
-  organizationId: string,
-  endpointId: string,
-  page: PageQuery,
-  filters: { status?: string; event?: string },
-): Promise<Page<DeliveryView>> {
+export async function listDeliveries({
+  ctx: { db, organizationId },
+  input: { endpointId, page, filters },
+}: Op<{ endpointId: string; page: PageQuery; filters: { status?: string; event?: string } }>): Promise<Page<DeliveryView>> {
   await getEndpoint({ ctx: { db, organizationId }, input: { id: endpointId } }); // 404 for another workspace's endpoint
   const rows = await deliveryPage(db, organizationId, endpointId, page, filters);
   const ids = rows.slice(0, page.limit).map((r) => r.id);
@@ -78,7 +76,10 @@ export async function listDeliveries(
   return pageOf(rows, page.limit, (d) => toDeliveryView(d, attempts));
 }
 
-export async function getDelivery(db: Db, organizationId: string, endpointId: string, deliveryId: string): Promise<DeliveryView> {
+export async function getDelivery({
+  ctx: { db, organizationId },
+  input: { endpointId, deliveryId },
+}: Op<{ endpointId: string; deliveryId: string }>): Promise<DeliveryView> {
   const row = await findDelivery(db, organizationId, endpointId, deliveryId);
   if (!row) throw new ApiError("not_found", "No delivery with that id for this endpoint.");
   const attempts = await attemptsOfDelivery(db, deliveryId);
@@ -89,19 +90,17 @@ export async function getDelivery(db: Db, organizationId: string, endpointId: st
  * Replays a delivery: a new attempt under the same delivery id, signed afresh. An inactive
  * endpoint (turned off, or by the service) receives nothing, so resending to it is a 409.
  */
-export async function resendDelivery(
-  deps: WebhookDeps,
-  organizationId: string,
-  endpointId: string,
-  deliveryId: string,
-): Promise<DeliveryView> {
-  const endpoint = await getEndpoint({ ctx: { db: deps.db, organizationId }, input: { id: endpointId } });
-  await getDelivery(deps.db, organizationId, endpointId, deliveryId);
+export async function resendDelivery({
+  ctx,
+  input,
+}: Op<{ endpointId: string; deliveryId: string }, keyof WebhookDeps | "organizationId">): Promise<DeliveryView> {
+  const endpoint = await getEndpoint({ ctx, input: { id: input.endpointId } });
+  await getDelivery({ ctx, input });
   if (!endpoint.active || endpoint.disabledReason) {
     throw new ApiError("conflict", "The endpoint is inactive: turn it on before resending.");
   }
-  await dispatch(deps, [deliveryId], "resend");
-  return getDelivery(deps.db, organizationId, endpointId, deliveryId);
+  await dispatch(ctx, [input.deliveryId], "resend");
+  return getDelivery({ ctx, input });
 }
 
 /** A webhook delivery about one subject (a call, a chat), with its endpoint's name (a call's page). */
@@ -116,6 +115,6 @@ export interface SubjectDelivery {
 }
 
 /** The workspace's webhook deliveries about this subject (a call's or a chat's id), oldest first. */
-export async function deliveriesOf(db: Db, organizationId: string, subjectId: string): Promise<SubjectDelivery[]> {
-  return deliveriesAbout(db, organizationId, subjectId);
+export async function deliveriesOf({ ctx, input: { subjectId } }: Op<{ subjectId: string }>): Promise<SubjectDelivery[]> {
+  return deliveriesAbout(ctx.db, ctx.organizationId, subjectId);
 }

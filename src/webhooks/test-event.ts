@@ -1,6 +1,8 @@
 // The synthetic payload of "Send Test" (spec: Delivery behaviour 3): a plausible completed call,
 // and Send Test itself, shared by the API route and the dashboard page.
+
 import { newId } from "../lib/ids";
+import type { Op } from "../services";
 import { emit, type WebhookDeps } from "./deliver";
 import { getEndpoint } from "./endpoints";
 import { type DeliveryView, getDelivery } from "./log";
@@ -45,13 +47,16 @@ export function syntheticCallCompleted(now = new Date()): EventData {
  * Send Test: a synthetic call.completed to this endpoint only, whatever its active state and
  * subscriptions. Returns the delivery with its attempt (in QStash mode the attempt follows).
  */
-export async function sendTestEvent(deps: WebhookDeps, organizationId: string, endpointId: string): Promise<DeliveryView> {
-  const endpoint = await getEndpoint({ ctx: { db: deps.db, organizationId }, input: { id: endpointId } });
-  const { deliveryIds } = await emit(deps, {
-    organizationId,
+export async function sendTestEvent({
+  ctx,
+  input: { endpointId },
+}: Op<{ endpointId: string }, keyof WebhookDeps | "organizationId">): Promise<DeliveryView> {
+  const endpoint = await getEndpoint({ ctx, input: { id: endpointId } });
+  const { deliveryIds } = await emit(ctx, {
+    organizationId: ctx.organizationId,
     event: TEST_EVENT,
     data: syntheticCallCompleted(),
     onlyEndpointId: endpoint.id,
   });
-  return getDelivery(deps.db, organizationId, endpoint.id, deliveryIds[0] as string);
+  return getDelivery({ ctx, input: { endpointId: endpoint.id, deliveryId: deliveryIds[0] as string } });
 }

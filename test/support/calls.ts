@@ -240,6 +240,13 @@ const sandboxFetch = (path: string, init: RequestInit = {}) => {
   return fetch(`${vars.TWILIO_API_BASE_URL}${path}`, { ...init, headers: { authorization: `Basic ${auth}`, ...init.headers } });
 };
 
+/** The callee's record of a call as it is now (still ringing, talking, or over). */
+export async function sandboxCallNow(sid: string): Promise<SandboxCall> {
+  const res = await sandboxFetch(`/__sandbox/calls/${sid}`);
+  if (!res.ok) throw new Error(`sandbox call ${sid}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as SandboxCall;
+}
+
 /** The callee's record of a call, once the call has ended there and its last callback was sent. */
 export async function settledSandboxCall(sid: string, ms = 30_000): Promise<SandboxCall> {
   const until = Date.now() + ms;

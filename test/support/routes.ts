@@ -256,6 +256,7 @@ export const ROUTES: RouteCase[] = [
   { method: "GET", path: "/v1/calls", auth: "api_key" },
   { method: "GET", path: "/v1/calls/:id", auth: "api_key", resource: webCall },
   { method: "GET", path: "/v1/calls/:id/recording", auth: "api_key", resource: webCall },
+  { method: "POST", path: "/v1/calls/:id/end", auth: "api_key", resource: webCall },
   { method: "GET", path: "/v1/phone-numbers", auth: "api_key" },
   { method: "POST", path: "/v1/phone-numbers", auth: "api_key", body: { number: "+15005550006" } },
   { method: "PATCH", path: "/v1/phone-numbers/:id", auth: "api_key", body: { label: "Renamed" }, resource: phoneNumber },
@@ -394,6 +395,7 @@ export const ROUTES: RouteCase[] = [
   { method: "GET", path: "/dashboard/calls", auth: "page" },
   { method: "POST", path: "/dashboard/calls/test", auth: "page", fields: { agentId: PERSONA, phoneNumber: "+12025550101" } },
   { method: "GET", path: "/dashboard/calls/:id", auth: "page", resource: webCall },
+  { method: "POST", path: "/dashboard/calls/:id/hang-up", auth: "page", resource: webCall },
   { method: "GET", path: "/dashboard/calls/:id/recording", auth: "page", resource: webCall },
   { method: "GET", path: "/dashboard/usage", auth: "page" },
   // -- dashboard pages: webhooks --

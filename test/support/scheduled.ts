@@ -11,7 +11,8 @@ export async function asCronRun<T>(sweep: (deps: DomainContext) => Promise<T>): 
   const config = parseEnv({ ...stack().vars });
   const scope = openScope(config);
   try {
-    return await sweep(buildServices(scope, config, undefined).webhooks);
+    // Node has no Durable Objects: no sweep reaches a call's (those run in the worker, triggerCron).
+    return await sweep(buildServices(scope, config, undefined, {}).webhooks);
   } finally {
     await scope.close();
   }

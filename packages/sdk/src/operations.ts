@@ -28,6 +28,7 @@ export const OPERATIONS = {
   listCalls: { method: "GET", path: "/v1/calls", sdk: "calls.list" },
   getCall: { method: "GET", path: "/v1/calls/{id}", sdk: "calls.retrieve" },
   getCallRecording: { method: "GET", path: "/v1/calls/{id}/recording", sdk: "calls.recording" },
+  endCall: { method: "POST", path: "/v1/calls/{id}/end", sdk: "calls.end" },
 
   listPhoneNumbers: { method: "GET", path: "/v1/phone-numbers", sdk: "phoneNumbers.list" },
   createPhoneNumber: { method: "POST", path: "/v1/phone-numbers", sdk: "phoneNumbers.create" },

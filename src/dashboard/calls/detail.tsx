@@ -1,12 +1,12 @@
 /** @jsxImportSource hono/jsx */
-// A call's page: status and ended reason, who and when, cost and latency, the recording player,
-// the transcript turns (with each reply's latency waterfall: ./transcript.tsx), the analysis and
-// report, and the webhook deliveries of that call.
+// A call's page: status and ended reason, who and when, cost and latency, Hang up while it runs,
+// the recording player, the transcript turns (with each reply's latency waterfall: ./transcript.tsx),
+// the analysis and report, and the webhook deliveries of that call.
 import type { FC } from "hono/jsx";
 import type { CallView } from "../../calls/mapper";
 import type { Call } from "../../db/schema";
 import type { SubjectDelivery } from "../../webhooks/log";
-import { DataTable, EmptyState, Flash, Layout, type Shell, When } from "../ui";
+import { Csrf, DataTable, EmptyState, Flash, Layout, type Shell, When } from "../ui";
 import { CALLS_CSS } from "../ui/assets/built";
 import { CallStatusBadge } from "./list";
 import { Transcript } from "./transcript";
@@ -123,21 +123,48 @@ const Analysis: FC<{ call: Call; v: CallView; live: boolean }> = ({ call, v, liv
   </div>
 );
 
+/** Ends the call through the API's own operation (POST /dashboard/calls/:id/hang-up): hangs up, or cancels one still ringing. */
+const HangUp: FC<{ call: Call; csrf: string }> = ({ call, csrf }) => (
+  <form
+    method="post"
+    action={`/dashboard/calls/${call.id}/hang-up`}
+    data-confirm={
+      call.status === "in-progress"
+        ? "Hang up this call? The caller is cut off at once."
+        : "Cancel this call? It stops ringing and is not connected."
+    }
+  >
+    <Csrf token={csrf} />
+    <button type="submit" class="danger">
+      Hang up
+    </button>
+  </form>
+);
+
+/** A flash after an action on the call (Hang up). */
+export interface CallNotice {
+  kind: "ok" | "error";
+  text: string;
+}
+
 export interface CallPageProps {
   shell: Shell;
   call: Call;
   v: CallView;
   live: boolean;
   deliveries: SubjectDelivery[];
+  notice?: CallNotice;
 }
 
-export const CallPage: FC<CallPageProps> = ({ shell, call, v, live, deliveries }) => (
+export const CallPage: FC<CallPageProps> = ({ shell, call, v, live, deliveries, notice }) => (
   <Layout shell={shell} css={CALLS_CSS}>
+    {notice ? <Flash kind={notice.kind}>{notice.text}</Flash> : null}
     {live ? (
       <Flash kind="warn">
         This call is {call.status}. <a href={`/dashboard/calls/${call.id}`}>Refresh</a> to follow it.
       </Flash>
     ) : null}
+    {live ? <HangUp call={call} csrf={shell.csrf} /> : null}
     <Facts call={call} v={v} />
     <h2>Recording</h2>
     <Recording call={call} live={live} />

@@ -15,6 +15,7 @@ export const ENDED_REASON_VALUES = [
   "customer-ended-call",
   "silence-timeout",
   "max-duration-reached",
+  "ended-via-api",
   "customer-busy",
   "customer-did-not-answer",
   "call-canceled",

@@ -30,10 +30,9 @@ export const testReceiverRoute = createRoute({
 export function registerTestReceiver(app: OpenAPIHono<AppEnv>): void {
   app.openapi(testReceiverRoute, async (c) => {
     const { token } = c.req.valid("param");
-    const entry = await receiveTestRequest(c.var.db, redisFor(c.var.config), token, {
-      method: c.req.method,
-      headers: c.req.raw.headers,
-      body: () => c.req.text(),
+    const entry = await receiveTestRequest({
+      ctx: { db: c.var.db, redis: redisFor(c.var.config) },
+      input: { token, method: c.req.method, headers: c.req.raw.headers, body: () => c.req.text() },
     });
     return c.json({ received: true as const, id: entry.id }, 200);
   });

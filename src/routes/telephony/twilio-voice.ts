@@ -31,10 +31,11 @@ export const registerTwilioVoice = (app: OpenAPIHono<AppEnv>) =>
     const incoming = { callSid: params.get("CallSid") ?? "", from: params.get("From") ?? "", to: params.get("To") ?? "" };
     if (!incoming.callSid || !incoming.to)
       throw new ApiError("bad_request", "A voice webhook carries CallSid, From and To (Twilio's incoming call parameters).");
-    const answer = await answerIncomingCall(
-      { db: c.var.db, config: c.var.config, env: c.env, origin: c.var.services.publicOrigin },
-      incoming,
-    );
+    const { services } = c.var;
+    const answer = await answerIncomingCall({
+      ctx: { db: c.var.db, config: c.var.config, publicOrigin: services.publicOrigin, callSessions: services.callSessions },
+      input: incoming,
+    });
     console.log(
       JSON.stringify({
         level: "info",

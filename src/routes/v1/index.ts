@@ -17,6 +17,7 @@ import { registerRotateToolSecret } from "./agents/rotate-tool-secret";
 import { registerUpdateAgent } from "./agents/update";
 import { registerCreateCall } from "./calls/create";
 import { registerCreateWebCall } from "./calls/create-web-call";
+import { registerEndCall } from "./calls/end";
 import { registerGetCall } from "./calls/get";
 import { registerGetCallRecording } from "./calls/get-recording";
 import { registerListCalls } from "./calls/list";
@@ -56,6 +57,7 @@ export function v1Routes() {
   registerGetCall(v1);
   registerListCalls(v1);
   registerGetCallRecording(v1);
+  registerEndCall(v1);
   registerPhoneNumbers(v1);
 
   registerListVoices(v1);

@@ -4,7 +4,6 @@ import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { startWebCall } from "../../calls/place";
 import type { AppEnv } from "../../context";
 import { errorResponses, jsonBody, jsonResponse, publicSecurity } from "../../lib/openapi";
-import { publicOrigin } from "../../webhooks/endpoints";
 import { publicWebCallSchema, visitorBodySchema, widgetTokenQuery } from "../../widgets/schema";
 import { limitVisitor, widgetOf } from "./gate";
 import { agentOf, PUBLIC_TAG, requireChannel } from "./shared";
@@ -29,18 +28,17 @@ export const registerWidgetWebCall = (app: OpenAPIHono<AppEnv>) =>
     const { visitorId } = c.req.valid("json");
     await limitVisitor(c, widget, visitorId, true);
     const agent = await agentOf(c, widget);
-    const session = await startWebCall(
-      {
-        db: c.var.db,
-        config: c.var.config,
-        env: c.env,
-        deps: c.var.services.webhooks,
+    const { services } = c.var;
+    const session = await startWebCall({
+      // The widget's workspace: the token named it (no API key, no session).
+      ctx: {
+        ...services.webhooks,
         organizationId: widget.organizationId,
-        origin: publicOrigin(c.var.config, new URL(c.req.url).origin),
+        publicOrigin: services.publicOrigin,
+        callSessions: services.callSessions,
       },
-      agent,
-      { metadata: { source: "widget", widgetId: widget.id, visitorId, origin: c.req.header("origin") ?? null } },
-    );
+      input: { agent, metadata: { source: "widget", widgetId: widget.id, visitorId, origin: c.req.header("origin") ?? null } },
+    });
     return c.json(
       {
         callId: session.call.id,

@@ -1,5 +1,5 @@
 // The dashboard in a real browser (Debian's Chromium via playwright-core): sign-in, API keys,
-// members, agents, voices, calls (and a call's latency waterfall, checked by axe), usage. Skipped
+// members, agents, voices, calls (a call's latency waterfall, checked by axe; Hang up), usage. Skipped
 // with a notice where Chromium is missing.
 import type { Browser } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -280,6 +280,46 @@ describe.runIf(hasBrowser)("dashboard: agents, calls, voices, usage", () => {
       await screenshot(axed, `call-latency-${width}`);
       await axed.close();
     }
+  });
+});
+
+describe.runIf(hasBrowser)("dashboard: Hang up", () => {
+  it("asks first, then cancels a call nobody joined and says so on the call's page; axe finds nothing on the live page", async () => {
+    const ws = await createWorkspace("Hang up workspace");
+    const agent = await ws.api("/v1/agents", {
+      method: "POST",
+      json: { name: "Web agent", personaId: "0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77", llmModel: "sandbox-chat" },
+    });
+    const { id: agentId } = (await agent.json()) as { id: string };
+    const web = await ws.api(`/v1/agents/${agentId}/web-call`, { method: "POST", json: {} });
+    const { call } = (await web.json()) as { call: { id: string } };
+    const path = `${baseUrl()}/dashboard/calls/${call.id}`;
+
+    const axed = await signInAs(browser, ws.admin.email, ws.admin.password, 1280, { bypassCSP: true });
+    await axed.goto(path);
+    expect(await axeViolations(axed)).toEqual([]);
+    await axed.close();
+
+    const page = await signInPage(ws.admin.email, ws.admin.password);
+    await page.goto(path);
+    // Dismissed: nothing is sent, the call goes on.
+    page.once("dialog", (d) => d.dismiss());
+    await page.getByRole("button", { name: "Hang up" }).click();
+    expect(page.url()).toBe(path);
+    expect(((await (await ws.api(`/v1/calls/${call.id}`)).json()) as { status: string }).status).toBe("queued");
+    let asked = "";
+    page.once("dialog", (d) => {
+      asked = d.message();
+      d.accept().catch(() => undefined);
+    });
+    await page.getByRole("button", { name: "Hang up" }).click();
+    await page.waitForURL(/\?notice=canceled$/);
+    expect(asked).toBe("Cancel this call? It stops ringing and is not connected.");
+    expect(await page.getByRole("status").filter({ hasText: "Call canceled." }).count()).toBe(1);
+    expect(await page.getByRole("button", { name: "Hang up" }).count()).toBe(0);
+    expect(((await (await ws.api(`/v1/calls/${call.id}`)).json()) as { status: string }).status).toBe("canceled");
+    await screenshot(page, "call-hung-up");
+    await page.close();
   });
 });
 

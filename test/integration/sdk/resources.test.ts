@@ -4,7 +4,7 @@
 // verification and the call recording: webhooks.test.ts; the built package in Node and workerd:
 // runtimes.test.ts.
 import { describe, expect, it } from "vitest";
-import { NotFoundError } from "../../../packages/sdk/src/index";
+import { ConflictError, NotFoundError } from "../../../packages/sdk/src/index";
 import { parseWav } from "../../../src/lib/audio";
 import { BUSY } from "../../support/callees";
 import { freshNumber, twilioHas } from "../../support/calls";
@@ -53,7 +53,7 @@ describe("SDK resources", () => {
     expect((await client.voices.list({ type: "owned" })).data).toEqual([]);
   });
 
-  it("phoneNumbers and calls: a caller id added and given an agent to answer it, a call placed from it, read and listed, a web call started; the number removed", async () => {
+  it("phoneNumbers and calls: a caller id added and given an agent to answer it, a call placed from it, read and listed, a web call started and ended; the number removed", async () => {
     const ws = await createWorkspace();
     const client = sdkFor(ws);
     const number = await twilioHas(freshNumber());
@@ -77,6 +77,10 @@ describe("SDK resources", () => {
     expect(phoneCalls.data.map((c) => c.id)).toEqual([call.id]);
     const all = await client.calls.list({ agentId: agent.id });
     expect(all.data.map((c) => c.id)).toEqual([web.call.id, call.id]);
+    // A web call nobody joined is canceled at once; ending it again is a conflict.
+    const canceled = await client.calls.end(web.call.id);
+    expect(canceled).toMatchObject({ id: web.call.id, status: "canceled", endedReason: "call-canceled" });
+    await expect(client.calls.end(web.call.id)).rejects.toBeInstanceOf(ConflictError);
 
     await client.phoneNumbers.del(added.id);
     expect((await client.phoneNumbers.list()).data).toEqual([]);

@@ -1,5 +1,6 @@
-// The Twilio adapter's transfer against a stand-in of Twilio's Calls resource: what goes on the wire
-// (Basic auth, the form body, the TwiML escaped), when it is retried, and how refusals are mapped.
+// The Twilio adapter's transfer, hang-up and cancel against a stand-in of Twilio's Calls resource:
+// what goes on the wire (Basic auth, the form body, the TwiML escaped), when it is retried, and how
+// refusals are mapped.
 // The sandbox end of a transfer (the stream stopped, the leg answered) is in test/dev/sandbox/telephony.test.ts.
 import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -161,5 +162,25 @@ describe("Twilio.transfer", () => {
     expect(refused).not.toBeInstanceOf(CallNotInProgressError);
     expect(refused).toMatchObject({ failure: "rejected", status: 400 });
     expect((refused as Error).message).toContain("Dial: Invalid callerId value");
+  });
+});
+
+describe("Twilio.hangUp and Twilio.cancel", () => {
+  it("follow Twilio's rule: Status=completed hangs up a call in progress, Status=canceled cancels one queued or ringing", async () => {
+    await twilio().hangUp(CALL);
+    await twilio().cancel(CALL);
+    expect(seen.map((s) => [s.method, s.path, s.body])).toEqual([
+      ["POST", `/2010-04-01/Accounts/${SID}/Calls/${CALL}.json`, "Status=completed"],
+      ["POST", `/2010-04-01/Accounts/${SID}/Calls/${CALL}.json`, "Status=canceled"],
+    ]);
+    expect(seen[1]?.authorization).toBe(`Basic ${Buffer.from(`${SID}:${TOKEN}`).toString("base64")}`);
+  });
+
+  it("take a call that already ended (21220) or that Twilio does not know (20404) as done, and fail when Twilio does", async () => {
+    answers = [twilioError(400, 21220, "Call is not in-progress."), twilioError(404, 20404, "The requested resource was not found")];
+    await expect(twilio().cancel(CALL)).resolves.toBeUndefined();
+    await expect(twilio().hangUp(CALL)).resolves.toBeUndefined();
+    answers = [{ status: 500 }, { status: 500 }, { status: 500 }];
+    await expect(twilio({ retries: 2 }).cancel(CALL)).rejects.toMatchObject({ name: "ProviderError", status: 500 });
   });
 });

@@ -471,6 +471,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/calls/{id}/end": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End a call: hang up one in progress, cancel one still queued or ringing
+         * @description A call in progress is hung up by its live session, which ends it with `endedReason: ended-via-api` (status `completed`): the carrier hangs up, the transcript and recording are kept and `call.completed` fires. The answer is 202 with the call as it is now (it may still read `in-progress`). A call that has not connected (queued or ringing; a web call nobody joined) is canceled at once: 200 with the call `canceled` / `call-canceled`, and `call.failed` fires. A call that has ended answers 409 `conflict`. docs/calls.md, "Ending a call".
+         */
+        post: operations["endCall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/phone-numbers": {
         parameters: {
             query?: never;
@@ -1606,7 +1626,7 @@ export interface components {
                  * @example transferred
                  * @enum {string|null}
                  */
-                endedReason?: "agent-ended-call" | "transferred" | "customer-ended-call" | "silence-timeout" | "max-duration-reached" | "customer-busy" | "customer-did-not-answer" | "call-canceled" | "web-call-not-joined" | "dial-failed" | "media-stream-failed" | "telephony-provider-error" | "stt-provider-error" | "llm-provider-error" | "tts-provider-error" | "insufficient-credits" | "watchdog-timeout" | null;
+                endedReason?: "agent-ended-call" | "transferred" | "customer-ended-call" | "silence-timeout" | "max-duration-reached" | "ended-via-api" | "customer-busy" | "customer-did-not-answer" | "call-canceled" | "web-call-not-joined" | "dial-failed" | "media-stream-failed" | "telephony-provider-error" | "stt-provider-error" | "llm-provider-error" | "tts-provider-error" | "insufficient-credits" | "watchdog-timeout" | null;
                 /**
                  * @description `none` for a normal end, else where the fault lies; null until the call ended.
                  * @enum {string|null}
@@ -1853,7 +1873,7 @@ export interface components {
                  * @example transferred
                  * @enum {string|null}
                  */
-                endedReason: "agent-ended-call" | "transferred" | "customer-ended-call" | "silence-timeout" | "max-duration-reached" | "customer-busy" | "customer-did-not-answer" | "call-canceled" | "web-call-not-joined" | "dial-failed" | "media-stream-failed" | "telephony-provider-error" | "stt-provider-error" | "llm-provider-error" | "tts-provider-error" | "insufficient-credits" | "watchdog-timeout" | null;
+                endedReason: "agent-ended-call" | "transferred" | "customer-ended-call" | "silence-timeout" | "max-duration-reached" | "ended-via-api" | "customer-busy" | "customer-did-not-answer" | "call-canceled" | "web-call-not-joined" | "dial-failed" | "media-stream-failed" | "telephony-provider-error" | "stt-provider-error" | "llm-provider-error" | "tts-provider-error" | "insufficient-credits" | "watchdog-timeout" | null;
                 /**
                  * @description `none` for a normal end, else where the fault lies; null until the call ended.
                  * @enum {string|null}
@@ -1981,7 +2001,7 @@ export interface components {
                  * @example transferred
                  * @enum {string|null}
                  */
-                endedReason: "agent-ended-call" | "transferred" | "customer-ended-call" | "silence-timeout" | "max-duration-reached" | "customer-busy" | "customer-did-not-answer" | "call-canceled" | "web-call-not-joined" | "dial-failed" | "media-stream-failed" | "telephony-provider-error" | "stt-provider-error" | "llm-provider-error" | "tts-provider-error" | "insufficient-credits" | "watchdog-timeout" | null;
+                endedReason: "agent-ended-call" | "transferred" | "customer-ended-call" | "silence-timeout" | "max-duration-reached" | "ended-via-api" | "customer-busy" | "customer-did-not-answer" | "call-canceled" | "web-call-not-joined" | "dial-failed" | "media-stream-failed" | "telephony-provider-error" | "stt-provider-error" | "llm-provider-error" | "tts-provider-error" | "insufficient-credits" | "watchdog-timeout" | null;
                 /**
                  * @description `none` for a normal end, else where the fault lies; null until the call ended.
                  * @enum {string|null}
@@ -2109,7 +2129,7 @@ export interface components {
                  * @example transferred
                  * @enum {string|null}
                  */
-                endedReason: "agent-ended-call" | "transferred" | "customer-ended-call" | "silence-timeout" | "max-duration-reached" | "customer-busy" | "customer-did-not-answer" | "call-canceled" | "web-call-not-joined" | "dial-failed" | "media-stream-failed" | "telephony-provider-error" | "stt-provider-error" | "llm-provider-error" | "tts-provider-error" | "insufficient-credits" | "watchdog-timeout" | null;
+                endedReason: "agent-ended-call" | "transferred" | "customer-ended-call" | "silence-timeout" | "max-duration-reached" | "ended-via-api" | "customer-busy" | "customer-did-not-answer" | "call-canceled" | "web-call-not-joined" | "dial-failed" | "media-stream-failed" | "telephony-provider-error" | "stt-provider-error" | "llm-provider-error" | "tts-provider-error" | "insufficient-credits" | "watchdog-timeout" | null;
                 /**
                  * @description `none` for a normal end, else where the fault lies; null until the call ended.
                  * @enum {string|null}
@@ -2237,7 +2257,7 @@ export interface components {
                  * @example transferred
                  * @enum {string|null}
                  */
-                endedReason: "agent-ended-call" | "transferred" | "customer-ended-call" | "silence-timeout" | "max-duration-reached" | "customer-busy" | "customer-did-not-answer" | "call-canceled" | "web-call-not-joined" | "dial-failed" | "media-stream-failed" | "telephony-provider-error" | "stt-provider-error" | "llm-provider-error" | "tts-provider-error" | "insufficient-credits" | "watchdog-timeout" | null;
+                endedReason: "agent-ended-call" | "transferred" | "customer-ended-call" | "silence-timeout" | "max-duration-reached" | "ended-via-api" | "customer-busy" | "customer-did-not-answer" | "call-canceled" | "web-call-not-joined" | "dial-failed" | "media-stream-failed" | "telephony-provider-error" | "stt-provider-error" | "llm-provider-error" | "tts-provider-error" | "insufficient-credits" | "watchdog-timeout" | null;
                 /**
                  * @description `none` for a normal end, else where the fault lies; null until the call ended.
                  * @enum {string|null}
@@ -4029,7 +4049,7 @@ export interface components {
              */
             direction: "outbound" | "inbound" | "web";
             /** @enum {string|null} */
-            endedReason: "agent-ended-call" | "transferred" | "customer-ended-call" | "silence-timeout" | "max-duration-reached" | "customer-busy" | "customer-did-not-answer" | "call-canceled" | "web-call-not-joined" | "dial-failed" | "media-stream-failed" | "telephony-provider-error" | "stt-provider-error" | "llm-provider-error" | "tts-provider-error" | "insufficient-credits" | "watchdog-timeout" | null;
+            endedReason: "agent-ended-call" | "transferred" | "customer-ended-call" | "silence-timeout" | "max-duration-reached" | "ended-via-api" | "customer-busy" | "customer-did-not-answer" | "call-canceled" | "web-call-not-joined" | "dial-failed" | "media-stream-failed" | "telephony-provider-error" | "stt-provider-error" | "llm-provider-error" | "tts-provider-error" | "insufficient-credits" | "watchdog-timeout" | null;
             /** @enum {string|null} */
             endedReasonCategory: "none" | "customer" | "telephony" | "provider" | "platform" | null;
             durationSeconds: number | null;
@@ -7332,6 +7352,100 @@ export interface operations {
             };
             /** @description Internal Server Error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    endCall: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ended by this request: canceled before it connected (or ended `ended-via-api` when no session ran). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Call"];
+                };
+            };
+            /** @description Its live session is ending it (`ended-via-api`); the terminal webhook follows. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Call"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -27,6 +27,15 @@ export class Calls extends Resource {
     return this.page("listCalls", query, options);
   }
 
+  /**
+   * Ends the call: hangs up one in progress (it ends `ended-via-api`; the answer is the call as it
+   * is now, possibly still `in-progress`, and `call.completed` follows), or cancels one still queued
+   * or ringing (the call, `canceled`). A call that has already ended is a ConflictError (409).
+   */
+  end(id: string, options?: RequestOptions): Promise<Call> {
+    return this.call({ operation: "endCall", pathParams: { id } }, options);
+  }
+
   /** The call's recording, as WAV bytes. */
   recording(id: string, options?: RequestOptions): Promise<Uint8Array> {
     return this.call({ operation: "getCallRecording", pathParams: { id }, expect: "bytes" }, options);

@@ -1,7 +1,9 @@
 // Calls (everyone), under /dashboard/calls, one file per page operation: the list with filters,
-// "place a test call", a call's page and its recording. Reads through the calls service; the test
-// call through the API's own placement (calls/place.ts) and schema.
+// "place a test call", a call's page, its Hang up and its recording. Reads through the calls
+// service; the test call through the API's own placement (calls/place.ts) and schema; Hang up
+// through the API's own endCall (calls/hang-up.ts).
 import { screenRouter } from "../../../dashboard/routers";
+import { registerHangUpCallPage } from "./hang-up";
 import { registerListCallsPage } from "./list";
 import { registerPlaceTestCallPage } from "./place-test-call";
 import { registerCallRecordingPage } from "./recording";
@@ -12,6 +14,7 @@ export function callPages() {
   registerListCallsPage(app);
   registerPlaceTestCallPage(app);
   registerShowCallPage(app);
+  registerHangUpCallPage(app);
   registerCallRecordingPage(app);
   return app;
 }

@@ -6,7 +6,6 @@ import type { AppEnv } from "../../../context";
 import { one, validate } from "../../../dashboard/forms";
 import { ApiError } from "../../../lib/errors";
 import { phoneNumber } from "../../v1/calls/schema";
-import { callCtx } from "../../v1/calls/shared";
 import { listPage } from "./shared";
 
 const testCallSchema = z.object({ agentId: z.uuid({ message: "choose an agent" }), phoneNumber: phoneNumber("phoneNumber") });
@@ -20,7 +19,10 @@ export const registerPlaceTestCallPage = (app: OpenAPIHono<AppEnv>) =>
     const agent = await findAgent({ ctx: c.var.ctx, input: { id: checked.data.agentId } });
     if (!agent) return listPage(c, { errors: { agentId: "no such agent in this workspace" }, values }, 400);
     try {
-      const { call } = await placePhoneCall(callCtx(c), agent, { phoneNumber: checked.data.phoneNumber }, undefined);
+      const { call } = await placePhoneCall({
+        ctx: c.var.ctx,
+        input: { agent, call: { phoneNumber: checked.data.phoneNumber }, idempotencyKey: undefined },
+      });
       return c.redirect(`/dashboard/calls/${call.id}`, 303);
     } catch (err) {
       if (err instanceof ApiError && err.status < 500) return listPage(c, { errors: { form: err.message }, values }, 400);

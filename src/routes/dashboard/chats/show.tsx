@@ -12,11 +12,9 @@ import { getWidget } from "../../../widgets/service";
 /** GET /dashboard/chats/:id: the chat's page, its transcript, cost and webhook deliveries. */
 export const registerShowChatPage = (app: OpenAPIHono<AppEnv>) =>
   app.get("/:id", async (c) => {
-    const { db } = c.var;
-    const org = c.var.auth.organizationId;
     const { chat, usage, transcript } = await getChat({ ctx: c.var.ctx, input: { id: c.req.param("id") } });
     const [deliveries, channel] = await Promise.all([
-      deliveriesOf(db, org, chat.id),
+      deliveriesOf({ ctx: c.var.ctx, input: { subjectId: chat.id } }),
       chat.widgetId
         ? getWidget({ ctx: c.var.ctx, input: { id: chat.widgetId } })
         : chat.channelId

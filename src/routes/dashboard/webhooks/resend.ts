@@ -12,11 +12,10 @@ export const registerResendDeliveryPage = (app: OpenAPIHono<AppEnv>) =>
   app.post("/:id/deliveries/:deliveryId/resend", async (c) => {
     const id = endpointId(c);
     const deliveryId = c.req.param("deliveryId");
-    const { organizationId } = c.var.auth;
     const row = await getEndpoint({ ctx: c.var.ctx, input: { id } });
     if (!isUuid(deliveryId)) throw new ApiError("not_found", "No delivery with that id for this endpoint.");
     try {
-      const delivery = await resendDelivery(c.var.services.webhooks, organizationId, id, deliveryId);
+      const delivery = await resendDelivery({ ctx: c.var.ctx, input: { endpointId: id, deliveryId } });
       return c.redirect(`${BASE}/${id}?notice=resent&delivery=${delivery.id}#delivery-${delivery.id}`, 303);
     } catch (err) {
       if (err instanceof ApiError && err.code === "conflict")

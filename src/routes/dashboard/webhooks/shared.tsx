@@ -38,13 +38,15 @@ export async function renderEndpoint(
   extra: DetailExtra = {},
   status: 200 | 201 | 400 | 409 = 200,
 ) {
-  const { db, auth } = c.var;
   const row = await openEndpoint(c.var.config, stored);
   const origin = c.var.services.publicOrigin;
   const shell = await shellOf(c, `Webhook: ${row.name}`, "webhooks");
   const [log, captures] = await Promise.all([
-    listDeliveries(db, auth.organizationId, row.id, pageQuery({ limit: LOG_LIMIT, cursor: c.req.query("cursor") }), {}),
-    endpointCaptures(db, redisFor(c.var.config), auth.organizationId, row.id, origin),
+    listDeliveries({
+      ctx: c.var.ctx,
+      input: { endpointId: row.id, page: pageQuery({ limit: LOG_LIMIT, cursor: c.req.query("cursor") }), filters: {} },
+    }),
+    endpointCaptures({ ctx: { ...c.var.ctx, redis: redisFor(c.var.config) }, input: { endpointId: row.id } }),
   ]);
   return c.html(
     <EndpointPage

@@ -28,7 +28,7 @@ async function noticeOf(c: Context<AppEnv>, endpointId: string): Promise<Notice 
   const deliveryId = c.req.query("delivery") ?? "";
   if ((code === "tested" || code === "resent") && isUuid(deliveryId)) {
     try {
-      const d = await getDelivery(c.var.db, c.var.auth.organizationId, endpointId, deliveryId);
+      const d = await getDelivery({ ctx: c.var.ctx, input: { endpointId, deliveryId } });
       return deliveryNotice(code === "tested" ? "Send Test" : "Resend", d);
     } catch (err) {
       if (err instanceof ApiError && err.code === "not_found") return undefined;

@@ -6,7 +6,6 @@ import { WEB_CALL_RATE } from "../../../calls/transports";
 import type { AppEnv } from "../../../context";
 import { bearerSecurity, errorResponses, idParam, jsonBody, jsonResponse } from "../../../lib/openapi";
 import { createWebCallSchema, webCallSchema } from "./schema";
-import { callCtx } from "./shared";
 
 export const createWebCallRoute = createRoute({
   method: "post",
@@ -25,12 +24,12 @@ export const createWebCallRoute = createRoute({
 export const registerCreateWebCall = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(createWebCallRoute, async (c) => {
     const agent = await getAgent({ ctx: c.var.ctx, input: { id: c.req.valid("param").id } });
-    const ctx = callCtx(c);
-    const session = await startWebCall(ctx, agent, c.req.valid("json"));
+    const { ctx } = c.var;
+    const session = await startWebCall({ ctx, input: { ...c.req.valid("json"), agent } });
     c.header("Location", `/v1/calls/${session.call.id}`);
     return c.json(
       {
-        call: toCallView(session.call, undefined, ctx.origin),
+        call: toCallView(session.call, undefined, ctx.publicOrigin),
         webCall: {
           url: session.url,
           token: session.token,

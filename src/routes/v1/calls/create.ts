@@ -6,7 +6,6 @@ import type { AppEnv } from "../../../context";
 import { ApiError } from "../../../lib/errors";
 import { bearerSecurity, errorResponses, idParam, jsonBody, jsonResponse } from "../../../lib/openapi";
 import { callSchema, createCallSchema } from "./schema";
-import { callCtx } from "./shared";
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
@@ -39,9 +38,9 @@ export const registerCreateCall = (app: OpenAPIHono<AppEnv>) =>
     if (key !== undefined && !IDEMPOTENCY_KEY.test(key))
       throw new ApiError("bad_request", "Idempotency-Key must be 1 to 255 printable ASCII characters.");
     const agent = await getAgent({ ctx: c.var.ctx, input: { id: c.req.valid("param").id } });
-    const ctx = callCtx(c);
-    const { call, replayed } = await placePhoneCall(ctx, agent, c.req.valid("json"), key);
+    const { ctx } = c.var;
+    const { call, replayed } = await placePhoneCall({ ctx, input: { agent, call: c.req.valid("json"), idempotencyKey: key } });
     c.header("Location", `/v1/calls/${call.id}`);
     if (replayed) c.header("Idempotent-Replayed", "true");
-    return c.json(toCallView(call, undefined, ctx.origin), 201);
+    return c.json(toCallView(call, undefined, ctx.publicOrigin), 201);
   });

@@ -27,9 +27,9 @@ export function registerDeliveryLog(app: OpenAPIHono<AppEnv>, path: string, m: P
     }),
     async (c) => {
       const query = c.req.valid("query");
-      const page = await listDeliveries(c.var.db, c.var.auth.organizationId, c.req.valid("param").id, pageQuery(query), {
-        status: query.status,
-        event: query.event,
+      const page = await listDeliveries({
+        ctx: c.var.ctx,
+        input: { endpointId: c.req.valid("param").id, page: pageQuery(query), filters: { status: query.status, event: query.event } },
       });
       return c.json(page, 200);
     },

@@ -27,5 +27,5 @@ export const resendDeliveryRoute = (m: Mount) =>
 export const registerResendDelivery = (app: OpenAPIHono<AppEnv>, m: Mount) =>
   app.openapi(resendDeliveryRoute(m), async (c) => {
     const { id, deliveryId } = c.req.valid("param");
-    return c.json(await resendDelivery(c.var.services.webhooks, c.var.auth.organizationId, id, deliveryId), 200);
+    return c.json(await resendDelivery({ ctx: c.var.ctx, input: { endpointId: id, deliveryId } }), 200);
   });

@@ -21,5 +21,5 @@ export const sendTestRoute = (m: Mount) =>
 
 export const registerSendTest = (app: OpenAPIHono<AppEnv>, m: Mount) =>
   app.openapi(sendTestRoute(m), async (c) =>
-    c.json(await sendTestEvent(c.var.services.webhooks, c.var.auth.organizationId, c.req.valid("param").id), 200),
+    c.json(await sendTestEvent({ ctx: c.var.ctx, input: { endpointId: c.req.valid("param").id } }), 200),
   );

@@ -20,13 +20,7 @@ export const testReceiverCapturesRoute = (m: Mount) =>
 export const registerTestReceiverCaptures = (app: OpenAPIHono<AppEnv>, m: Mount) =>
   app.openapi(testReceiverCapturesRoute(m), async (c) =>
     c.json(
-      await endpointCaptures(
-        c.var.db,
-        redisFor(c.var.config),
-        c.var.auth.organizationId,
-        c.req.valid("param").id,
-        c.var.services.publicOrigin,
-      ),
+      await endpointCaptures({ ctx: { ...c.var.ctx, redis: redisFor(c.var.config) }, input: { endpointId: c.req.valid("param").id } }),
       200,
     ),
   );
