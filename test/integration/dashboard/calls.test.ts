@@ -5,25 +5,11 @@
 // test/integration/calls/end.test.ts.
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { csrfToken } from "../../../src/dashboard/session";
 import { createAgent, joinWebCall, waitForCall } from "../../support/calls";
-import { createWorkspace, json, request, signIn, type Workspace } from "../../support/harness";
+import { createWorkspace, json, type Workspace } from "../../support/harness";
+import { pagesAs } from "../../support/pages";
 
 const NO_CALL = "No call with that id in this workspace.";
-
-/** A user signed in to the pages: GET, or POST a form with the session's CSRF token. */
-async function pagesAs(email: string, password: string) {
-  const { cookie, token } = await signIn(email, password);
-  const csrf = await csrfToken(token);
-  return async (path: string, fields?: Record<string, string>) => {
-    const res = await request(path, {
-      method: fields ? "POST" : "GET",
-      headers: { cookie, ...(fields ? { "content-type": "application/x-www-form-urlencoded" } : {}) },
-      body: fields ? new URLSearchParams({ ...fields, _csrf: csrf }) : undefined,
-    });
-    return { status: res.status, location: res.headers.get("location"), html: await res.text() };
-  };
-}
 
 const webCall = async (ws: Workspace, agentId: string) =>
   json<{ call: { id: string }; webCall: { url: string } }>(await ws.api(`/v1/agents/${agentId}/web-call`, { method: "POST", json: {} }));

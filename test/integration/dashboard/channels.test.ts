@@ -3,23 +3,9 @@
 // nothing), the channel's page, Test, Pause/Resume, the settings, removal after its confirmation
 // step; credentials never come back in a page; members look but change nothing.
 import { describe, expect, it } from "vitest";
-import { csrfToken } from "../../../src/dashboard/session";
-import { addMemberTo, createWorkspace, json, request, signIn, type Workspace } from "../../support/harness";
+import { addMemberTo, createWorkspace, json, type Workspace } from "../../support/harness";
 import { type ChannelView, connectTelegram, createAgent, newBot, newNumber, telegram } from "../../support/messaging";
-
-/** A user signed in to the pages: GET, or POST a form with the session's CSRF token. */
-async function pagesAs(email: string, password: string) {
-  const { cookie, token } = await signIn(email, password);
-  const csrf = await csrfToken(token);
-  return async (path: string, fields?: Record<string, string>) => {
-    const res = await request(path, {
-      method: fields ? "POST" : "GET",
-      headers: { cookie, ...(fields ? { "content-type": "application/x-www-form-urlencoded" } : {}) },
-      body: fields ? new URLSearchParams({ ...fields, _csrf: csrf }) : undefined,
-    });
-    return { status: res.status, location: res.headers.get("location"), html: await res.text() };
-  };
-}
+import { pagesAs } from "../../support/pages";
 
 const channels = async (ws: Workspace) => (await json<{ data: ChannelView[] }>(await ws.api("/v1/channels"))).data;
 const channelOf = async (ws: Workspace, id: string) => json<ChannelView>(await ws.api(`/v1/channels/${id}`));

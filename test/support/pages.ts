@@ -1,0 +1,18 @@
+// The dashboard's pages as a signed-in user sees them: GET a page, or POST a form with the
+// session's CSRF token, as the browser would.
+import { csrfToken } from "../../src/dashboard/session";
+import { request, signIn } from "./harness";
+
+/** A user signed in to the pages: GET, or POST a form with the session's CSRF token. */
+export async function pagesAs(email: string, password: string) {
+  const { cookie, token } = await signIn(email, password);
+  const csrf = await csrfToken(token);
+  return async (path: string, fields?: Record<string, string>) => {
+    const res = await request(path, {
+      method: fields ? "POST" : "GET",
+      headers: { cookie, ...(fields ? { "content-type": "application/x-www-form-urlencoded" } : {}) },
+      body: fields ? new URLSearchParams({ ...fields, _csrf: csrf }) : undefined,
+    });
+    return { status: res.status, location: res.headers.get("location"), html: await res.text() };
+  };
+}
