@@ -4,7 +4,7 @@
 // the widget starts the next one. The visitor closing the widget ends it (widget.completed).
 
 import { visitorChatStatus } from "../chats/queries";
-import { appendReply, appendUserTurn, endChat, startChat } from "../chats/runtime";
+import { appendUserTurn, endChat, startChat } from "../chats/runtime";
 import type { Agent, Chat, ChatTurn, Widget } from "../db/schema";
 import { ApiError } from "../lib/errors";
 import type { DomainContext } from "../services";
@@ -60,16 +60,6 @@ export async function appendVisitorMessage(
   if (!existing) throw sessionNotFound();
   if (existing.status === "in-progress") await endChat(deps, sessionId, "session-full");
   throw sessionEnded();
-}
-
-/** The agent's reply after the turn's tool turns; nothing when the chat ended meanwhile (the visitor still gets the reply). */
-export async function appendAgentReply(
-  deps: Pick<DomainContext, "db">,
-  sessionId: string,
-  reply: ChatTurn,
-  before: readonly ChatTurn[] = [],
-) {
-  await appendReply(deps, sessionId, [...before, reply]);
 }
 
 /** The visitor closed the widget: 204 whether this ended it or it was already over; 404 when it is not theirs. */

@@ -1,12 +1,12 @@
 // POST /widget/v1/chat: one visitor message, one reply from the agent's LLM. The first message
 // (no sessionId) starts the session and fires widget.started.
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
-import { endChat } from "../../chats/runtime";
+import { appendReply, endChat } from "../../chats/runtime";
 import type { AppEnv } from "../../context";
 import { errorResponses, jsonBody, jsonResponse, publicSecurity } from "../../lib/openapi";
 import { chatMessages, greetingOf, widgetReply } from "../../widgets/reply";
 import { chatMessageSchema, chatReplySchema, widgetTokenQuery } from "../../widgets/schema";
-import { appendAgentReply, appendVisitorMessage, startSession } from "../../widgets/sessions";
+import { appendVisitorMessage, startSession } from "../../widgets/sessions";
 import { limitVisitor, widgetOf } from "./gate";
 import { agentOf, PUBLIC_TAG, requireChannel } from "./shared";
 
@@ -47,7 +47,8 @@ export const registerWidgetChat = (app: OpenAPIHono<AppEnv>) =>
         });
     const payer = { organizationId: widget.organizationId, chatId: session.id };
     const turn = await widgetReply(deps, payer, agent, chatMessages(agent, session.transcript));
-    await appendAgentReply(deps, session.id, { role: "agent", text: turn.text, at: new Date().toISOString() }, turn.turns);
+    // The turn's tool turns, then the reply; nothing when the chat ended meanwhile (the visitor still gets the reply).
+    await appendReply(deps, session.id, [...turn.turns, { role: "agent", text: turn.text, at: new Date().toISOString() }]);
     if (turn.ended) await endChat(deps, session.id, "agent-ended");
     // One HTTP answer cannot send a tool's requestStart message ahead: it leads the reply's text
     // (the transcript keeps it as its own turn, before the tool turn).
