@@ -3,7 +3,7 @@ import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Db } from "./db/client";
 import type { Role } from "./db/schema";
 import type { AppConfig, Bindings } from "./env";
-import { ApiError } from "./lib/errors";
+import { invalidInput } from "./lib/errors";
 import { type RouteProperties, takeRouteProperties } from "./lib/route-properties";
 import type { RequestContext, Services } from "./services";
 import "./lib/zod-messages";
@@ -51,15 +51,7 @@ export const permissionsFor = (role: Role): Permission[] => (role === "admin" ? 
 export function createRouter(): OpenAPIHono<AppEnv> {
   const router = new OpenAPIHono<AppEnv>({
     defaultHook: (result) => {
-      if (!result.success) {
-        const issues = result.error.issues.map((issue) => {
-          const path = issue.path.map(String).join(".");
-          return { path: path || "(root)", message: issue.message };
-        });
-        const first = issues[0];
-        const summary = first ? `${first.path}: ${first.message}` : "The request is invalid.";
-        throw new ApiError("validation_failed", `Invalid ${result.target}: ${summary}`, { issues });
-      }
+      if (!result.success) throw invalidInput(result.target, result.error.issues);
     },
   });
   const register = router.openapi;

@@ -141,6 +141,15 @@ export class ApiError extends Error {
   }
 }
 
+/** `400 validation_failed` for a schema's issues: `Invalid <target>: <first path>: <message>`, every issue listed. */
+export function invalidInput(target: string, zodIssues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>): ApiError {
+  const issues = zodIssues.map((issue) => ({ path: issue.path.map(String).join(".") || "(root)", message: issue.message }));
+  const first = issues[0];
+  return new ApiError("validation_failed", `Invalid ${target}: ${first ? `${first.path}: ${first.message}` : "The request is invalid."}`, {
+    issues,
+  });
+}
+
 export function errorResponse(c: Context, err: ApiError): Response {
   const body: ErrorBody = {
     statusCode: err.status,

@@ -3,7 +3,6 @@
 // delivery (X-Service-Signature over the raw body, with the agent's tool secret), POSTed with the
 // tool's timeout, redirects not followed, and the answer read as JSON (capped). Every failure is
 // an outcome, never a throw: the model gets an error result and the transcript the reason.
-import type { ChatChannel } from "../chats/schema";
 import type { FunctionTool, ToolOutcome, ToolTurnDetail } from "../db/schema";
 import type { AppConfig } from "../env";
 import { newId } from "../lib/ids";
@@ -11,14 +10,14 @@ import { readCapped } from "../lib/response-body";
 import { signPayload } from "../webhooks/signature";
 import { checkUrlResolved, dohResolver } from "../webhooks/ssrf";
 import { argumentsValidator } from "./json-schema";
-import { TOOL_EVENT, TOOL_RESPONSE_CAP, type ToolRequestPayload } from "./request-schema";
+import { TOOL_EVENT, TOOL_RESPONSE_CAP, type ToolChatChannel, type ToolRequestPayload } from "./request-schema";
 
 export const TOOL_USER_AGENT = "Service-Tools/1.0";
 /** What the transcript keeps of a result. */
 export const TOOL_RESULT_KEPT = 4 * 1024;
 
 /** Whom the call is for: a chat, or a live call (`transferable`: a phone call, which transfer_call can hand on). */
-export type ToolSubject = { kind: "chat"; id: string; channel: ChatChannel } | { kind: "call"; id: string; transferable: boolean };
+export type ToolSubject = { kind: "chat"; id: string; channel: ToolChatChannel } | { kind: "call"; id: string; transferable: boolean };
 
 export interface ToolCallRequest {
   tool: FunctionTool;

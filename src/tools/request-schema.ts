@@ -10,6 +10,10 @@ export const TOOL_EVENT = "tool.call";
 /** The most of an answer that is read; a longer one is a failure (the model's context is not a dump). */
 export const TOOL_RESPONSE_CAP = 16 * 1024;
 
+/** Where a tool can be called in a chat: a chat's channel, or `dashboard` (the test chat of an agent's page, stored nowhere). */
+export const TOOL_CHAT_CHANNELS = [...CHAT_CHANNELS, "dashboard"] as const;
+export type ToolChatChannel = (typeof TOOL_CHAT_CHANNELS)[number];
+
 const EXAMPLE_ID = "0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77";
 
 export const toolRequestSchema = z
@@ -29,9 +33,12 @@ export const toolRequestSchema = z
       }),
     }),
     chat: z
-      .strictObject({ id: z.uuid(), channel: z.enum(CHAT_CHANNELS) })
+      .strictObject({ id: z.uuid(), channel: z.enum(TOOL_CHAT_CHANNELS) })
       .nullable()
-      .openapi({ description: "The chat the tool is called in (widget or messaging); null on a call." }),
+      .openapi({
+        description:
+          "The chat the tool is called in (widget or messaging; `dashboard`: the test chat of the agent's dashboard page, whose id names no stored chat); null on a call.",
+      }),
     call: z
       .strictObject({ id: z.uuid() })
       .nullable()

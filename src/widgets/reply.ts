@@ -1,10 +1,12 @@
 // The agent's reply in a widget chat: the agent's LLM with its system prompt, the greeting as the
 // first assistant message, and the session's history; metered to the workspace like every
-// Models call (hold, call, settle), logged as POST /widget/v1/chat.
+// Models call (hold, call, settle), logged as POST /widget/v1/chat. The agent page's test chat
+// (the dashboard) replies the same way.
 import { renderTemplate } from "../calls/prompt";
 import type { Agent, ChatTurn } from "../db/schema";
 import { toApiError } from "../providers/http";
 import type { ChatMessage } from "../providers/types";
+import type { Op } from "../services";
 import { type AgentTurn, agentTurn, type ToolTurnDeps } from "../tools/runtime";
 
 export const CHAT_INSTRUCTIONS =
@@ -64,7 +66,7 @@ export function chatMessages(
 export async function widgetReply(
   deps: ToolTurnDeps,
   payer: { organizationId: string; chatId: string },
-  agent: Pick<Agent, "id" | "name" | "llmModel" | "temperature" | "tools" | "toolSecret" | "metadata">,
+  agent: ReplyingAgent,
   messages: ChatMessage[],
 ): Promise<AgentTurn> {
   try {
@@ -79,4 +81,41 @@ export async function widgetReply(
   } catch (err) {
     throw toApiError(err);
   }
+}
+
+type ReplyingAgent = Pick<Agent, "id" | "name" | "llmModel" | "temperature" | "tools" | "toolSecret" | "metadata">;
+
+/**
+ * The reply in the test chat of an agent's dashboard page: the widget chat's prompt, tools and
+ * limits, with the history the page holds (its user and agent turns; nothing is stored, no
+ * webhook fires). Metered to the workspace, logged as POST /dashboard/agents/{id}/chat; tools see
+ * `chat.channel` `dashboard` and the page's conversation id.
+ */
+export async function testChatReply({
+  ctx,
+  input: { agent, conversationId, history, message },
+}: Op<
+  { agent: ReplyingAgent & Pick<Agent, "systemPrompt">; conversationId: string; history: TestChatTurn[]; message: string },
+  "db" | "config" | "waitUntil" | "providers" | "organizationId"
+>): Promise<AgentTurn> {
+  const at = new Date().toISOString();
+  const transcript = [...history, { role: "user" as const, text: message }].map((t) => ({ ...t, at }));
+  try {
+    return await agentTurn(
+      ctx,
+      { organizationId: ctx.organizationId, apiKeyId: null, method: "POST", endpoint: "/dashboard/agents/{id}/chat" },
+      agent,
+      { kind: "chat", id: conversationId, channel: "dashboard" },
+      chatMessages(agent, transcript),
+      REPLY_MAX_TOKENS,
+    );
+  } catch (err) {
+    throw toApiError(err);
+  }
+}
+
+/** One turn of the test chat's history, as the page sends it back. */
+export interface TestChatTurn {
+  role: "user" | "agent";
+  text: string;
 }

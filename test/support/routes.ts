@@ -375,6 +375,14 @@ export const ROUTES: RouteCase[] = [
   { method: "GET", path: "/dashboard/agents/:id", auth: "page", resource: agent },
   { method: "POST", path: "/dashboard/agents/:id", auth: "page", fields: { name: "Renamed", personaId: PERSONA }, resource: agent },
   { method: "POST", path: "/dashboard/agents/:id/delete", auth: "page", resource: agent },
+  { method: "POST", path: "/dashboard/agents/:id/web-call", auth: "page", resource: agent },
+  {
+    method: "POST",
+    path: "/dashboard/agents/:id/chat",
+    auth: "page",
+    fields: { conversationId: "0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77", message: "Hello", history: "[]" },
+    resource: agent,
+  },
   { method: "GET", path: "/dashboard/voices", auth: "page" },
   { method: "GET", path: "/dashboard/voices/new", auth: "page" },
   {

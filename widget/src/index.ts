@@ -345,7 +345,7 @@ class Widget {
     this.call = call;
     button.textContent = "Hang up";
     button.className = "hang";
-    await call.start(this.api, this.visitor);
+    await call.start(() => this.api.webCall(this.visitor));
   }
 }
 

@@ -2,7 +2,8 @@
 // an AudioWorklet (a ScriptProcessor where worklets cannot load, e.g. a page whose CSP refuses
 // blob: scripts), resampled to 16 kHz PCM16 and sent in 20 ms frames; the agent's PCM is
 // scheduled gap-free, marks are echoed when playback reaches them, `clear` drops what is queued.
-import type { Api } from "./api";
+// The widget and the dashboard's agent page (./agent-console.ts) both talk through it.
+import type { WebCall } from "./api";
 import { FrameBuffer, floatToPcm16, pcm16ToFloat, resample, WIRE_RATE } from "./pcm";
 
 export type CallState = "starting" | "connecting" | "live" | "ended" | "failed";
@@ -11,7 +12,15 @@ export interface CallListener {
   state(state: CallState, detail?: string): void;
   transcript(role: "agent" | "user", text: string): void;
   speaking(agent: boolean): void;
+  /** The microphone's level, 0 to 1, about every 20 ms while the call is live (muted or not). */
+  level?(value: number): void;
 }
+
+/**
+ * Who opens the call: answers the one-time socket URL. A refusal may carry `hint` (shown as it is)
+ * or `status` (429: "too many calls").
+ */
+export type OpenCall = () => Promise<Pick<WebCall, "url">>;
 
 const WORKLET = `class C extends AudioWorkletProcessor{constructor(){super();this.b=[];this.n=0}process(i){const c=i[0]&&i[0][0];if(c){this.b.push(c.slice(0));this.n+=c.length;if(this.n>=sampleRate/50){const o=new Float32Array(this.n);let k=0;for(const x of this.b){o.set(x,k);k+=x.length}this.port.postMessage(o,[o.buffer]);this.b=[];this.n=0}}return true}}registerProcessor("sw-capture",C)`;
 
@@ -28,11 +37,12 @@ export class VoiceCall {
   private ticker = 0;
   private wasSpeaking = false;
   private done = false;
+  private muted = false;
 
   constructor(private readonly listener: CallListener) {}
 
   /** Call from a click (the audio context needs the user's gesture). */
-  async start(api: Api, visitorId: string): Promise<void> {
+  async start(open: OpenCall): Promise<void> {
     this.listener.state("starting");
     const Ctx = (window.AudioContext ?? (window as unknown as { webkitAudioContext?: AudioContextClass }).webkitAudioContext) as
       | AudioContextClass
@@ -47,14 +57,13 @@ export class VoiceCall {
       return this.fail("Microphone access was denied. Allow it in the browser to talk.");
     }
     if (this.done) return this.cleanup();
-    let call: Awaited<ReturnType<Api["webCall"]>>;
+    let call: Pick<WebCall, "url">;
     try {
-      call = await api.webCall(visitorId);
+      call = await open();
     } catch (err) {
       console.warn(`[ServiceWidget] voice call refused: ${(err as Error).message}`);
-      return this.fail(
-        (err as { status?: number }).status === 429 ? "Too many calls. Try again in a minute." : "The call could not be started.",
-      );
+      const { status, hint } = err as { status?: number; hint?: string };
+      return this.fail(hint ?? (status === 429 ? "Too many calls. Try again in a minute." : "The call could not be started."));
     }
     if (this.done) return this.cleanup();
     this.listener.state("connecting");
@@ -65,6 +74,11 @@ export class VoiceCall {
     ws.onmessage = (e) => this.receive(e.data);
     ws.onclose = () => this.finish();
     ws.onerror = () => undefined; // onclose follows
+  }
+
+  /** Muted, the call goes on and the agent hears silence (the level still shows). */
+  setMuted(muted: boolean): void {
+    this.muted = muted;
   }
 
   hangup(): void {
@@ -115,7 +129,13 @@ export class VoiceCall {
     const onSamples = (samples: Float32Array) => {
       const ws = this.ws;
       if (!ws || ws.readyState !== WebSocket.OPEN) return;
-      for (const frame of this.frames.push(resample(samples, ctx.sampleRate, WIRE_RATE))) ws.send(floatToPcm16(frame));
+      if (this.listener.level) {
+        let sum = 0;
+        for (const v of samples) sum += v * v;
+        this.listener.level(Math.min(1, Math.sqrt(sum / Math.max(1, samples.length)) * 4));
+      }
+      for (const frame of this.frames.push(resample(samples, ctx.sampleRate, WIRE_RATE)))
+        ws.send(floatToPcm16(this.muted ? frame.fill(0) : frame));
     };
     try {
       const url = URL.createObjectURL(new Blob([WORKLET], { type: "text/javascript" }));

@@ -17,7 +17,9 @@ import {
   TextField,
   When,
 } from "../ui";
+import { AGENTS_CSS } from "../ui/assets/built";
 import type { Values } from "./form";
+import { TryPanel } from "./try";
 
 const NEW = "/dashboard/agents/new";
 
@@ -56,9 +58,10 @@ export interface AgentFormProps {
 export const AgentForm: FC<AgentFormProps> = ({ shell, agent, values, errors, voices, notice }) => {
   const v = (k: string) => String(values[k] ?? "");
   return (
-    <Layout shell={shell}>
+    <Layout shell={shell} css={agent ? AGENTS_CSS : undefined}>
       {notice ? <Flash>{notice}</Flash> : null}
       <ErrorSummary errors={errors} />
+      {agent ? <TryPanel agent={agent} csrf={shell.csrf} nonce={shell.nonce} /> : null}
       <form method="post" action={agent ? `/dashboard/agents/${agent.id}` : "/dashboard/agents"} class="card" novalidate>
         <Csrf token={shell.csrf} />
         <div class="grid2">

@@ -3385,12 +3385,12 @@ export interface components {
                  */
                 arguments?: unknown;
             };
-            /** @description The chat the tool is called in (widget or messaging); null on a call. */
+            /** @description The chat the tool is called in (widget or messaging; `dashboard`: the test chat of the agent's dashboard page, whose id names no stored chat); null on a call. */
             chat: {
                 /** Format: uuid */
                 id: string;
                 /** @enum {string} */
-                channel: "widget" | "telegram" | "whatsapp";
+                channel: "widget" | "telegram" | "whatsapp" | "dashboard";
             } | null;
             /** @description The phone or web call the tool is called in; null in a chat. */
             call: {

@@ -7,7 +7,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
-/** Each export of built.js and its source in this folder (built.d.ts declares the same names). */
+/** Each export of built.js and its source, from this folder (built.d.ts declares the same names). */
 export const DASHBOARD_ASSETS = {
   DASHBOARD_CSS: "dashboard.css",
   DASHBOARD_JS: "dashboard.ts",
@@ -15,6 +15,9 @@ export const DASHBOARD_ASSETS = {
   USAGE_CSS: "usage.css",
   WEBHOOKS_CSS: "webhooks.css",
   WEBHOOK_FORM_JS: "webhook-form.ts",
+  AGENTS_CSS: "agents.css",
+  // Browser code that shares the widget's voice client, typechecked with the widget's DOM types.
+  AGENT_CONSOLE_JS: "../../../../widget/src/agent-console.ts",
 } as const;
 
 export const DASHBOARD_ASSETS_OUT = fileURLToPath(new URL("./built.js", import.meta.url));

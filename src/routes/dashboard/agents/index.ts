@@ -1,14 +1,17 @@
 // Agents (everyone): list, create, edit every field, delete, under /dashboard/agents, one file per
 // page operation. The form's fields go through the API's own schemas (createAgentSchema /
 // updateAgentSchema), then the API's own service (agents/service.ts: the same ownership rule,
-// voice check and row mapping).
+// voice check and row mapping). An agent's page also talks to it: a web call and a test chat
+// (the page's script posts to web-call.ts and chat.ts and reads JSON).
 import { screenRouter } from "../../../dashboard/routers";
+import { registerAgentTestChatAction } from "./chat";
 import { registerCreateAgentPage } from "./create";
 import { registerDeleteAgentPage } from "./delete";
 import { registerEditAgentPage } from "./edit";
 import { registerListAgentsPage } from "./list";
 import { registerNewAgentPage } from "./new";
 import { registerUpdateAgentPage } from "./update";
+import { registerAgentWebCallAction } from "./web-call";
 
 export function agentPages() {
   const app = screenRouter();
@@ -18,5 +21,7 @@ export function agentPages() {
   registerEditAgentPage(app);
   registerUpdateAgentPage(app);
   registerDeleteAgentPage(app);
+  registerAgentWebCallAction(app);
+  registerAgentTestChatAction(app);
   return app;
 }
