@@ -53,7 +53,7 @@ export function watchCsp(page: Page): Page {
 export const takeCspViolations = (): string[] => cspViolations.splice(0);
 
 /**
- * A new page signed in to the dashboard (it lands on the agents list), watched for CSP
+ * A new page signed in to the dashboard (it lands on the Overview), watched for CSP
  * violations. `bypassCSP` is for axe only: its script is injected without the page's nonce.
  */
 export async function signInPage(
@@ -72,7 +72,7 @@ export async function signInPage(
   await page.getByLabel("Email").fill(email);
   await page.getByLabel("Password").fill(password);
   await page.getByRole("button", { name: "Sign in" }).click();
-  await page.waitForURL(/\/dashboard\/agents/);
+  await page.waitForURL(/\/dashboard$/);
   return page;
 }
 

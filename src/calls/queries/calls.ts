@@ -214,10 +214,18 @@ export interface StoredRecording {
   seconds: number;
 }
 
+/** The voice-to-voice latency of each measured agent reply, in order (the calls.voice_to_voice_ms column). */
+export const latenciesOf = (transcript: readonly TranscriptTurn[]): number[] =>
+  transcript.flatMap((t) => (t.latency ? [Math.round(t.latency.voiceToVoiceMs)] : []));
+
+/** The same, in SQL, from the transcript the row holds (an ending that brings no transcript of its own). */
+const storedLatencies = sql`coalesce((select array_agg(round((turn->'latency'->>'voiceToVoiceMs')::numeric)::int order by ord)
+  from jsonb_array_elements(${calls.transcript}) with ordinality as t(turn, ord) where turn ? 'latency'), '{}')`;
+
 /**
- * Ends a call with a reason (and its status), saving the transcript, the recording and the cost
- * so far in the same statement: the call's final write. Null when the call had already ended:
- * the first ending wins.
+ * Ends a call with a reason (and its status), saving the transcript (and its latencies), the
+ * recording and the cost so far in the same statement: the call's final write. Null when the call
+ * had already ended: the first ending wins.
  */
 export async function endCall(
   db: Db,
@@ -238,7 +246,7 @@ export async function endCall(
       endedReason: reason,
       endedAt: sql`now()`,
       costMicro: sql`(${cost})`,
-      ...(transcript ? { transcript } : {}),
+      ...(transcript ? { transcript, voiceToVoiceMs: latenciesOf(transcript) } : { voiceToVoiceMs: storedLatencies }),
       ...(recording ? { recordingKey: recording.key, recordingSeconds: Math.round(recording.seconds) } : {}),
     })
     .where(and(eq(calls.id, callId), inArray(calls.status, sourcesOf(to))))

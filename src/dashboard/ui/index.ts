@@ -1,5 +1,6 @@
 // The dashboard's UI kit: what every screen builds its views from.
 export { Badge, type Tone, ToolOutcome } from "./badges";
+export { DayChart } from "./day-chart";
 export { EmptyState } from "./empty-state";
 export { Checkbox, Csrf, ErrorSummary, type FieldErrors, GroupError, Select, TextArea, TextField } from "./fields";
 export { Document, InlineScript, InlineStyle, Layout, nonceOf, type Shell, shellOf } from "./layout";

@@ -42,7 +42,8 @@ export async function shellOf(c: Context<AppEnv>, title: string, active: string)
 }
 
 const NAV: Array<{ href: string; label: string; key: string; admin?: boolean; section?: string }> = [
-  { href: "/dashboard/agents", label: "Agents", key: "agents", section: "Build" },
+  { href: "/dashboard", label: "Overview", key: "overview", section: "Build" },
+  { href: "/dashboard/agents", label: "Agents", key: "agents" },
   { href: "/dashboard/voices", label: "Voices", key: "voices" },
   { href: "/dashboard/calls", label: "Calls", key: "calls" },
   { href: "/dashboard/widgets", label: "Widgets", key: "widgets" },

@@ -167,6 +167,12 @@ export const calls = pgTable(
     startedAt: ts("started_at"),
     endedAt: ts("ended_at"),
     costMicro: bigint("cost_micro", { mode: "number" }).notNull().default(0),
+    /**
+     * The voice-to-voice latency of each measured agent reply (the transcript's `latency`), written
+     * with the final transcript: the dashboard's overview takes percentiles over many calls without
+     * reading their transcripts. Null until the call ends.
+     */
+    voiceToVoiceMs: integer("voice_to_voice_ms").array(),
     ...timestamps,
   },
   (t) => [

@@ -102,7 +102,7 @@ describe.runIf(hasBrowser)("dashboard: members and organizations", () => {
     await invited.goto(`${baseUrl()}/dashboard/agents`);
     await invited.getByLabel("Organization").selectOption(second.organizationId);
     await invited.getByRole("button", { name: "Switch" }).click();
-    await invited.waitForURL(/\/dashboard\/agents/);
+    await invited.waitForURL(/\/dashboard$/);
     expect(await invited.locator("#org-switch option[selected]").textContent()).toContain("Second org");
     expect((await invited.goto(`${baseUrl()}/dashboard/api-keys`))?.status()).toBe(403);
     await page.close();
@@ -118,6 +118,7 @@ describe.runIf(hasBrowser)("dashboard: agents, calls, voices, usage", () => {
 
   it("creates an agent with the form (errors inline, typing kept) and the API sees it", async () => {
     const page = await signInPage(ws.admin.email, ws.admin.password);
+    await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Agents" }).click();
     await page.getByRole("link", { name: "New agent" }).click();
     await page.getByLabel("Name", { exact: true }).fill("Front desk 🎧");
     await page.getByLabel("System prompt").fill("You are the front desk of Acme Dental.");

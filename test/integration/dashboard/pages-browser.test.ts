@@ -33,9 +33,14 @@ afterEach(() => {
 const fill = (path: string, params: Params) => path.replace(/:(\w+)/g, (_, name: string) => params[name] ?? randomUUID());
 const slug = (path: string) => path.replace(/^\/dashboard\/?/, "").replace(/[^A-Za-z0-9]+/g, "-") || "index";
 
-/** The HTML pages a signed-in admin can open: every GET page route (not the recording's audio). */
+/** The HTML pages a signed-in admin can open: every GET page route (not the recording's audio, not the calls' CSV). */
 const GET_PAGES = ROUTES.filter(
-  (r) => r.method === "GET" && r.path.startsWith("/dashboard") && !r.path.startsWith("/dashboard/api/") && !r.path.endsWith("/recording"),
+  (r) =>
+    r.method === "GET" &&
+    r.path.startsWith("/dashboard") &&
+    !r.path.startsWith("/dashboard/api/") &&
+    !r.path.endsWith("/recording") &&
+    !r.path.endsWith(".csv"),
 );
 
 describe.runIf(hasBrowser)("dashboard: every page", () => {
@@ -168,6 +173,7 @@ describe.runIf(hasBrowser)("dashboard: a first-time user", () => {
     const nav = page.getByRole("navigation", { name: "Dashboard" });
     const links = nav.getByRole("link");
     expect(await links.allTextContents()).toEqual([
+      "Overview",
       "Agents",
       "Voices",
       "Calls",

@@ -77,7 +77,7 @@ describe.runIf(hasBrowser)("an agent's page in Chromium: talk and chat without l
     await page.getByLabel("Email").fill(ws.admin.email);
     await page.getByLabel("Password").fill(ws.admin.password);
     await page.getByRole("button", { name: "Sign in" }).click();
-    await page.waitForURL(/\/dashboard\/agents/);
+    await page.waitForURL(/\/dashboard$/);
 
     // A new agent, from the form, with nothing but a name (it waits for the caller to speak).
     await page.goto(`${baseUrl()}/dashboard/agents/new`);
@@ -112,6 +112,17 @@ describe.runIf(hasBrowser)("an agent's page in Chromium: talk and chat without l
     const turns = done.transcript.turns as Array<{ role: string; text: string }>;
     expect(turns.some((t) => t.role === "user" && t.text === QUESTION)).toBe(true);
     expect(turns.some((t) => t.role === "agent" && t.text === ANSWER)).toBe(true);
+
+    // The Overview has it (the call has ended: it is counted with its measured reply).
+    await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Overview" }).click();
+    await page.waitForURL(/\/dashboard$/);
+    expect(await page.getByRole("region", { name: "Calls" }).locator(".measure-value").textContent()).toBe("1");
+    expect(await page.getByRole("region", { name: "Voice to voice, p50 / p95" }).locator(".measure-value").textContent()).toMatch(
+      /^[\d,]+ ms \/ [\d,]+ ms$/,
+    );
+    await expect.poll(() => page.getByRole("row", { name: /Front desk/ }).textContent()).toContain("Front desk");
+    await screenshot(page, "overview-after-call");
+    await page.goBack();
 
     // Chat: typed, answered, the history kept for the next message; Start over clears it.
     const written = page.getByRole("list", { name: "Chat transcript" });

@@ -224,7 +224,7 @@ describe.runIf(hasBrowser)("dashboard: webhooks", () => {
     await page.getByLabel("Email").fill(ws.admin.email);
     await page.getByLabel("Password").fill(ws.admin.password);
     await page.getByRole("button", { name: "Sign in" }).click();
-    await page.waitForURL(/\/dashboard\/agents/);
+    await page.waitForURL(/\/dashboard$/);
     await page.goto(`${baseUrl()}/dashboard/webhooks/new`);
     expect(await page.getByRole("button", { name: "Select all", exact: true }).count()).toBe(0); // script-only shortcuts stay hidden
     await page.getByLabel("Name", { exact: true }).fill("No-script hook");

@@ -52,6 +52,7 @@ export const callRow = (over: Partial<Call> = {}): Call => ({
   startedAt: at("2025-01-01T10:00:00Z"),
   endedAt: at("2025-01-01T10:00:12.34Z"),
   costMicro: 0,
+  voiceToVoiceMs: [900],
   createdAt: at("2025-01-01T09:59:58Z"),
   updatedAt: at("2025-01-01T10:00:13Z"),
   ...over,

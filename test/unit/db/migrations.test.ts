@@ -1,7 +1,8 @@
 // The committed migrations carry data, not only shape. 0018 moves widget chats and messaging
 // conversations into the one `chats` table: every row is copied with its id (the usage log's
 // chat_id and the webhooks' subject ids still find it), its channel and its transcript, and the
-// old tables are gone. Applied to an in-memory PGlite with drizzle's own reader of drizzle/.
+// old tables are gone. 0019 fills calls.voice_to_voice_ms of the calls that had ended from their
+// transcripts. Applied to an in-memory PGlite with drizzle's own reader of drizzle/.
 import { fileURLToPath } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
 import { readMigrationFiles } from "drizzle-orm/migrator";
@@ -19,41 +20,43 @@ const WIDGET_CHAT = "0193b6e2-0000-7000-8000-000000000010";
 const CONVERSATION = "0193b6e2-0000-7000-8000-000000000011";
 const ORPHAN = "0193b6e2-0000-7000-8000-000000000012";
 
+/** As drizzle's migrator applies pending migrations: all of them in one transaction. */
+const applyTo = (db: PGlite, from: number, to: number) =>
+  db.transaction(async (tx) => {
+    for (const m of migrations.slice(from, to)) for (const statement of m.sql) if (statement.trim()) await tx.exec(statement);
+  });
+
+/** Inserts a row, with a placeholder for each required column the test does not care about. */
+const insertInto = async (db: PGlite, table: string, values: Record<string, string | number | null>) => {
+  const { rows } = await db.query<{ column_name: string; data_type: string }>(
+    `SELECT column_name, data_type FROM information_schema.columns
+     WHERE table_name = $1 AND is_nullable = 'NO' AND column_default IS NULL`,
+    [table],
+  );
+  const filler: Record<string, string | number> = {
+    uuid: ORG,
+    jsonb: "{}",
+    integer: 0,
+    bigint: 0,
+    real: 0,
+    "double precision": 0,
+    boolean: "false",
+    "timestamp with time zone": "2026-01-01T00:00:00Z",
+  };
+  const row: Record<string, string | number | null> = {};
+  for (const c of rows) row[c.column_name] = filler[c.data_type] ?? "x";
+  Object.assign(row, values);
+  const names = Object.keys(row);
+  await db.query(
+    `INSERT INTO ${table} (${names.map((n) => `"${n}"`).join(", ")}) VALUES (${names.map((_, i) => `$${i + 1}`).join(", ")})`,
+    names.map((n) => row[n]),
+  );
+};
+
 describe("migration 0018: one chats table", () => {
   let db: PGlite;
-  /** As drizzle's migrator applies pending migrations: all of them in one transaction. */
-  const apply = (from: number, to: number) =>
-    db.transaction(async (tx) => {
-      for (const m of migrations.slice(from, to)) for (const statement of m.sql) if (statement.trim()) await tx.exec(statement);
-    });
-
-  /** Inserts a row, with a placeholder for each required column the test does not care about. */
-  const insert = async (table: string, values: Record<string, string | number | null>) => {
-    const { rows } = await db.query<{ column_name: string; data_type: string }>(
-      `SELECT column_name, data_type FROM information_schema.columns
-       WHERE table_name = $1 AND is_nullable = 'NO' AND column_default IS NULL`,
-      [table],
-    );
-    const filler: Record<string, string | number> = {
-      uuid: ORG,
-      jsonb: "{}",
-      integer: 0,
-      bigint: 0,
-      real: 0,
-      "double precision": 0,
-      boolean: "false",
-      "timestamp with time zone": "2026-01-01T00:00:00Z",
-    };
-    const row: Record<string, string | number | null> = {};
-    for (const c of rows) row[c.column_name] = filler[c.data_type] ?? "x";
-    Object.assign(row, values);
-    const names = Object.keys(row);
-    await db.query(
-      `INSERT INTO ${table} (${names.map((n) => `"${n}"`).join(", ")}) VALUES (${names.map((_, i) => `$${i + 1}`).join(", ")})`,
-      names.map((n) => row[n]),
-    );
-  };
-
+  const apply = (from: number, to: number) => applyTo(db, from, to);
+  const insert = (table: string, values: Record<string, string | number | null>) => insertInto(db, table, values);
   beforeAll(async () => {
     db = await PGlite.create("memory://");
     expect(CHATS).toBeGreaterThan(0);
@@ -170,5 +173,50 @@ describe("migration 0018: one chats table", () => {
     await db.exec(`DELETE FROM widgets WHERE id = '${WIDGET}'`);
     const { rows: kept } = await db.query<{ widget_id: string | null }>(`SELECT widget_id FROM chats WHERE id = '${WIDGET_CHAT}'`);
     expect(kept).toEqual([{ widget_id: null }]);
+  });
+});
+
+describe("migration 0019: the latencies of the calls that had ended", () => {
+  const LATENCIES = migrations.findIndex((m) => m.sql.some((s) => s.includes('ADD COLUMN "voice_to_voice_ms"')));
+  const ENDED = "0193b6e2-0000-7000-8000-000000000020";
+  const SILENT = "0193b6e2-0000-7000-8000-000000000021";
+  const LIVE = "0193b6e2-0000-7000-8000-000000000022";
+
+  it("takes each measured reply's voice-to-voice time, in order; a call without one gets none; a live call waits for its end", async () => {
+    const db = await PGlite.create("memory://");
+    expect(LATENCIES).toBeGreaterThan(CHATS);
+    await applyTo(db, 0, LATENCIES);
+    await insertInto(db, "organizations", { id: ORG, name: "Acme" });
+    const turn = (role: string, latency?: number) => ({
+      role,
+      text: "x",
+      startMs: 0,
+      endMs: 1,
+      ...(latency === undefined ? {} : { latency: { voiceToVoiceMs: latency, sttMs: 1, llmMs: 1, ttsMs: 1, platformMs: 1 } }),
+    });
+    const call = (id: string, ended: boolean, transcript: unknown[]) =>
+      insertInto(db, "calls", {
+        id,
+        organization_id: ORG,
+        agent_name: "Desk",
+        type: "web",
+        direction: "outbound",
+        status: ended ? "completed" : "in-progress",
+        transcript: JSON.stringify(transcript),
+        ended_at: ended ? "2026-01-01T00:05:00Z" : null,
+      });
+    await call(ENDED, true, [turn("agent"), turn("user"), turn("agent", 812.6), turn("user"), turn("agent", 640)]);
+    await call(SILENT, true, [turn("agent")]);
+    await call(LIVE, false, [turn("user"), turn("agent", 700)]);
+    await applyTo(db, LATENCIES, LATENCIES + 1);
+    const { rows } = await db.query<{ id: string; voice_to_voice_ms: number[] | null }>(
+      "SELECT id, voice_to_voice_ms FROM calls ORDER BY id",
+    );
+    expect(rows).toEqual([
+      { id: ENDED, voice_to_voice_ms: [813, 640] },
+      { id: SILENT, voice_to_voice_ms: [] },
+      { id: LIVE, voice_to_voice_ms: null },
+    ]);
+    await db.close();
   });
 });

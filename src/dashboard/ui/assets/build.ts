@@ -16,6 +16,7 @@ export const DASHBOARD_ASSETS = {
   WEBHOOKS_CSS: "webhooks.css",
   WEBHOOK_FORM_JS: "webhook-form.ts",
   AGENTS_CSS: "agents.css",
+  OVERVIEW_CSS: "overview.css",
   // Browser code that shares the widget's voice client, typechecked with the widget's DOM types.
   AGENT_CONSOLE_JS: "../../../../widget/src/agent-console.ts",
 } as const;

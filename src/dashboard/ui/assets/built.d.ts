@@ -17,3 +17,5 @@ export declare const WEBHOOK_FORM_JS: string;
 export declare const AGENTS_CSS: string;
 /** widget/src/agent-console.ts: the "Try the agent" panel's web call and test chat. */
 export declare const AGENT_CONSOLE_JS: string;
+/** overview.css: the Overview screen (/dashboard). */
+export declare const OVERVIEW_CSS: string;

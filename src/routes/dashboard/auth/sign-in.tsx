@@ -18,7 +18,7 @@ const signInForm = z.object({
 });
 
 /** Only paths inside the dashboard, so `next` cannot send anyone elsewhere. */
-const safeNext = (next: string | undefined) => (next && /^\/dashboard(\/[\w\-/]*)?$/.test(next) ? next : "/dashboard/agents");
+const safeNext = (next: string | undefined) => (next && /^\/dashboard(\/[\w\-/]*)?$/.test(next) ? next : "/dashboard");
 
 /** POST /dashboard/sign-in: the form sent; a session cookie and on to `next`, or the form again. */
 export const registerSignInPage = (app: OpenAPIHono<AppEnv>) =>

@@ -7,5 +7,5 @@ import { chooseOrganization } from "../../../dashboard/session";
 export const registerSwitchOrganizationPage = (app: OpenAPIHono<AppEnv>) =>
   app.post("/switch-org", async (c) => {
     chooseOrganization(c, one(c.var.form, "organizationId"));
-    return c.redirect("/dashboard/agents", 303);
+    return c.redirect("/dashboard", 303);
   });

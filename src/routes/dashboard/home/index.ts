@@ -1,11 +1,11 @@
-// The dashboard's root, /dashboard: a signed-in user lands on the Agents screen.
+// The dashboard's root, /dashboard: the Overview of the workspace's last 30 days.
 import { createRouter } from "../../../context";
 import { signedIn } from "../../../dashboard/routers";
-import { registerLandingPage } from "./landing";
+import { registerOverviewPage } from "./overview";
 
 export function homePages() {
   const app = createRouter();
   app.use("/", ...signedIn); // this path only, not the ones below it
-  registerLandingPage(app);
+  registerOverviewPage(app);
   return app;
 }

@@ -1,0 +1,108 @@
+// The Overview (/dashboard) over HTTP: the last 30 days per day and per agent, from rows written as
+// the platform writes them (calls with their cost, analysis and voice-to-voice latencies; chats),
+// in this workspace only. The browser test (try-agent-browser.test.ts) sees a real call arrive.
+import { describe, expect, it } from "vitest";
+import { type CallReport, calls, chats } from "../../../src/db/schema";
+import { createAgent } from "../../support/calls";
+import { createWorkspace, testDb, type Workspace } from "../../support/harness";
+import { pagesAs } from "../../support/pages";
+
+const DAY = 86_400_000;
+const today = new Date();
+const daysAgo = (n: number, hour = 12) => new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate() - n, hour));
+
+async function call(ws: Workspace, agent: { id: string; name: string } | null, over: Partial<typeof calls.$inferInsert>) {
+  const createdAt = over.createdAt ?? daysAgo(0, 0);
+  await testDb()
+    .insert(calls)
+    .values({
+      organizationId: ws.organizationId,
+      agentId: agent?.id ?? null,
+      agentName: agent?.name ?? "Gone agent",
+      type: "web",
+      direction: "outbound",
+      status: "completed",
+      endedReason: "customer-ended-call",
+      deadlineAt: new Date(createdAt.getTime() + DAY),
+      createdAt,
+      ...over,
+    });
+}
+
+/** The text of the measure titled `title` (its number line). */
+const measure = (html: string, title: string) =>
+  new RegExp(`<h2 class="measure-title">${title}</h2><p class="measure-value">([^<]*)</p>`).exec(html)?.[1];
+
+/** The cells of the by-agent row that starts with `name`. */
+function agentRow(html: string, name: string): string[] {
+  const rows = html.split("<tr>").filter((r) => r.includes(`>${name}<`));
+  return (rows[0] ?? "")
+    .split("</td>")
+    .map((cell) => cell.replace(/<[^>]+>/g, "").trim())
+    .slice(0, 7);
+}
+
+describe("the Overview", () => {
+  it("counts calls, minutes, chats, cost, success and voice-to-voice per day and per agent, for 30 days", async () => {
+    const ws = await createWorkspace("Overview");
+    const desk = await createAgent(ws, { name: "Desk" });
+    const sales = await createAgent(ws, { name: "Sales" });
+    const at = (n: number, startMin: number, lengthMin: number) => ({
+      createdAt: daysAgo(n, 9),
+      startedAt: new Date(daysAgo(n, 9).getTime() + startMin * 60_000),
+      endedAt: new Date(daysAgo(n, 9).getTime() + (startMin + lengthMin) * 60_000),
+    });
+    const report = (successScore: number): CallReport => ({ successScore, criteriaResults: [], extractedData: {} });
+    // Today: two Desk calls (3 and 1.5 minutes), one analyzed at 1.0, one at 0.5; latencies 400, 600, 800, 1000.
+    await call(ws, desk, { ...at(0, 0, 3), costMicro: 2_000_000, report: report(1), voiceToVoiceMs: [400, 600] });
+    await call(ws, desk, { ...at(0, 10, 1.5), costMicro: 500_000, report: report(0.5), voiceToVoiceMs: [800, 1000] });
+    // Three days ago: a Sales call that never connected (no minutes), no analysis, no reply measured.
+    await call(ws, sales, { createdAt: daysAgo(3), status: "failed", endedReason: "dial-failed", voiceToVoiceMs: [] });
+    // 31 days ago: outside the window.
+    await call(ws, desk, { ...at(31, 0, 60), costMicro: 9_000_000 });
+    // Chats: one with Sales today.
+    await testDb()
+      .insert(chats)
+      .values({
+        organizationId: ws.organizationId,
+        channel: "widget",
+        agentId: sales.id,
+        agentName: "Sales",
+        endUserId: "v1",
+        status: "completed",
+        startedAt: daysAgo(0, 1),
+      });
+    // Another workspace's call, today: not counted.
+    const other = await createWorkspace("Overview, other");
+    await call(other, await createAgent(other, { name: "Theirs" }), { ...at(0, 0, 5), costMicro: 7_000_000 });
+
+    const page = await pagesAs(ws.admin.email, ws.admin.password);
+    const { status, html } = await page("/dashboard");
+    expect(status).toBe(200);
+    expect(measure(html, "Calls")).toBe("3");
+    expect(measure(html, "Minutes")).toBe("4.5");
+    expect(measure(html, "Chats")).toBe("1");
+    expect(measure(html, "Call cost \\(credits\\)")).toBe("2.50");
+    expect(measure(html, "Success")).toBe("75% of 2 analyzed");
+    // Percentiles over every reply (400, 600, 800, 1000), interpolated as Postgres' percentile_cont.
+    expect(measure(html, "Voice to voice, p50 / p95")).toBe("700 ms / 970 ms");
+    expect(agentRow(html, "Desk")).toEqual(["Desk", "2", "4.5", "0", "2.50", "75%", "700 ms / 970 ms"]);
+    expect(agentRow(html, "Sales")).toEqual(["Sales", "1", "0", "1", "0", "–", "–"]);
+    expect(html).not.toContain("Theirs");
+    // The charts: one bar per day with activity, each titled with its day and value.
+    const day = (n: number) => daysAgo(n).toISOString().slice(0, 10);
+    expect(html).toContain(`<title>${day(0)}: 2</title>`);
+    expect(html).toContain(`<title>${day(3)}: 1</title>`);
+    expect(html).not.toContain(`<title>${day(31)}`);
+    expect(html).toContain(`aria-label="Calls, per day from ${day(29)} to ${day(0)}."`);
+  });
+
+  it("tells a new workspace where to start; the navigation opens on it", async () => {
+    const ws = await createWorkspace("Overview, empty");
+    const page = await pagesAs(ws.admin.email, ws.admin.password);
+    const { html } = await page("/dashboard");
+    expect(html).toContain("No calls or chats in the last 30 days.");
+    expect(html).toContain('<a href="/dashboard" aria-current="page">Overview</a>');
+    expect(measure(html, "Voice to voice, p50 / p95")).toBe("–");
+  });
+});
