@@ -36,6 +36,44 @@ export interface CallFilters {
   status?: CallStatus;
   direction?: Call["direction"];
   type?: Call["type"];
+  /** The dashboard's search: a call id (whole), or digits of its From or To number. */
+  search?: string;
+}
+
+/** A call as a list shows it: no transcript, the analysis' sentiment and the report's score. */
+export type CallSummary = Pick<
+  Call,
+  | "id"
+  | "createdAt"
+  | "agentId"
+  | "agentName"
+  | "type"
+  | "direction"
+  | "status"
+  | "endedReason"
+  | "fromNumber"
+  | "toNumber"
+  | "startedAt"
+  | "endedAt"
+  | "costMicro"
+> & { successScore: number | null; sentiment: string | null };
+
+/** The where-conditions of a filtered page of the workspace's calls. */
+function listConditions(organizationId: string, query: PageParams & CallFilters): SQL[] {
+  const conditions: SQL[] = [ownedBy(calls, organizationId), ...pageQuery(query).where(calls)];
+  if (query.agentId) conditions.push(eq(calls.agentId, query.agentId));
+  if (query.status) conditions.push(eq(calls.status, query.status));
+  if (query.direction) conditions.push(eq(calls.direction, query.direction));
+  if (query.type) conditions.push(eq(calls.type, query.type));
+  const search = query.search?.trim() ?? "";
+  if (isUuid(search)) conditions.push(eq(calls.id, search.toLowerCase()));
+  else if (search !== "") {
+    // Digits only (a number is written many ways); nothing to match on finds nothing.
+    const digits = search.replace(/\D/g, "");
+    const like = `%${digits}%`;
+    conditions.push(digits ? sql`(${calls.fromNumber} like ${like} or ${calls.toNumber} like ${like})` : sql`false`);
+  }
+  return conditions;
 }
 
 /** The workspace's call; 404 for a missing one, another workspace's, or an id that is not a UUID. */
@@ -52,19 +90,45 @@ export async function getCall({ ctx: { db, organizationId }, input: { id } }: Op
 
 /** Newest first, filtered; a page of the workspace's calls. */
 export async function listCalls({ ctx: { db, organizationId }, input: query }: Op<PageParams & CallFilters>): Promise<Page<Call>> {
-  const page = pageQuery(query);
-  const conditions: SQL[] = [ownedBy(calls, organizationId), ...page.where(calls)];
-  if (query.agentId) conditions.push(eq(calls.agentId, query.agentId));
-  if (query.status) conditions.push(eq(calls.status, query.status));
-  if (query.direction) conditions.push(eq(calls.direction, query.direction));
-  if (query.type) conditions.push(eq(calls.type, query.type));
+  const limit = pageQuery(query).limit;
   const rows = await db
     .select()
     .from(calls)
-    .where(and(...conditions))
+    .where(and(...listConditions(organizationId, query)))
     .orderBy(desc(calls.id))
-    .limit(page.limit + 1);
-  return pageOf(rows, page.limit, (row) => row);
+    .limit(limit + 1);
+  return pageOf(rows, limit, (row) => row);
+}
+
+/** The same page as the dashboard's list and its CSV show it: no transcript is read. */
+export async function listCallSummaries({
+  ctx: { db, organizationId },
+  input: query,
+}: Op<PageParams & CallFilters>): Promise<Page<CallSummary>> {
+  const limit = pageQuery(query).limit;
+  const rows = await db
+    .select({
+      id: calls.id,
+      createdAt: calls.createdAt,
+      agentId: calls.agentId,
+      agentName: calls.agentName,
+      type: calls.type,
+      direction: calls.direction,
+      status: calls.status,
+      endedReason: calls.endedReason,
+      fromNumber: calls.fromNumber,
+      toNumber: calls.toNumber,
+      startedAt: calls.startedAt,
+      endedAt: calls.endedAt,
+      costMicro: calls.costMicro,
+      successScore: sql<number | null>`(${calls.report}->>'successScore')::float8`,
+      sentiment: sql<string | null>`${calls.analysis}->>'sentiment'`,
+    })
+    .from(calls)
+    .where(and(...listConditions(organizationId, query)))
+    .orderBy(desc(calls.id))
+    .limit(limit + 1);
+  return pageOf(rows, limit, (row) => ({ ...row, successScore: row.successScore === null ? null : Number(row.successScore) }));
 }
 
 /** What each call consumed, from the usage log (successful uses only); calls that used nothing are absent. */

@@ -404,6 +404,7 @@ export const ROUTES: RouteCase[] = [
   { method: "POST", path: "/dashboard/calls/test", auth: "page", fields: { agentId: PERSONA, phoneNumber: "+12025550101" } },
   { method: "GET", path: "/dashboard/calls/:id", auth: "page", resource: webCall },
   { method: "POST", path: "/dashboard/calls/:id/hang-up", auth: "page", resource: webCall },
+  { method: "GET", path: "/dashboard/calls/export.csv", auth: "page" },
   { method: "GET", path: "/dashboard/calls/:id/recording", auth: "page", resource: webCall },
   { method: "GET", path: "/dashboard/usage", auth: "page" },
   // -- dashboard pages: webhooks --

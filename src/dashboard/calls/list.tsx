@@ -1,9 +1,13 @@
 /** @jsxImportSource hono/jsx */
-// The Calls list: "place a test call", the filters, and the newest calls.
+// The Calls list: "place a test call", the filters (agent, status, type, direction, days, a number
+// or an id), a page of calls with what they cost and how they went, older pages, and the CSV of
+// every call the filters find.
 import type { FC } from "hono/jsx";
+import type { CallSummary } from "../../calls/service";
 import { CALL_STATUSES } from "../../calls/states";
 import { durationOf } from "../../calls/views";
-import { CALL_DIRECTIONS, type Call } from "../../db/schema";
+import { CALL_DIRECTIONS } from "../../db/schema";
+import { toCredits } from "../../lib/credits";
 import { Badge, Csrf, DataTable, EmptyState, ErrorSummary, type FieldErrors, Layout, Select, type Shell, TextField, When } from "../ui";
 
 /** The telephony sandbox's scripted callees (docs/sandbox.md): offered in the test-call form. */
@@ -21,8 +25,10 @@ export const CallStatusBadge: FC<{ status: string }> = ({ status }) => (
   </Badge>
 );
 
+/** The list's filters, by their query names. */
+export const FILTER_NAMES = ["search", "agentId", "status", "type", "direction", "from", "to"] as const;
 /** The list's filters as the form sent them (query strings; "" is any). */
-export type FilterValues = Record<"agentId" | "status" | "type" | "direction", string>;
+export type FilterValues = Record<(typeof FILTER_NAMES)[number], string>;
 
 const ANY = { value: "", label: "Any" };
 const options = (values: readonly string[]) => [ANY, ...values.map((v) => ({ value: v, label: v }))];
@@ -72,6 +78,9 @@ const TestCallForm: FC<{
 const Filters: FC<{ q: FilterValues; agents: Array<{ id: string; name: string }> }> = ({ q, agents }) => (
   <form method="get" action="/dashboard/calls" class="card row" aria-label="Filter calls">
     <div class="grow">
+      <TextField name="search" label="Number or call id" value={q.search} hint="Digits of the From or To number, or a whole call id." />
+    </div>
+    <div class="grow">
       <Select
         name="agentId"
         label="Agent"
@@ -88,25 +97,46 @@ const Filters: FC<{ q: FilterValues; agents: Array<{ id: string; name: string }>
     <div class="w140">
       <Select name="direction" label="Direction" value={q.direction} options={options(CALL_DIRECTIONS)} />
     </div>
+    <div class="w140">
+      <TextField name="from" label="From day" type="date" value={q.from} />
+    </div>
+    <div class="w140">
+      <TextField name="to" label="To day" type="date" value={q.to} />
+    </div>
     <button type="submit" class="secondary end">
       Filter
     </button>
   </form>
 );
 
+const credits = (micro: number) => {
+  const c = toCredits(micro);
+  return c === 0 ? "0" : c >= 1 ? c.toFixed(2) : c.toPrecision(2);
+};
+
 export interface CallListProps {
   shell: Shell;
-  calls: Call[];
+  calls: CallSummary[];
+  /** The next (older) page, with the filters; null on the last. */
+  next: string | null;
+  /** The CSV of every call the filters find. */
+  csv: string;
   agents: Array<{ id: string; name: string }>;
   q: FilterValues;
   errors?: FieldErrors;
   values?: Record<string, string>;
 }
 
-export const CallList: FC<CallListProps> = ({ shell, calls, agents, q, errors, values }) => (
+export const CallList: FC<CallListProps> = ({ shell, calls, agents, q, errors, values, next, csv }) => (
   <Layout shell={shell}>
     <TestCallForm shell={shell} agents={agents} errors={errors} values={values} />
     <Filters q={q} agents={agents} />
+    <p class="row small">
+      <a href={csv} download>
+        Export CSV
+      </a>
+      <span class="muted">every call these filters find, not only this page</span>
+    </p>
     <DataTable
       rows={calls}
       empty={
@@ -129,7 +159,7 @@ export const CallList: FC<CallListProps> = ({ shell, calls, agents, q, errors, v
         },
         { header: "Agent", cell: (r) => r.agentName },
         { header: "Type", cell: (r) => r.type },
-        { header: "To", class: "mono", cell: (r) => r.toNumber ?? "—" },
+        { header: "Number", class: "mono", cell: (r) => (r.direction === "inbound" ? r.fromNumber : r.toNumber) ?? "—" },
         { header: "Status", cell: (r) => <CallStatusBadge status={r.status} /> },
         { header: "Ended reason", class: "small", cell: (r) => r.endedReason ?? "" },
         {
@@ -139,7 +169,15 @@ export const CallList: FC<CallListProps> = ({ shell, calls, agents, q, errors, v
             return duration !== null ? `${duration} s` : "—";
           },
         },
+        { header: "Cost", cell: (r) => credits(r.costMicro) },
+        { header: "Success", cell: (r) => (r.successScore === null ? "—" : `${Math.round(r.successScore * 100)}%`) },
+        { header: "Sentiment", cell: (r) => r.sentiment ?? "—" },
       ]}
     />
+    {next ? (
+      <p>
+        <a href={next}>Older calls</a>
+      </p>
+    ) : null}
   </Layout>
 );

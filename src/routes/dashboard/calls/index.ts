@@ -1,8 +1,10 @@
-// Calls (everyone), under /dashboard/calls, one file per page operation: the list with filters,
+// Calls (everyone), under /dashboard/calls, one file per page operation: the list with filters
+// and paging, its CSV export,
 // "place a test call", a call's page, its Hang up and its recording. Reads through the calls
 // service; the test call through the API's own placement (calls/place.ts) and schema; Hang up
 // through the API's own endCall (calls/hang-up.ts).
 import { screenRouter } from "../../../dashboard/routers";
+import { registerExportCallsPage } from "./export";
 import { registerHangUpCallPage } from "./hang-up";
 import { registerListCallsPage } from "./list";
 import { registerPlaceTestCallPage } from "./place-test-call";
@@ -12,6 +14,7 @@ import { registerShowCallPage } from "./show";
 export function callPages() {
   const app = screenRouter();
   registerListCallsPage(app);
+  registerExportCallsPage(app);
   registerPlaceTestCallPage(app);
   registerShowCallPage(app);
   registerHangUpCallPage(app);
