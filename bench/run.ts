@@ -3,7 +3,7 @@
 //   npm run bench                      embedded stack (PGlite in memory, in-memory Redis bridge)
 //   DATABASE_URL=… REDIS_URL=… npm run bench   the same on real PostgreSQL / Redis
 //   npm run bench -- --quick           1 s per case: a smoke run
-//   npm run bench -- --only calls      one part only (routes, strategies, webhooks, models, messaging, calls, tools)
+//   npm run bench -- --only calls      one part only (routes, strategies, webhooks, models, messaging, calls, tools, dashboard)
 //
 // It starts the stack (dev/stack.ts), measures on a worker of the same build started without
 // wrangler's inspector and file watcher (bench/worker-launch.ts), creates a workspace
@@ -29,6 +29,7 @@ import { parseArgs } from "node:util";
 import { type Stack, startStack } from "../dev/stack";
 import { type CallsBenchResult, DEFAULTS, QUICK, runCallsBench } from "./calls";
 import { type CostsResult, measureCosts } from "./costs";
+import { DASHBOARD_DEFAULTS, DASHBOARD_QUICK, type DashboardBenchResult, dashboardLines, runDashboardBench } from "./dashboard";
 import { type EmbeddedDbProcess, startEmbeddedDbProcess } from "./embedded-db";
 import { type CaseResult, failures, measure, type RawRun, summarize, warmUp } from "./load";
 import {
@@ -51,7 +52,7 @@ import { runWebhookBench, type WebhookBenchResult, webhookLines } from "./webhoo
 import { startBenchWorker } from "./worker-launch";
 import { WorkerLog } from "./worker-log";
 
-const PARTS = ["routes", "strategies", "webhooks", "models", "messaging", "calls", "tools"] as const;
+const PARTS = ["routes", "strategies", "webhooks", "models", "messaging", "calls", "tools", "dashboard"] as const;
 type Part = (typeof PARTS)[number];
 
 const HELP = `Usage: npm run bench -- [options]
@@ -183,6 +184,8 @@ const plan = [
   want("calls") &&
     `calls: ${callRuns} in a row per voice loop, ${callDefaults.webRuns} web conversation(s), ${callDefaults.bargeTries} + ${callDefaults.bargeTries} barge-in tries, then ${callLevels.join("/")} at once`,
   want("tools") && `tools: ${toolRuns} widget chats with one tool call each`,
+  want("dashboard") &&
+    `dashboard: ${(args.quick ? DASHBOARD_QUICK : DASHBOARD_DEFAULTS).calls} calls seeded, ${(args.quick ? DASHBOARD_QUICK : DASHBOARD_DEFAULTS).runs} requests per page`,
 ].filter(Boolean);
 console.log(`Plan: ${plan.join("; ")}\n`);
 
@@ -406,6 +409,12 @@ try {
     log("Tools (bench/tools.ts): the platform's overhead per tool call, next to a bare fetch…");
     tools = await runToolsBench(stack, ws, { runs: toolRuns, log, workerLog: workerLog.push });
   }
+  let dashboard: DashboardBenchResult | undefined;
+  if (want("dashboard")) {
+    // Last: it fills the workspace with calls, which no other part should see.
+    log("Dashboard (bench/dashboard.ts): every page with thousands of calls in the workspace…");
+    dashboard = await runDashboardBench(stack, ws, { ...(args.quick ? DASHBOARD_QUICK : DASHBOARD_DEFAULTS), log });
+  }
   machine.loadAverage.end = round(loadavg()[0] ?? 0, 2);
 
   const order = new Map(routes.map((r, i) => [r.label, i]));
@@ -478,6 +487,8 @@ try {
   if (messagingFailed > 0) console.log(`\nMessaging: ${messagingWhat.join("; ")} (above).`);
   if (tools) console.log(`\n${toolsLines(tools).join("\n")}`);
   const toolsFailed = tools?.failures ?? 0;
+  if (dashboard) console.log(`\n${dashboardLines(dashboard).join("\n")}`);
+  const dashboardFailed = dashboard?.failures.length ?? 0;
   const verdicts = judge({ rows: want("routes") ? rows : [], costs, models, webhooks, messaging, calls });
   console.log(`\nTargets (the issues'; figures from this run, ratios against GET /health in the same run):\n${verdictLines(verdicts)}`);
   const floorNote = floorLine(rows);
@@ -503,6 +514,7 @@ try {
     messaging,
     calls,
     tools,
+    dashboard,
     verdicts,
     failedCases:
       failed.length +
@@ -510,7 +522,8 @@ try {
       (webhooksFailed > 0 ? 1 : 0) +
       (messagingFailed > 0 ? 1 : 0) +
       (callsFailed > 0 ? 1 : 0) +
-      (toolsFailed > 0 ? 1 : 0),
+      (toolsFailed > 0 ? 1 : 0) +
+      (dashboardFailed > 0 ? 1 : 0),
     totalSeconds: round((Date.now() - started) / 1000, 0),
   };
   mkdirSync(new URL("./results/", import.meta.url), { recursive: true });
@@ -522,7 +535,15 @@ try {
   formatJson(files);
   console.log(`Results written to bench/results/latest.json (${report.totalSeconds} s in all).`);
 
-  if (failed.length > 0 || costsFailed.length > 0 || webhooksFailed > 0 || messagingFailed > 0 || callsFailed > 0 || toolsFailed > 0) {
+  if (
+    failed.length > 0 ||
+    costsFailed.length > 0 ||
+    webhooksFailed > 0 ||
+    messagingFailed > 0 ||
+    callsFailed > 0 ||
+    toolsFailed > 0 ||
+    dashboardFailed > 0
+  ) {
     const what = [
       failed.length > 0 && `${failed.length} of ${cases.length + (models?.cases.length ?? 0)} cases had non-2xx responses or errors`,
       costsFailed.length > 0 && `${costsFailed.length} of the per-route cost counts had failed requests`,
@@ -530,6 +551,7 @@ try {
       messagingFailed > 0 && `messaging: ${messagingWhat.join("; ")}`,
       callsFailed > 0 && `${callsFailed} conversation calls did not end as they should`,
       toolsFailed > 0 && `tools: ${tools?.failuresWhy.join("; ")}`,
+      dashboardFailed > 0 && `dashboard: ${dashboard?.failures.join("; ")}`,
     ].filter(Boolean);
     console.error(`\nFAILED: ${what.join("; ")}.`);
     exitCode = 1;

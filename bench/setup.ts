@@ -13,20 +13,25 @@ export interface BenchWorkspace {
   organizationId: string;
   userId: string;
   apiKey: string;
+  /** The admin's sign-in, for the dashboard's pages. */
+  email: string;
+  password: string;
 }
 
 export async function createBenchWorkspace(databaseUrl: string, wsProxy: string | undefined): Promise<BenchWorkspace> {
   const { db, pool } = createDb(databaseUrl, wsProxy, 2);
   try {
+    const email = `bench-${randomUUID()}@example.test`;
+    const password = `pw-${randomUUID()}`;
     const { organization, user } = await createOrganizationWithAdmin({
       ctx: { db },
-      input: { organizationName: "Benchmark workspace", email: `bench-${randomUUID()}@example.test`, password: `pw-${randomUUID()}` },
+      input: { organizationName: "Benchmark workspace", email, password },
     });
     const { secret } = await createApiKey({
       ctx: { db, organizationId: organization.id },
       input: { name: "bench", createdByUserId: user.id },
     });
-    return { organizationId: organization.id, userId: user.id, apiKey: secret };
+    return { organizationId: organization.id, userId: user.id, apiKey: secret, email, password };
   } finally {
     await pool.end();
   }

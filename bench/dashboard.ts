@@ -1,0 +1,258 @@
+// Dashboard benchmark (issue 31: "every dashboard page stays under 100 ms server time with 10,000
+// calls in the workspace, and the calls list pages through all of them").
+//
+// Seeds the bench workspace with CALLS calls over the last 30 days as the platform writes them
+// (a 12-turn transcript with each agent reply's latency, an analysis, a report, the reply
+// latencies column, a cost) and CHATS chats, signs in through the dashboard's own sign-in, then
+// requests each page one at a time (RUNS times after a warm-up) next to GET /health measured the
+// same way in the same run (the bare baseline: the worker's floor on this machine). The time is
+// the client's, on localhost: the server's time plus the loopback and the dev proxy, which the
+// baseline shows. Then it walks the calls list through every page ("Older calls") and checks it
+// saw every call once, and times the CSV export of all of them.
+import { randomUUID } from "node:crypto";
+import type { Stack } from "../dev/stack";
+import { createDb } from "../src/db/client";
+import { calls, chats } from "../src/db/schema";
+import { newId } from "../src/lib/ids";
+import { percentile, round, table } from "./report";
+import type { BenchWorkspace } from "./setup";
+
+export const DASHBOARD_DEFAULTS = { calls: 10_000, chats: 1_000, runs: 30 };
+export const DASHBOARD_QUICK = { calls: 2_000, chats: 200, runs: 5 };
+/** The issue's target for each page. */
+export const PAGE_TARGET_MS = 100;
+
+interface PageTiming {
+  label: string;
+  path: string;
+  status: number;
+  p50: number;
+  p95: number;
+  bytes: number;
+}
+
+export interface DashboardBenchResult {
+  calls: number;
+  chats: number;
+  runs: number;
+  baseline: PageTiming;
+  pages: PageTiming[];
+  /** The calls list walked to its end. */
+  walk: { pages: number; seen: number; unique: number; ms: number };
+  csv: { rows: number; ms: number; bytes: number };
+  failures: string[];
+}
+
+const DAY = 86_400_000;
+const LATENCY = () => 450 + Math.round(Math.random() * 900);
+
+/** A UUID v7 of `at`, as the platform's ids are (they sort by creation). */
+const idAt = (at: number) => {
+  const hex = at.toString(16).padStart(12, "0");
+  return newId().replace(/^[0-9a-f]{8}-[0-9a-f]{4}/, `${hex.slice(0, 8)}-${hex.slice(8)}`);
+};
+
+async function seed(stack: Stack, ws: BenchWorkspace, n: { calls: number; chats: number }, log: (line: string) => void) {
+  const { db, pool } = createDb(stack.databaseUrl, stack.wsProxy, 2);
+  try {
+    const agents = Array.from({ length: 5 }, (_, i) => ({ id: null, name: `Bench agent ${i + 1}` }));
+    const now = Date.now();
+    const BATCH = 500;
+    for (let done = 0; done < n.calls; done += BATCH) {
+      const rows = Array.from({ length: Math.min(BATCH, n.calls - done) }, (_, k) => {
+        const i = done + k;
+        const created = now - Math.floor((i / n.calls) * 30 * DAY) - 1_000;
+        const turns = Array.from({ length: 12 }, (_, t) => ({
+          role: t % 2 === 0 ? ("agent" as const) : ("user" as const),
+          text:
+            t % 2 === 0
+              ? "Thanks for calling Acme dental, how can I help you today with your appointment?"
+              : "I would like to move my cleaning to next Tuesday afternoon if that works.",
+          startMs: t * 4_000,
+          endMs: t * 4_000 + 3_000,
+          ...(t % 2 === 0 && t > 0 ? { latency: { voiceToVoiceMs: LATENCY(), sttMs: 120, llmMs: 300, ttsMs: 150, platformMs: 40 } } : {}),
+        }));
+        const agent = agents[i % agents.length] as { id: null; name: string };
+        return {
+          id: idAt(created),
+          organizationId: ws.organizationId,
+          agentId: agent.id,
+          agentName: agent.name,
+          type: "phone" as const,
+          direction: "outbound" as const,
+          status: "completed" as const,
+          endedReason: "customer-ended-call" as const,
+          fromNumber: "+14155550100",
+          toNumber: `+1202${String(5_550_000 + (i % 10_000)).padStart(7, "0")}`,
+          transcript: turns,
+          voiceToVoiceMs: turns.flatMap((t) => (t.latency ? [t.latency.voiceToVoiceMs] : [])),
+          analysis: {
+            summary: "The caller moved an appointment.",
+            sentiment: "positive" as const,
+            topics: ["appointments"],
+            actionItems: [],
+          },
+          report: { successScore: i % 4 === 0 ? 0.5 : 1, criteriaResults: [], extractedData: { day: "Tuesday" } },
+          startedAt: new Date(created + 2_000),
+          endedAt: new Date(created + 50_000),
+          deadlineAt: new Date(created + DAY),
+          costMicro: 40_000 + (i % 7) * 1_000,
+          createdAt: new Date(created),
+        };
+      });
+      await db.insert(calls).values(rows);
+      if ((done + BATCH) % 2_000 === 0 || done + BATCH >= n.calls) log(`  ${Math.min(done + BATCH, n.calls)}/${n.calls} calls`);
+    }
+    for (let done = 0; done < n.chats; done += BATCH) {
+      const rows = Array.from({ length: Math.min(BATCH, n.chats - done) }, (_, k) => {
+        const started = now - Math.floor(((done + k) / n.chats) * 30 * DAY) - 1_000;
+        return {
+          id: idAt(started),
+          organizationId: ws.organizationId,
+          channel: "widget" as const,
+          agentName: "Bench agent 1",
+          endUserId: randomUUID(),
+          status: "completed" as const,
+          messageCount: 4,
+          transcript: [],
+          startedAt: new Date(started),
+          createdAt: new Date(started),
+        };
+      });
+      await db.insert(chats).values(rows);
+    }
+    log(`  ${n.chats} chats`);
+  } finally {
+    await pool.end();
+  }
+}
+
+async function timed(baseUrl: string, path: string, cookie: string): Promise<{ ms: number; status: number; body: string }> {
+  const t0 = performance.now();
+  const res = await fetch(baseUrl + path, { headers: { cookie }, redirect: "manual", signal: AbortSignal.timeout(60_000) });
+  const body = await res.text();
+  return { ms: performance.now() - t0, status: res.status, body };
+}
+
+async function measurePage(baseUrl: string, label: string, path: string, cookie: string, runs: number): Promise<PageTiming> {
+  for (let i = 0; i < 3; i++) await timed(baseUrl, path, cookie);
+  const times: number[] = [];
+  let status = 0;
+  let bytes = 0;
+  for (let i = 0; i < runs; i++) {
+    const r = await timed(baseUrl, path, cookie);
+    times.push(r.ms);
+    status = r.status;
+    bytes = r.body.length;
+  }
+  return { label, path, status, p50: round(percentile(times, 50), 1), p95: round(percentile(times, 95), 1), bytes };
+}
+
+export async function runDashboardBench(
+  stack: Stack,
+  ws: BenchWorkspace,
+  opts: { calls: number; chats: number; runs: number; log: (line: string) => void },
+): Promise<DashboardBenchResult> {
+  const { log } = opts;
+  const failures: string[] = [];
+  log(`Seeding ${opts.calls} calls and ${opts.chats} chats over 30 days…`);
+  await seed(stack, ws, opts, log);
+  const signIn = await fetch(`${stack.baseUrl}/dashboard/api/sign-in`, {
+    method: "POST",
+    headers: { "content-type": "application/json", origin: stack.baseUrl },
+    body: JSON.stringify({ email: ws.email, password: ws.password }),
+  });
+  const cookie = /session=[^;]+/.exec(signIn.headers.get("set-cookie") ?? "")?.[0];
+  if (!cookie) throw new Error(`dashboard sign-in answered ${signIn.status} without a session cookie`);
+
+  const first = await timed(stack.baseUrl, "/dashboard/calls", cookie);
+  const someCall = /href="\/dashboard\/calls\/([0-9a-f-]{36})"/.exec(first.body)?.[1] ?? "";
+  // A page deep in the list: the cursor of a call in the middle (the cursor is the last id seen).
+  const middle = idAt(Date.now() - 15 * DAY);
+  const deep = btoa(JSON.stringify({ id: middle }))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
+  const pages: Array<[string, string]> = [
+    ["Overview", "/dashboard"],
+    ["Calls, first page", "/dashboard/calls"],
+    ["Calls, a page 15 days back", `/dashboard/calls?cursor=${deep}`],
+    [
+      "Calls, completed in the last 7 days",
+      `/dashboard/calls?status=completed&from=${new Date(Date.now() - 7 * DAY).toISOString().slice(0, 10)}`,
+    ],
+    ["Calls, search by number", "/dashboard/calls?search=2025554321"],
+    ["A call (12 turns)", `/dashboard/calls/${someCall}`],
+    ["Chats", "/dashboard/chats"],
+    ["Usage", "/dashboard/usage"],
+    ["Agents", "/dashboard/agents"],
+  ];
+  log(`Pages, ${opts.runs} requests each after 3 to warm up, next to GET /health…`);
+  const baseline = await measurePage(stack.baseUrl, "GET /health (baseline)", "/health", "", opts.runs);
+  const timings: PageTiming[] = [];
+  for (const [label, path] of pages) {
+    const t = await measurePage(stack.baseUrl, label, path, cookie, opts.runs);
+    log(`  ${label}: p50 ${t.p50} ms, p95 ${t.p95} ms (${t.status})`);
+    if (t.status !== 200) failures.push(`${label} answered ${t.status}`);
+    timings.push(t);
+  }
+
+  log("Walking the calls list to its last page…");
+  const ids = new Set<string>();
+  let seen = 0;
+  let walked = 0;
+  const t0 = performance.now();
+  let next: string | null = "/dashboard/calls";
+  while (next) {
+    const r = await timed(stack.baseUrl, next, cookie);
+    if (r.status !== 200) {
+      failures.push(`calls list page ${walked + 1} answered ${r.status}`);
+      break;
+    }
+    for (const m of r.body.matchAll(/<a href="\/dashboard\/calls\/([0-9a-f-]{36})">/g)) {
+      ids.add(m[1] as string);
+      seen++;
+    }
+    walked++;
+    next = /<a href="([^"]+)">Older calls<\/a>/.exec(r.body)?.[1]?.replace(/&amp;/g, "&") ?? null;
+  }
+  const walk = { pages: walked, seen, unique: ids.size, ms: round(performance.now() - t0, 0) };
+  if (walk.unique !== opts.calls || walk.seen !== opts.calls)
+    failures.push(`the list walk saw ${walk.seen} calls (${walk.unique} distinct) of ${opts.calls}`);
+
+  log("CSV export of every call…");
+  const csvAt = performance.now();
+  const csv = await timed(stack.baseUrl, "/dashboard/calls/export.csv", cookie);
+  const rows = csv.body.trimEnd().split("\r\n").length - 1;
+  if (rows !== opts.calls) failures.push(`the CSV held ${rows} rows of ${opts.calls}`);
+  return {
+    calls: opts.calls,
+    chats: opts.chats,
+    runs: opts.runs,
+    baseline,
+    pages: timings,
+    walk,
+    csv: { rows, ms: round(performance.now() - csvAt, 0), bytes: csv.body.length },
+    failures,
+  };
+}
+
+export function dashboardLines(r: DashboardBenchResult): string[] {
+  const rows = [r.baseline, ...r.pages].map((t) => [
+    t.label,
+    t.p50,
+    t.p95,
+    r.baseline.p50 > 0 ? `${round(t.p50 / r.baseline.p50, 1)}×` : "—",
+    t === r.baseline ? "" : t.p95 <= PAGE_TARGET_MS ? "met" : "NOT MET",
+    `${round(t.bytes / 1024, 1)} KB`,
+  ]);
+  return [
+    `Dashboard pages with ${r.calls.toLocaleString("en-US")} calls and ${r.chats.toLocaleString("en-US")} chats in the workspace (${r.runs} requests each, one at a time; client time on localhost):`,
+    "",
+    table(["page", "p50 ms", "p95 ms", "p50 vs /health", `p95 ≤ ${PAGE_TARGET_MS} ms`, "size"], rows, new Set([1, 2, 3])),
+    "",
+    `Calls list walked to its end: ${r.walk.pages} pages, ${r.walk.seen.toLocaleString("en-US")} calls seen, ${r.walk.unique.toLocaleString("en-US")} distinct, ${r.walk.ms} ms in all (${round(r.walk.ms / Math.max(1, r.walk.pages), 1)} ms a page).`,
+    `CSV export of every call: ${r.csv.rows.toLocaleString("en-US")} rows, ${round(r.csv.bytes / 1024 / 1024, 2)} MB in ${r.csv.ms} ms.`,
+    ...(r.failures.length ? [`FAILED: ${r.failures.join("; ")}`] : []),
+  ];
+}
