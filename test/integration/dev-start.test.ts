@@ -9,7 +9,7 @@ import { createServer as createHttpServer } from "node:http";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, it } from "vitest";
 import "../../dev/connect";
 import { processesUnder } from "../../dev/process-group";
 import { freePort } from "../../dev/stack";
@@ -139,7 +139,10 @@ async function waitForCount(dev: Dev, pattern: RegExp, count: number, timeoutMs 
 const API_KEY_LINE = /API key\s+(sk-live-[0-9A-Za-z]{40})/;
 const READY_LINE = /Ready in [\d.]+ s: (http:\/\/127\.0\.0\.1:\d+)/;
 
-describe.runIf(stack().backend === "embedded")("npm run dev", () => {
+// Each test starts its own `npm run dev` on its own port and data folder, so they run side by side:
+// the watchdog test's half minute is mostly waiting for the dev server's checks (every 2 s), time the
+// other starts use. Only the first and second starts share a data folder, and run in turn.
+describe.runIf(stack().backend === "embedded").concurrent("npm run dev", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "dev-start-"));
   let port = 0;
   let firstKey = "";
@@ -155,96 +158,101 @@ describe.runIf(stack().backend === "embedded")("npm run dev", () => {
     rmSync(dataDir, { recursive: true, force: true });
   }, STOP_TIMEOUT * 2);
 
-  it("first start: creates the workspace, prints a working key, serves the admin CLI, and stops on Ctrl-C", async () => {
-    const env = userEnv({ PORT: String(port), DATA_DIR: dataDir });
-    const dev = startDev(env);
-    running.push(dev);
+  // The second start reads what the first left in the data folder: the two run in turn.
+  describe("on one data folder", () => {
+    it.sequential("first start: creates the workspace, prints a working key, serves the admin CLI, and stops on Ctrl-C", async ({
+      expect,
+    }) => {
+      const env = userEnv({ PORT: String(port), DATA_DIR: dataDir });
+      const dev = startDev(env);
+      running.push(dev);
 
-    const [, apiKey] = await dev.waitFor(API_KEY_LINE);
-    firstKey = apiKey as string;
-    const [, baseUrl] = await dev.waitFor(READY_LINE);
-    expect(baseUrl).toBe(`http://127.0.0.1:${port}`);
-    const out = dev.output();
-    expect(out).toMatch(/Postgres\s+embedded PGlite/);
-    expect(out).toMatch(/Redis\s+in-memory/);
-    expect(out).toMatch(new RegExp(`Port\\s+${port}`));
-    expect(out).toMatch(/Email\s+admin@localhost/);
-    expect(out).toMatch(/shown once/);
-    expect(out).toContain(`curl -H "Authorization: Bearer ${firstKey}" ${baseUrl}/v1/me`);
-    expect(out).toContain(`const client = new VoiceAgentPlatform({ apiKey: "${firstKey}", baseURL: "${baseUrl}" });`);
-    expect(out).toContain("console.log(await client.me.retrieve());");
+      const [, apiKey] = await dev.waitFor(API_KEY_LINE);
+      firstKey = apiKey as string;
+      const [, baseUrl] = await dev.waitFor(READY_LINE);
+      expect(baseUrl).toBe(`http://127.0.0.1:${port}`);
+      const out = dev.output();
+      expect(out).toMatch(/Postgres\s+embedded PGlite/);
+      expect(out).toMatch(/Redis\s+in-memory/);
+      expect(out).toMatch(new RegExp(`Port\\s+${port}`));
+      expect(out).toMatch(/Email\s+admin@localhost/);
+      expect(out).toMatch(/shown once/);
+      expect(out).toContain(`curl -H "Authorization: Bearer ${firstKey}" ${baseUrl}/v1/me`);
+      expect(out).toContain(`const client = new VoiceAgentPlatform({ apiKey: "${firstKey}", baseURL: "${baseUrl}" });`);
+      expect(out).toContain("console.log(await client.me.retrieve());");
 
-    const res = await fetch(`${baseUrl}/v1/me`, { headers: { authorization: `Bearer ${firstKey}` } });
-    expect(res.status).toBe(200);
-    const identity = (await res.json()) as { organizationId: string; user: { email: string } };
-    expect(identity.user.email).toBe("admin@localhost");
+      const res = await fetch(`${baseUrl}/v1/me`, { headers: { authorization: `Bearer ${firstKey}` } });
+      expect(res.status).toBe(200);
+      const identity = (await res.json()) as { organizationId: string; user: { email: string } };
+      expect(identity.user.email).toBe("admin@localhost");
 
-    // The sign-in is saved for later (without the key), and is a real credential.
-    const password = /Password\s+([0-9A-Za-z]+)/.exec(out)?.[1] as string;
-    const saved = readFileSync(join(dataDir, "first-run.txt"), "utf8");
-    expect(saved).toContain("admin@localhost");
-    expect(saved).toContain(password);
-    expect(saved).not.toContain(firstKey);
-    const info = JSON.parse(readFileSync(join(dataDir, "stack.json"), "utf8"));
-    expect(info).toMatchObject({ pid: dev.child.pid, baseUrl });
-    // The printed sign-in works on the dashboard's real route.
-    const signin = await fetch(`${baseUrl}/dashboard/api/sign-in`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ email: "admin@localhost", password }),
-    });
-    expect(signin.status).toBe(200);
+      // The sign-in is saved for later (without the key), and is a real credential.
+      const password = /Password\s+([0-9A-Za-z]+)/.exec(out)?.[1] as string;
+      const saved = readFileSync(join(dataDir, "first-run.txt"), "utf8");
+      expect(saved).toContain("admin@localhost");
+      expect(saved).toContain(password);
+      expect(saved).not.toContain(firstKey);
+      const info = JSON.parse(readFileSync(join(dataDir, "stack.json"), "utf8"));
+      expect(info).toMatchObject({ pid: dev.child.pid, baseUrl });
+      // The printed sign-in works on the dashboard's real route.
+      const signin = await fetch(`${baseUrl}/dashboard/api/sign-in`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email: "admin@localhost", password }),
+      });
+      expect(signin.status).toBe(200);
 
-    // Webhook signing secrets are sealed with a local key kept (owner-only) in the data folder.
-    const created = await fetch(`${baseUrl}/v1/webhook-endpoints`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${firstKey}`, "content-type": "application/json" },
-      body: JSON.stringify({ name: "local", useTestReceiver: true, channels: ["voice"] }),
-    });
-    expect(created.status).toBe(201);
-    endpoint = (await created.json()) as typeof endpoint;
-    const kek = join(dataDir, "secrets-kek.txt");
-    expect(statSync(kek).mode & 0o777).toBe(0o600);
-    expect(readFileSync(kek, "utf8")).toMatch(/^local:[A-Za-z0-9+/]{43}=$/m);
-    expect(out).not.toContain(readFileSync(kek, "utf8").match(/^local:.*$/m)?.[0]);
+      // Webhook signing secrets are sealed with a local key kept (owner-only) in the data folder.
+      const created = await fetch(`${baseUrl}/v1/webhook-endpoints`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${firstKey}`, "content-type": "application/json" },
+        body: JSON.stringify({ name: "local", useTestReceiver: true, channels: ["voice"] }),
+      });
+      expect(created.status).toBe(201);
+      endpoint = (await created.json()) as typeof endpoint;
+      const kek = join(dataDir, "secrets-kek.txt");
+      expect(statSync(kek).mode & 0o777).toBe(0o600);
+      expect(readFileSync(kek, "utf8")).toMatch(/^local:[A-Za-z0-9+/]{43}=$/m);
+      expect(out).not.toContain(readFileSync(kek, "utf8").match(/^local:.*$/m)?.[0]);
 
-    // The CLI, with the same DATA_DIR and no DATABASE_URL, goes through the running stack.
-    const orgs = await runAdminJson<{ organizations: unknown[] }>(["orgs", "list"], env);
-    expect(orgs.organizations).toEqual([
-      expect.objectContaining({ id: identity.organizationId, name: "Local workspace", members: 1, activeKeys: 1 }),
-    ]);
+      // The CLI, with the same DATA_DIR and no DATABASE_URL, goes through the running stack.
+      const orgs = await runAdminJson<{ organizations: unknown[] }>(["orgs", "list"], env);
+      expect(orgs.organizations).toEqual([
+        expect.objectContaining({ id: identity.organizationId, name: "Local workspace", members: 1, activeKeys: 1 }),
+      ]);
 
-    expect(await stopped(dev)).toEqual({ code: 0, signal: null });
-    expect(dev.output()).toMatch(/Stopped\./);
-    expect(existsSync(join(dataDir, "stack.json"))).toBe(false);
-    expect(await portIsFree(port)).toBe(true);
-    expect(leftovers(port)).toEqual([]);
-  }, 240_000);
+      expect(await stopped(dev)).toEqual({ code: 0, signal: null });
+      expect(dev.output()).toMatch(/Stopped\./);
+      expect(existsSync(join(dataDir, "stack.json"))).toBe(false);
+      expect(await portIsFree(port)).toBe(true);
+      expect(leftovers(port)).toEqual([]);
+    }, 240_000);
 
-  it("second start on the same data: no new key, the first key still works, the sign-in file is named", async () => {
-    expect(firstKey).not.toBe(""); // needs the first test
-    const dev = startDev(userEnv({ PORT: String(port), DATA_DIR: dataDir }));
-    running.push(dev);
+    it.sequential("second start on the same data: no new key, the first key still works, the sign-in file is named", async ({ expect }) => {
+      expect(firstKey).not.toBe(""); // needs the first test
+      const dev = startDev(userEnv({ PORT: String(port), DATA_DIR: dataDir }));
+      running.push(dev);
 
-    const [, baseUrl] = await dev.waitFor(READY_LINE);
-    const out = dev.output();
-    expect(out).not.toMatch(/sk-live-/);
-    expect(out).toMatch(/Using the existing data: 1 workspace/);
-    expect(out).toContain(join(dataDir, "first-run.txt"));
+      const [, baseUrl] = await dev.waitFor(READY_LINE);
+      const out = dev.output();
+      expect(out).not.toMatch(/sk-live-/);
+      expect(out).toMatch(/Using the existing data: 1 workspace/);
+      expect(out).toContain(join(dataDir, "first-run.txt"));
 
-    const res = await fetch(`${baseUrl}/v1/me`, { headers: { authorization: `Bearer ${firstKey}` } });
-    expect(res.status).toBe(200);
-    // The kept key still opens the secret sealed on the first start.
-    const kept = await fetch(`${baseUrl}/v1/webhook-endpoints/${endpoint.id}`, { headers: { authorization: `Bearer ${firstKey}` } });
-    expect(kept.status).toBe(200);
-    expect(((await kept.json()) as { secret: string }).secret).toBe(`whs_...${endpoint.secret.slice(-6)}`);
+      const res = await fetch(`${baseUrl}/v1/me`, { headers: { authorization: `Bearer ${firstKey}` } });
+      expect(res.status).toBe(200);
+      // The kept key still opens the secret sealed on the first start.
+      const kept = await fetch(`${baseUrl}/v1/webhook-endpoints/${endpoint.id}`, { headers: { authorization: `Bearer ${firstKey}` } });
+      expect(kept.status).toBe(200);
+      expect(((await kept.json()) as { secret: string }).secret).toBe(`whs_...${endpoint.secret.slice(-6)}`);
 
-    expect(await stopped(dev)).toEqual({ code: 0, signal: null });
-    expect(await portIsFree(port)).toBe(true);
-    expect(leftovers(port)).toEqual([]);
-  }, 240_000);
+      expect(await stopped(dev)).toEqual({ code: 0, signal: null });
+      expect(await portIsFree(port)).toBe(true);
+      expect(leftovers(port)).toEqual([]);
+    }, 240_000);
+  });
 
-  it("passes the worker every configuration variable set in the environment, and never prints a secret", async () => {
+  it("passes the worker every configuration variable set in the environment, and never prints a secret", async ({ expect }) => {
     // A stand-in for ElevenLabs that records the key it is called with.
     const keys: string[] = [];
     const elevenLabs = createHttpServer((req, res) => {
@@ -308,7 +316,7 @@ describe.runIf(stack().backend === "embedded")("npm run dev", () => {
     }
   }, 240_000);
 
-  it("refuses a configuration variable the worker would refuse, naming it without its value", async () => {
+  it("refuses a configuration variable the worker would refuse, naming it without its value", async ({ expect }) => {
     const empty = mkdtempSync(join(tmpdir(), "dev-start-bad-"));
     try {
       const dev = startDev(userEnv({ PORT: String(await freePort()), DATA_DIR: empty, RATE_LIMIT_WINDOW: "soon-ish" }));
@@ -323,7 +331,7 @@ describe.runIf(stack().backend === "embedded")("npm run dev", () => {
 
   it.runIf(process.platform === "linux")(
     "restarts the worker when its workerd processes are killed, says so, and serves again on the same port",
-    async () => {
+    async ({ expect }) => {
       const empty = mkdtempSync(join(tmpdir(), "dev-start-killed-"));
       const devPort = await freePort();
       try {
@@ -362,7 +370,7 @@ describe.runIf(stack().backend === "embedded")("npm run dev", () => {
     240_000,
   );
 
-  it("refuses an argument it does not know, with the usage", async () => {
+  it("refuses an argument it does not know, with the usage", async ({ expect }) => {
     const dev = startDev(userEnv({ PORT: String(await freePort()) }), ["--inspekt"]);
     running.push(dev);
     expect(await dev.exited).toEqual({ code: 1, signal: null });
@@ -370,7 +378,7 @@ describe.runIf(stack().backend === "embedded")("npm run dev", () => {
     expect(dev.output()).toMatch(/--inspect\[=<port>\]/);
   }, 60_000);
 
-  it("refuses a port in use, with what to do", async () => {
+  it("refuses a port in use, with what to do", async ({ expect }) => {
     const blocker = createServer();
     const busy = await freePort();
     await new Promise<void>((resolve) => blocker.listen(busy, "127.0.0.1", resolve));

@@ -7,7 +7,7 @@
 // (src/calls/service.ts): the API's list and the dashboard's apply the same filters.
 // Refusals: errors.test.ts; calls that fail: failures.test.ts.
 import { eq } from "drizzle-orm";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, it } from "vitest";
 import { calls, organizations, usageEvents } from "../../../src/db/schema";
 import { ALLOY_VOICE_ID as ALLOY } from "../../../src/voices/service";
 import {
@@ -37,11 +37,10 @@ import {
   WEB_RATE,
   waitForCall,
 } from "../../support/calls";
-import { eventsWritten, receiversPerTest } from "../../support/deliveries";
+import { subscribedOf } from "../../support/concurrent";
+import { eventsWritten } from "../../support/deliveries";
 import { createWorkspace, expectError, json, request, signIn, stack, testDb, type Workspace } from "../../support/harness";
 import { stripeAccepts } from "../../support/stripe";
-
-const { subscribed } = receiversPerTest();
 
 /** The worker's default CALL_MIN_INTERRUPTION_MS (src/env.ts). */
 const MIN_INTERRUPTION_MS = 700;
@@ -66,10 +65,17 @@ beforeAll(async () => {
   await speech("Warming up.", WEB_RATE);
 }, 30_000);
 
-describe("a whole outbound call", () => {
-  it("connects, converses, ends by the agent's phrase, is analysed, fires verified webhooks and is charged once", async () => {
+// The calls run side by side (describe.concurrent, vitest's maxConcurrency at a time): each test has
+// its own workspace, agent, calls and receiver (stopped when that test finishes), and most of a call
+// is real-time audio and timers, not work. One test runs alone, at the end (see there).
+
+describe.concurrent("a whole outbound call", () => {
+  it("connects, converses, ends by the agent's phrase, is analysed, fires verified webhooks and is charged once", async ({
+    expect,
+    onTestFinished,
+  }) => {
     const ws = await createWorkspace();
-    const { receiver, endpoint } = await subscribed(ws, { channels: ["voice"] });
+    const { receiver, endpoint } = await subscribedOf({ onTestFinished }, ws, { channels: ["voice"] });
     const agent = await createAgent(ws, {
       firstMessage: "Hello {{customer}}, this is Acme Dental. How can I help?",
       endCallPhrases: ["goodbye"],
@@ -182,10 +188,10 @@ describe("a whole outbound call", () => {
   }, 90_000);
 });
 
-describe("web calls", () => {
-  it("runs a conversation over the browser socket and records it", async () => {
+describe.concurrent("web calls", () => {
+  it("runs a conversation over the browser socket and records it", async ({ expect, onTestFinished }) => {
     const ws = await createWorkspace();
-    const { receiver } = await subscribed(ws, { channels: ["voice"] });
+    const { receiver } = await subscribedOf({ onTestFinished }, ws, { channels: ["voice"] });
     // An OpenAI voice: speech without input streaming, asked for sentence by sentence as the LLM writes.
     const agent = await createAgent(ws, {
       firstMessage: "Hello {{name}}, this is the web agent.",
@@ -248,8 +254,8 @@ describe("web calls", () => {
   }, 90_000);
 });
 
-describe("how phone calls end", () => {
-  it("a new agent's defaults: after both sides said goodbye, the agent hangs up (not the silence timeout)", async () => {
+describe.concurrent("how phone calls end", () => {
+  it("a new agent's defaults: after both sides said goodbye, the agent hangs up (not the silence timeout)", async ({ expect }) => {
     const ws = await createWorkspace();
     const agent = await createAgent(ws); // no endCallPhrases sent: the default
     const placed = await place(ws, agent.id, { phoneNumber: CONVERSATION });
@@ -258,7 +264,7 @@ describe("how phone calls end", () => {
     expect(call).toMatchObject({ status: "completed", endedReason: "agent-ended-call" });
   }, 70_000);
 
-  it("a silent callee: the silence timeout", async () => {
+  it("a silent callee: the silence timeout", async ({ expect }) => {
     const ws = await createWorkspace();
     const agent = await createAgent(ws, { silenceTimeoutSeconds: 5 });
     const placed = await place(ws, agent.id, { phoneNumber: SILENT });
@@ -268,7 +274,7 @@ describe("how phone calls end", () => {
     expect(call.durationSeconds).toBeLessThan(8);
   }, 40_000);
 
-  it("a callee who never stops: max duration", async () => {
+  it("a callee who never stops: max duration", async ({ expect }) => {
     const ws = await createWorkspace();
     const agent = await createAgent(ws, { maxDurationSeconds: 10 });
     const placed = await place(ws, agent.id, { phoneNumber: CHATTERBOX });
@@ -278,7 +284,7 @@ describe("how phone calls end", () => {
     expect(call.durationSeconds).toBeLessThan(12);
   }, 40_000);
 
-  it("the callee hangs up: customer-ended-call with the transcript so far", async () => {
+  it("the callee hangs up: customer-ended-call with the transcript so far", async ({ expect }) => {
     const ws = await createWorkspace();
     const agent = await createAgent(ws, { firstMessage: "Hello, this is Acme." });
     const placed = await place(ws, agent.id, { phoneNumber: HANGS_UP });
@@ -287,7 +293,7 @@ describe("how phone calls end", () => {
     expect(call.transcript.turns[0]).toMatchObject({ role: "agent", text: "Hello, this is Acme." });
   }, 40_000);
 
-  it("the callee talks over the agent: barge-in clears its audio and marks the turn interrupted", async () => {
+  it("the callee talks over the agent: barge-in clears its audio and marks the turn interrupted", async ({ expect }) => {
     const ws = await createWorkspace();
     const agent = await createAgent(ws, {
       firstMessage: "Hello, thank you for calling Acme Dental, we are open from nine to five every weekday and on Saturday mornings.",
@@ -311,8 +317,8 @@ describe("how phone calls end", () => {
   }, 50_000);
 });
 
-describe("web calls: how they end", () => {
-  it("ends by the silence timeout when nobody speaks", async () => {
+describe.concurrent("web calls: how they end", () => {
+  it("ends by the silence timeout when nobody speaks", async ({ expect }) => {
     const ws = await createWorkspace();
     const agent = await createAgent(ws, { silenceTimeoutSeconds: 5 });
     const { call, webCall } = await json<{ call: { id: string }; webCall: { url: string } }>(
@@ -330,23 +336,7 @@ describe("web calls: how they end", () => {
     expect(done).toMatchObject({ status: "completed", endedReason: "silence-timeout", transcript: { turns: [] } });
   }, 30_000);
 
-  it("keeps the greeting a browser was sent and shown, when it closes before playing it (no mark echoed)", async () => {
-    const ws = await createWorkspace();
-    const greeting = "Hello and welcome to Acme Dental, how can I help you today?";
-    const agent = await createAgent(ws, { firstMessage: greeting });
-    const { call, webCall } = await json<{ call: { id: string }; webCall: { url: string } }>(
-      await ws.api(`/v1/agents/${agent.id}/web-call`, { method: "POST", json: {} }),
-    );
-    const client = await joinWebCall(webCall.url, { echoMarks: false });
-    await client.waitForEvent((e) => e.type === "transcript" && e.role === "agent");
-    client.ws.close(); // the page closed: nothing of the greeting played, its mark never came back
-    await client.closed;
-    const done = await waitForCall(ws, call.id, (c) => c.status !== "in-progress" && c.status !== "queued");
-    expect(done).toMatchObject({ status: "completed", endedReason: "customer-ended-call" });
-    expect(done.transcript.turns).toEqual([expect.objectContaining({ role: "agent", text: greeting, interrupted: true })]);
-  }, 30_000);
-
-  it("ends at the agent's max duration while the caller keeps talking", async () => {
+  it("ends at the agent's max duration while the caller keeps talking", async ({ expect }) => {
     const ws = await createWorkspace();
     const agent = await createAgent(ws, { maxDurationSeconds: 10, silenceTimeoutSeconds: 60 });
     const { call, webCall } = await json<{ call: { id: string }; webCall: { url: string } }>(
@@ -367,8 +357,8 @@ describe("web calls: how they end", () => {
   }, 40_000);
 });
 
-describe("caller ids", () => {
-  it("a workspace calls from a number of the Twilio account it added: by number, by id, and by default", async () => {
+describe.concurrent("caller ids", () => {
+  it("a workspace calls from a number of the Twilio account it added: by number, by id, and by default", async ({ expect }) => {
     const ws = await createWorkspace();
     const agent = await createAgent(ws);
     const own = await addCallerId(ws);
@@ -382,7 +372,7 @@ describe("caller ids", () => {
     expect(await sandboxCallsFrom(own.number)).toHaveLength(3);
   });
 
-  it("accepts a caller id verified in the Twilio account (OutgoingCallerIds)", async () => {
+  it("accepts a caller id verified in the Twilio account (OutgoingCallerIds)", async ({ expect }) => {
     const ws = await createWorkspace();
     const agent = await createAgent(ws);
     const verified = await addCallerId(ws, "verified");
@@ -391,7 +381,7 @@ describe("caller ids", () => {
     expect((await settledSandboxCall(await providerCallId(res.id))).status).toBe("busy");
   });
 
-  it("the platform's shared numbers: every workspace calls from them, none can add them as its own", async () => {
+  it("the platform's shared numbers: every workspace calls from them, none can add them as its own", async ({ expect }) => {
     expect(stack().vars.TWILIO_FROM_NUMBERS).toBe(PLATFORM);
     const ws = await createWorkspace();
     const shared = await expectError(
@@ -406,8 +396,8 @@ describe("caller ids", () => {
   });
 });
 
-describe("Idempotency-Key", () => {
-  it("answers concurrent retries with one call and dials once; another body with the same key is a 409", async () => {
+describe.concurrent("Idempotency-Key", () => {
+  it("answers concurrent retries with one call and dials once; another body with the same key is a 409", async ({ expect }) => {
     const ws = await createWorkspace();
     const agent = await createAgent(ws, { silenceTimeoutSeconds: 5 });
     const key = `retry-${Date.now()}`;
@@ -440,8 +430,8 @@ describe("Idempotency-Key", () => {
   }, 30_000);
 });
 
-describe("call reads: the API and the dashboard", () => {
-  it("list the same calls for the same filters, newest first, and only the workspace's", async () => {
+describe.concurrent("call reads: the API and the dashboard", () => {
+  it("list the same calls for the same filters, newest first, and only the workspace's", async ({ expect }) => {
     const ws = await createWorkspace("Call reads");
     const [a, b] = [await createAgent(ws, { name: "Agent A" }), await createAgent(ws, { name: "Agent B" })];
     const phone = await json<{ id: string }>(await ws.api(`/v1/agents/${a.id}/calls`, { method: "POST", json: { phoneNumber: BUSY } }));
@@ -480,4 +470,25 @@ describe("call reads: the API and the dashboard", () => {
     expect(await page("status=bogus&type=fax&agentId=nope")).toEqual([webB, webA, phone.id]);
     await expectError(await ws.api("/v1/calls?status=bogus"), 400, "validation_failed");
   }, 60_000);
+});
+
+// Alone, after the calls above: the page closes as soon as the greeting is shown, and the greeting is
+// kept whole only if it was sent whole by then, which its clauses are from a speech thread no other
+// call is using (src/calls/pipeline/transport-out.ts, keepHeard).
+describe("web calls: how they end", () => {
+  it("keeps the greeting a browser was sent and shown, when it closes before playing it (no mark echoed)", async ({ expect }) => {
+    const ws = await createWorkspace();
+    const greeting = "Hello and welcome to Acme Dental, how can I help you today?";
+    const agent = await createAgent(ws, { firstMessage: greeting });
+    const { call, webCall } = await json<{ call: { id: string }; webCall: { url: string } }>(
+      await ws.api(`/v1/agents/${agent.id}/web-call`, { method: "POST", json: {} }),
+    );
+    const client = await joinWebCall(webCall.url, { echoMarks: false });
+    await client.waitForEvent((e) => e.type === "transcript" && e.role === "agent");
+    client.ws.close(); // the page closed: nothing of the greeting played, its mark never came back
+    await client.closed;
+    const done = await waitForCall(ws, call.id, (c) => c.status !== "in-progress" && c.status !== "queued");
+    expect(done).toMatchObject({ status: "completed", endedReason: "customer-ended-call" });
+    expect(done.transcript.turns).toEqual([expect.objectContaining({ role: "agent", text: greeting, interrupted: true })]);
+  }, 30_000);
 });

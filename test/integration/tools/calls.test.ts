@@ -7,7 +7,7 @@
 // call on through the carrier (Twilio <Dial>), recorded on the call, ending it `transferred`.
 import { randomUUID } from "node:crypto";
 import { and, eq } from "drizzle-orm";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, it, type TestContext } from "vitest";
 import { usageEvents } from "../../../src/db/schema";
 import { BUSY, place, SILENT, TOOLS_CALLEE, TRANSFER_CALLEE } from "../../support/callees";
 import {
@@ -22,20 +22,17 @@ import {
   WEB_RATE,
   waitForCall,
 } from "../../support/calls";
-import { receiversPerTest } from "../../support/deliveries";
+import { subscribedOf, toolServerOf } from "../../support/concurrent";
 import { createWorkspace, expectError, json, stack, testDb, type Workspace } from "../../support/harness";
-import { agentWithTools, startToolServer, type ToolServer } from "../../support/tools";
-
-const { subscribed } = receiversPerTest();
-const servers: ToolServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.stop()));
-});
+import { agentWithTools } from "../../support/tools";
 
 // The provider sandbox's one speech thread starts cold (see calls/happy.test.ts).
 beforeAll(async () => {
   await speech("Warming up.", WEB_RATE);
 }, 30_000);
+
+// The calls run side by side (describe.concurrent): each test has its own workspace, tool server
+// and receiver (both stopped when that test finishes), and most of a call is real-time audio.
 
 type Turn = CallView["transcript"]["turns"][number] & { tool?: Record<string, unknown> };
 type ToolCallView = CallView & {
@@ -43,15 +40,15 @@ type ToolCallView = CallView & {
   transfer: { number: string; name: string | null; at: string; outcome: string | null; connectedSeconds: number | null } | null;
 };
 
-async function setup(extra: Record<string, unknown> = {}) {
+/** A workspace, its tool server (stopped when the test of `ctx` finishes) and an agent with its tools. */
+async function setup(ctx: Pick<TestContext, "expect" | "onTestFinished">, extra: Record<string, unknown> = {}) {
   const ws = await createWorkspace();
-  const server = await startToolServer();
-  servers.push(server);
+  const server = await toolServerOf(ctx);
   const res = await ws.api("/v1/agents", {
     method: "POST",
     json: agentWithTools(server.url, { llmModel: "sandbox-chat", firstMessage: "Hello, this is the order desk.", ...extra }),
   });
-  expect(res.status, await res.clone().text()).toBe(201);
+  ctx.expect(res.status, await res.clone().text()).toBe(201);
   const agent = await json<{ id: string; name: string; toolSecret: string }>(res);
   server.secret = agent.toolSecret;
   return { ws, server, agent };
@@ -68,10 +65,11 @@ async function usageOf(ws: Workspace, callId: string, modality: "chat" | "stt" |
     .where(and(eq(usageEvents.organizationId, ws.organizationId), eq(usageEvents.callId, callId), eq(usageEvents.modality, modality)));
 }
 
-describe("a phone call with tools", () => {
-  it("calls the caller's tool signed and says its answer; a timeout and a 500 are spoken about; end_call hangs up", async () => {
-    const { ws, server, agent } = await setup();
-    const { receiver } = await subscribed(ws, { channels: ["voice"], events: ["call.completed"] });
+describe.concurrent("a phone call with tools", () => {
+  it("calls the caller's tool signed and says its answer; a timeout and a 500 are spoken about; end_call hangs up", async (ctx) => {
+    const { expect } = ctx;
+    const { ws, server, agent } = await setup(ctx);
+    const { receiver } = await subscribedOf(ctx, ws, { channels: ["voice"], events: ["call.completed"] });
     const placed = await place(ws, agent.id, { phoneNumber: TOOLS_CALLEE });
     const sid = await providerCallId(placed.id);
     const callee = await settledSandboxCall(sid, 90_000);
@@ -143,9 +141,10 @@ describe("a phone call with tools", () => {
   }, 120_000);
 });
 
-describe("transfer_call on a phone call", () => {
-  it("hands the caller on through the carrier after its message, records where, ends transferred", async () => {
-    const { ws, agent } = await setup({
+describe.concurrent("transfer_call on a phone call", () => {
+  it("hands the caller on through the carrier after its message, records where, ends transferred", async (ctx) => {
+    const { expect } = ctx;
+    const { ws, agent } = await setup(ctx, {
       tools: [
         {
           type: "transfer_call",
@@ -156,7 +155,7 @@ describe("transfer_call on a phone call", () => {
         },
       ],
     });
-    const { receiver } = await subscribed(ws, { channels: ["voice"], events: ["call.completed"] });
+    const { receiver } = await subscribedOf(ctx, ws, { channels: ["voice"], events: ["call.completed"] });
     const placed = await place(ws, agent.id, { phoneNumber: TRANSFER_CALLEE });
     const done = (await waitForCall(ws, placed.id, ended, 60_000)) as ToolCallView;
     expect(done).toMatchObject({ status: "completed", endedReason: "transferred", endedReasonCategory: "none" });
@@ -192,8 +191,9 @@ describe("transfer_call on a phone call", () => {
     });
   }, 90_000);
 
-  it("tells the caller when the destination is busy, hangs up, and records the outcome on the call", async () => {
-    const { ws, agent } = await setup({
+  it("tells the caller when the destination is busy, hangs up, and records the outcome on the call", async (ctx) => {
+    const { expect } = ctx;
+    const { ws, agent } = await setup(ctx, {
       tools: [{ type: "transfer_call", destinations: [{ number: BUSY, name: "billing", description: "Invoices and refunds." }] }],
     });
     const placed = await place(ws, agent.id, { phoneNumber: TRANSFER_CALLEE });
@@ -207,7 +207,8 @@ describe("transfer_call on a phone call", () => {
     expect(after.transfer).toMatchObject({ number: BUSY, name: "billing", outcome: "busy", connectedSeconds: 0 });
   }, 90_000);
 
-  it("refuses a dial result without Twilio's signature, with a wrong one, or for a call that was not transferred", async () => {
+  it("refuses a dial result without Twilio's signature, with a wrong one, or for a call that was not transferred", async (ctx) => {
+    const { expect } = ctx;
     const ws = await createWorkspace();
     const agent = await createAgent(ws, { silenceTimeoutSeconds: 5 });
     const placed = await place(ws, agent.id, { phoneNumber: SILENT });
@@ -235,9 +236,10 @@ describe("transfer_call on a phone call", () => {
   }, 40_000);
 });
 
-describe("a web call with tools", () => {
-  it("calls the tool, says its answer over the socket, and end_call ends the call; transfer_call is not offered", async () => {
-    const { ws, server, agent } = await setup();
+describe.concurrent("a web call with tools", () => {
+  it("calls the tool, says its answer over the socket, and end_call ends the call; transfer_call is not offered", async (ctx) => {
+    const { expect } = ctx;
+    const { ws, server, agent } = await setup(ctx);
     const res = await ws.api(`/v1/agents/${agent.id}/web-call`, { method: "POST", json: {} });
     const { call, webCall } = await json<{ call: { id: string }; webCall: { url: string } }>(res);
     const client = await joinWebCall(webCall.url);
