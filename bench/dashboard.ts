@@ -3,7 +3,7 @@
 //
 // Seeds the bench workspace with CALLS calls over the last 30 days as the platform writes them
 // (a 12-turn transcript with each agent reply's latency, an analysis, a report, the reply
-// latencies column, a cost) and CHATS chats, signs in through the dashboard's own sign-in, then
+// latencies column, a cost, and the daily figures their endings add) and CHATS chats, signs in through the dashboard's own sign-in, then
 // requests each page one at a time (RUNS times after a warm-up) next to GET /health measured the
 // same way in the same run (the bare baseline: the worker's floor on this machine). The time is
 // the client's, on localhost: the server's time plus the loopback and the dev proxy, which the
@@ -11,6 +11,7 @@
 // saw every call once, and times the CSV export of all of them.
 import { randomUUID } from "node:crypto";
 import type { Stack } from "../dev/stack";
+import { addToDailyStats } from "../src/calls/queries/stats";
 import { createDb } from "../src/db/client";
 import { calls, chats } from "../src/db/schema";
 import { newId } from "../src/lib/ids";
@@ -101,6 +102,30 @@ async function seed(stack: Stack, ws: BenchWorkspace, n: { calls: number; chats:
         };
       });
       await db.insert(calls).values(rows);
+      // The daily figures, as the calls' endings add them (one upsert per day and agent of the batch).
+      const groups = new Map<
+        string,
+        { call: (typeof rows)[number]; n: number; seconds: number; cost: number; successSum: number; latencies: number[] }
+      >();
+      for (const r of rows) {
+        const key = `${r.createdAt.toISOString().slice(0, 10)}|${r.agentName}`;
+        const g = groups.get(key) ?? { call: r, n: 0, seconds: 0, cost: 0, successSum: 0, latencies: [] };
+        g.n++;
+        g.seconds += (r.endedAt.getTime() - r.startedAt.getTime()) / 1000;
+        g.cost += r.costMicro;
+        g.successSum += r.report.successScore;
+        g.latencies.push(...r.voiceToVoiceMs);
+        groups.set(key, g);
+      }
+      for (const g of groups.values())
+        await addToDailyStats(db, g.call, {
+          calls: g.n,
+          connectedSeconds: g.seconds,
+          costMicro: g.cost,
+          analyzed: g.n,
+          successSum: g.successSum,
+          latencies: g.latencies,
+        });
       if ((done + BATCH) % 2_000 === 0 || done + BATCH >= n.calls) log(`  ${Math.min(done + BATCH, n.calls)}/${n.calls} calls`);
     }
     for (let done = 0; done < n.chats; done += BATCH) {

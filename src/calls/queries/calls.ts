@@ -23,6 +23,7 @@ import {
 } from "../../db/schema";
 import { ownedBy, ownedRow } from "../../db/tenancy";
 import { ACTIVE_STATUSES, type CallStatus, type EndedReason, sourcesOf, statusFor } from "../states";
+import { addEndedCall, addToDailyStats } from "./stats";
 
 /** A new call row, as inserted. */
 export type NewCall = typeof calls.$inferInsert;
@@ -205,6 +206,7 @@ export async function moveCall(db: Db, callId: string, to: CallStatus, extra: Mo
     })
     .where(and(eq(calls.id, callId), inArray(calls.status, sourcesOf(to))))
     .returning();
+  if (row) await addEndedCall(db, row);
   return row ?? null;
 }
 
@@ -251,18 +253,35 @@ export async function endCall(
     })
     .where(and(eq(calls.id, callId), inArray(calls.status, sourcesOf(to))))
     .returning();
+  if (row) await addEndedCall(db, row);
   return row ?? null;
 }
 
-/** Re-reads the total cost once late usage rows (the last turn's settles) have landed. */
+/**
+ * Re-reads the total cost once late usage rows (the last turn's settles) have landed; an ended
+ * call's daily figures get the difference (the row is locked while it is read, so two refreshes
+ * never add the same difference twice).
+ */
 export async function refreshCost(db: Db, callId: string): Promise<void> {
-  await db
+  const before = db.select({ id: calls.id, old: calls.costMicro }).from(calls).where(eq(calls.id, callId)).for("update").as("before");
+  const [row] = await db
     .update(calls)
     .set({
       costMicro: sql`(select coalesce(sum(${usageEvents.costMicro}), 0) from ${usageEvents} where ${usageEvents.callId} = ${callId})`,
     })
-    .where(eq(calls.id, callId));
+    .from(before)
+    .where(eq(calls.id, before.id))
+    .returning({ call: { ...ownerColumns, endedAt: calls.endedAt, costMicro: calls.costMicro }, old: before.old });
+  const change = row ? row.call.costMicro - Number(row.old) : 0;
+  if (row?.call.endedAt && change !== 0) await addToDailyStats(db, row.call, { costMicro: change });
 }
+
+const ownerColumns = {
+  organizationId: calls.organizationId,
+  createdAt: calls.createdAt,
+  agentId: calls.agentId,
+  agentName: calls.agentName,
+};
 
 /** Where the agent handed a live call on (transfer_call); the ending statement follows. */
 export async function recordTransfer(db: Db, callId: string, transfer: CallTransfer): Promise<void> {
@@ -295,9 +314,20 @@ export async function saveTranscript(db: Db, callId: string, transcript: Transcr
 }
 
 /** The ended call's analysis and report (clearing an earlier failure); the updated row, none when the call is gone. */
+/** Saves the analysis and its report; the call's daily figures count its success score (once: a second report replaces the first). */
 export async function saveAnalysis(db: Db, callId: string, analysis: CallAnalysis, report: CallReport): Promise<Call | undefined> {
-  const [row] = await db.update(calls).set({ analysis, report, analysisError: null }).where(eq(calls.id, callId)).returning();
-  return row;
+  const before = db.select({ id: calls.id, old: calls.report }).from(calls).where(eq(calls.id, callId)).for("update").as("before");
+  const [saved] = await db
+    .update(calls)
+    .set({ analysis, report, analysisError: null })
+    .from(before)
+    .where(eq(calls.id, before.id))
+    .returning({ id: calls.id, old: before.old });
+  if (!saved) return undefined;
+  const row = await findCall(db, callId);
+  const old = saved.old as CallReport | null;
+  if (row?.endedAt) await addToDailyStats(db, row, { analyzed: old ? 0 : 1, successSum: report.successScore - (old?.successScore ?? 0) });
+  return row ?? undefined;
 }
 
 /** Why the call's analysis failed (our own message: the API shows it). */

@@ -1,4 +1,18 @@
-import { bigint, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { sql } from "drizzle-orm";
+import {
+  bigint,
+  date,
+  doublePrecision,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
 import { agents } from "./agents";
 import { organizations } from "./organizations";
 import type { ToolTurnDetail } from "./tools";
@@ -210,3 +224,37 @@ export const phoneNumbers = pgTable(
 );
 
 export type PhoneNumber = typeof phoneNumbers.$inferSelect;
+
+/** An ended call whose agent is unknown (deleted before it ended) counts under this agent id. */
+export const NO_AGENT_ID = "00000000-0000-0000-0000-000000000000";
+
+/**
+ * The calls of a workspace per day (UTC, of the call's creation) and agent, added to as each call
+ * ends, as its cost settles and as its report is written (src/calls/queries/stats.ts): what the
+ * dashboard's Overview reads instead of every call. `latency_histogram` counts the agents' replies
+ * by voice-to-voice time (the buckets of stats.ts: 10 ms to 3 s, then 100 ms to 10 s, then one
+ * for the rest; stored without its trailing empty buckets), so percentiles over any set of days and
+ * agents add up exactly to the bucket.
+ */
+export const callDailyStats = pgTable(
+  "call_daily_stats",
+  {
+    organizationId: uuid("organization_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    day: date("day", { mode: "string" }).notNull(),
+    /** No foreign key: the figures outlive the agent (NO_AGENT_ID when it was gone). */
+    agentId: uuid("agent_id").notNull(),
+    agentName: text("agent_name").notNull(),
+    calls: integer("calls").notNull().default(0),
+    connectedSeconds: doublePrecision("connected_seconds").notNull().default(0),
+    costMicro: bigint("cost_micro", { mode: "number" }).notNull().default(0),
+    analyzed: integer("analyzed").notNull().default(0),
+    successSum: doublePrecision("success_sum").notNull().default(0),
+    replies: integer("replies").notNull().default(0),
+    latencyHistogram: integer("latency_histogram").array().notNull().default(sql`'{}'::integer[]`),
+  },
+  (t) => [primaryKey({ columns: [t.organizationId, t.day, t.agentId, t.agentName] })],
+);
+
+export type CallDailyStats = typeof callDailyStats.$inferSelect;

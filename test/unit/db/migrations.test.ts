@@ -7,6 +7,8 @@ import { fileURLToPath } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
 import { readMigrationFiles } from "drizzle-orm/migrator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { histogramOf } from "../../../src/calls/queries/stats";
+import { NO_AGENT_ID } from "../../../src/db/schema";
 
 const folder = fileURLToPath(new URL("../../../drizzle", import.meta.url));
 const migrations = readMigrationFiles({ migrationsFolder: folder });
@@ -176,7 +178,7 @@ describe("migration 0018: one chats table", () => {
   });
 });
 
-describe("migration 0019: the latencies of the calls that had ended", () => {
+describe("migrations 0019 and 0020: the latencies and daily figures of the calls that had ended", () => {
   const LATENCIES = migrations.findIndex((m) => m.sql.some((s) => s.includes('ADD COLUMN "voice_to_voice_ms"')));
   const ENDED = "0193b6e2-0000-7000-8000-000000000020";
   const SILENT = "0193b6e2-0000-7000-8000-000000000021";
@@ -217,6 +219,16 @@ describe("migration 0019: the latencies of the calls that had ended", () => {
       { id: SILENT, voice_to_voice_ms: [] },
       { id: LIVE, voice_to_voice_ms: null },
     ]);
+
+    // 0020: the daily figures of the calls that had ended, their latencies in the buckets of stats.ts.
+    await applyTo(db, LATENCIES + 1, LATENCIES + 2);
+    const stats = await db.query<{ agent_id: string; agent_name: string; calls: number; replies: number; latency_histogram: number[] }>(
+      "SELECT agent_id, agent_name, calls, replies, latency_histogram FROM call_daily_stats",
+    );
+    expect(stats.rows).toHaveLength(1);
+    const [row] = stats.rows;
+    expect(row).toMatchObject({ agent_id: NO_AGENT_ID, agent_name: "Desk", calls: 2, replies: 2 });
+    expect(row?.latency_histogram).toEqual(histogramOf([813, 640]));
     await db.close();
   });
 });
