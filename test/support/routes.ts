@@ -405,6 +405,7 @@ export const ROUTES: RouteCase[] = [
   { method: "GET", path: "/dashboard/calls/:id", auth: "page", resource: webCall },
   { method: "POST", path: "/dashboard/calls/:id/hang-up", auth: "page", resource: webCall },
   { method: "GET", path: "/dashboard/calls/export.csv", auth: "page" },
+  { method: "GET", path: "/dashboard/calls/:id/live", auth: "page", resource: webCall },
   { method: "GET", path: "/dashboard/calls/:id/recording", auth: "page", resource: webCall },
   { method: "GET", path: "/dashboard/usage", auth: "page" },
   // -- dashboard pages: webhooks --

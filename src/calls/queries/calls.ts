@@ -206,7 +206,6 @@ export async function moveCall(db: Db, callId: string, to: CallStatus, extra: Mo
     })
     .where(and(eq(calls.id, callId), inArray(calls.status, sourcesOf(to))))
     .returning();
-  if (row) await addEndedCall(db, row);
   return row ?? null;
 }
 

@@ -1,27 +1,57 @@
 /** @jsxImportSource hono/jsx */
-// A call's page: status and ended reason, who and when, cost and latency, Hang up while it runs,
-// the recording player, the transcript turns (with each reply's latency waterfall: ./transcript.tsx),
-// the analysis and report, and the webhook deliveries of that call.
+// A call's page: status and ended reason (in words), its and its agent's ids to copy, who and when,
+// cost and latency, Hang up while it runs, the recording player, the transcript turns at their
+// times (a click plays the recording from there; each reply's latency waterfall: ./transcript.tsx),
+// the analysis and report with labelled parts, and the webhook deliveries of that call. A call in
+// progress is followed live: the page's script (CALL_PAGE_JS) polls its status and transcript.
 import type { FC } from "hono/jsx";
 import type { CallView } from "../../calls/mapper";
+import { ENDED_REASONS } from "../../calls/states";
 import type { Call } from "../../db/schema";
 import type { SubjectDelivery } from "../../webhooks/log";
 import { Csrf, DataTable, EmptyState, Flash, Layout, type Shell, When } from "../ui";
-import { CALLS_CSS } from "../ui/assets/built";
+import { CALL_PAGE_JS, CALLS_CSS } from "../ui/assets/built";
+import { InlineScript } from "../ui/layout";
 import { CallStatusBadge } from "./list";
 import { Transcript } from "./transcript";
+
+/** An id, with a button that copies it. */
+const Id: FC<{ label: string; id: string; value: string }> = ({ label, id, value }) => (
+  <p class="row">
+    <strong>{label}</strong>{" "}
+    <code id={id} class="mono">
+      {value}
+    </code>
+    <button type="button" class="secondary small-button" data-copy={id} aria-label={`Copy the ${label.toLowerCase()}`}>
+      Copy
+    </button>
+  </p>
+);
 
 const Facts: FC<{ call: Call; v: CallView }> = ({ call, v }) => (
   <div class="card">
     <div class="grid2">
       <p>
-        <strong>Status</strong> <CallStatusBadge status={call.status} />{" "}
-        {v.endedReason ? (
-          <span class="small">
-            ({v.endedReason}, {v.endedReasonCategory})
-          </span>
-        ) : null}
+        <strong>Status</strong>{" "}
+        <span data-live-status>
+          <CallStatusBadge status={call.status} />
+        </span>
       </p>
+      <p>
+        <strong>Ended</strong>{" "}
+        {call.endedReason ? (
+          <>
+            {ENDED_REASONS[call.endedReason].description}{" "}
+            <span class="muted small">
+              (<code>{call.endedReason}</code>, {v.endedReasonCategory})
+            </span>
+          </>
+        ) : (
+          <span class="muted">not yet</span>
+        )}
+      </p>
+      <Id label="Call id" id="call-id" value={call.id} />
+      {call.agentId ? <Id label="Agent id" id="agent-id" value={call.agentId} /> : <p />}
       <p>
         <strong>Agent</strong> {call.agentId ? <a href={`/dashboard/agents/${call.agentId}`}>{call.agentName}</a> : call.agentName}
       </p>
@@ -83,20 +113,27 @@ const SKIPPED = {
   "no-caller-speech": "No analysis: the caller said nothing.",
 } as const;
 
+/** An extracted value as text: strings as they are, anything else as JSON; "—" for none. */
+const shown = (v: unknown) => (v === null || v === undefined ? "—" : typeof v === "string" ? v : JSON.stringify(v));
+
 const Analysis: FC<{ call: Call; v: CallView; live: boolean }> = ({ call, v, live }) => (
   <div class="card">
     {call.analysis ? (
       <>
+        <h3 class="mt0">Summary</h3>
         <p>{call.analysis.summary}</p>
         <p>
           <strong>Sentiment</strong> {call.analysis.sentiment} · <strong>Topics</strong> {call.analysis.topics.join(", ") || "—"}
         </p>
         {call.analysis.actionItems.length ? (
-          <ul>
-            {call.analysis.actionItems.map((a) => (
-              <li>{a}</li>
-            ))}
-          </ul>
+          <>
+            <h3>Action items</h3>
+            <ul>
+              {call.analysis.actionItems.map((a) => (
+                <li>{a}</li>
+              ))}
+            </ul>
+          </>
         ) : null}
       </>
     ) : (
@@ -106,18 +143,40 @@ const Analysis: FC<{ call: Call; v: CallView; live: boolean }> = ({ call, v, liv
     )}
     {call.report ? (
       <>
-        <h3>Report</h3>
+        <h3>Success criteria</h3>
         <p>
-          <strong>Success score</strong> {call.report.successScore}
+          <strong>Score</strong> {Math.round(call.report.successScore * 100)}%
+          {call.report.criteriaResults.length
+            ? ` (${call.report.criteriaResults.filter((r) => r.passed).length} of ${call.report.criteriaResults.length} met)`
+            : ""}
         </p>
-        <ul>
-          {call.report.criteriaResults.map((r) => (
-            <li>
-              {r.passed ? "✔" : "✘"} {r.criterion} <span class="muted small">{r.reason}</span>
-            </li>
-          ))}
-        </ul>
-        <pre tabindex={0}>{JSON.stringify(call.report.extractedData, null, 2)}</pre>
+        {call.report.criteriaResults.length ? (
+          <ul class="plain-list">
+            {call.report.criteriaResults.map((r) => (
+              <li>
+                <span aria-hidden="true">{r.passed ? "✔" : "✘"}</span> <span class="sr">{r.passed ? "Met:" : "Not met:"}</span>{" "}
+                {r.criterion} <span class="muted small">{r.reason}</span>
+              </li>
+            ))}
+          </ul>
+        ) : (
+          <p class="muted small">The agent has no success criteria.</p>
+        )}
+        <h3>Extracted data</h3>
+        {Object.keys(call.report.extractedData).length ? (
+          <dl class="extracted">
+            {Object.entries(call.report.extractedData)
+              .sort(([a], [b]) => a.localeCompare(b))
+              .map(([k, value]) => (
+                <>
+                  <dt class="mono">{k}</dt>
+                  <dd>{shown(value)}</dd>
+                </>
+              ))}
+          </dl>
+        ) : (
+          <p class="muted small">The agent extracts no fields.</p>
+        )}
       </>
     ) : null}
   </div>
@@ -160,16 +219,18 @@ export const CallPage: FC<CallPageProps> = ({ shell, call, v, live, deliveries, 
   <Layout shell={shell} css={CALLS_CSS}>
     {notice ? <Flash kind={notice.kind}>{notice.text}</Flash> : null}
     {live ? (
-      <Flash kind="warn">
-        This call is {call.status}. <a href={`/dashboard/calls/${call.id}`}>Refresh</a> to follow it.
-      </Flash>
+      <div data-live-call={call.id}>
+        <Flash kind="warn">
+          This call is <span data-live-state>{call.status}</span>: its status and transcript follow it here.
+        </Flash>
+      </div>
     ) : null}
     {live ? <HangUp call={call} csrf={shell.csrf} /> : null}
     <Facts call={call} v={v} />
     <h2>Recording</h2>
     <Recording call={call} live={live} />
     <h2>Transcript</h2>
-    <Transcript transcript={v.transcript} latency={v.latency} />
+    <Transcript transcript={v.transcript} latency={v.latency} startedAt={call.startedAt} playable={Boolean(call.recordingKey)} />
     <h2>Analysis</h2>
     <Analysis call={call} v={v} live={live} />
     <h2>Webhook deliveries of this call</h2>
@@ -187,5 +248,6 @@ export const CallPage: FC<CallPageProps> = ({ shell, call, v, live, deliveries, 
         { header: "Created", cell: (d) => <When at={d.createdAt} /> },
       ]}
     />
+    <InlineScript nonce={shell.nonce} js={CALL_PAGE_JS} />
   </Layout>
 );

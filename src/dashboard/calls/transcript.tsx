@@ -105,8 +105,25 @@ export const LatencyWaterfall: FC<{ latency: TurnLatency; scaleMs: number }> = (
 
 const roleOf = (t: Turn) => (t.role === "agent" ? "Agent" : t.role === "tool" ? "Tool" : "Caller");
 
-/** The transcript card: `latency` is the call view's summary (null when no reply was measured). */
-export const Transcript: FC<{ transcript: CallView["transcript"]; latency: CallView["latency"] }> = ({ transcript, latency }) => {
+/** A moment of the call as m:ss from its start. */
+export const offset = (ms: number) => {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+};
+/** The wall-clock time of a moment of the call (UTC, hh:mm:ss). */
+const clock = (startedAt: Date, ms: number) => new Date(startedAt.getTime() + ms).toISOString().slice(11, 19);
+
+/**
+ * The transcript card: `latency` is the call view's summary (null when no reply was measured).
+ * Each turn shows when it was said (from the call's start, and the clock in UTC); with a
+ * recording, that time is a button that plays the recording from there (the page's script).
+ */
+export const Transcript: FC<{
+  transcript: CallView["transcript"];
+  latency: CallView["latency"];
+  startedAt: Date | null;
+  playable: boolean;
+}> = ({ transcript, latency, startedAt, playable }) => {
   const scaleMs = latencyScaleMs(transcript.turns);
   return (
     <div class="card">
@@ -119,13 +136,33 @@ export const Transcript: FC<{ transcript: CallView["transcript"]; latency: CallV
         </p>
       ) : null}
       {transcript.turns.length === 0 ? (
-        <p class="muted">Nothing was said.</p>
+        <p class="muted" data-turns-empty>
+          Nothing was said.
+        </p>
       ) : (
-        <ol class="turns">
+        <ol class="turns" data-turns>
           {transcript.turns.map((t) => (
-            <li>
+            <li data-start={(t.startMs / 1000).toFixed(2)} data-end={(t.endMs / 1000).toFixed(2)}>
               <span class="role">{roleOf(t)}</span>
-              <span class="muted small">{(t.startMs / 1000).toFixed(1)} s</span> {t.text}
+              {playable ? (
+                <button
+                  type="button"
+                  class="link small"
+                  data-seek={(t.startMs / 1000).toFixed(2)}
+                  aria-label={`Play from ${offset(t.startMs)}`}
+                >
+                  {offset(t.startMs)}
+                </button>
+              ) : (
+                <span class="muted small">{offset(t.startMs)}</span>
+              )}
+              {startedAt ? (
+                <time class="muted small" datetime={new Date(startedAt.getTime() + t.startMs).toISOString()}>
+                  {" "}
+                  {clock(startedAt, t.startMs)}
+                </time>
+              ) : null}{" "}
+              {t.text}
               {t.interrupted ? <span class="badge off"> interrupted</span> : null}
               {t.tool ? (
                 <>

@@ -3,7 +3,7 @@
 // in this workspace only. The browser test (try-agent-browser.test.ts) sees a real call arrive.
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { endCall, refreshCost, saveAnalysis } from "../../../src/calls/queries/calls";
+import { endCall, moveCall, refreshCost, saveAnalysis } from "../../../src/calls/queries/calls";
 import { addEndedCall } from "../../../src/calls/queries/stats";
 import { type CallAnalysis, type CallReport, callDailyStats, calls, chats, usageEvents } from "../../../src/db/schema";
 import { createAgent } from "../../support/calls";
@@ -121,8 +121,9 @@ describe("the Overview", () => {
   it("is kept as calls end: the ending adds the call, a late cost adds its difference once, a report counts once", async () => {
     const ws = await createWorkspace("Overview, kept");
     const agent = await createAgent(ws, { name: "Kept" });
-    const live = await call(ws, agent, { status: "in-progress", endedReason: null, startedAt: new Date(Date.now() - 90_000) });
+    const live = await call(ws, agent, { status: "queued", endedReason: null });
     const stats = async () => (await testDb().select().from(callDailyStats).where(eq(callDailyStats.organizationId, ws.organizationId)))[0];
+    expect(await moveCall(testDb(), live.id, "in-progress", { startedAt: new Date(Date.now() - 90_000) })).not.toBeNull();
     expect(await stats()).toBeUndefined(); // a live call is not counted yet
     const usage = (costMicro: number) =>
       testDb().insert(usageEvents).values({

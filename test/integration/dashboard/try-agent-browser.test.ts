@@ -9,7 +9,7 @@ import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pcm16ToBytes } from "../../../src/calls/codec";
 import { CHROMIUM, hasBrowser, screenshot, takeCspViolations, watchCsp } from "../../support/browser";
-import { speech, WEB_RATE, waitForCall } from "../../support/calls";
+import { createAgent, joinWebCall, speech, WEB_RATE, waitForCall } from "../../support/calls";
 import { baseUrl, createWorkspace, json, type Workspace } from "../../support/harness";
 
 const QUESTION = "What are your opening hours on Saturday?";
@@ -141,4 +141,40 @@ describe.runIf(hasBrowser)("an agent's page in Chromium: talk and chat without l
     expect(takeCspViolations()).toEqual([]);
     await context.close();
   }, 120_000);
+
+  it("a call's page follows the call while it runs, then plays its recording from a line of the transcript", async () => {
+    const agent = await createAgent(ws, { name: "Live desk", firstMessage: "Hello, you are on the live page." });
+    const created = await json<{ call: { id: string }; webCall: { url: string } }>(
+      await ws.api(`/v1/agents/${agent.id}/web-call`, { method: "POST", json: {} }),
+    );
+    const context = await browser.newContext({ viewport: { width: 390, height: 860 } });
+    const page = watchCsp(await context.newPage());
+    await page.goto(`${baseUrl()}/dashboard/calls/${created.call.id}`);
+    await page.getByLabel("Email").fill(ws.admin.email);
+    await page.getByLabel("Password").fill(ws.admin.password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL(new RegExp(`/dashboard/calls/${created.call.id}$`));
+    expect(await page.locator("[data-live-state]").textContent()).toBe("queued");
+
+    // The caller joins (the browser's side of the protocol, from here): the page follows without a reload.
+    const client = await joinWebCall(created.webCall.url);
+    await expect.poll(() => page.locator("[data-live-state]").textContent()).toBe("in-progress");
+    await page.getByText("Hello, you are on the live page.").waitFor({ timeout: 20_000 });
+    await client.played();
+    client.ws.send(JSON.stringify({ type: "hangup" }));
+    // Ended: the page reloads with the whole record, the recording and its Play buttons.
+    await page.getByRole("button", { name: "Play from 0:00" }).waitFor({ timeout: 30_000 });
+    await page.getByRole("button", { name: "Play from 0:00" }).click();
+    await expect
+      .poll(() =>
+        page.locator("audio").evaluate((a) => {
+          const audio = a as unknown as { paused: boolean; ended: boolean };
+          return !audio.paused || audio.ended;
+        }),
+      )
+      .toBe(true);
+    await screenshot(page, "call-page-390");
+    expect(takeCspViolations()).toEqual([]);
+    await context.close();
+  }, 90_000);
 });

@@ -17,8 +17,10 @@ export const DASHBOARD_ASSETS = {
   WEBHOOK_FORM_JS: "webhook-form.ts",
   AGENTS_CSS: "agents.css",
   OVERVIEW_CSS: "overview.css",
-  // Browser code that shares the widget's voice client, typechecked with the widget's DOM types.
+  // Browser code typechecked with the widget's DOM types (widget/tsconfig.json); the agent page's
+  // talk panel shares the widget's voice client.
   AGENT_CONSOLE_JS: "../../../../widget/src/agent-console.ts",
+  CALL_PAGE_JS: "../../../../widget/src/call-page.ts",
 } as const;
 
 export const DASHBOARD_ASSETS_OUT = fileURLToPath(new URL("./built.js", import.meta.url));

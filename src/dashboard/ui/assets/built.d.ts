@@ -19,3 +19,5 @@ export declare const AGENTS_CSS: string;
 export declare const AGENT_CONSOLE_JS: string;
 /** overview.css: the Overview screen (/dashboard). */
 export declare const OVERVIEW_CSS: string;
+/** widget/src/call-page.ts: a call's page (play the recording from a turn, follow a live call). */
+export declare const CALL_PAGE_JS: string;

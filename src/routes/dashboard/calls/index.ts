@@ -1,5 +1,5 @@
 // Calls (everyone), under /dashboard/calls, one file per page operation: the list with filters
-// and paging, its CSV export,
+// and paging, its CSV export, a call's live status and transcript (its page's script polls it),
 // "place a test call", a call's page, its Hang up and its recording. Reads through the calls
 // service; the test call through the API's own placement (calls/place.ts) and schema; Hang up
 // through the API's own endCall (calls/hang-up.ts).
@@ -7,6 +7,7 @@ import { screenRouter } from "../../../dashboard/routers";
 import { registerExportCallsPage } from "./export";
 import { registerHangUpCallPage } from "./hang-up";
 import { registerListCallsPage } from "./list";
+import { registerLiveCallPage } from "./live";
 import { registerPlaceTestCallPage } from "./place-test-call";
 import { registerCallRecordingPage } from "./recording";
 import { registerShowCallPage } from "./show";
@@ -17,6 +18,7 @@ export function callPages() {
   registerExportCallsPage(app);
   registerPlaceTestCallPage(app);
   registerShowCallPage(app);
+  registerLiveCallPage(app);
   registerHangUpCallPage(app);
   registerCallRecordingPage(app);
   return app;
