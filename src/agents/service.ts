@@ -103,6 +103,23 @@ export async function rotateToolSecret({
   return { agent: row, toolSecret: secret.plain, secretCreated: true };
 }
 
+/**
+ * The LLM models an agent may be given, as the configured provider lists them (for the form's
+ * suggestions): its chat models first. Empty when the provider lists none or cannot be reached (the
+ * form then takes any id, as the API does); never an error.
+ */
+export async function llmModelChoices({ ctx }: { ctx: Ctx<"providers"> }): Promise<string[]> {
+  try {
+    const chat = ctx.providers.chat();
+    const ids = (await chat.models?.(AbortSignal.timeout(3_000))) ?? [];
+    const speechOrAudio = /(tts|whisper|transcribe|embedding|dall-e|moderation|audio|realtime|image)/i;
+    return ids.filter((id) => !speechOrAudio.test(id)).slice(0, 200);
+  } catch (err) {
+    console.log(JSON.stringify({ level: "info", msg: "the LLM provider's model list is unavailable", error: (err as Error).name }));
+    return [];
+  }
+}
+
 /** The workspace's agent by id, or null. An id that is not a UUID names no agent. */
 export async function findAgent({ ctx, input: { id } }: Op<{ id: string }>): Promise<Agent | null> {
   if (!isUuid(id)) return null;

@@ -79,6 +79,10 @@ const transcriptionSchema = z.object({
   segments: z.array(z.object({ start: z.number(), end: z.number(), text: z.string() })).nullish(),
 });
 
+const MODELS_TTL_MS = 5 * 60_000;
+const listedModels = new Map<string, { ids: string[]; at: number }>();
+const modelListSchema = z.object({ data: z.array(z.object({ id: z.string() })).max(1_000) });
+
 export class OpenAICompatible implements ChatProvider, TtsProvider, SttProvider {
   readonly name: string;
 
@@ -109,6 +113,21 @@ export class OpenAICompatible implements ChatProvider, TtsProvider, SttProvider 
     const parsed = completionSchema.safeParse(await readJson(this.name, res));
     if (!parsed.success) throw new ProviderError("bad_response", `${this.name} answered a chat completion we cannot read`);
     return { ...parsed.data, object: "chat.completion" };
+  }
+
+  /**
+   * The ids GET /models lists, sorted; remembered per base URL for MODELS_TTL_MS (a form shows
+   * them on every render). Not metered: it uses nothing.
+   */
+  async models(signal?: AbortSignal): Promise<string[]> {
+    const known = listedModels.get(this.baseUrl);
+    if (known && known.at > Date.now() - MODELS_TTL_MS) return known.ids;
+    const res = await providerFetch(this.name, this.url("/models"), { headers: this.headers(false), signal }, this.call);
+    const parsed = modelListSchema.safeParse(await readJson(this.name, res));
+    if (!parsed.success) throw new ProviderError("bad_response", `${this.name} answered a model list we cannot read`);
+    const ids = parsed.data.data.map((m) => m.id).sort();
+    listedModels.set(this.baseUrl, { ids, at: Date.now() });
+    return ids;
   }
 
   /** `stream: true` with the usage in the last chunk (`stream_options.include_usage`), as OpenAI sends it. */

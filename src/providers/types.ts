@@ -57,6 +57,8 @@ export interface ChatProvider {
   complete(request: ChatRequest, signal?: AbortSignal): Promise<ChatCompletion>;
   /** The reply as it is generated; `signal` cancels the request (no retry after the first byte). */
   stream(request: ChatRequest, signal?: AbortSignal): AsyncIterable<ChatStreamEvent>;
+  /** The model ids the provider lists (GET /models), for pickers; a provider that lists none may leave it out. */
+  models?(signal?: AbortSignal): Promise<string[]>;
 }
 
 export type AudioFormat = "wav" | "pcm" | "mp3";

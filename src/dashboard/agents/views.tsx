@@ -11,6 +11,7 @@ import {
   type FieldErrors,
   Flash,
   Layout,
+  Secret,
   Select,
   type Shell,
   TextArea,
@@ -19,6 +20,7 @@ import {
 } from "../ui";
 import { AGENTS_CSS } from "../ui/assets/built";
 import type { Values } from "./form";
+import { AGENT_TEMPLATES } from "./templates";
 import { TryPanel } from "./try";
 
 const NEW = "/dashboard/agents/new";
@@ -52,22 +54,39 @@ export interface AgentFormProps {
   values: Values;
   errors: FieldErrors;
   voices: Array<{ value: string; label: string }>;
+  /** What the configured LLM provider offers (its GET /models), offered as suggestions; empty when unknown. */
+  models: string[];
   notice?: string;
+  /** A new tool signing secret, shown once (after Rotate). */
+  newToolSecret?: string;
 }
 
-export const AgentForm: FC<AgentFormProps> = ({ shell, agent, values, errors, voices, notice }) => {
+/** The New agent page's starting points. */
+const Templates: FC = () => (
+  <nav class="card" aria-label="Start from a template">
+    <p class="mt0">
+      <strong>Start from a template</strong> <span class="muted small">(fills the form; nothing is created until you save)</span>
+    </p>
+    <ul class="plain-list">
+      {AGENT_TEMPLATES.map((t) => (
+        <li>
+          <a href={`/dashboard/agents/new?template=${t.key}`}>{t.label}</a> <span class="muted small">{t.description}</span>
+        </li>
+      ))}
+    </ul>
+  </nav>
+);
+
+export const AgentForm: FC<AgentFormProps> = ({ shell, agent, values, errors, voices, models, notice, newToolSecret }) => {
   const v = (k: string) => String(values[k] ?? "");
   return (
-    <Layout shell={shell} css={agent ? AGENTS_CSS : undefined}>
+    <Layout shell={shell} css={AGENTS_CSS}>
       {notice ? <Flash>{notice}</Flash> : null}
       <ErrorSummary errors={errors} />
-      {agent ? <TryPanel agent={agent} csrf={shell.csrf} nonce={shell.nonce} /> : null}
+      {agent ? <TryPanel agent={agent} csrf={shell.csrf} nonce={shell.nonce} /> : <Templates />}
       <form method="post" action={agent ? `/dashboard/agents/${agent.id}` : "/dashboard/agents"} class="card" novalidate>
         <Csrf token={shell.csrf} />
-        <div class="grid2">
-          <TextField name="name" label="Name" value={v("name")} errors={errors} required />
-          <TextField name="personaId" label="Persona id (UUID)" value={v("personaId")} errors={errors} required />
-        </div>
+        <TextField name="name" label="Name" value={v("name")} errors={errors} required />
         <TextArea
           name="systemPrompt"
           label="System prompt"
@@ -87,7 +106,14 @@ export const AgentForm: FC<AgentFormProps> = ({ shell, agent, values, errors, vo
         <div class="grid2">
           <TextField name="language" label="Language" value={v("language")} errors={errors} hint="BCP 47, e.g. en-US" />
           <Select name="voiceId" label="Voice" value={v("voiceId")} options={voices} errors={errors} />
-          <TextField name="llmModel" label="LLM model" value={v("llmModel")} errors={errors} />
+          <TextField
+            name="llmModel"
+            label="LLM model"
+            value={v("llmModel")}
+            errors={errors}
+            list={models}
+            hint={models.length ? "Type, or pick one the configured provider offers." : undefined}
+          />
           <TextField name="temperature" label="Temperature (0–2)" type="number" step="0.1" value={v("temperature")} errors={errors} />
           <TextField
             name="maxDurationSeconds"
@@ -105,7 +131,18 @@ export const AgentForm: FC<AgentFormProps> = ({ shell, agent, values, errors, vo
           />
         </div>
         <TextArea name="endCallPhrases" label="End-call phrases (one per line)" value={v("endCallPhrases")} errors={errors} rows={3} />
-        <TextArea name="metadata" label="Metadata (JSON object)" value={v("metadata")} errors={errors} rows={3} />
+        <details class="advanced" open={Boolean(errors.personaId || errors.metadata)}>
+          <summary>Advanced: persona id and metadata</summary>
+          <TextField
+            name="personaId"
+            label="Persona id (UUID)"
+            value={v("personaId")}
+            errors={errors}
+            required
+            hint="Your own identifier for this agent's persona, for your systems (the API requires one). The dashboard made one for you: change it only if your systems name personas by id."
+          />
+          <TextArea name="metadata" label="Metadata (JSON object)" value={v("metadata")} errors={errors} rows={3} />
+        </details>
         <h2>Turn-taking</h2>
         <div class="grid2">
           <Select
@@ -174,8 +211,8 @@ export const AgentForm: FC<AgentFormProps> = ({ shell, agent, values, errors, vo
         />
         {v("toolSecret") ? (
           <p class="small muted">
-            Tool requests are signed with <code>{v("toolSecret")}</code> (X-Service-Signature, verified like webhooks). The full secret is
-            shown when the agent is created through the API and by POST /v1/agents/{"{id}"}/rotate-tool-secret.
+            Tool requests are signed with <code>{v("toolSecret")}</code> (X-Service-Signature, verified like webhooks). The whole secret is
+            shown once, when it is made: rotate it below to see a new one.
           </p>
         ) : null}
         <p class="row">
@@ -185,6 +222,29 @@ export const AgentForm: FC<AgentFormProps> = ({ shell, agent, values, errors, vo
           </a>
         </p>
       </form>
+      {agent ? (
+        <form
+          method="post"
+          action={`/dashboard/agents/${agent.id}/rotate-tool-secret`}
+          class="card"
+          data-confirm="Make a new tool signing secret? The current one stops signing at once: update your tool servers."
+        >
+          <Csrf token={shell.csrf} />
+          <h2 class="mt0">Tool signing secret</h2>
+          {newToolSecret ? (
+            <Secret
+              id="tool-secret"
+              value={newToolSecret}
+              warning="The new secret. Copy it now: it is not shown again. Your tool servers verify requests with it from now on."
+            />
+          ) : (
+            <p class="small muted">Every request to the agent's tools is signed with it. A new one replaces it at once.</p>
+          )}
+          <button type="submit" class="secondary">
+            Rotate the secret
+          </button>
+        </form>
+      ) : null}
       {agent ? (
         <form method="post" action={`/dashboard/agents/${agent.id}/delete`} data-confirm={`Delete the agent "${agent.name}"?`} class="card">
           <Csrf token={shell.csrf} />

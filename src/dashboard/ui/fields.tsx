@@ -49,9 +49,11 @@ const Hint: FC<{ id: string; hint?: string; error?: string }> = ({ id, hint, err
 const describedBy = (id: string, hint?: string, error?: string) =>
   [hint ? `${id}-hint` : "", error ? `${id}-error` : ""].filter(Boolean).join(" ") || undefined;
 
-export const TextField: FC<FieldProps & { type?: string; placeholder?: string; step?: string }> = (p) => {
+/** `list`: suggestions the browser offers as the user types (a <datalist>); any other value is still taken. */
+export const TextField: FC<FieldProps & { type?: string; placeholder?: string; step?: string; list?: string[] }> = (p) => {
   const id = fieldId(p.name);
   const error = p.errors?.[p.name];
+  const listId = p.list?.length ? `${id}-options` : undefined;
   return (
     <div>
       <label for={id}>{p.label}</label>
@@ -63,9 +65,17 @@ export const TextField: FC<FieldProps & { type?: string; placeholder?: string; s
         required={p.required}
         placeholder={p.placeholder}
         step={p.step}
+        list={listId}
         aria-invalid={error ? "true" : undefined}
         aria-describedby={describedBy(id, p.hint, error)}
       />
+      {listId ? (
+        <datalist id={listId}>
+          {p.list?.map((option) => (
+            <option value={option} />
+          ))}
+        </datalist>
+      ) : null}
       <Hint id={id} hint={p.hint} error={error} />
     </div>
   );

@@ -13,7 +13,7 @@ export declare const USAGE_CSS: string;
 export declare const WEBHOOKS_CSS: string;
 /** webhook-form.ts: the endpoint form's channels, events and live payload preview (with src/webhooks/payload.ts). */
 export declare const WEBHOOK_FORM_JS: string;
-/** agents.css: an agent's page (the "Try the agent" panel). */
+/** agents.css: the agent pages (the "Try the agent" panel, the form's folded parts). */
 export declare const AGENTS_CSS: string;
 /** widget/src/agent-console.ts: the "Try the agent" panel's web call and test chat. */
 export declare const AGENT_CONSOLE_JS: string;

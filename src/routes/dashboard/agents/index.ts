@@ -10,6 +10,7 @@ import { registerDeleteAgentPage } from "./delete";
 import { registerEditAgentPage } from "./edit";
 import { registerListAgentsPage } from "./list";
 import { registerNewAgentPage } from "./new";
+import { registerRotateToolSecretPage } from "./rotate-tool-secret";
 import { registerUpdateAgentPage } from "./update";
 import { registerAgentWebCallAction } from "./web-call";
 
@@ -23,5 +24,6 @@ export function agentPages() {
   registerDeleteAgentPage(app);
   registerAgentWebCallAction(app);
   registerAgentTestChatAction(app);
+  registerRotateToolSecretPage(app);
   return app;
 }

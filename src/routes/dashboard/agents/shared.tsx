@@ -2,7 +2,7 @@
 // What the agent pages share: the form page (new, edit, and a refused create or update) with the
 // voice choices, and the ownership lookup (the API's own: agents/service.ts).
 import type { Context } from "hono";
-import { type Agent, getAgent } from "../../../agents/service";
+import { type Agent, getAgent, llmModelChoices } from "../../../agents/service";
 import type { AppEnv } from "../../../context";
 import type { Values } from "../../../dashboard/agents/form";
 import { AgentForm } from "../../../dashboard/agents/views";
@@ -25,10 +25,26 @@ export async function renderForm(
   errors: FieldErrors = {},
   status: 200 | 400 = 200,
   notice?: string,
+  newToolSecret?: string,
 ) {
-  const shell = await shellOf(c, agent ? `Agent: ${agent.name}` : "New agent", "agents");
-  const voices = await voiceOptions(c);
-  return c.html(<AgentForm shell={shell} agent={agent} values={values} errors={errors} voices={voices} notice={notice} />, status);
+  const [shell, voices, models] = await Promise.all([
+    shellOf(c, agent ? `Agent: ${agent.name}` : "New agent", "agents"),
+    voiceOptions(c),
+    llmModelChoices({ ctx: c.var.ctx }),
+  ]);
+  return c.html(
+    <AgentForm
+      shell={shell}
+      agent={agent}
+      values={values}
+      errors={errors}
+      voices={voices}
+      models={models}
+      notice={notice}
+      newToolSecret={newToolSecret}
+    />,
+    status,
+  );
 }
 
 export const ownAgent = (c: Context<AppEnv>, id: string): Promise<Agent> => getAgent({ ctx: c.var.ctx, input: { id } });
