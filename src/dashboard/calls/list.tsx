@@ -36,12 +36,18 @@ const options = (values: readonly string[]) => [ANY, ...values.map((v) => ({ val
 const TestCallForm: FC<{
   shell: Shell;
   agents: Array<{ id: string; name: string }>;
+  callerIds: string[];
+  sandbox: boolean;
   errors?: FieldErrors;
   values?: Record<string, string>;
-}> = ({ shell, agents, errors, values }) => (
+}> = ({ shell, agents, callerIds, sandbox, errors, values }) => (
   <div class="card">
     <h2 class="mt0">Place a test call</h2>
-    <p class="hint">Calls go out through the configured telephony provider; locally the sandbox plays a scripted callee.</p>
+    <p class="hint">
+      {sandbox
+        ? "Calls go to the local telephony sandbox, whose numbers answer as scripted callees."
+        : "Calls go out through Twilio to a real phone: it rings, and the call is charged."}
+    </p>
     <ErrorSummary errors={errors} />
     {agents.length === 0 ? (
       <p>
@@ -61,9 +67,19 @@ const TestCallForm: FC<{
         <TextField
           name="phoneNumber"
           label="Phone number (E.164)"
-          value={values?.phoneNumber ?? "+12025550100"}
+          value={values?.phoneNumber ?? (sandbox ? "+12025550100" : "")}
           errors={errors}
-          hint={`Sandbox callees: ${SANDBOX_NUMBERS.map((n) => n.label).join("; ")}`}
+          hint={sandbox ? `Sandbox callees: ${SANDBOX_NUMBERS.map((n) => n.label).join("; ")}` : "The number to call."}
+        />
+        <Select
+          name="fromNumber"
+          label="From (caller id)"
+          value={values?.fromNumber ?? ""}
+          options={[
+            { value: "", label: "Default: the workspace's first number, else the shared one" },
+            ...callerIds.map((n) => ({ value: n, label: n })),
+          ]}
+          errors={errors}
         />
       </div>
       <p>
@@ -116,6 +132,10 @@ const credits = (micro: number) => {
 
 export interface CallListProps {
   shell: Shell;
+  /** The workspace's numbers, then the platform's shared caller ids: the test call's From. */
+  callerIds: string[];
+  /** The carrier is the local telephony sandbox (not Twilio). */
+  sandbox: boolean;
   calls: CallSummary[];
   /** The next (older) page, with the filters; null on the last. */
   next: string | null;
@@ -127,9 +147,9 @@ export interface CallListProps {
   values?: Record<string, string>;
 }
 
-export const CallList: FC<CallListProps> = ({ shell, calls, agents, q, errors, values, next, csv }) => (
+export const CallList: FC<CallListProps> = ({ shell, calls, agents, callerIds, sandbox, q, errors, values, next, csv }) => (
   <Layout shell={shell}>
-    <TestCallForm shell={shell} agents={agents} errors={errors} values={values} />
+    <TestCallForm shell={shell} agents={agents} callerIds={callerIds} sandbox={sandbox} errors={errors} values={values} />
     <Filters q={q} agents={agents} />
     <p class="row small">
       <a href={csv} download>

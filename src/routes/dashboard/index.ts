@@ -15,6 +15,7 @@ import { channelPages } from "./channels";
 import { chatPages } from "./chats";
 import { homePages } from "./home";
 import { memberPages } from "./members";
+import { phoneNumberPages } from "./phone-numbers";
 import { usagePages } from "./usage";
 import { voicePages } from "./voices";
 import { webhookPages } from "./webhooks";
@@ -30,6 +31,7 @@ export function dashboardPages(): OpenAPIHono<AppEnv> {
   pages.route("/webhooks", webhookPages());
   pages.route("/agents", agentPages());
   pages.route("/voices", voicePages());
+  pages.route("/phone-numbers", phoneNumberPages());
   pages.route("/calls", callPages());
   pages.route("/usage", usagePages());
   pages.route("/widgets", widgetPages());

@@ -177,6 +177,7 @@ describe.runIf(hasBrowser)("dashboard: a first-time user", () => {
       "Overview",
       "Agents",
       "Voices",
+      "Phone Numbers",
       "Calls",
       "Widgets",
       "Channels",

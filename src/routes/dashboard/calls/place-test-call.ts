@@ -8,20 +8,28 @@ import { ApiError } from "../../../lib/errors";
 import { phoneNumber } from "../../v1/calls/schema";
 import { listPage } from "./shared";
 
-const testCallSchema = z.object({ agentId: z.uuid({ message: "choose an agent" }), phoneNumber: phoneNumber("phoneNumber") });
+const testCallSchema = z.object({
+  agentId: z.uuid({ message: "choose an agent" }),
+  phoneNumber: phoneNumber("phoneNumber"),
+  fromNumber: phoneNumber("fromNumber").optional(),
+});
 
-/** POST /dashboard/calls/test: "place a test call", through the API's own placement (calls/place.ts) and schema. */
+/** POST /dashboard/calls/test: "place a test call" from the chosen caller id (or the default), through the API's own placement (calls/place.ts). */
 export const registerPlaceTestCallPage = (app: OpenAPIHono<AppEnv>) =>
   app.post("/test", async (c) => {
-    const values = { agentId: one(c.var.form, "agentId"), phoneNumber: one(c.var.form, "phoneNumber") };
-    const checked = validate(testCallSchema, values);
+    const values = {
+      agentId: one(c.var.form, "agentId"),
+      phoneNumber: one(c.var.form, "phoneNumber"),
+      fromNumber: one(c.var.form, "fromNumber"),
+    };
+    const checked = validate(testCallSchema, { ...values, fromNumber: values.fromNumber || undefined });
     if (!checked.ok) return listPage(c, { errors: checked.errors, values }, 400);
     const agent = await findAgent({ ctx: c.var.ctx, input: { id: checked.data.agentId } });
     if (!agent) return listPage(c, { errors: { agentId: "no such agent in this workspace" }, values }, 400);
     try {
       const { call } = await placePhoneCall({
         ctx: c.var.ctx,
-        input: { agent, call: { phoneNumber: checked.data.phoneNumber }, idempotencyKey: undefined },
+        input: { agent, call: { phoneNumber: checked.data.phoneNumber, fromNumber: checked.data.fromNumber }, idempotencyKey: undefined },
       });
       return c.redirect(`/dashboard/calls/${call.id}`, 303);
     } catch (err) {

@@ -4,6 +4,7 @@
 // cannot be placed).
 import type { Context } from "hono";
 import { listAgentNames } from "../../../agents/service";
+import { listPhoneNumbers } from "../../../calls/phone-numbers";
 import { type CallFilters, listCallSummaries } from "../../../calls/service";
 import { CALL_STATUSES, type CallStatus } from "../../../calls/states";
 import type { AppEnv } from "../../../context";
@@ -40,6 +41,9 @@ export function filtersOf(q: FilterValues): CallFilters & Pick<PageParams, "crea
   };
 }
 
+/** Twilio's API: any other base URL is a stand-in (the local telephony sandbox). */
+export const TWILIO = "https://api.twilio.com";
+
 /** A page of the list. */
 export const LIST_LIMIT = 50;
 
@@ -51,12 +55,32 @@ export async function listPage(
   const shell = await shellOf(c, "Calls", "calls");
   const q = filterValuesOf(c);
   const { ctx } = c.var;
-  const [page, agents] = await Promise.all([
+  const [page, agents, numbers] = await Promise.all([
     listCallSummaries({ ctx, input: { limit: LIST_LIMIT, cursor: c.req.query("cursor"), ...filtersOf(q) } }),
     listAgentNames({ ctx }),
+    listPhoneNumbers({ ctx, input: { limit: 100 } }),
   ]);
+  const { config } = c.var;
+  const callerIds = [
+    ...numbers.data.map((n) => n.number),
+    ...config.TWILIO_FROM_NUMBERS.filter((n) => !numbers.data.some((w) => w.number === n)),
+  ];
+  const sandbox = config.TWILIO_API_BASE_URL !== TWILIO;
   const kept = Object.entries(q).filter(([, v]) => v !== "");
   const next = page.nextCursor ? `/dashboard/calls?${new URLSearchParams([...kept, ["cursor", page.nextCursor]])}` : null;
   const csv = `/dashboard/calls/export.csv${kept.length ? `?${new URLSearchParams(kept)}` : ""}`;
-  return c.html(<CallList shell={shell} calls={page.data} agents={agents} q={q} next={next} csv={csv} {...extra} />, status);
+  return c.html(
+    <CallList
+      shell={shell}
+      calls={page.data}
+      agents={agents}
+      callerIds={callerIds}
+      sandbox={sandbox}
+      q={q}
+      next={next}
+      csv={csv}
+      {...extra}
+    />,
+    status,
+  );
 }
