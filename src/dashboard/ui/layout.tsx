@@ -3,6 +3,7 @@
 // and the styles and script every page inlines with this response's CSP nonce (built from
 // ./assets by the build; docs/dashboard.md).
 import type { Context } from "hono";
+import { raw } from "hono/html";
 import type { Child, FC } from "hono/jsx";
 import type { AppEnv } from "../../context";
 import { DASHBOARD_CSS, DASHBOARD_JS } from "./assets/built";
@@ -67,20 +68,30 @@ export const InlineScript: FC<{ nonce: string; js: string; id?: string; type?: s
 );
 
 /** `css`: the screen's own styles (an export of ./assets/built.js), after the shell's. */
+/** The dashboard's icon: a sound wave on the accent colour (inline, so it needs no request and no route). */
+const FAVICON = `data:image/svg+xml,${encodeURIComponent(
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#3b5bdb"/><path d="M7 16h2M11 11v10M15 7v18M19 11v10M23 14v4" stroke="#fff" stroke-width="2.4" stroke-linecap="round"/></svg>',
+)}`;
+
+/** The page: standards mode (the doctype; without it a form keeps quirks mode's bottom margin), the icon, the styles. */
 export const Document: FC<{ title: string; nonce: string; css?: string; children?: Child }> = ({ title, nonce, css, children }) => (
-  <html lang="en">
-    <head>
-      <meta charset="utf-8" />
-      <meta name="viewport" content="width=device-width, initial-scale=1" />
-      <title>{title} · Dashboard</title>
-      <InlineStyle nonce={nonce} css={DASHBOARD_CSS} />
-      {css ? <InlineStyle nonce={nonce} css={css} /> : null}
-    </head>
-    <body>
-      {children}
-      <InlineScript nonce={nonce} js={DASHBOARD_JS} />
-    </body>
-  </html>
+  <>
+    {raw("<!DOCTYPE html>")}
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <link rel="icon" href={FAVICON} />
+        <title>{title} · Dashboard</title>
+        <InlineStyle nonce={nonce} css={DASHBOARD_CSS} />
+        {css ? <InlineStyle nonce={nonce} css={css} /> : null}
+      </head>
+      <body>
+        {children}
+        <InlineScript nonce={nonce} js={DASHBOARD_JS} />
+      </body>
+    </html>
+  </>
 );
 
 const OrganizationSwitcher: FC<{ shell: Shell }> = ({ shell }) =>

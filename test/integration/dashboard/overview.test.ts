@@ -109,11 +109,15 @@ describe("the Overview", () => {
     expect(html).toContain(`aria-label="Calls, per day from ${day(29)} to ${day(0)}."`);
   });
 
-  it("tells a new workspace where to start; the navigation opens on it", async () => {
+  it("tells a new workspace where to start; the navigation opens on it; the page has its doctype and icon", async () => {
     const ws = await createWorkspace("Overview, empty");
     const page = await pagesAs(ws.admin.email, ws.admin.password);
     const { html } = await page("/dashboard");
     expect(html).toContain("No calls or chats in the last 30 days.");
+    // Every page: standards mode (a form in quirks mode keeps a bottom margin: the header's buttons went
+    // out of line) and the icon, inline.
+    expect(html.startsWith("<!DOCTYPE html><html lang=\"en\">")).toBe(true);
+    expect(html).toContain('<link rel="icon" href="data:image/svg+xml,');
     expect(html).toContain('<a href="/dashboard" aria-current="page">Overview</a>');
     expect(measure(html, "Voice to voice, p50 / p95")).toBe("–");
   });
