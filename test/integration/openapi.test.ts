@@ -102,6 +102,19 @@ describe("the reference page", () => {
     expect(page.match(/<pre class="sample-sdk">/g)?.length).toBeGreaterThan(50);
     expect(page).not.toMatch(/<pre class="sample-(curl|sdk)">[^<]*"/); // quotes in the samples are escaped
   });
+
+  it("starts with agents and calls, renders the descriptions' Markdown, and does not send users to an unpublished package", async () => {
+    const page = await (await request("/docs")).text();
+    const sections = [...page.matchAll(/<section><h2 id="([^"]+)">/g)].map((m) => m[1]);
+    expect(sections.slice(0, 2)).toEqual(["Agents", "Calls"]);
+    expect(sections.indexOf("Meta")).toBeGreaterThan(sections.indexOf("Webhooks"));
+    // Outside the samples and schemas (<pre>), no literal backtick is left: `code` became <code>.
+    const prose = page.replace(/<pre[\s\S]*?<\/pre>/g, "");
+    expect(prose).not.toContain("`");
+    expect(prose).toContain("Answers the call (type <code>web</code>)");
+    expect(page).not.toContain("npm install @voice-agent-platform/sdk");
+    expect(page).toContain("The SDK is not on the npm registry");
+  });
 });
 
 describe("the reference page's Content-Security-Policy", () => {

@@ -40,6 +40,40 @@ export async function referencePolicy(): Promise<string> {
   return `default-src 'none'; style-src 'sha256-${referenceCssHash}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
 }
 
+/** The sections in the order people use them: agents and calls first; a tag not named here comes after, as met. */
+const TAG_ORDER = [
+  "Agents",
+  "Calls",
+  "Voices",
+  "Chats",
+  "Widgets",
+  "Webhooks",
+  "Models",
+  "Identity",
+  "Widget (public)",
+  "Telephony",
+  "Dashboard",
+  "Meta",
+];
+const tagRank = (tag: string) => {
+  const i = TAG_ORDER.indexOf(tag);
+  return i === -1 ? TAG_ORDER.length : i;
+};
+
+/**
+ * The documents' Markdown, inline only: `code`, **strong** and [links](https://…) (http(s) and
+ * same-site paths), on text escaped first, so nothing else of it can become markup.
+ */
+export function inlineMarkdown(text: string) {
+  const escaped = text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+  return raw(
+    escaped
+      .replace(/`([^`]+)`/g, "<code>$1</code>")
+      .replace(/\*\*([^*]+)\*\*/g, "<strong>$1</strong>")
+      .replace(/\[([^\]]+)\]\(((?:https?:\/\/|\/)[^)\s]*)\)/g, '<a href="$2">$1</a>'),
+  );
+}
+
 function renderReference(doc: OpenApiDoc, origin: string) {
   const components = (doc.components ?? {}) as Parameters<typeof samplesFor>[4];
   const byTag = new Map<string, Array<{ method: string; path: string; op: Record<string, unknown> }>>();
@@ -51,7 +85,8 @@ function renderReference(doc: OpenApiDoc, origin: string) {
       byTag.set(tag, [...(byTag.get(tag) ?? []), { method, path, op }]);
     }
   }
-  const sections = [...byTag.entries()].map(
+  const ordered = [...byTag.entries()].sort(([a], [b]) => tagRank(a) - tagRank(b));
+  const sections = ordered.map(
     ([tag, ops]) =>
       html`<section><h2 id="${tag}">${tag}</h2>${ops.map(({ method, path, op }) => {
         const body = (op.requestBody as { content?: Record<string, { schema?: unknown }> } | undefined)?.content;
@@ -60,11 +95,11 @@ function renderReference(doc: OpenApiDoc, origin: string) {
         const samples = samplesFor(origin, method, path, op as SampledOperation, components);
         return html`<article id="${String(op.operationId ?? "")}">
         <h3><span class="m ${method}">${method.toUpperCase()}</span> <code>${path}</code></h3>
-        <p>${String(op.summary ?? "")}</p>${op.description ? html`<p>${String(op.description)}</p>` : ""}
+        <p>${inlineMarkdown(String(op.summary ?? ""))}</p>${op.description ? html`<p>${inlineMarkdown(String(op.description))}</p>` : ""}
         ${samples ? html`<div class="samples"><figure><figcaption>curl</figcaption><pre class="sample-curl">${samples.curl}</pre></figure><figure><figcaption>SDK (TypeScript)</figcaption><pre class="sample-sdk">${samples.sdk}</pre></figure></div>` : ""}
-        ${params.length ? html`<table><tr><th>parameter</th><th>in</th><th>required</th><th>description</th></tr>${params.map((p) => html`<tr><td><code>${p.name}</code></td><td>${p.in}</td><td>${p.required ? "yes" : "no"}</td><td>${p.description ?? ""}</td></tr>`)}</table>` : ""}
+        ${params.length ? html`<table><tr><th>parameter</th><th>in</th><th>required</th><th>description</th></tr>${params.map((p) => html`<tr><td><code>${p.name}</code></td><td>${p.in}</td><td>${p.required ? "yes" : "no"}</td><td>${inlineMarkdown(p.description ?? "")}</td></tr>`)}</table>` : ""}
         ${body ? Object.entries(body).map(([type, c]) => html`<details><summary>Request body (${type})</summary><pre>${JSON.stringify(c.schema, null, 2)}</pre></details>`) : ""}
-        <ul>${responses.map(([code, r]) => html`<li><code>${code}</code> ${r.description ?? ""}</li>`)}</ul>
+        <ul>${responses.map(([code, r]) => html`<li><code>${code}</code> ${inlineMarkdown(r.description ?? "")}</li>`)}</ul>
       </article>`;
       })}</section>`,
   );
@@ -72,10 +107,11 @@ function renderReference(doc: OpenApiDoc, origin: string) {
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${doc.info.title}: reference</title>
 <style>${raw(REFERENCE_CSS)}</style></head>
-<body><h1>${doc.info.title}</h1><p>${doc.info.description ?? ""}</p>
+<body><h1>${doc.info.title}</h1><p>${inlineMarkdown(doc.info.description ?? "")}</p>
 <p>Machine-readable: <a href="${OPENAPI_PATH}">${OPENAPI_PATH}</a> (OpenAPI ${doc.openapi}). Each operation shows the curl line and the
-TypeScript SDK call (<code>npm install @voice-agent-platform/sdk</code>, from this repository's <code>packages/sdk</code>) that make it.</p>
-<nav>${[...byTag.keys()].map((t) => html`<a href="#${t}">${t}</a> · `)}</nav>${sections}</body></html>`;
+TypeScript SDK call that make it. The SDK is not on the npm registry: it is this repository's <code>packages/sdk</code>
+(<code>npm run sdk:build</code>, then <code>npm install /path/to/packages/sdk</code> in your project).</p>
+<nav>${ordered.map(([t]) => html`<a href="#${t}">${t}</a> · `)}</nav>${sections}</body></html>`;
 }
 
 export const registerReference = (router: OpenAPIHono<AppEnv>, root: OpenAPIHono<AppEnv>) =>
