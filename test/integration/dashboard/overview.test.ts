@@ -116,7 +116,7 @@ describe("the Overview", () => {
     expect(html).toContain("No calls or chats in the last 30 days.");
     // Every page: standards mode (a form in quirks mode keeps a bottom margin: the header's buttons went
     // out of line) and the icon, inline.
-    expect(html.startsWith("<!DOCTYPE html><html lang=\"en\">")).toBe(true);
+    expect(html.startsWith('<!DOCTYPE html><html lang="en">')).toBe(true);
     expect(html).toContain('<link rel="icon" href="data:image/svg+xml,');
     expect(html).toContain('<a href="/dashboard" aria-current="page">Overview</a>');
     expect(measure(html, "Voice to voice, p50 / p95")).toBe("–");
