@@ -43,9 +43,15 @@ export const emptyChatUsage = (): ChatUsage => ({
 export interface ChatWithUsage {
   chat: ChatRow;
   usage: ChatUsage;
+  /** Lists only: the end user's first message, cut at PREVIEW_CHARS (null before there is one). */
+  preview?: string | null;
 }
 
-type Filters = Omit<ListChatsQuery, "limit" | "cursor" | "createdAfter" | "createdBefore">;
+/** The dashboard's search (not the API's): a whole chat id, or part of the end user's name or id. */
+type Filters = Omit<ListChatsQuery, "limit" | "cursor" | "createdAfter" | "createdBefore"> & { search?: string };
+
+/** How much of the first message a list shows. */
+export const PREVIEW_CHARS = 140;
 
 /** The conditions of a query: the organization's chats, the page's window, the filters. */
 function conditionsOf(organizationId: string, filters: Filters, window: SQL[]): SQL[] {
@@ -54,6 +60,12 @@ function conditionsOf(organizationId: string, filters: Filters, window: SQL[]): 
   if (filters.channelId) conditions.push(sql`coalesce(${chats.widgetId}, ${chats.channelId}) = ${filters.channelId}`);
   if (filters.agentId) conditions.push(eq(chats.agentId, filters.agentId));
   if (filters.status) conditions.push(eq(chats.status, filters.status));
+  const search = filters.search?.trim() ?? "";
+  if (isUuid(search)) conditions.push(eq(chats.id, search.toLowerCase()));
+  else if (search !== "") {
+    const like = `%${search.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+    conditions.push(sql`(${chats.endUserName} ilike ${like} or ${chats.endUserId} ilike ${like})`);
+  }
   return conditions;
 }
 
@@ -105,9 +117,14 @@ async function readChats(
   transcript: boolean,
 ): Promise<Array<ChatWithUsage & { transcript: ChatTurn[] | null }>> {
   const { transcript: turns, ...columns } = chatColumns;
+  const preview = sql<
+    string | null
+  >`(select left(t->>'text', ${PREVIEW_CHARS}) from jsonb_array_elements(${chats.transcript}) as t where t->>'role' = 'user' limit 1)`;
   const page = db
     .select(
-      transcript ? { ...columns, transcript: turns } : { ...columns, transcript: sql<ChatTurn[] | null>`null::jsonb`.as("transcript") },
+      transcript
+        ? { ...columns, transcript: turns, preview: sql<string | null>`null::text`.as("preview") }
+        : { ...columns, transcript: sql<ChatTurn[] | null>`null::jsonb`.as("transcript"), preview: preview.as("preview") },
     )
     .from(chats)
     .where(and(...conditions))
@@ -122,25 +139,26 @@ async function readChats(
     .where(and(sql`${usageEvents.chatId} = ${pageId}`, ownedBy(usageEvents, organizationId), eq(usageEvents.status, 200)))
     .as("usage");
   const rows = await db.select().from(page).leftJoinLateral(usage, sql`true`).orderBy(sql`${pageId} desc`);
-  return rows.map(({ page: { transcript: t, ...chat }, usage: u }) => ({
+  return rows.map(({ page: { transcript: t, preview: p, ...chat }, usage: u }) => ({
     chat,
     usage: u ? toUsage(u) : emptyChatUsage(),
     transcript: t,
+    preview: p,
   }));
 }
 
 const { organizationId: _organization, createdAt: _created, updatedAt: _updated, ...chatColumns } = getTableColumns(chats);
 
 /** Newest first, filtered; a page of the workspace's chats with what each cost. */
-export async function listChats({ ctx, input: query }: Op<ListChatsQuery>): Promise<Page<ChatWithUsage>> {
+export async function listChats({ ctx, input: query }: Op<ListChatsQuery & { search?: string }>): Promise<Page<ChatWithUsage>> {
   const { db, organizationId } = ctx;
   const page = pageQuery(query);
   const conditions = conditionsOf(organizationId, query, page.where({ id: chats.id, createdAt: chats.startedAt }));
   const rows = await readChats(db, organizationId, conditions, page.limit + 1, false);
   return pageOf(
-    rows.map(({ chat, usage }) => ({ id: chat.id, chat, usage })),
+    rows.map(({ chat, usage, preview }) => ({ id: chat.id, chat, usage, preview })),
     page.limit,
-    ({ chat, usage }) => ({ chat, usage }),
+    ({ chat, usage, preview }) => ({ chat, usage, preview }),
   );
 }
 

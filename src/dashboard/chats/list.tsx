@@ -1,9 +1,10 @@
 /** @jsxImportSource hono/jsx */
-// The Chats list: every chat of the workspace (widget, Telegram, WhatsApp), newest first, with
-// filters (channel, agent, status) and a link to the older ones.
+// The Chats list: every chat of the workspace (widget, Telegram, WhatsApp), newest first, each with
+// the end user's first message, with filters (channel, agent, status, a search by end user or chat
+// id) and a link to the older ones.
 import type { FC } from "hono/jsx";
 import { CHAT_CHANNELS, CHAT_STATUSES, type ChatChannel, type ChatSummaryView } from "../../chats/schema";
-import { Badge, DataTable, EmptyState, Layout, Select, type Shell, When } from "../ui";
+import { Badge, DataTable, EmptyState, Layout, Select, type Shell, TextField, When } from "../ui";
 
 export const BASE = "/dashboard/chats";
 export const CHANNEL_LABELS: Record<ChatChannel, string> = { widget: "Widget", telegram: "Telegram", whatsapp: "WhatsApp" };
@@ -21,11 +22,12 @@ export const ChatStatusBadge: FC<{ chat: Pick<ChatSummaryView, "status" | "ended
 export const endUserOf = (chat: Pick<ChatSummaryView, "endUser">) => chat.endUser.name ?? chat.endUser.id;
 
 /** The list's filters as the form sent them (query strings; "" is any). `channel` is a type or one channel's id. */
-export type FilterValues = Record<"channel" | "agentId" | "status", string>;
+export type FilterValues = Record<"search" | "channel" | "agentId" | "status", string>;
 
 export interface ChatListProps {
   shell: Shell;
-  chats: ChatSummaryView[];
+  /** Each with the end user's first message (null before there is one). */
+  chats: Array<ChatSummaryView & { preview: string | null }>;
   /** Every widget and messaging channel of the workspace, for the filter and the Channel column. */
   channels: Array<{ id: string; type: ChatChannel; name: string }>;
   agents: Array<{ id: string; name: string }>;
@@ -36,6 +38,9 @@ export interface ChatListProps {
 
 const Filters: FC<Pick<ChatListProps, "q" | "channels" | "agents">> = ({ q, channels, agents }) => (
   <form method="get" action={BASE} class="card row" aria-label="Filter chats">
+    <div class="grow">
+      <TextField name="search" label="End user or chat id" value={q.search} hint="Part of the end user's name or id, or a whole chat id." />
+    </div>
     <div class="grow">
       <Select
         name="channel"
@@ -109,6 +114,12 @@ export const ChatList: FC<ChatListProps> = ({ shell, chats, channels, agents, q,
                 {r.channelId && names.get(r.channelId) ? <div class="muted small">{names.get(r.channelId)}</div> : null}
               </>
             ),
+          },
+          {
+            header: "First message",
+            label: "First message",
+            class: "small",
+            cell: (r) => (r.preview ? <span class="preview">{r.preview}</span> : <span class="muted">—</span>),
           },
           { header: "Agent", label: "Agent", cell: (r) => r.agentName },
           { header: "End user", label: "End user", class: "small", cell: endUserOf },

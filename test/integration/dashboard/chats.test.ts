@@ -2,9 +2,11 @@
 // the real adapters) in one list, with the filters; a chat's page with its transcript (voice
 // notes, unsupported messages and undelivered replies marked), its end user, channel and webhook
 // deliveries; paging that keeps the filters. Other workspaces' chats: the security table.
+
+import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import type { ChatTurn } from "../../../src/db/schema";
-import { createWorkspace, json, request, signIn, until, type Workspace } from "../../support/harness";
+import { type ChatTurn, chats } from "../../../src/db/schema";
+import { createWorkspace, json, request, signIn, testDb, until, type Workspace } from "../../support/harness";
 import { connectTelegram, createAgent, telegram } from "../../support/messaging";
 import { createEndpoint } from "../../support/webhooks";
 import { chat, createWidget, SITE, visitor } from "../../support/widgets";
@@ -134,5 +136,32 @@ describe("dashboard chats", () => {
     const second = await page(older);
     expect(linked(second.html)).toEqual(ids.slice(50));
     expect(second.html).not.toContain("Older chats");
+  });
+
+  it("shows each chat's first message, and finds chats by the end user's name or id, or by the chat's id", async () => {
+    const ws = await createWorkspace("Chats search");
+    const agent = await createAgent(ws, { name: "Desk" });
+    const channel = await insertChannel(ws, agent.id, "telegram");
+    const ada = await insertSession(ws, { channel }); // Ada Lovelace, "Hi, are you open on Sunday?"
+    const long = "x".repeat(300);
+    const grace = await insertSession(ws, {
+      channel,
+      transcript: [
+        { role: "agent", text: "Welcome!", at: new Date().toISOString() },
+        { role: "user", text: long, at: new Date().toISOString() },
+      ],
+    });
+    await testDb().update(chats).set({ endUserName: "Grace 100% Hopper" }).where(eq(chats.id, grace.id));
+    const page = await pagesAs(ws);
+    const all = (await page("/dashboard/chats")).html;
+    expect(all).toContain('<span class="preview">Hi, are you open on Sunday?</span>');
+    expect(all).toContain(`<span class="preview">${"x".repeat(140)}</span>`); // the first user message, cut
+    expect(linked((await page("/dashboard/chats?search=lovelace")).html)).toEqual([ada.id]);
+    expect(linked((await page(`/dashboard/chats?search=${ada.endUserId.slice(2, 8)}`)).html)).toEqual([ada.id]);
+    expect(linked((await page(`/dashboard/chats?search=${grace.id.toUpperCase()}`)).html)).toEqual([grace.id]);
+    // % and _ are the name's own characters, not patterns.
+    expect(linked((await page(`/dashboard/chats?search=${encodeURIComponent("100%")}`)).html)).toEqual([grace.id]);
+    expect(linked((await page(`/dashboard/chats?search=${encodeURIComponent("%")}&agentId=${agent.id}`)).html)).toEqual([grace.id]);
+    expect((await page("/dashboard/chats?search=nobody")).html).toContain("No chats match these filters.");
   });
 });

@@ -17,8 +17,9 @@ const LIST_LIMIT = 50;
 const CHANNEL_CHOICES = 100;
 
 /** The list's filters as the form sent them; a value the form does not offer filters nothing. */
-function filtersOf(q: FilterValues): Omit<ListChatsQuery, "limit"> {
+function filtersOf(q: FilterValues): Omit<ListChatsQuery, "limit"> & { search?: string } {
   return {
+    search: q.search.trim() || undefined,
     channel: (CHAT_CHANNELS as readonly string[]).includes(q.channel) ? (q.channel as ChatChannel) : undefined,
     channelId: isUuid(q.channel) ? q.channel : undefined,
     agentId: isUuid(q.agentId) ? q.agentId : undefined,
@@ -44,6 +45,7 @@ export const registerListChatsPage = (app: OpenAPIHono<AppEnv>) =>
   app.get("/", async (c) => {
     const shell = await shellOf(c, "Chats", "chats");
     const q: FilterValues = {
+      search: c.req.query("search") ?? "",
       channel: c.req.query("channel") ?? "",
       agentId: c.req.query("agentId") ?? "",
       status: c.req.query("status") ?? "",
@@ -55,6 +57,6 @@ export const registerListChatsPage = (app: OpenAPIHono<AppEnv>) =>
     ]);
     const kept = Object.entries(q).filter(([, v]) => v !== "");
     const next = page.nextCursor ? `${BASE}?${new URLSearchParams([...kept, ["cursor", page.nextCursor]])}` : null;
-    const chats = page.data.map(({ chat, usage }) => toChatSummary(chat, usage));
+    const chats = page.data.map(({ chat, usage, preview }) => ({ ...toChatSummary(chat, usage), preview: preview ?? null }));
     return c.html(<ChatList shell={shell} chats={chats} channels={channels} agents={agents} q={q} next={next} />);
   });
