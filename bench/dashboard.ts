@@ -14,7 +14,7 @@ import type { Stack } from "../dev/stack";
 import { addToDailyStats } from "../src/calls/queries/stats";
 import { createDb } from "../src/db/client";
 import { calls, chats } from "../src/db/schema";
-import { newId } from "../src/lib/ids";
+import { idAt } from "../src/lib/ids";
 import { percentile, round, table } from "./report";
 import type { BenchWorkspace } from "./setup";
 
@@ -46,12 +46,6 @@ export interface DashboardBenchResult {
 
 const DAY = 86_400_000;
 const LATENCY = () => 450 + Math.round(Math.random() * 900);
-
-/** A UUID v7 of `at`, as the platform's ids are (they sort by creation). */
-const idAt = (at: number) => {
-  const hex = at.toString(16).padStart(12, "0");
-  return newId().replace(/^[0-9a-f]{8}-[0-9a-f]{4}/, `${hex.slice(0, 8)}-${hex.slice(8)}`);
-};
 
 async function seed(stack: Stack, ws: BenchWorkspace, n: { calls: number; chats: number }, log: (line: string) => void) {
   const { db, pool } = createDb(stack.databaseUrl, stack.wsProxy, 2);

@@ -3,7 +3,7 @@
 // live transcript) and a test chat. Not part of widget.js: the dashboard's asset build bundles it
 // (src/dashboard/ui/assets/build.ts), typechecked here with the browser's DOM types. Both post
 // form fields with the page's CSRF token and read JSON (refusals in the API's error body).
-import { type CallState, VoiceCall } from "./voice";
+import { CALL_STATE_LABELS, VoiceCall } from "./voice";
 
 interface Refused {
   statusCode?: number;
@@ -51,13 +51,7 @@ function setUp(root: HTMLElement): void {
   const status = $<HTMLElement>("talk-status");
   const spoken = $<HTMLElement>("talk-transcript");
   const callLink = $<HTMLAnchorElement>("talk-call");
-  const labels: Record<CallState, string> = {
-    starting: "Allow the microphone to start…",
-    connecting: "Connecting…",
-    live: "Connected. Speak now.",
-    ended: "Call ended.",
-    failed: "The call could not be started.",
-  };
+  const labels = CALL_STATE_LABELS;
   let call: VoiceCall | null = null;
 
   start.addEventListener("click", () => {

@@ -6,7 +6,7 @@
 // warning says why.
 import { Api, type ChatReply, type WidgetConfig, WidgetError } from "./api";
 import { CSS } from "./styles";
-import { type CallState, VoiceCall } from "./voice";
+import { CALL_STATE_LABELS, VoiceCall } from "./voice";
 
 const VERSION = "1.0.0";
 const PREFIX = "[ServiceWidget]";
@@ -321,13 +321,7 @@ class Widget {
 
   private async startCall(): Promise<void> {
     const { button, state } = this.callRefs;
-    const labels: Record<CallState, string> = {
-      starting: "Allow the microphone to start…",
-      connecting: "Connecting…",
-      live: "Connected. Speak now.",
-      ended: "Call ended.",
-      failed: "The call could not be started.",
-    };
+    const labels = CALL_STATE_LABELS;
     const call = new VoiceCall({
       state: (s, detail) => {
         state.textContent = detail ?? labels[s];

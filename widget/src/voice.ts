@@ -8,6 +8,15 @@ import { FrameBuffer, floatToPcm16, pcm16ToFloat, resample, WIRE_RATE } from "./
 
 export type CallState = "starting" | "connecting" | "live" | "ended" | "failed";
 
+/** What a call's state reads as, in the widget and the dashboard's talk panel. */
+export const CALL_STATE_LABELS: Record<CallState, string> = {
+  starting: "Allow the microphone to start…",
+  connecting: "Connecting…",
+  live: "Connected. Speak now.",
+  ended: "Call ended.",
+  failed: "The call could not be started.",
+};
+
 export interface CallListener {
   state(state: CallState, detail?: string): void;
   transcript(role: "agent" | "user", text: string): void;

@@ -4,7 +4,7 @@
 // spreadsheet would run as formulas defused. Another workspace's calls never show.
 import { describe, expect, it } from "vitest";
 import { calls } from "../../../src/db/schema";
-import { newId } from "../../../src/lib/ids";
+import { idAt } from "../../../src/lib/ids";
 import { createAgent } from "../../support/calls";
 import { createWorkspace, request, signIn, testDb, type Workspace } from "../../support/harness";
 import { pagesAs } from "../../support/pages";
@@ -23,11 +23,7 @@ async function seed(
   const rows = Array.from({ length: n }, (_, i) => {
     const createdAt = new Date(from - i * 3_600_000);
     return {
-      // ids are UUID v7 of their creation time, as the platform makes them
-      id: newId().replace(/^[0-9a-f]{8}-[0-9a-f]{4}/, () => {
-        const hex = createdAt.getTime().toString(16).padStart(12, "0");
-        return `${hex.slice(0, 8)}-${hex.slice(8)}`;
-      }),
+      id: idAt(createdAt.getTime()), // UUID v7 of their creation time, as the platform makes them
       organizationId: ws.organizationId,
       agentId: agent.id,
       agentName: agent.name,
