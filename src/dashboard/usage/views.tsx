@@ -116,7 +116,8 @@ const Charts: FC<{ days: string[]; totals: DayTotal[] }> = ({ days, totals }) =>
   </div>
 );
 
-type RequestRow = UsageReport["requests"]["data"][number];
+/** A request log row, with the call or chat it was for (null: an API request). */
+export type RequestRow = UsageReport["requests"]["data"][number] & { callId: string | null; chatId: string | null };
 
 const RequestLog: FC<{ rows: RequestRow[] }> = ({ rows }) => (
   <DataTable
@@ -125,6 +126,18 @@ const RequestLog: FC<{ rows: RequestRow[] }> = ({ rows }) => (
     columns={[
       { header: "Time", cell: (r) => <When at={r.createdAt} /> },
       { header: "Request", class: "mono small", cell: (r) => `${r.method} ${r.endpoint}` },
+      {
+        header: "For",
+        class: "small",
+        cell: (r) =>
+          r.callId ? (
+            <a href={`/dashboard/calls/${r.callId}`}>a call</a>
+          ) : r.chatId ? (
+            <a href={`/dashboard/chats/${r.chatId}`}>a chat</a>
+          ) : (
+            <span class="muted">the API</span>
+          ),
+      },
       { header: "Model", class: "mono small", cell: (r) => r.model },
       { header: "Status", cell: (r) => `${r.status}${r.errorCode ? ` ${r.errorCode}` : ""}` },
       { header: "Latency", cell: (r) => `${r.latencyMs} ms` },
@@ -134,21 +147,45 @@ const RequestLog: FC<{ rows: RequestRow[] }> = ({ rows }) => (
   />
 );
 
-export const UsagePage: FC<{ shell: Shell; report: UsageReport; days: string[] }> = ({ shell, report, days }) => {
-  const empty = report.totals.length === 0 && report.requests.data.length === 0;
+/** The range picker: a link per range, the current one marked. */
+const Ranges: FC<{ ranges: readonly number[]; current: number }> = ({ ranges, current }) => (
+  <nav class="row small" aria-label="Range">
+    <span class="muted">Show the last</span>
+    {ranges.map((n) =>
+      n === current ? <strong aria-current="page">{n} days</strong> : <a href={`/dashboard/usage?days=${n}`}>{n} days</a>,
+    )}
+  </nav>
+);
+
+export const UsagePage: FC<{
+  shell: Shell;
+  report: UsageReport;
+  rows: RequestRow[];
+  days: string[];
+  ranges: readonly number[];
+  /** The request log's older page, when there is one. */
+  older: string | null;
+}> = ({ shell, report, rows, days, ranges, older }) => {
+  const empty = report.totals.length === 0 && rows.length === 0;
   return (
     <Layout shell={shell} css={USAGE_CSS}>
       <div class="card">
         <p class="big-number">{report.credits.remaining.toLocaleString("en-US", { maximumFractionDigits: 4 })}</p>
         <p class="muted m0">credits remaining</p>
       </div>
+      <Ranges ranges={ranges} current={days.length} />
       {empty ? (
         <NoUsageYet />
       ) : (
         <>
           <Charts days={days} totals={report.totals} />
           <h2>Request log</h2>
-          <RequestLog rows={report.requests.data} />
+          <RequestLog rows={rows} />
+          {older ? (
+            <p>
+              <a href={older}>Older requests</a>
+            </p>
+          ) : null}
         </>
       )}
     </Layout>

@@ -6,13 +6,25 @@ import { UsagePage } from "../../../dashboard/usage/views";
 import { toUsageReport } from "../../../usage/mapper";
 import { getUsage } from "../../../usage/service";
 
-const DAYS = 30;
+/** The ranges the page offers, in days back from today (another value is the default). */
+export const USAGE_RANGES = [7, 30, 90] as const;
+const DEFAULT_DAYS = 30;
+/** Request log rows a page. */
+const LOG_PAGE = 50;
 
-/** GET /dashboard/usage: the report, a day per column. */
+/** GET /dashboard/usage: the report over ?days= (7, 30 or 90), a day per column; the request log paged (?cursor=), each row linked to its call or chat. */
 export const registerUsagePage = (app: OpenAPIHono<AppEnv>) =>
   app.get("/", async (c) => {
+    const wanted = Number(c.req.query("days"));
+    const span = (USAGE_RANGES as readonly number[]).includes(wanted) ? wanted : DEFAULT_DAYS;
     const shell = await shellOf(c, "Usage", "usage");
-    const report = toUsageReport(await getUsage({ ctx: c.var.ctx, input: { days: DAYS, limit: 50 } }));
-    const days = Array.from({ length: DAYS }, (_, i) => new Date(Date.now() - (DAYS - 1 - i) * 86_400_000).toISOString().slice(0, 10));
-    return c.html(<UsagePage shell={shell} report={report} days={days} />);
+    const usage = await getUsage({ ctx: c.var.ctx, input: { days: span, limit: LOG_PAGE, cursor: c.req.query("cursor") } });
+    const report = toUsageReport(usage);
+    const subjects = new Map(usage.requests.data.map((r) => [r.id, { callId: r.callId, chatId: r.chatId }]));
+    const rows = report.requests.data.map((r) => ({ ...r, ...(subjects.get(r.id) ?? { callId: null, chatId: null }) }));
+    const days = Array.from({ length: span }, (_, i) => new Date(Date.now() - (span - 1 - i) * 86_400_000).toISOString().slice(0, 10));
+    const older = report.requests.nextCursor
+      ? `/dashboard/usage?${new URLSearchParams({ days: String(span), cursor: report.requests.nextCursor })}`
+      : null;
+    return c.html(<UsagePage shell={shell} report={report} rows={rows} days={days} ranges={USAGE_RANGES} older={older} />);
   });
