@@ -111,3 +111,6 @@ export const listVoicesQuerySchema = z.strictObject({
 });
 
 export const voicePageSchema = pageSchema(voiceSchema, "VoicePage");
+
+/** What a voice says when it is played from the dashboard (GET /dashboard/voices/:id/sample). */
+export const VOICE_SAMPLE_TEXT = "Hello! This is how I sound. How can I help you today?";

@@ -393,6 +393,7 @@ export const ROUTES: RouteCase[] = [
     fields: { name: "Page voice", provider: "sandbox", providerVoiceId: "s-1", language: "en" },
   },
   { method: "GET", path: "/dashboard/voices/:id", auth: "page", resource: voice },
+  { method: "GET", path: "/dashboard/voices/:id/sample", auth: "page", resource: voice },
   {
     method: "POST",
     path: "/dashboard/voices/:id",

@@ -19,6 +19,7 @@ import {
   When,
 } from "../ui";
 import { AGENTS_CSS } from "../ui/assets/built";
+import { VoiceSample } from "../voices/views";
 import type { Values } from "./form";
 import { AGENT_TEMPLATES } from "./templates";
 import { TryPanel } from "./try";
@@ -59,6 +60,8 @@ export interface AgentFormProps {
   notice?: string;
   /** A new tool signing secret, shown once (after Rotate). */
   newToolSecret?: string;
+  /** The voice the form names (as saved or typed), to hear it; null when unknown. */
+  heardVoice: { id: string; name: string } | null;
 }
 
 /** The New agent page's starting points. */
@@ -77,7 +80,7 @@ const Templates: FC = () => (
   </nav>
 );
 
-export const AgentForm: FC<AgentFormProps> = ({ shell, agent, values, errors, voices, models, notice, newToolSecret }) => {
+export const AgentForm: FC<AgentFormProps> = ({ shell, agent, values, errors, voices, models, notice, newToolSecret, heardVoice }) => {
   const v = (k: string) => String(values[k] ?? "");
   return (
     <Layout shell={shell} css={AGENTS_CSS}>
@@ -105,7 +108,14 @@ export const AgentForm: FC<AgentFormProps> = ({ shell, agent, values, errors, vo
         />
         <div class="grid2">
           <TextField name="language" label="Language" value={v("language")} errors={errors} hint="BCP 47, e.g. en-US" />
-          <Select name="voiceId" label="Voice" value={v("voiceId")} options={voices} errors={errors} />
+          <div>
+            <Select name="voiceId" label="Voice" value={v("voiceId")} options={voices} errors={errors} />
+            {heardVoice ? (
+              <p class="small muted m0">
+                Hear {heardVoice.name}: <VoiceSample id={heardVoice.id} name={heardVoice.name} />
+              </p>
+            ) : null}
+          </div>
           <TextField
             name="llmModel"
             label="LLM model"

@@ -2,7 +2,7 @@
 // The Voices screens: the workspace's own voices (editable) and the system catalog (read-only),
 // and the form that creates and edits an owned voice.
 import type { FC } from "hono/jsx";
-import { VOICE_GENDERS, VOICE_PROVIDERS } from "../../voices/schema";
+import { VOICE_GENDERS, VOICE_PROVIDERS, VOICE_SAMPLE_TEXT } from "../../voices/schema";
 import type { Voice } from "../../voices/service";
 import {
   type Column,
@@ -20,12 +20,19 @@ import {
 } from "../ui";
 import type { Values } from "./form";
 
+/** A voice's sample, fetched (and metered) only when played. */
+export const VoiceSample: FC<{ id: string; name: string }> = ({ id, name }) => (
+  // biome-ignore lint/a11y/useMediaCaption: a fixed sentence, said on the page (VOICE_SAMPLE_TEXT)
+  <audio class="voice-sample" controls preload="none" src={`/dashboard/voices/${id}/sample`} aria-label={`${name}: a sample`} />
+);
+
 const columns = (editable: boolean): Array<Column<Voice>> => [
   { header: "Name", cell: (v) => (editable ? <a href={`/dashboard/voices/${v.id}`}>{v.name}</a> : v.name) },
   { header: "Provider", cell: (v) => v.provider },
   { header: "Provider voice id", class: "mono", cell: (v) => v.providerVoiceId },
   { header: "Language", cell: (v) => v.language },
   { header: "Description", class: "small", cell: (v) => v.description },
+  { header: "Listen", cell: (v) => <VoiceSample id={v.id} name={v.name} /> },
 ];
 
 export const VoiceList: FC<{ shell: Shell; owned: Voice[]; system: Voice[]; notice?: string }> = ({ shell, owned, system, notice }) => (
@@ -38,6 +45,9 @@ export const VoiceList: FC<{ shell: Shell; owned: Voice[]; system: Voice[]; noti
     }
   >
     {notice ? <Flash>{notice}</Flash> : null}
+    <p class="muted small mt0">
+      Play a voice to hear it say “{VOICE_SAMPLE_TEXT}” (a few dozen characters of text to speech, metered like any).
+    </p>
     <h2>This workspace's voices</h2>
     <DataTable rows={owned} columns={columns(true)} empty={<EmptyState muted>None yet: agents use system voices.</EmptyState>} />
     <h2>System voices</h2>

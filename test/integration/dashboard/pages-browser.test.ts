@@ -33,13 +33,14 @@ afterEach(() => {
 const fill = (path: string, params: Params) => path.replace(/:(\w+)/g, (_, name: string) => params[name] ?? randomUUID());
 const slug = (path: string) => path.replace(/^\/dashboard\/?/, "").replace(/[^A-Za-z0-9]+/g, "-") || "index";
 
-/** The HTML pages a signed-in admin can open: every GET page route (not the recording's audio, a call's live JSON or the calls' CSV). */
+/** The HTML pages a signed-in admin can open: every GET page route (not a recording's or a voice sample's audio, a call's live JSON or the calls' CSV). */
 const GET_PAGES = ROUTES.filter(
   (r) =>
     r.method === "GET" &&
     r.path.startsWith("/dashboard") &&
     !r.path.startsWith("/dashboard/api/") &&
     !r.path.endsWith("/recording") &&
+    !r.path.endsWith("/sample") &&
     !r.path.endsWith("/live") &&
     !r.path.endsWith(".csv"),
 );

@@ -9,13 +9,16 @@ import { AgentForm } from "../../../dashboard/agents/views";
 import { type FieldErrors, shellOf } from "../../../dashboard/ui";
 import { defaultVoiceId, listVoicesByName } from "../../../voices/service";
 
-async function voiceOptions(c: Context<AppEnv>) {
+/** The voice select's options, and the voice the form's value names (the platform's default for ""), to hear it. */
+async function voiceOptions(c: Context<AppEnv>, chosen: string) {
   const rows = await listVoicesByName({ ctx: c.var.ctx });
   const fallback = rows.find((v) => v.id === defaultVoiceId(c.var.config));
-  return [
+  const options = [
     { value: "", label: fallback ? `Platform default (now ${fallback.name}, ${fallback.provider})` : "Platform default voice" },
     ...rows.map((v) => ({ value: v.id, label: `${v.name} (${v.provider}${v.organizationId ? ", owned" : ", system"})` })),
   ];
+  const heard = rows.find((v) => v.id === chosen) ?? (chosen === "" ? fallback : undefined);
+  return { options, heard: heard ? { id: heard.id, name: heard.name } : null };
 }
 
 export async function renderForm(
@@ -29,7 +32,7 @@ export async function renderForm(
 ) {
   const [shell, voices, models] = await Promise.all([
     shellOf(c, agent ? `Agent: ${agent.name}` : "New agent", "agents"),
-    voiceOptions(c),
+    voiceOptions(c, String(values.voiceId ?? "")),
     llmModelChoices({ ctx: c.var.ctx }),
   ]);
   return c.html(
@@ -38,7 +41,8 @@ export async function renderForm(
       agent={agent}
       values={values}
       errors={errors}
-      voices={voices}
+      voices={voices.options}
+      heardVoice={voices.heard}
       models={models}
       notice={notice}
       newToolSecret={newToolSecret}
