@@ -25,6 +25,16 @@ export const NEVER_DISPATCHED = new Set(["chat.started", "chat.completed"]);
 
 export const ALL_EVENTS = Object.values(EVENTS_BY_CHANNEL).flat();
 
+/**
+ * The events this platform sends: calls, widget chats, and the messaging channels it has
+ * (WhatsApp, Telegram). The spec's catalogue also names SMS and Messenger sessions, which stay
+ * selectable through the API but which nothing here dispatches; the dashboard's picker offers only
+ * these (and keeps an endpoint's other events checked, so saving its form drops none).
+ */
+export const PLATFORM_EVENTS: ReadonlySet<string> = new Set(
+  ALL_EVENTS.filter((e) => !NEVER_DISPATCHED.has(e) && !e.startsWith("sms.") && !e.startsWith("messenger.")),
+);
+
 export const eventsFor = (channels: readonly Channel[]): string[] => channels.flatMap((c) => EVENTS_BY_CHANNEL[c]);
 
 /** The `channel` value inside a payload: `voice`, `widget`, or the messaging channel type (`whatsapp`). */

@@ -4,7 +4,7 @@
 // which bundles the server's own `shapePayload`); without JavaScript the form works the same and
 // the server renders the preview.
 import type { FC } from "hono/jsx";
-import { CHANNELS, type Channel, EVENTS_BY_CHANNEL, NEVER_DISPATCHED } from "../../webhooks/events";
+import { CHANNELS, type Channel, EVENTS_BY_CHANNEL, PLATFORM_EVENTS } from "../../webhooks/events";
 import { LEAF_PATHS } from "../../webhooks/payload";
 import { TEST_EVENT } from "../../webhooks/test-event";
 import { Checkbox, Csrf, ErrorSummary, type FieldErrors, GroupError, InlineScript, TextArea, TextField } from "../ui";
@@ -66,7 +66,10 @@ const Events: FC<{ v: Values; errors: FieldErrors }> = ({ v, errors }) => (
 
     <fieldset id="f-events" aria-describedby={describedBy(errors, "events")}>
       <legend>Events</legend>
-      <p class="hint mt0">Only events of the chosen channels can be selected. With none selected, the endpoint receives only Send Test.</p>
+      <p class="hint mt0">
+        Only events of the chosen channels, and only those this platform sends, can be selected. With none selected, the endpoint receives
+        only Send Test.
+      </p>
       <div class="row events-actions">
         <button type="button" class="secondary" data-events="all" hidden>
           Select all
@@ -79,9 +82,16 @@ const Events: FC<{ v: Values; errors: FieldErrors }> = ({ v, errors }) => (
         <fieldset class="group" data-channel={ch}>
           <legend>{CHANNEL_LABELS[ch]}</legend>
           <div class="checks">
-            {EVENTS_BY_CHANNEL[ch].map((e) => (
-              <Checkbox name="events" value={e} label={NEVER_DISPATCHED.has(e) ? `${e} (never sent)` : e} checked={v.events.includes(e)} />
-            ))}
+            {EVENTS_BY_CHANNEL[ch]
+              .filter((e) => PLATFORM_EVENTS.has(e) || v.events.includes(e))
+              .map((e) => (
+                <Checkbox
+                  name="events"
+                  value={e}
+                  label={PLATFORM_EVENTS.has(e) ? e : `${e} (never sent here)`}
+                  checked={v.events.includes(e)}
+                />
+              ))}
           </div>
         </fieldset>
       ))}
