@@ -11,6 +11,13 @@ const DeliveryBadge: FC<{ status: DeliveryView["status"] }> = ({ status }) => (
   <Badge tone={status === "succeeded" ? "good" : status === "failed" ? "bad" : "off"}>{status}</Badge>
 );
 
+/** What a delivery was about, on the dashboard: a call's events link to the call, a chat's to the chat. */
+export const subjectLink = (d: Pick<DeliveryView, "event" | "subjectId">): { href: string; label: string } | null => {
+  if (!d.subjectId) return null;
+  if (d.event.startsWith("call.")) return { href: `/dashboard/calls/${d.subjectId}`, label: "the call" };
+  return { href: `/dashboard/chats/${d.subjectId}`, label: "the chat" };
+};
+
 const Attempt: FC<{ a: AttemptView }> = ({ a }) => (
   <li>
     <div class="row small">
@@ -70,6 +77,12 @@ export const DeliveryLog: FC<{ csrf: string; endpoint: EndpointView; deliveries:
         </header>
         <div class="small muted wrap">
           Delivery id <code>{d.id}</code>
+          {subjectLink(d) ? (
+            <>
+              {" "}
+              · about <a href={subjectLink(d)?.href}>{subjectLink(d)?.label}</a>
+            </>
+          ) : null}
         </div>
         <ol class="attempts" aria-label={`Attempts of delivery ${d.id}`}>
           {d.attempts.map((a) => (
