@@ -379,6 +379,19 @@ export const ROUTES: RouteCase[] = [
   { method: "POST", path: "/dashboard/agents/:id/rotate-tool-secret", auth: "page", resource: agent },
   {
     method: "POST",
+    path: "/dashboard/agents/:id/tools",
+    auth: "page",
+    fields: {
+      toolName: "lookup_order",
+      toolDescription: "Looks up an order.",
+      toolUrl: "https://example.com/tools/order",
+      toolTimeout: "10",
+    },
+    resource: agent,
+  },
+  { method: "POST", path: "/dashboard/agents/:id/tools/remove", auth: "page", fields: { name: "lookup_order" }, resource: agent },
+  {
+    method: "POST",
     path: "/dashboard/agents/:id/chat",
     auth: "page",
     fields: { conversationId: "0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77", message: "Hello", history: "[]" },

@@ -22,6 +22,7 @@ import { AGENTS_CSS } from "../ui/assets/built";
 import { VoiceSample } from "../voices/views";
 import type { Values } from "./form";
 import { AGENT_TEMPLATES } from "./templates";
+import { ToolBuilder, type ToolValues } from "./tools";
 import { TryPanel } from "./try";
 
 const NEW = "/dashboard/agents/new";
@@ -62,6 +63,8 @@ export interface AgentFormProps {
   newToolSecret?: string;
   /** The voice the form names (as saved or typed), to hear it; null when unknown. */
   heardVoice: { id: string; name: string } | null;
+  /** The add-a-tool form, as typed (and its errors, when it came back). */
+  tool: { values: ToolValues; errors: FieldErrors };
 }
 
 /** The New agent page's starting points. */
@@ -80,7 +83,18 @@ const Templates: FC = () => (
   </nav>
 );
 
-export const AgentForm: FC<AgentFormProps> = ({ shell, agent, values, errors, voices, models, notice, newToolSecret, heardVoice }) => {
+export const AgentForm: FC<AgentFormProps> = ({
+  shell,
+  agent,
+  values,
+  errors,
+  voices,
+  models,
+  notice,
+  newToolSecret,
+  heardVoice,
+  tool,
+}) => {
   const v = (k: string) => String(values[k] ?? "");
   return (
     <Layout shell={shell} css={AGENTS_CSS}>
@@ -210,7 +224,7 @@ export const AgentForm: FC<AgentFormProps> = ({ shell, agent, values, errors, vo
           rows={4}
           hint='e.g. [{"name":"visit_type","type":"enum","description":"New or existing patient","choices":["new","existing"]}]'
         />
-        <h2>Tools</h2>
+        <h2>Tools (JSON)</h2>
         <TextArea
           name="tools"
           label="Tools (JSON array)"
@@ -232,6 +246,7 @@ export const AgentForm: FC<AgentFormProps> = ({ shell, agent, values, errors, vo
           </a>
         </p>
       </form>
+      {agent ? <ToolBuilder agent={agent} csrf={shell.csrf} values={tool.values} errors={tool.errors} /> : null}
       {agent ? (
         <form
           method="post"

@@ -11,6 +11,7 @@ import { registerEditAgentPage } from "./edit";
 import { registerListAgentsPage } from "./list";
 import { registerNewAgentPage } from "./new";
 import { registerRotateToolSecretPage } from "./rotate-tool-secret";
+import { registerAddToolPage, registerRemoveToolPage } from "./tools";
 import { registerUpdateAgentPage } from "./update";
 import { registerAgentWebCallAction } from "./web-call";
 
@@ -25,5 +26,7 @@ export function agentPages() {
   registerAgentWebCallAction(app);
   registerAgentTestChatAction(app);
   registerRotateToolSecretPage(app);
+  registerAddToolPage(app);
+  registerRemoveToolPage(app);
   return app;
 }

@@ -5,6 +5,7 @@ import type { Context } from "hono";
 import { type Agent, getAgent, llmModelChoices } from "../../../agents/service";
 import type { AppEnv } from "../../../context";
 import type { Values } from "../../../dashboard/agents/form";
+import { EMPTY_TOOL, type ToolValues } from "../../../dashboard/agents/tools";
 import { AgentForm } from "../../../dashboard/agents/views";
 import { type FieldErrors, shellOf } from "../../../dashboard/ui";
 import { defaultVoiceId, listVoicesByName } from "../../../voices/service";
@@ -29,6 +30,7 @@ export async function renderForm(
   status: 200 | 400 = 200,
   notice?: string,
   newToolSecret?: string,
+  tool?: { values: ToolValues; errors: FieldErrors },
 ) {
   const [shell, voices, models] = await Promise.all([
     shellOf(c, agent ? `Agent: ${agent.name}` : "New agent", "agents"),
@@ -46,6 +48,7 @@ export async function renderForm(
       models={models}
       notice={notice}
       newToolSecret={newToolSecret}
+      tool={tool ?? { values: EMPTY_TOOL, errors: {} }}
     />,
     status,
   );
