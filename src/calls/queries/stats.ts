@@ -69,8 +69,23 @@ interface Delta {
 
 const t = callDailyStats;
 
-/** One upsert of a call's day-and-agent row, adding `delta` (an absent row starts at zero). */
+/**
+ * One upsert of a call's day-and-agent row, adding `delta` (an absent row starts at zero). It never
+ * throws: the call's own write has happened, and its webhooks and analysis must follow; a failed
+ * upsert is logged (the Overview is then short of it) rather than breaking the call's ending.
+ */
 export async function addToDailyStats(db: Db, call: Owner, delta: Delta): Promise<void> {
+  try {
+    await upsert(db, call, delta);
+  } catch (err) {
+    const root = err instanceof Error ? err : new Error(String(err));
+    console.error(
+      JSON.stringify({ level: "error", msg: "call daily figures not updated", error: root.name, message: root.message.slice(0, 200) }),
+    );
+  }
+}
+
+async function upsert(db: Db, call: Owner, delta: Delta): Promise<void> {
   const latencies = delta.latencies ?? [];
   await db
     .insert(t)

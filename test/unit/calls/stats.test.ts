@@ -1,8 +1,9 @@
 // The calls' daily latency histogram (src/calls/queries/stats.ts): its buckets (which migration
 // 0020 repeats in SQL), the percentiles read from it, and adding histograms of any lengths.
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import {
   addHistograms,
+  addToDailyStats,
   bucketMiddle,
   histogramOf,
   histogramPercentile,
@@ -10,6 +11,7 @@ import {
   latencyBucket,
   trimmed,
 } from "../../../src/calls/queries/stats";
+import type { Db } from "../../../src/db/client";
 
 describe("latency buckets", () => {
   it("are 10 ms wide below 3 s, 100 ms wide below 10 s, then one for the rest (371, as migration 0020 writes them)", () => {
@@ -39,5 +41,21 @@ describe("latency buckets", () => {
     expect(sum.reduce((a, b) => a + b, 0)).toBe(3);
     expect(trimmed(histogramOf([25, 40]))).toEqual([0, 0, 1, 0, 1]);
     expect(trimmed(histogramOf([]))).toEqual([]);
+  });
+});
+
+describe("addToDailyStats", () => {
+  it("never throws: a failed upsert is logged, and the call's ending goes on", async () => {
+    const failing = {
+      insert: () => ({
+        values: () => ({ onConflictDoUpdate: () => Promise.reject(new Error("connection reset")) }),
+      }),
+    } as unknown as Db;
+    const logged = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const owner = { organizationId: "o", createdAt: new Date(), agentId: null, agentName: "Desk" };
+    await expect(addToDailyStats(failing, owner, { calls: 1 })).resolves.toBeUndefined();
+    expect(logged).toHaveBeenCalledWith(expect.stringContaining('"msg":"call daily figures not updated"'));
+    expect(logged.mock.calls[0]?.[0]).toContain("connection reset");
+    logged.mockRestore();
   });
 });
