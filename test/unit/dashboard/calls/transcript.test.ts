@@ -5,7 +5,7 @@
 import { jsx } from "hono/jsx";
 import { describe, expect, it } from "vitest";
 import type { CallView } from "../../../../src/calls/mapper";
-import { LatencyWaterfall, latencyScaleMs, Transcript, type TurnLatency } from "../../../../src/dashboard/calls/transcript";
+import { LatencyWaterfall, latencyScaleMs, offset, Transcript, type TurnLatency } from "../../../../src/dashboard/calls/transcript";
 
 const html = (node: unknown) => String(node);
 
@@ -96,9 +96,16 @@ describe("Transcript", () => {
   const view = { fullText: "", turns };
 
   it("shows the call's p50 and a waterfall under each measured reply only, on the slowest reply's scale", () => {
-    const out = html(jsx(Transcript, { transcript: view, latency: { turns: 2, voiceToVoiceMsP50: 1500, platformMsP50: 50 } }));
+    const out = html(
+      jsx(Transcript, {
+        transcript: view,
+        latency: { turns: 2, voiceToVoiceMsP50: 1500, platformMsP50: 50 },
+        startedAt: null,
+        playable: false,
+      }),
+    );
     expect(out).toMatch(/^<div class="card"><p class="latency-p50 small"><strong>Voice to voice<\/strong> p50 1500 ms over 2 replies /);
-    const items = out.split(/<li><span class="role">/).slice(1);
+    const items = out.split(/<li[^>]*><span class="role">/).slice(1);
     expect(items.map((i) => i.includes('class="waterfall"'))).toEqual([false, false, true, false, true]);
     // Both replies on one scale: 2000 ms fills the width, 1000 ms half of it.
     expect(bars(items[2] as string).at(-1)).toEqual(["platform", "47.500%", "2.500%", null]);
@@ -108,7 +115,7 @@ describe("Transcript", () => {
   });
 
   it("escapes what was said", () => {
-    const out = html(jsx(Transcript, { transcript: view, latency: null }));
+    const out = html(jsx(Transcript, { transcript: view, latency: null, startedAt: null, playable: false }));
     expect(out).not.toContain("<script>");
     expect(out).not.toContain("<img");
     expect(out).not.toContain("<b>");
@@ -121,18 +128,36 @@ describe("Transcript", () => {
       { role: "agent", text: "Hello.", startMs: 0, endMs: 900 },
       { role: "user", text: "Hi.", startMs: 1000, endMs: 1400, latency: trace },
     ];
-    const out = html(jsx(Transcript, { transcript: { fullText: "", turns: plain }, latency: null }));
+    const out = html(jsx(Transcript, { transcript: { fullText: "", turns: plain }, latency: null, startedAt: null, playable: false }));
     expect(out).not.toContain("latency-p50");
     expect(out).not.toContain("waterfall");
     expect(out).not.toContain("<svg");
-    expect(out).toContain('<li><span class="role">Agent</span><span class="muted small">0.0 s</span> Hello.</li>');
-    expect(html(jsx(Transcript, { transcript: { fullText: "", turns: [] }, latency: null }))).toBe(
-      '<div class="card"><p class="muted">Nothing was said.</p></div>',
+    expect(out).toContain(
+      '<li data-start="0.00" data-end="0.90"><span class="role">Agent</span><span class="muted small">0:00</span> Hello.</li>',
+    );
+    expect(html(jsx(Transcript, { transcript: { fullText: "", turns: [] }, latency: null, startedAt: null, playable: false }))).toBe(
+      '<div class="card"><p class="muted" data-turns-empty="true">Nothing was said.</p></div>',
     );
   });
 
+  it("with a recording, each turn's time plays it from there; with a start, the clock says when (UTC)", () => {
+    const startedAt = new Date("2026-03-01T10:00:00.000Z");
+    const out = html(jsx(Transcript, { transcript: view, latency: null, startedAt, playable: true }));
+    expect(out).toContain(
+      '<li data-start="7.00" data-end="7.60"><span class="role">Caller</span><button type="button" class="link small" data-seek="7.00" aria-label="Play from 0:07">0:07</button><time class="muted small" datetime="2026-03-01T10:00:07.000Z"> 10:00:07</time> Tomorrow.</li>',
+    );
+    expect(offset(125_400)).toBe("2:05");
+  });
+
   it("says one reply in the singular", () => {
-    const out = html(jsx(Transcript, { transcript: view, latency: { turns: 1, voiceToVoiceMsP50: 1000, platformMsP50: 50 } }));
+    const out = html(
+      jsx(Transcript, {
+        transcript: view,
+        latency: { turns: 1, voiceToVoiceMsP50: 1000, platformMsP50: 50 },
+        startedAt: null,
+        playable: false,
+      }),
+    );
     expect(out).toContain("p50 1000 ms over 1 reply ");
   });
 });
