@@ -59,8 +59,9 @@ const agentWithTools = async (ws: Workspace) => ({
     ],
   }),
 });
+/** One of the sandbox provider's own voices (`alloy`), so its sample can be synthesized (GET …/sample). */
 const voice = async (ws: Workspace) => ({
-  id: await createdId(ws, "/v1/voices", { name: "Tenant's voice", provider: "sandbox", providerVoiceId: "s-1", language: "en" }),
+  id: await createdId(ws, "/v1/voices", { name: "Tenant's voice", provider: "sandbox", providerVoiceId: "alloy", language: "en" }),
 });
 const endpoint = async (ws: Workspace) => ({
   id: await createdId(ws, "/v1/webhook-endpoints", { name: "Tenant's hook", useTestReceiver: true, channels: ["voice"] }),
