@@ -4,7 +4,7 @@
 // (src/calls/states.ts): of two racing writers (the media session and a provider callback, or a
 // duplicated callback) exactly one wins, and only the winner fires the webhook. The API's reads of
 // a workspace's calls are in ../service.ts.
-import { and, eq, gt, inArray, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
+import { and, eq, getTableColumns, gt, inArray, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import {
   type Agent,
@@ -321,12 +321,12 @@ export async function saveAnalysis(db: Db, callId: string, analysis: CallAnalysi
     .set({ analysis, report, analysisError: null })
     .from(before)
     .where(eq(calls.id, before.id))
-    .returning({ id: calls.id, old: before.old });
+    .returning({ row: getTableColumns(calls), old: before.old });
   if (!saved) return undefined;
-  const row = await findCall(db, callId);
+  const { row } = saved;
   const old = saved.old as CallReport | null;
-  if (row?.endedAt) await addToDailyStats(db, row, { analyzed: old ? 0 : 1, successSum: report.successScore - (old?.successScore ?? 0) });
-  return row ?? undefined;
+  if (row.endedAt) await addToDailyStats(db, row, { analyzed: old ? 0 : 1, successSum: report.successScore - (old?.successScore ?? 0) });
+  return row;
 }
 
 /** Why the call's analysis failed (our own message: the API shows it). */

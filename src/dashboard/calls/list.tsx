@@ -7,7 +7,7 @@ import type { CallSummary } from "../../calls/service";
 import { CALL_STATUSES } from "../../calls/states";
 import { durationOf } from "../../calls/views";
 import { CALL_DIRECTIONS } from "../../db/schema";
-import { toCredits } from "../../lib/credits";
+import { formatCredits as credits } from "../../lib/credits";
 import { Badge, Csrf, DataTable, EmptyState, ErrorSummary, type FieldErrors, Layout, Select, type Shell, TextField, When } from "../ui";
 
 /** The telephony sandbox's scripted callees (docs/sandbox.md): offered in the test-call form. */
@@ -124,11 +124,6 @@ const Filters: FC<{ q: FilterValues; agents: Array<{ id: string; name: string }>
     </button>
   </form>
 );
-
-const credits = (micro: number) => {
-  const c = toCredits(micro);
-  return c === 0 ? "0" : c >= 1 ? c.toFixed(2) : c.toPrecision(2);
-};
 
 export interface CallListProps {
   shell: Shell;

@@ -3,16 +3,12 @@
 // (calls, minutes, chats, what the calls cost, success, voice-to-voice latency), and the same per
 // agent. A workspace with nothing yet is told where to start. Data: src/overview/service.ts.
 import type { FC } from "hono/jsx";
-import { toCredits } from "../../lib/credits";
+import { formatCredits as credits } from "../../lib/credits";
 import type { Overview, OverviewRow } from "../../overview/service";
 import { DataTable, DayChart, EmptyState, Layout, type Shell } from "../ui";
 import { OVERVIEW_CSS } from "../ui/assets/built";
 
 const count = (v: number) => v.toLocaleString("en-US");
-const credits = (micro: number) => {
-  const c = toCredits(micro);
-  return c === 0 ? "0" : c >= 1 ? c.toFixed(2) : c.toPrecision(2);
-};
 const percent = (v: number | null) => (v === null ? "–" : `${Math.round(v * 100)}%`);
 const ms = (v: number | null) => (v === null ? "–" : `${count(v)} ms`);
 const latency = (r: OverviewRow) => (r.voiceToVoiceP50Ms === null ? "–" : `${ms(r.voiceToVoiceP50Ms)} / ${ms(r.voiceToVoiceP95Ms)}`);
