@@ -1,5 +1,7 @@
 // The widget's side of the public routes (/widget/v1/*, docs/widget.md). Every request carries
-// the widget token in the query; the page's Origin is checked by the server.
+// the widget token in the query; the page's Origin is checked by the server. The dashboard's live
+// preview names the widget by id instead (`?preview=`): the server accepts that only with the
+// dashboard's session cookie, from the dashboard's own origin, so only there are cookies sent.
 
 export type Mode = "chat" | "voice" | "both";
 
@@ -38,20 +40,31 @@ export class WidgetError extends Error {
   }
 }
 
+/** How requests name the widget: its public token, or (the dashboard's preview) its id. */
+export type Credential = { token: string } | { preview: string };
+
 export class Api {
+  private readonly query: string;
+  /** Cookies only for the preview, a same-origin request; never for a token's cross-origin one. */
+  private readonly credentials: RequestCredentials;
+
   constructor(
     private readonly base: string,
-    private readonly token: string,
-  ) {}
+    credential: Credential,
+  ) {
+    this.query =
+      "token" in credential ? `token=${encodeURIComponent(credential.token)}` : `preview=${encodeURIComponent(credential.preview)}`;
+    this.credentials = "token" in credential ? "omit" : "same-origin";
+  }
 
   private url(path: string): string {
-    return `${this.base}/widget/v1${path}?token=${encodeURIComponent(this.token)}`;
+    return `${this.base}/widget/v1${path}?${this.query}`;
   }
 
   private async call<T>(path: string, init: RequestInit = {}): Promise<T> {
     let res: Response;
     try {
-      res = await fetch(this.url(path), { ...init, credentials: "omit", mode: "cors" });
+      res = await fetch(this.url(path), { ...init, credentials: this.credentials, mode: "cors" });
     } catch {
       // A refused preflight or a network failure: the browser tells us no more.
       throw new WidgetError(0, "network", "The service could not be reached (network error or a refused cross-origin request).");
@@ -97,7 +110,7 @@ export class Api {
       headers: { "content-type": "text/plain" },
       body: JSON.stringify({ visitorId }),
       keepalive: true,
-      credentials: "omit",
+      credentials: this.credentials,
       mode: "cors",
     }).catch(() => undefined);
   }
