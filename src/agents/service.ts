@@ -168,6 +168,19 @@ export async function listAgentNames({ ctx }: { ctx: Ctx<"db" | "organizationId"
     .orderBy(asc(agents.name));
 }
 
+/** The workspace's agents by name, with their first message (what a widget greets with when it sets none). */
+export async function listAgentFirstMessages({
+  ctx,
+}: {
+  ctx: Ctx<"db" | "organizationId">;
+}): Promise<Array<{ id: string; name: string; firstMessage: string | null }>> {
+  return ctx.db
+    .select({ id: agents.id, name: agents.name, firstMessage: agents.firstMessage })
+    .from(agents)
+    .where(ownedBy(agents, ctx.organizationId))
+    .orderBy(asc(agents.name));
+}
+
 /**
  * Only the fields sent change (mapper.ts: `metadata` and `tools` replaced whole, `analysisPlan`
  * merged); 404 when not the workspace's. An agent created before tools existed gets its signing

@@ -181,10 +181,25 @@ export const visitorIdSchema = z
   .regex(/^[A-Za-z0-9_-]{8,64}$/, "must be 8 to 64 letters, digits, - or _ (the widget makes one per browser)")
   .openapi({ description: "A random id the widget keeps per browser (localStorage).", example: "v_Qm2k9XrT4bLp0aZs" });
 
+/** The widget's credential in the query: its token, or (the dashboard's preview) its id; the gate checks either. */
 export const widgetTokenQuery = z.object({
   token: z
     .string()
-    .openapi({ param: { name: "token", in: "query" }, description: "The widget token (`data-service-token`).", example: EXAMPLE_TOKEN }),
+    .optional()
+    .openapi({
+      param: { name: "token", in: "query" },
+      description: "The widget token (`data-service-token`). Required unless `preview` is given.",
+      example: EXAMPLE_TOKEN,
+    }),
+  preview: z
+    .string()
+    .optional()
+    .openapi({
+      param: { name: "preview", in: "query" },
+      description:
+        "The dashboard's live preview only: the widget's id instead of its token, accepted with the dashboard's session cookie from the dashboard's own origin (no other origin, no CORS).",
+      example: "0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77",
+    }),
 });
 
 export const publicConfigSchema = z

@@ -1,16 +1,18 @@
 // Widgets: create, read, update, rotate the token, revoke, delete. Each operation takes
 // `{ ctx, input }` (src/services.ts), shared by /v1/widgets and the dashboard. Every query is scoped
 // by the organization (src/db/tenancy.ts); another workspace's widget is simply not found.
-import { and, desc, eq, isNull, type SQL, sql } from "drizzle-orm";
-import { findAgent, listAgentNames } from "../agents/service";
+import { and, desc, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
+import { findAgent, listAgentFirstMessages } from "../agents/service";
 import type { Db } from "../db/client";
 import { pageQuery } from "../db/pagination";
 import { type Widget, widgets } from "../db/schema";
 import { ownedBy, ownedRow } from "../db/tenancy";
 import { randomBase62 } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
+import { isUuid } from "../lib/ids";
 import { type PageParams, pageOf } from "../lib/pagination";
 import type { Ctx, Op } from "../services";
+import { greetingOf } from "./reply";
 import { type CreateWidgetInput, DEFAULT_COLORS, type UpdateWidgetInput } from "./schema";
 
 export type { Widget };
@@ -46,9 +48,18 @@ async function whileAgentExists<T>(write: Promise<T>): Promise<T> {
   }
 }
 
-/** The agents a widget of this workspace may put on a website (the dashboard's agent picker), by name. */
-export const listWidgetAgents = ({ ctx }: { ctx: Ctx<"db" | "organizationId"> }): Promise<Array<{ id: string; name: string }>> =>
-  listAgentNames({ ctx });
+/**
+ * The agents a widget of this workspace may put on a website, by name (the dashboard's agent
+ * picker), each with the greeting a widget of it shows when it sets none (the live preview's).
+ */
+export async function listWidgetAgents({
+  ctx,
+}: {
+  ctx: Ctx<"db" | "organizationId">;
+}): Promise<Array<{ id: string; name: string; greeting: string | null }>> {
+  const rows = await listAgentFirstMessages({ ctx });
+  return rows.map((a) => ({ id: a.id, name: a.name, greeting: greetingOf({ greeting: null }, a) }));
+}
 
 const scoped = (organizationId: string, id: string) => ownedRow(widgets, organizationId, id);
 
@@ -148,6 +159,23 @@ export async function findActiveWidget({ ctx, input: { token } }: Op<{ token: st
     .select()
     .from(widgets)
     .where(and(eq(widgets.token, token), isNull(widgets.revokedAt)))
+    .limit(1);
+  return row ?? null;
+}
+
+/**
+ * The dashboard preview's lookup: a widget of one of the signed-in user's workspaces, by id,
+ * revoked or not (the preview is authorised by the session, not by the token). Null for any other.
+ */
+export async function findWidgetOfWorkspaces({
+  ctx,
+  input: { id, organizationIds },
+}: Op<{ id: string; organizationIds: string[] }, "db">): Promise<Widget | null> {
+  if (!isUuid(id) || organizationIds.length === 0) return null;
+  const [row] = await ctx.db
+    .select()
+    .from(widgets)
+    .where(and(eq(widgets.id, id), inArray(widgets.organizationId, organizationIds)))
     .limit(1);
   return row ?? null;
 }

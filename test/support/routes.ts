@@ -191,6 +191,9 @@ export const ROUTES: RouteCase[] = [
   },
   // The embeddable widget's public routes: each takes one widget's token (query) from a page on
   // its allowed origins, is rate-limited, and reaches only that widget (widgets/errors.test.ts).
+  // The dashboard's live preview calls them with `?preview=<widget id>` instead: only with a live
+  // dashboard session, from the dashboard's own origin, for a widget of the user's workspaces
+  // (widgets/preview.test.ts refuses every other case).
   {
     method: "GET",
     path: "/widget/v1/config",

@@ -7,7 +7,7 @@ import { errorResponses, jsonBody, jsonResponse, publicSecurity } from "../../li
 import { chatMessages, greetingOf, widgetReply } from "../../widgets/reply";
 import { chatMessageSchema, chatReplySchema, widgetTokenQuery } from "../../widgets/schema";
 import { appendVisitorMessage, startSession } from "../../widgets/sessions";
-import { limitVisitor, widgetOf } from "./gate";
+import { isPreview, limitVisitor, widgetOf } from "./gate";
 import { agentOf, PUBLIC_TAG, requireChannel } from "./shared";
 
 export const widgetChatRoute = createRoute({
@@ -29,7 +29,7 @@ export const widgetChatRoute = createRoute({
 export const registerWidgetChat = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(widgetChatRoute, async (c) => {
     const widget = widgetOf(c);
-    requireChannel(widget, "chat");
+    requireChannel(widget, "chat", isPreview(c));
     const body = c.req.valid("json");
     await limitVisitor(c, widget, body.visitorId, true);
     const agent = await agentOf(c, widget);

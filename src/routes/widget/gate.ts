@@ -11,6 +11,8 @@
 // The token sits in the URL, not a header, so that a preflight (which carries no custom header)
 // can be checked too. It is public by design: what it guards is one widget's chat and voice
 // starts, from its allowed origins, within its limits.
+// The dashboard's live preview (`?preview=<widget id>` instead of a token) replaces steps 2 to 4
+// with the dashboard session's checks (preview.ts): same origin only, no CORS.
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../../context";
@@ -20,10 +22,13 @@ import { ApiError } from "../../lib/errors";
 import { enforce } from "../../ratelimit/http";
 import { originAllowed } from "../../widgets/origins";
 import { findActiveWidget } from "../../widgets/service";
+import { previewWidget } from "./preview";
 
 // Keyed by the request's context (one per request, shared by middleware and handler); not by
 // c.req.raw, which the body limit replaces for a chunked body.
 const widgets = new WeakMap<Context<AppEnv>, Widget>();
+/** The requests of the dashboard's preview (authorised by its session, not the token). */
+const previews = new WeakSet<Context<AppEnv>>();
 
 /** The widget the gate resolved for this request. */
 export function widgetOf(c: Context<AppEnv>): Widget {
@@ -31,6 +36,9 @@ export function widgetOf(c: Context<AppEnv>): Widget {
   if (!widget) throw new Error("widget routes must run behind the widget gate");
   return widget;
 }
+
+/** Whether this request is the dashboard's preview of the widget (preview.ts). */
+export const isPreview = (c: Context<AppEnv>): boolean => previews.has(c);
 
 const EXPOSED = "RateLimit, RateLimit-Policy, Retry-After, X-Request-Id";
 
@@ -51,6 +59,7 @@ export const widgetGate = createMiddleware<AppEnv>(async (c, next) => {
   const preflight = c.req.method === "OPTIONS";
   const origin = c.req.header("origin");
   const token = c.req.query("token") ?? "";
+  const preview = c.req.query("preview");
   // Keyed by the address alone: the widget is not known yet, and must not be looked up first.
   const { config } = c.var;
   try {
@@ -67,6 +76,12 @@ export const widgetGate = createMiddleware<AppEnv>(async (c, next) => {
   } catch (err) {
     readableRefusal(c, preflight);
     throw err;
+  }
+  if (preview !== undefined) {
+    // The dashboard's preview: its refusals carry no CORS header (it is same-origin only).
+    widgets.set(c, await previewWidget(c, preview, preflight));
+    previews.add(c);
+    return next();
   }
   const widget = token ? await findActiveWidget({ ctx: c.var, input: { token } }) : null;
   if (!widget) {

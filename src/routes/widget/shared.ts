@@ -15,7 +15,12 @@ export async function agentOf(c: Context<AppEnv>, widget: Widget) {
   return agent;
 }
 
-export function requireChannel(widget: Widget, channel: "chat" | "voice"): void {
+/**
+ * The widget's mode must offer `channel`. The dashboard's preview (`preview`) offers both: it
+ * shows the mode chosen in the form, which may not be saved yet.
+ */
+export function requireChannel(widget: Widget, channel: "chat" | "voice", preview = false): void {
+  if (preview) return;
   if (widget.mode !== "both" && widget.mode !== channel) {
     throw new ApiError("channel_disabled", `This widget does not offer ${channel} (its mode is ${widget.mode}).`);
   }

@@ -5,7 +5,7 @@ import { startWebCall } from "../../calls/place";
 import type { AppEnv } from "../../context";
 import { errorResponses, jsonBody, jsonResponse, publicSecurity } from "../../lib/openapi";
 import { publicWebCallSchema, visitorBodySchema, widgetTokenQuery } from "../../widgets/schema";
-import { limitVisitor, widgetOf } from "./gate";
+import { isPreview, limitVisitor, widgetOf } from "./gate";
 import { agentOf, PUBLIC_TAG, requireChannel } from "./shared";
 
 export const widgetWebCallRoute = createRoute({
@@ -24,7 +24,7 @@ export const widgetWebCallRoute = createRoute({
 export const registerWidgetWebCall = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(widgetWebCallRoute, async (c) => {
     const widget = widgetOf(c);
-    requireChannel(widget, "voice");
+    requireChannel(widget, "voice", isPreview(c));
     const { visitorId } = c.req.valid("json");
     await limitVisitor(c, widget, visitorId, true);
     const agent = await agentOf(c, widget);
@@ -37,7 +37,16 @@ export const registerWidgetWebCall = (app: OpenAPIHono<AppEnv>) =>
         publicOrigin: services.publicOrigin,
         callSessions: services.callSessions,
       },
-      input: { agent, metadata: { source: "widget", widgetId: widget.id, visitorId, origin: c.req.header("origin") ?? null } },
+      input: {
+        agent,
+        metadata: {
+          source: "widget",
+          widgetId: widget.id,
+          visitorId,
+          origin: c.req.header("origin") ?? null,
+          ...(isPreview(c) && { preview: true }),
+        },
+      },
     });
     return c.json(
       {

@@ -5939,9 +5939,11 @@ export interface operations {
     };
     widgetConfig: {
         parameters: {
-            query: {
-                /** @description The widget token (`data-service-token`). */
-                token: string;
+            query?: {
+                /** @description The widget token (`data-service-token`). Required unless `preview` is given. */
+                token?: string;
+                /** @description The dashboard's live preview only: the widget's id instead of its token, accepted with the dashboard's session cookie from the dashboard's own origin (no other origin, no CORS). */
+                preview?: string;
             };
             header?: never;
             path?: never;
@@ -5998,9 +6000,11 @@ export interface operations {
     };
     widgetChat: {
         parameters: {
-            query: {
-                /** @description The widget token (`data-service-token`). */
-                token: string;
+            query?: {
+                /** @description The widget token (`data-service-token`). Required unless `preview` is given. */
+                token?: string;
+                /** @description The dashboard's live preview only: the widget's id instead of its token, accepted with the dashboard's session cookie from the dashboard's own origin (no other origin, no CORS). */
+                preview?: string;
             };
             header?: never;
             path?: never;
@@ -6115,9 +6119,11 @@ export interface operations {
     };
     widgetEndSession: {
         parameters: {
-            query: {
-                /** @description The widget token (`data-service-token`). */
-                token: string;
+            query?: {
+                /** @description The widget token (`data-service-token`). Required unless `preview` is given. */
+                token?: string;
+                /** @description The dashboard's live preview only: the widget's id instead of its token, accepted with the dashboard's session cookie from the dashboard's own origin (no other origin, no CORS). */
+                preview?: string;
             };
             header?: never;
             path: {
@@ -6206,9 +6212,11 @@ export interface operations {
     };
     widgetWebCall: {
         parameters: {
-            query: {
-                /** @description The widget token (`data-service-token`). */
-                token: string;
+            query?: {
+                /** @description The widget token (`data-service-token`). Required unless `preview` is given. */
+                token?: string;
+                /** @description The dashboard's live preview only: the widget's id instead of its token, accepted with the dashboard's session cookie from the dashboard's own origin (no other origin, no CORS). */
+                preview?: string;
             };
             header?: never;
             path?: never;
