@@ -3,7 +3,7 @@ export { Badge, type Tone, ToolOutcome } from "./badges";
 export { DayChart } from "./day-chart";
 export { EmptyState } from "./empty-state";
 export { Checkbox, Csrf, ErrorSummary, type FieldErrors, GroupError, Select, TextArea, TextField } from "./fields";
-export { Document, InlineScript, InlineStyle, Layout, nonceOf, type Shell, shellOf } from "./layout";
+export { Document, InlineScript, InlineStyle, Layout, nonceOf, type Shell, scriptJson, shellOf } from "./layout";
 export { AdminRequired, Flash, Secret } from "./notices";
 export { type Column, DataTable } from "./table";
 export { When, when } from "./time";

@@ -67,6 +67,9 @@ export const InlineScript: FC<{ nonce: string; js: string; id?: string; type?: s
   <script nonce={nonce} id={id} type={type} dangerouslySetInnerHTML={{ __html: js }} />
 );
 
+/** JSON inside a <script> element: `<` escaped so the text can never close the element. */
+export const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, "\\u003c");
+
 /** `css`: the screen's own styles (an export of ./assets/built.js), after the shell's. */
 /** The dashboard's icon: a sound wave on the accent colour (inline, so it needs no request and no route). */
 const FAVICON = `data:image/svg+xml,${encodeURIComponent(

@@ -7,14 +7,11 @@ import type { FC } from "hono/jsx";
 import { CHANNELS, type Channel, EVENTS_BY_CHANNEL, PLATFORM_EVENTS } from "../../webhooks/events";
 import { LEAF_PATHS } from "../../webhooks/payload";
 import { TEST_EVENT } from "../../webhooks/test-event";
-import { Checkbox, Csrf, ErrorSummary, type FieldErrors, GroupError, InlineScript, TextArea, TextField } from "../ui";
+import { Checkbox, Csrf, ErrorSummary, type FieldErrors, GroupError, InlineScript, scriptJson, TextArea, TextField } from "../ui";
 import { WEBHOOK_FORM_JS } from "../ui/assets/built";
 import { previewOf, samplePayload, type Values } from "./values";
 
 const CHANNEL_LABELS: Record<Channel, string> = { voice: "Voice", chat: "Chat (messaging)", widget: "Widget" };
-
-/** JSON inside a <script> element: `<` escaped so the text can never close the element. */
-const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, "\\u003c");
 
 /** Leaf paths grouped by their root key, for the builder's columns. */
 const LEAF_GROUPS = LEAF_PATHS.reduce<Array<{ root: string; paths: string[] }>>((groups, path) => {

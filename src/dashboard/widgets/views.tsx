@@ -1,6 +1,6 @@
 /** @jsxImportSource hono/jsx */
 // The Widgets screens: the list, and a widget's page (its embed code with a copy button, its
-// token's state with rotate and revoke, the form with every field, delete).
+// token's state with rotate and revoke, the form with every field beside the live preview, delete).
 import type { FC } from "hono/jsx";
 import { WIDGET_MODES, WIDGET_POSITIONS } from "../../widgets/schema";
 import type { Widget } from "../../widgets/service";
@@ -19,7 +19,9 @@ import {
   TextField,
   When,
 } from "../ui";
+import { WIDGETS_CSS } from "../ui/assets/built";
 import type { Values } from "./form";
+import { type PreviewAgents, WidgetPreview } from "./preview";
 
 type Choice = { value: string; label: string };
 
@@ -114,66 +116,24 @@ export interface WidgetFormProps {
   values: Values;
   errors: FieldErrors;
   agents: Choice[];
+  /** The agents' names and greetings, for the live preview (an existing widget's page). */
+  previewAgents?: PreviewAgents;
   notice?: string;
 }
 
-export const WidgetForm: FC<WidgetFormProps> = ({ shell, widget, values, errors, agents, notice }) => (
-  <Layout shell={shell}>
+export const WidgetForm: FC<WidgetFormProps> = ({ shell, widget, values, errors, agents, previewAgents, notice }) => (
+  <Layout shell={shell} css={WIDGETS_CSS}>
     {notice ? <Flash>{notice}</Flash> : null}
     {widget ? <EmbedCode csrf={shell.csrf} widget={widget.row} embed={widget.embed} /> : null}
     <ErrorSummary errors={errors} />
-    <form method="post" action={widget ? `/dashboard/widgets/${widget.row.id}` : "/dashboard/widgets"} class="card" novalidate>
-      <Csrf token={shell.csrf} />
-      <div class="grid2">
-        <TextField name="name" label="Name" value={values.name} errors={errors} hint="For you; visitors never see it." required />
-        <Select name="agentId" label="Agent" value={values.agentId} options={agents} errors={errors} />
-        <Select
-          name="mode"
-          label="Mode"
-          value={values.mode}
-          options={WIDGET_MODES.map((m) => ({ value: m, label: m === "both" ? "chat and voice" : m }))}
-          errors={errors}
-        />
-        <Select
-          name="position"
-          label="Position"
-          value={values.position}
-          options={WIDGET_POSITIONS.map((p) => ({ value: p, label: p }))}
-          errors={errors}
-        />
+    {widget ? (
+      <div class="widget-edit">
+        <Fields shell={shell} widget={widget.row} values={values} errors={errors} agents={agents} />
+        <WidgetPreview nonce={shell.nonce} widget={widget.row} agents={previewAgents ?? {}} />
       </div>
-      <TextArea
-        name="allowedOrigins"
-        label="Allowed origins (one per line)"
-        value={values.allowedOrigins}
-        errors={errors}
-        rows={3}
-        hint="e.g. https://www.example.com, https://*.example.com, http://localhost:3000"
-      />
-      <div class="grid2">
-        <TextField name="title" label="Title (optional)" value={values.title} errors={errors} hint="Empty: the agent's name." />
-        <TextField
-          name="greeting"
-          label="Greeting (optional)"
-          value={values.greeting}
-          errors={errors}
-          hint="Empty: the agent's first message."
-        />
-        <TextField name="accent" label="Accent colour" value={values.accent} errors={errors} />
-        <TextField name="accentText" label="Text on accent" value={values.accentText} errors={errors} />
-        <TextField name="background" label="Background colour" value={values.background} errors={errors} />
-        <TextField name="text" label="Text colour" value={values.text} errors={errors} />
-      </div>
-      <p class="row">
-        <button type="submit" disabled={agents.length === 0}>
-          {widget ? "Save widget" : "Create widget"}
-        </button>
-        <a class="button secondary" href="/dashboard/widgets">
-          Cancel
-        </a>
-      </p>
-      {agents.length === 0 ? <p class="muted">Create an agent first: a widget puts an agent on a website.</p> : null}
-    </form>
+    ) : (
+      <Fields shell={shell} widget={null} values={values} errors={errors} agents={agents} />
+    )}
     {widget ? (
       <form
         method="post"
@@ -188,4 +148,72 @@ export const WidgetForm: FC<WidgetFormProps> = ({ shell, widget, values, errors,
       </form>
     ) : null}
   </Layout>
+);
+
+/** The form with every field (the preview follows its values: `data-widget-form`). */
+const Fields: FC<{ shell: Shell; widget: Widget | null; values: Values; errors: FieldErrors; agents: Choice[] }> = ({
+  shell,
+  widget,
+  values,
+  errors,
+  agents,
+}) => (
+  <form
+    method="post"
+    action={widget ? `/dashboard/widgets/${widget.id}` : "/dashboard/widgets"}
+    class="card"
+    novalidate
+    data-widget-form=""
+  >
+    <Csrf token={shell.csrf} />
+    <div class="grid2">
+      <TextField name="name" label="Name" value={values.name} errors={errors} hint="For you; visitors never see it." required />
+      <Select name="agentId" label="Agent" value={values.agentId} options={agents} errors={errors} />
+      <Select
+        name="mode"
+        label="Mode"
+        value={values.mode}
+        options={WIDGET_MODES.map((m) => ({ value: m, label: m === "both" ? "chat and voice" : m }))}
+        errors={errors}
+      />
+      <Select
+        name="position"
+        label="Position"
+        value={values.position}
+        options={WIDGET_POSITIONS.map((p) => ({ value: p, label: p }))}
+        errors={errors}
+      />
+    </div>
+    <TextArea
+      name="allowedOrigins"
+      label="Allowed origins (one per line)"
+      value={values.allowedOrigins}
+      errors={errors}
+      rows={3}
+      hint="e.g. https://www.example.com, https://*.example.com, http://localhost:3000"
+    />
+    <div class="grid2">
+      <TextField name="title" label="Title (optional)" value={values.title} errors={errors} hint="Empty: the agent's name." />
+      <TextField
+        name="greeting"
+        label="Greeting (optional)"
+        value={values.greeting}
+        errors={errors}
+        hint="Empty: the agent's first message."
+      />
+      <TextField name="accent" label="Accent colour" value={values.accent} errors={errors} />
+      <TextField name="accentText" label="Text on accent" value={values.accentText} errors={errors} />
+      <TextField name="background" label="Background colour" value={values.background} errors={errors} />
+      <TextField name="text" label="Text colour" value={values.text} errors={errors} />
+    </div>
+    <p class="row">
+      <button type="submit" disabled={agents.length === 0}>
+        {widget ? "Save widget" : "Create widget"}
+      </button>
+      <a class="button secondary" href="/dashboard/widgets">
+        Cancel
+      </a>
+    </p>
+    {agents.length === 0 ? <p class="muted">Create an agent first: a widget puts an agent on a website.</p> : null}
+  </form>
 );

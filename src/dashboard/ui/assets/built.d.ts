@@ -21,3 +21,7 @@ export declare const AGENT_CONSOLE_JS: string;
 export declare const OVERVIEW_CSS: string;
 /** widget/src/call-page.ts: a call's page (play the recording from a turn, follow a live call). */
 export declare const CALL_PAGE_JS: string;
+/** widgets.css: a widget's page (the form beside the live preview's stage). */
+export declare const WIDGETS_CSS: string;
+/** widget/src/widget-preview.ts: a widget's page, the form's values handed to the previewed widget.js as they are typed. */
+export declare const WIDGET_PREVIEW_JS: string;
