@@ -102,8 +102,8 @@ export class Widget {
   configure(look: Partial<Look>): void {
     const before = this.config;
     this.config = { ...before, ...look, colors: { ...before.colors, ...look.colors } };
-    this.applyLook();
     const modeChanged = this.config.mode !== before.mode;
+    this.applyLook(modeChanged);
     if (modeChanged) {
       this.call?.hangup();
       this.call = null;
@@ -112,7 +112,12 @@ export class Widget {
     if (modeChanged || (this.state.messages.length === 0 && this.config.greeting !== before.greeting)) this.replay();
   }
 
-  private applyLook(): void {
+  /**
+   * Colours, side, title and labels; the launcher's icon only when the mode changed (`newMode`):
+   * replacing it under a pressed pointer would lose the click (the preview restyles on a field's
+   * `change`, which fires as the pointer goes down on the launcher).
+   */
+  private applyLook(newMode = true): void {
     const { colors, title, mode, position } = this.config;
     this.root.className = `root ${position === "bottom-left" ? "left" : "right"}`;
     for (const [name, value] of [
@@ -126,7 +131,7 @@ export class Widget {
     const what = mode === "voice" ? "voice assistant" : "chat";
     this.heading.textContent = title;
     this.launcher.setAttribute("aria-label", `Open ${what}: ${title}`);
-    this.launcher.replaceChildren(icon(mode === "voice" ? ICONS.mic : ICONS.chat));
+    if (newMode) this.launcher.replaceChildren(icon(mode === "voice" ? ICONS.mic : ICONS.chat));
     this.closeButton.setAttribute("aria-label", `Close ${what}`);
   }
 

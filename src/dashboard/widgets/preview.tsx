@@ -32,7 +32,8 @@ export const WidgetPreview: FC<{ nonce: string; widget: Widget; agents: PreviewA
       </p>
     </div>
     <InlineScript nonce={nonce} type="application/json" id="widget-preview-agents" js={scriptJson(agents)} />
-    <script src="/widget.js" data-service-preview={widget.id} data-service-container={STAGE_ID} nonce={nonce} async />
+    {/* `defer`, not `async`: hono/jsx would hoist an async script into <head>. */}
+    <script src="/widget.js" data-service-preview={widget.id} data-service-container={STAGE_ID} nonce={nonce} defer />
     <InlineScript nonce={nonce} js={WIDGET_PREVIEW_JS} />
   </section>
 );
