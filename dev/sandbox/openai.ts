@@ -42,6 +42,8 @@ export interface SandboxRequest {
   at: number;
   /** The model named in the body, when there was one. */
   model?: string;
+  /** Text to speech (POST /v1/audio/speech): the voice named in the body. */
+  voice?: string;
   /** The status answered; absent while the request is pending or held (fault-timeout). */
   status?: number;
   /** The latency profile that timed the answer (docs/sandbox.md#latency-profiles). */
@@ -423,6 +425,8 @@ export async function startProviderSandbox(
 
       if (method === "POST" && path === "/v1/audio/speech") {
         const { raw, body, model } = await readJson();
+        const named = (body as { voice?: unknown } | null)?.voice;
+        if (typeof named === "string") entry.voice = named;
         if (model && (await applyFault(model, () => sha256(path, raw), { body: "this body is not audio", type: "audio/wav" }))) return;
         const speech = parseSpeechRequest(body);
         const audio = await synthesize(synth, speech, memory);
