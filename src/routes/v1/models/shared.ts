@@ -111,10 +111,17 @@ export async function transcribe(
 /** A multipart upload's request body. */
 export const multipart = <T extends z.ZodType>(schema: T) => ({ body: { required: true, content: { "multipart/form-data": { schema } } } });
 
-export async function synthesize(
-  c: Context<AppEnv>,
-  input: { text: string; voice: string; model?: string; format: AudioFormat; speed?: number },
-) {
+export interface SpeechInput {
+  text: string;
+  /** A voice id, or (the OpenAI SDK's alias) a provider voice id or name. */
+  voice: string;
+  model?: string;
+  format: AudioFormat;
+  speed?: number;
+}
+
+/** The whole audio of `input.text`, metered by characters to the request's workspace. */
+export async function synthesizeAudio(c: Context<AppEnv>, input: SpeechInput): Promise<{ audio: ArrayBuffer; characters: number }> {
   const voice = await resolveSpeechVoice({ ctx: c.var.ctx, input: { ref: input.voice } });
   const provider = c.var.services.providers.tts(voice.provider);
   const model = input.model ?? c.var.services.providers.ttsModel(voice.provider);
@@ -126,6 +133,11 @@ export async function synthesize(
     ),
     quantity: characters,
   }));
+  return { audio, characters };
+}
+
+export async function synthesize(c: Context<AppEnv>, input: SpeechInput) {
+  const { audio, characters } = await synthesizeAudio(c, input);
   return c.body(audio, 200, { "content-type": AUDIO_CONTENT_TYPES[input.format], "x-characters": String(characters) });
 }
 
