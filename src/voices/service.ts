@@ -15,6 +15,7 @@ import { isUuid } from "../lib/ids";
 import { type Page, type PageParams, pageOf } from "../lib/pagination";
 import type { Ctx, Op } from "../services";
 import { toNewVoiceRow, toVoicePatch } from "./mapper";
+import { forgetVoiceSamples, type SampleStore } from "./samples";
 import type { CreateVoiceInput, UpdateVoiceInput, VoiceProvider } from "./schema";
 
 export type { Voice };
@@ -145,11 +146,18 @@ export async function getOwnedVoice({ ctx: { db, organizationId }, input: { id }
   return row ?? refuseUnowned(db, id, "changed");
 }
 
-/** Only the fields sent change; `null` clears gender, previewUrl and description. */
-export async function updateVoice({
-  ctx: { db, organizationId },
-  input: { id, patch },
-}: Op<{ id: string; patch: UpdateVoiceInput }>): Promise<Voice> {
+/** A change to a voice: its database, and its kept samples (samples.ts), which follow it. */
+interface VoiceWrite<I> {
+  ctx: Ctx<"db" | "organizationId" | "providers"> & SampleStore;
+  input: I;
+}
+
+/**
+ * Only the fields sent change; `null` clears gender, previewUrl and description. A kept sample
+ * that no longer matches the voice (another provider or provider voice id) is deleted.
+ */
+export async function updateVoice({ ctx, input: { id, patch } }: VoiceWrite<{ id: string; patch: UpdateVoiceInput }>): Promise<Voice> {
+  const { db, organizationId } = ctx;
   const [row] = isUuid(id)
     ? await db
         .update(voices)
@@ -157,18 +165,22 @@ export async function updateVoice({
         .where(ownedRow(voices, organizationId, id))
         .returning()
     : [];
-  return row ?? refuseUnowned(db, id, "updated");
+  if (!row) return refuseUnowned(db, id, "updated");
+  await forgetVoiceSamples({ ctx, input: { voice: row, deleted: false } });
+  return row;
 }
 
-/** Agents that used the voice keep working with `voiceId: null` (the foreign key sets null). */
-export async function deleteVoice({ ctx: { db, organizationId }, input: { id } }: Op<{ id: string }>): Promise<void> {
+/** Agents that used the voice keep working with `voiceId: null` (the foreign key sets null); its kept samples go. */
+export async function deleteVoice({ ctx, input: { id } }: VoiceWrite<{ id: string }>): Promise<void> {
+  const { db, organizationId } = ctx;
   const [row] = isUuid(id)
     ? await db
         .delete(voices)
         .where(ownedRow(voices, organizationId, id))
-        .returning({ id: voices.id })
+        .returning({ id: voices.id, provider: voices.provider, providerVoiceId: voices.providerVoiceId })
     : [];
-  if (!row) await refuseUnowned(db, id, "deleted");
+  if (!row) return refuseUnowned(db, id, "deleted");
+  await forgetVoiceSamples({ ctx, input: { voice: row, deleted: true } });
 }
 
 /**

@@ -1,7 +1,8 @@
 // Voices are playable from the dashboard: GET /dashboard/voices/:id/sample is the voice saying the
 // sample sentence (WAV, through the provider sandbox's text to speech), metered to the workspace
-// like the Models API's (each play: no dashboard response is cached); the Voices page and the agent form carry
-// the players (fetched only when played). Another workspace's voice: the security table (404).
+// like the Models API's on its first play, then kept (later plays cost nothing: what the provider
+// receives, tenancy and edits are in voices/sample-cache.test.ts); the Voices page and the agent
+// form carry the players (fetched only when played). Another workspace's voice: the security table (404).
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { usageEvents } from "../../../src/db/schema";
@@ -12,7 +13,7 @@ import { createWorkspace, request, settled, signIn, testDb } from "../../support
 import { pagesAs } from "../../support/pages";
 
 describe("voice samples", () => {
-  it("plays a system voice's sample, metered once per play; the pages carry the players", async () => {
+  it("plays a system voice's sample, metered on the first play only; the pages carry the players", async () => {
     const ws = await createWorkspace("Voice samples");
     const { cookie } = await signIn(ws.admin.email, ws.admin.password);
     const res = await request(`/dashboard/voices/${ALLOY_VOICE_ID}/sample`, { headers: { cookie } });
@@ -22,6 +23,13 @@ describe("voice samples", () => {
     const wav = new Uint8Array(await res.arrayBuffer());
     expect(new TextDecoder().decode(wav.slice(0, 4))).toBe("RIFF");
     expect(wav.length).toBeGreaterThan(10_000); // about three seconds of speech
+    expect(res.headers.get("x-voice-sample")).toBe("synthesized");
+    // Played again: the kept sample, the same audio, still no-store for the browser.
+    const again = await request(`/dashboard/voices/${ALLOY_VOICE_ID}/sample`, { headers: { cookie } });
+    expect(again.status).toBe(200);
+    expect(again.headers.get("x-voice-sample")).toBe("cached");
+    expect(again.headers.get("cache-control")).toBe("no-store");
+    expect(new Uint8Array(await again.arrayBuffer())).toEqual(wav);
     await settled(ws.organizationId);
     const rows = await testDb()
       .select()

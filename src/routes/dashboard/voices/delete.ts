@@ -6,6 +6,6 @@ import { inPageWords } from "./shared";
 /** POST /dashboard/voices/:id/delete. */
 export const registerDeleteVoicePage = (app: OpenAPIHono<AppEnv>) =>
   app.post("/:id/delete", async (c) => {
-    await inPageWords(deleteVoice({ ctx: c.var.ctx, input: { id: c.req.param("id") } }));
+    await inPageWords(deleteVoice({ ctx: { ...c.var.ctx, samples: c.env.RECORDINGS }, input: { id: c.req.param("id") } }));
     return c.redirect("/dashboard/voices?deleted=1", 303);
   });

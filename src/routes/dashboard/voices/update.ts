@@ -13,6 +13,6 @@ export const registerUpdateVoicePage = (app: OpenAPIHono<AppEnv>) =>
     const values = typed(c.var.form);
     const checked = validate(updateVoiceSchema, inputOf(values));
     if (!checked.ok) return renderForm(c, voice, values, checked.errors, 400);
-    await inPageWords(updateVoice({ ctx: c.var.ctx, input: { id: voice.id, patch: checked.data } }));
+    await inPageWords(updateVoice({ ctx: { ...c.var.ctx, samples: c.env.RECORDINGS }, input: { id: voice.id, patch: checked.data } }));
     return c.redirect(`/dashboard/voices/${voice.id}?saved=1`, 303);
   });

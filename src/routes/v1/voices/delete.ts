@@ -18,6 +18,6 @@ export const deleteVoiceRoute = createRoute({
 
 export const registerDeleteVoice = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(deleteVoiceRoute, async (c) => {
-    await deleteVoice({ ctx: c.var.ctx, input: { id: c.req.valid("param").id } });
+    await deleteVoice({ ctx: { ...c.var.ctx, samples: c.env.RECORDINGS }, input: { id: c.req.valid("param").id } });
     return c.body(null, 204);
   });

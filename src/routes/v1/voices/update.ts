@@ -20,6 +20,9 @@ export const updateVoiceRoute = createRoute({
 
 export const registerUpdateVoice = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(updateVoiceRoute, async (c) => {
-    const row = await updateVoice({ ctx: c.var.ctx, input: { id: c.req.valid("param").id, patch: c.req.valid("json") } });
+    const row = await updateVoice({
+      ctx: { ...c.var.ctx, samples: c.env.RECORDINGS },
+      input: { id: c.req.valid("param").id, patch: c.req.valid("json") },
+    });
     return c.json(toVoice(row, c.var.services.providers.synthesizable()), 200);
   });
