@@ -52,8 +52,11 @@ export const webhookDeliveries = pgTable(
     event: text("event").notNull(),
     /** The call or chat the event is about, for "deliveries of this call". */
     subjectId: text("subject_id"),
-    /** The body as sent (already shaped for custom mode), without the signature. */
-    payload: jsonb("payload").$type<Record<string, unknown>>().notNull(),
+    /**
+     * The body exactly as sent (JSON text, already shaped for custom mode): serialized once when the
+     * delivery is written, so every attempt sends, and signs, the same bytes.
+     */
+    payload: text("payload").notNull(),
     status: text("status").$type<"pending" | "succeeded" | "failed">().notNull().default("pending"),
     attemptCount: integer("attempt_count").notNull().default(0),
     lastStatusCode: integer("last_status_code"),

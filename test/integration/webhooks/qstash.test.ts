@@ -307,7 +307,7 @@ async function pendingDelivery(ws: Workspace, endpointId: string): Promise<strin
       endpointId,
       eventId: newId(),
       event: "call.completed",
-      payload: { deliveryId: id, event: "call.completed", channel: "voice", timestamp: new Date().toISOString() },
+      payload: JSON.stringify({ deliveryId: id, event: "call.completed", channel: "voice", timestamp: new Date().toISOString() }),
     });
   return id;
 }
