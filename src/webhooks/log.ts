@@ -31,6 +31,8 @@ export interface DeliveryView {
   attemptCount: number;
   lastStatusCode: number | null;
   subjectId: string | null;
+  /** The request body exactly as sent on every attempt: the bytes each attempt's signature covers. */
+  body: string;
   createdAt: string;
   updatedAt: string;
   attempts: AttemptView[];
@@ -57,6 +59,7 @@ const toDeliveryView = (d: WebhookDelivery, attempts: WebhookAttempt[]): Deliver
   attemptCount: d.attemptCount,
   lastStatusCode: d.lastStatusCode,
   subjectId: d.subjectId,
+  body: d.payload,
   createdAt: d.createdAt.toISOString(),
   updatedAt: d.updatedAt.toISOString(),
   attempts: attempts

@@ -24,7 +24,7 @@ const Attempt: FC<{ a: AttemptView }> = ({ a }) => (
       <strong>Attempt {a.attempt}</strong>
       <Badge tone={a.statusCode !== null && a.statusCode >= 200 && a.statusCode < 300 ? "good" : "bad"}>{outcome(a)}</Badge>
       <span class="muted">
-        {a.trigger} · {a.target.replace("_", " ")} · {a.durationMs} ms · <When at={a.createdAt} />
+        {a.trigger} · {a.target.replace("_", " ")} · {a.durationMs} ms · signed t={a.signedAt} · <When at={a.createdAt} />
       </span>
     </div>
     <div class="small muted wrap">{a.url}</div>
@@ -39,6 +39,24 @@ const Attempt: FC<{ a: AttemptView }> = ({ a }) => (
       <div class="small muted">No response body.</div>
     )}
   </li>
+);
+
+/**
+ * A delivery's body as every attempt sent it, not reformatted: what a receiver hashes to check
+ * X-Service-Signature (src/webhooks/signature.ts).
+ */
+const SignedBody: FC<{ d: DeliveryView }> = ({ d }) => (
+  <details class="mt6">
+    <summary class="small">Payload (exactly as signed)</summary>
+    <p class="hint">
+      Every attempt sends these bytes. Its <code>X-Service-Signature</code> is <code>t=&lt;t&gt;,v1=&lt;hex&gt;</code>, where hex is the
+      HMAC-SHA256, keyed with the signing secret, of <code>&lt;t&gt;.</code> followed by this body, byte for byte (<code>t</code> is the
+      attempt's "signed t" below). Verify over the raw body you received, before parsing it.
+    </p>
+    <pre class="excerpt" tabindex={0} id={`body-${d.id}`}>
+      {d.body}
+    </pre>
+  </details>
 );
 
 export const DeliveryLog: FC<{ csrf: string; endpoint: EndpointView; deliveries: DeliveryView[]; next: string | null }> = ({
@@ -84,6 +102,7 @@ export const DeliveryLog: FC<{ csrf: string; endpoint: EndpointView; deliveries:
             </>
           ) : null}
         </div>
+        <SignedBody d={d} />
         <ol class="attempts" aria-label={`Attempts of delivery ${d.id}`}>
           {d.attempts.map((a) => (
             <Attempt a={a} />

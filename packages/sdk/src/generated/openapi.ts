@@ -5233,6 +5233,8 @@ export interface components {
             attemptCount: number;
             lastStatusCode: number | null;
             subjectId: string | null;
+            /** @description The request body exactly as sent (JSON text, shaped for `custom` mode): every attempt sends these bytes, and its `X-Service-Signature` is the HMAC of `"<signedAt>.<body>"`. */
+            body: string;
             createdAt: string;
             updatedAt: string;
             attempts: components["schemas"]["WebhookAttempt"][];

@@ -131,6 +131,10 @@ export const deliverySchema = z
     attemptCount: z.number().int(),
     lastStatusCode: z.number().int().nullable(),
     subjectId: z.string().nullable(),
+    body: z.string().openapi({
+      description:
+        'The request body exactly as sent (JSON text, shaped for `custom` mode): every attempt sends these bytes, and its `X-Service-Signature` is the HMAC of `"<signedAt>.<body>"`.',
+    }),
     createdAt: z.string(),
     updatedAt: z.string(),
     attempts: z.array(attemptSchema),
