@@ -945,7 +945,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send Test: post a synthetic call.completed payload to this endpoint now */
+        /**
+         * Send Test: post a synthetic payload of an event (default call.completed) to this endpoint now
+         * @description The body is optional: without one (or with `{}`) the test is a `call.completed`. An event this platform does not send is a 400 whose message lists those it does.
+         */
         post: operations["sendTestWebhook"];
         delete?: never;
         options?: never;
@@ -1153,7 +1156,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send Test: post a synthetic call.completed payload to this endpoint now */
+        /**
+         * Send Test: post a synthetic payload of an event (default call.completed) to this endpoint now
+         * @description The body is optional: without one (or with `{}`) the test is a `call.completed`. An event this platform does not send is a 400 whose message lists those it does.
+         */
         post: operations["dashboardSendTestWebhook"];
         delete?: never;
         options?: never;
@@ -5251,6 +5257,14 @@ export interface components {
             responseBody: string | null;
             signedAt: number;
             createdAt: string;
+        };
+        SendTestWebhook: {
+            /**
+             * @description The event whose synthetic payload to send: any event this platform sends (default `call.completed`). The payload has that event's shape, built by the code that builds real ones; it is about no real call or chat.
+             * @example widget.completed
+             * @enum {string}
+             */
+            event?: "call.started" | "call.completed" | "call.failed" | "call.analyzed" | "widget.started" | "widget.completed" | "whatsapp.started" | "whatsapp.completed" | "telegram.started" | "telegram.completed";
         };
         TestReceiverCaptures: {
             url: string;
@@ -10227,7 +10241,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SendTestWebhook"];
+            };
+        };
         responses: {
             /** @description The test delivery and its attempt (in QStash mode the attempt follows shortly). */
             200: {
@@ -11381,7 +11399,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SendTestWebhook"];
+            };
+        };
         responses: {
             /** @description The test delivery and its attempt (in QStash mode the attempt follows shortly). */
             200: {

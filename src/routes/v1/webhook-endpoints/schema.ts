@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { NON_EMPTY_PATCH, nonEmptyPatch, text } from "../../../lib/fields";
 import { ALL_EVENTS, CHANNELS } from "../../../webhooks/events";
 import { LEAF_PATHS } from "../../../webhooks/payload";
+import { DEFAULT_TEST_EVENT, TEST_EVENTS } from "../../../webhooks/test-payloads";
 
 const url = z.string().trim().max(2048).url();
 
@@ -162,3 +163,16 @@ export const deliveryFiltersSchema = z.object({
   status: z.enum(["pending", "succeeded", "failed"]).optional(),
   event: z.string().max(100).optional(),
 });
+
+/** Send Test's optional body: which event's synthetic payload to send. */
+export const sendTestSchema = z
+  .strictObject({
+    event: z
+      .enum(TEST_EVENTS)
+      .optional()
+      .openapi({
+        description: `The event whose synthetic payload to send: any event this platform sends (default \`${DEFAULT_TEST_EVENT}\`). The payload has that event's shape, built by the code that builds real ones; it is about no real call or chat.`,
+        example: "widget.completed",
+      }),
+  })
+  .openapi("SendTestWebhook");
