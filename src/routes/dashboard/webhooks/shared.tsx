@@ -30,7 +30,7 @@ export async function renderNew(c: Context<AppEnv>, values: Values, errors: Fiel
   return c.html(<NewEndpoint shell={shell} values={values} errors={errors} />, status);
 }
 
-type DetailExtra = Pick<EndpointPageProps, "values" | "errors" | "secret" | "notice">;
+type DetailExtra = Pick<EndpointPageProps, "values" | "errors" | "secret" | "notice" | "testEvent">;
 
 export async function renderEndpoint(
   c: Context<AppEnv>,
