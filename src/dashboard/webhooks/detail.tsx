@@ -6,12 +6,11 @@ import type { FC } from "hono/jsx";
 import type { WebhookEndpoint } from "../../db/schema";
 import type { Captures } from "../../webhooks/capture";
 import { type EndpointView, maskSecret } from "../../webhooks/endpoints";
-import type { DeliveryView } from "../../webhooks/log";
 import { TEST_EVENTS } from "../../webhooks/test-payloads";
 import { Csrf, type FieldErrors, Flash, Layout, Secret, type Shell, When } from "../ui";
 import { WEBHOOKS_CSS } from "../ui/assets/built";
 import { EndpointForm } from "./form";
-import { DeliveryLog, TestReceiver } from "./log";
+import { DeliveryLog, type DeliveryLogProps, TestReceiver } from "./log";
 import { BASE, StateBadge, ToggleForm, targetOf } from "./parts";
 import { type Values, valuesOf } from "./values";
 
@@ -128,7 +127,7 @@ export interface EndpointPageProps {
   /** The stored row, its secret opened. */
   row: WebhookEndpoint;
   endpoint: EndpointView;
-  log: { deliveries: DeliveryView[]; next: string | null };
+  log: Pick<DeliveryLogProps, "deliveries" | "next" | "filters" | "problems">;
   captures: Captures;
   /** What the form shows instead of the stored values (after a refused save), and its problems. */
   values?: Values;
@@ -161,7 +160,7 @@ export const EndpointPage: FC<EndpointPageProps> = ({ shell, row, endpoint, log,
         errors={errors ?? {}}
       />
     </div>
-    <DeliveryLog csrf={shell.csrf} endpoint={endpoint} deliveries={log.deliveries} next={log.next} />
+    <DeliveryLog csrf={shell.csrf} endpoint={endpoint} {...log} />
     <TestReceiver endpoint={endpoint} captures={captures} />
   </Layout>
 );

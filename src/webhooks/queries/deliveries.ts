@@ -122,7 +122,7 @@ export async function deliveryPage(
   organizationId: string,
   endpointId: string,
   page: PageQuery,
-  filters: { status?: string; event?: string },
+  filters: { status?: WebhookDelivery["status"]; event?: string },
 ): Promise<WebhookDelivery[]> {
   return db
     .select()
@@ -131,7 +131,7 @@ export async function deliveryPage(
       and(
         eq(webhookDeliveries.endpointId, endpointId),
         ownedBy(webhookDeliveries, organizationId),
-        ...(filters.status ? [eq(webhookDeliveries.status, filters.status as WebhookDelivery["status"])] : []),
+        ...(filters.status ? [eq(webhookDeliveries.status, filters.status)] : []),
         ...(filters.event ? [eq(webhookDeliveries.event, filters.event)] : []),
         ...page.where(webhookDeliveries),
       ),

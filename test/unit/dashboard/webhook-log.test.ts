@@ -41,7 +41,9 @@ describe("a delivery's body on the log", () => {
   const endpoint = { id: ID, active: true } as EndpointView;
 
   it("is shown byte for byte, escaped, in a <details> that says what the signature covers", async () => {
-    const html = String(DeliveryLog({ csrf: "t", endpoint, deliveries: [delivery], next: null }));
+    const html = String(
+      DeliveryLog({ csrf: "t", endpoint, deliveries: [delivery], next: null, filters: { status: "", event: "" }, problems: [] }),
+    );
     expect(html).toContain('<summary class="small">Payload (exactly as signed)</summary>');
     expect(html).not.toContain("<script>");
     const shown = preText(html, `body-${ID}`);

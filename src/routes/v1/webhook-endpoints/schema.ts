@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { DELIVERY_STATUSES } from "../../../db/schema";
 import { NON_EMPTY_PATCH, nonEmptyPatch, text } from "../../../lib/fields";
 import { ALL_EVENTS, CHANNELS } from "../../../webhooks/events";
 import { LEAF_PATHS } from "../../../webhooks/payload";
@@ -128,7 +129,7 @@ export const deliverySchema = z
     id: z.string().openapi({ description: "The delivery id, as in X-Service-Delivery-Id." }),
     endpointId: z.string(),
     event: z.string(),
-    status: z.enum(["pending", "succeeded", "failed"]),
+    status: z.enum(DELIVERY_STATUSES),
     attemptCount: z.number().int(),
     lastStatusCode: z.number().int().nullable(),
     subjectId: z.string().nullable(),
@@ -159,9 +160,13 @@ export const capturedSchema = z
   })
   .openapi("TestReceiverCaptures");
 
+/** The delivery log's filters (the API's query, the dashboard's form): a status, an event of the catalogue. */
 export const deliveryFiltersSchema = z.object({
-  status: z.enum(["pending", "succeeded", "failed"]).optional(),
-  event: z.string().max(100).optional(),
+  status: z.enum(DELIVERY_STATUSES).optional().openapi({ description: "Only deliveries whose latest attempt left them in this status." }),
+  event: z
+    .enum(ALL_EVENTS as [string, ...string[]])
+    .optional()
+    .openapi({ description: "Only deliveries of this event.", example: "call.completed" }),
 });
 
 /** Send Test's optional body: which event's synthetic payload to send. */
