@@ -10561,8 +10561,10 @@ export interface operations {
                 createdAfter?: string;
                 /** @description Only items created before this instant (ISO 8601, years 0001 to 9999). */
                 createdBefore?: string;
+                /** @description Only deliveries whose latest attempt left them in this status. */
                 status?: "pending" | "succeeded" | "failed";
-                event?: string;
+                /** @description Only deliveries of this event. */
+                event?: "call.started" | "call.completed" | "call.failed" | "call.analyzed" | "widget.started" | "widget.completed" | "chat.started" | "chat.completed" | "whatsapp.started" | "whatsapp.completed" | "telegram.started" | "telegram.completed" | "sms.started" | "sms.completed" | "messenger.started" | "messenger.completed";
             };
             header?: never;
             path: {
@@ -11719,8 +11721,10 @@ export interface operations {
                 createdAfter?: string;
                 /** @description Only items created before this instant (ISO 8601, years 0001 to 9999). */
                 createdBefore?: string;
+                /** @description Only deliveries whose latest attempt left them in this status. */
                 status?: "pending" | "succeeded" | "failed";
-                event?: string;
+                /** @description Only deliveries of this event. */
+                event?: "call.started" | "call.completed" | "call.failed" | "call.analyzed" | "widget.started" | "widget.completed" | "chat.started" | "chat.completed" | "whatsapp.started" | "whatsapp.completed" | "telegram.started" | "telegram.completed" | "sms.started" | "sms.completed" | "messenger.started" | "messenger.completed";
             };
             header?: never;
             path: {
