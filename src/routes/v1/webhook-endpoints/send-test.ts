@@ -1,6 +1,7 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../context";
 import { errorResponses, idParam, jsonResponse } from "../../../lib/openapi";
+import { emptyBodyIsNone } from "../../../middleware/guards";
 import { sendTestEvent } from "../../../webhooks/test-event";
 import { deliverySchema, sendTestSchema } from "./schema";
 import { common, type Mount, opId } from "./shared";
@@ -13,7 +14,8 @@ export const sendTestRoute = (m: Mount) =>
     operationId: opId(m, "sendTestWebhook"),
     summary: "Send Test: post a synthetic payload of an event (default call.completed) to this endpoint now",
     description:
-      "The body is optional: without one (or with `{}`) the test is a `call.completed`. An event this platform does not send is a 400 whose message lists those it does.",
+      "The body is optional: without one (an empty body too, whatever its Content-Type) or with `{}`, the test is a `call.completed`. An event this platform does not send is a 400 whose message lists those it does.",
+    middleware: [emptyBodyIsNone] as const,
     request: {
       params: idParam("Webhook endpoint"),
       body: { required: false, content: { "application/json": { schema: sendTestSchema } } },
