@@ -40,7 +40,7 @@ const SendTest: FC<{ csrf: string; endpoint: EndpointView; last?: string }> = ({
   return (
     <form method="post" action={`${BASE}/${endpoint.id}/test`} class="row">
       <Csrf token={csrf} />
-      <select name="event" aria-label="Event to send as a test">
+      <select name="event" class="w-auto" aria-label="Event to send as a test">
         {TEST_EVENTS.map((e) => (
           <option value={e} selected={e === chosen}>
             {e}

@@ -55,7 +55,7 @@ const SignedBody: FC<{ d: DeliveryView }> = ({ d }) => (
       HMAC-SHA256, keyed with the signing secret, of <code>&lt;t&gt;.</code> followed by this body, byte for byte (<code>t</code> is the
       attempt's "signed t" below). Verify over the raw body you received, before parsing it.
     </p>
-    <pre class="excerpt" tabindex={0} id={`body-${d.id}`}>
+    <pre class="signed-body" tabindex={0} id={`body-${d.id}`}>
       {d.body}
     </pre>
   </details>
