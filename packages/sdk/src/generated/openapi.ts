@@ -947,7 +947,7 @@ export interface paths {
         put?: never;
         /**
          * Send Test: post a synthetic payload of an event (default call.completed) to this endpoint now
-         * @description The body is optional: without one (or with `{}`) the test is a `call.completed`. An event this platform does not send is a 400 whose message lists those it does.
+         * @description The body is optional: without one (an empty body too, whatever its Content-Type) or with `{}`, the test is a `call.completed`. An event this platform does not send is a 400 whose message lists those it does.
          */
         post: operations["sendTestWebhook"];
         delete?: never;
@@ -1158,7 +1158,7 @@ export interface paths {
         put?: never;
         /**
          * Send Test: post a synthetic payload of an event (default call.completed) to this endpoint now
-         * @description The body is optional: without one (or with `{}`) the test is a `call.completed`. An event this platform does not send is a 400 whose message lists those it does.
+         * @description The body is optional: without one (an empty body too, whatever its Content-Type) or with `{}`, the test is a `call.completed`. An event this platform does not send is a 400 whose message lists those it does.
          */
         post: operations["dashboardSendTestWebhook"];
         delete?: never;
