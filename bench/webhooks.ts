@@ -16,7 +16,7 @@ import { attemptDelivery } from "../src/webhooks/attempt";
 import { emit, type WebhookDeps } from "../src/webhooks/deliver";
 import { createEndpoint } from "../src/webhooks/endpoints";
 import { signPayload } from "../src/webhooks/signature";
-import { syntheticCallCompleted } from "../src/webhooks/test-event";
+import { testEventData } from "../src/webhooks/test-payloads";
 import { type CountingHttp, sqlStatements, startCountingHttp } from "./counters";
 import { startEmbeddedDbProcess } from "./embedded-db";
 import { percentile } from "./report";
@@ -126,7 +126,7 @@ export async function runWebhookBench(
           },
         }),
     );
-    const data = syntheticCallCompleted();
+    const data = testEventData("call.completed");
     const body = JSON.stringify({ deliveryId: "x", event: "call.completed", ...data });
 
     // Baseline: a bare fetch loop to the same receiver, same concurrency (6), same body size.

@@ -38,7 +38,7 @@ import { guardInput } from "../../src/middleware/guards";
 import { init as appInit } from "../../src/middleware/init";
 import { v1Routes } from "../../src/routes/v1";
 import { emit } from "../../src/webhooks/deliver";
-import { syntheticCallCompleted } from "../../src/webhooks/test-event";
+import { testEventData } from "../../src/webhooks/test-payloads";
 
 export const STRATEGIES = ["http", "pool", "client", "pool-early"] as const;
 export type Strategy = (typeof STRATEGIES)[number];
@@ -277,7 +277,7 @@ app.post("/bench/fanout/emit", async (c) => {
   const pending: Promise<unknown>[] = [];
   const { deliveryIds } = await emit(
     { db: c.var.db, config: c.var.config, waitUntil: (p) => pending.push(p) },
-    { organizationId: c.req.query("organizationId") ?? "", event: "call.completed", data: syntheticCallCompleted() },
+    { organizationId: c.req.query("organizationId") ?? "", event: "call.completed", data: testEventData("call.completed") },
   );
   await Promise.all(pending);
   return c.json({ sent: deliveryIds.length });

@@ -177,6 +177,19 @@ export const requireContentType = (types: string[] = ["application/json"]) =>
   );
 
 /**
+ * For a route whose JSON body is optional: a request that names a type but sends no byte (clients
+ * that set Content-Type on every request) is taken as one without a body, not as malformed JSON.
+ */
+export const emptyBodyIsNone = createMiddleware<AppEnv>(async (c, next) => {
+  if (c.req.header("content-type") && (await c.req.arrayBuffer()).byteLength === 0) {
+    const headers = new Headers(c.req.raw.headers);
+    headers.delete("content-type");
+    c.req.raw = new Request(c.req.raw, { headers });
+  }
+  return next();
+});
+
+/**
  * CSRF for cookie-authenticated state changes: browsers send Sec-Fetch-Site and Origin; a
  * cross-site request is refused. Requests with a Bearer credential carry no ambient authority.
  */

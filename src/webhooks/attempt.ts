@@ -86,7 +86,8 @@ export interface Prepared {
   attempt: number;
   organizationId: string;
   event: string;
-  payload: unknown;
+  /** The delivery's body as written: the exact text every attempt sends and signs. */
+  body: string;
   endpoint: EndpointFields;
 }
 
@@ -129,7 +130,7 @@ async function makeHttpCall(deps: WebhookDeps, prepared: Prepared): Promise<Outc
   const { config } = deps;
   const { endpoint } = prepared;
   const target = targetOf(endpoint, config, deps.origin);
-  const raw = JSON.stringify(prepared.payload);
+  const raw = prepared.body;
   const signedAt = Math.floor(Date.now() / 1000);
   const started = Date.now();
   let statusCode: number | null = null;

@@ -14,7 +14,7 @@ import { deliverPrepared, type EndpointFields, type Prepared, prepareDispatch, t
 export type { Trigger, WebhookDeps };
 
 import { NEVER_DISPATCHED, payloadChannel } from "./events";
-import { buildPayload, type EventData, type Payload, shapePayload } from "./payload";
+import { type BodyTemplate, bodyTemplate, bodyWithId, buildPayload, type EventData, shapePayload } from "./payload";
 import { type DeliveryFields, insertDeliveries, type SubscribedEndpoint, writeSubscribedDeliveries } from "./queries/deliveries";
 import { findEndpoint } from "./queries/endpoints";
 
@@ -48,7 +48,8 @@ export async function emit(deps: WebhookDeps, input: EmitInput): Promise<{ event
     subjectId: input.subjectId ?? null,
     attemptCount: direct ? 1 : 0,
   };
-  // Every delivery's payload is this one with its own deliveryId (or its endpoint's custom shape of it).
+  // Every delivery's payload is this one with its own deliveryId (or its endpoint's custom shape of
+  // it), serialized once: what a delivery's row keeps is the text every attempt sends and signs.
   const full = buildPayload({
     deliveryId: "",
     event: input.event,
@@ -59,17 +60,18 @@ export async function emit(deps: WebhookDeps, input: EmitInput): Promise<{ event
 
   const { written, unwritten } = input.onlyEndpointId
     ? { written: [], unwritten: await testedEndpoint(deps.db, input.organizationId, input.onlyEndpointId) }
-    : await writeForSubscribers(deps.db, fields, full);
+    : await writeForSubscribers(deps.db, fields, bodyTemplate(full));
   if (unwritten.length > 0) {
     const rows = unwritten.map((endpoint) => {
       const id = newId();
       const payload = { ...full, deliveryId: id };
-      return { id, payload: endpoint.payloadMode === "custom" ? shapePayload(payload, endpoint.customFields) : payload, endpoint };
+      const body = JSON.stringify(endpoint.payloadMode === "custom" ? shapePayload(payload, endpoint.customFields) : payload);
+      return { id, body, endpoint };
     });
     try {
       await insertDeliveries(
         deps.db,
-        rows.map(({ id, payload, endpoint }) => ({ ...fields, id, payload, endpointId: endpoint.id })),
+        rows.map(({ id, body, endpoint }) => ({ ...fields, id, payload: body, endpointId: endpoint.id })),
       );
     } catch (error) {
       // What the first statement wrote still goes out; the emit fails for the rest.
@@ -84,7 +86,7 @@ export async function emit(deps: WebhookDeps, input: EmitInput): Promise<{ event
 /** Written deliveries on their way: attempted after the response (direct) or handed to QStash. */
 async function send(
   deps: WebhookDeps,
-  written: Array<{ id: string; payload: Payload; endpoint: EndpointFields }>,
+  written: Array<{ id: string; body: string; endpoint: EndpointFields }>,
   fields: DeliveryFields,
   direct: boolean,
   trigger: Trigger,
@@ -92,12 +94,12 @@ async function send(
   const ids = written.map((r) => r.id);
   if (ids.length === 0) return ids;
   if (direct) {
-    const prepared = written.map(({ id, payload, endpoint }) => ({
+    const prepared = written.map(({ id, body, endpoint }) => ({
       deliveryId: id,
       attempt: 1,
       organizationId: fields.organizationId,
       event: fields.event,
-      payload,
+      body,
       endpoint,
     }));
     deps.waitUntil(deliverPrepared(deps, prepared, "emit"));
@@ -115,17 +117,18 @@ async function testedEndpoint(db: Db, organizationId: string, endpointId: string
 
 /**
  * The subscribers' deliveries written in one statement (writeSubscribedDeliveries), each with the
- * payload it carries; the endpoints it leaves unwritten come back for the caller to write.
+ * body it carries (the same text the statement wrote); the endpoints it leaves unwritten come back
+ * for the caller to write.
  */
 async function writeForSubscribers(
   db: Db,
   fields: DeliveryFields,
-  full: Payload,
-): Promise<{ written: Array<{ id: string; payload: Payload; endpoint: SubscribedEndpoint }>; unwritten: SubscribedEndpoint[] }> {
-  const written: Array<{ id: string; payload: Payload; endpoint: SubscribedEndpoint }> = [];
+  template: BodyTemplate,
+): Promise<{ written: Array<{ id: string; body: string; endpoint: SubscribedEndpoint }>; unwritten: SubscribedEndpoint[] }> {
+  const written: Array<{ id: string; body: string; endpoint: SubscribedEndpoint }> = [];
   const unwritten: SubscribedEndpoint[] = [];
-  for (const { deliveryId, endpoint } of await writeSubscribedDeliveries(db, fields, full)) {
-    if (deliveryId) written.push({ id: deliveryId, payload: { ...full, deliveryId }, endpoint });
+  for (const { deliveryId, endpoint } of await writeSubscribedDeliveries(db, fields, template)) {
+    if (deliveryId) written.push({ id: deliveryId, body: bodyWithId(template, deliveryId), endpoint });
     else unwritten.push(endpoint);
   }
   return { written, unwritten };

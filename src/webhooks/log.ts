@@ -2,7 +2,7 @@
 // The statements are in queries/deliveries.ts.
 
 import type { PageQuery } from "../db/pagination";
-import type { WebhookAttempt, WebhookDelivery } from "../db/schema";
+import type { DeliveryStatus, WebhookAttempt, WebhookDelivery } from "../db/schema";
 import { ApiError } from "../lib/errors";
 import { type Page, pageOf } from "../lib/pagination";
 import type { Op } from "../services";
@@ -31,6 +31,8 @@ export interface DeliveryView {
   attemptCount: number;
   lastStatusCode: number | null;
   subjectId: string | null;
+  /** The request body exactly as sent on every attempt: the bytes each attempt's signature covers. */
+  body: string;
   createdAt: string;
   updatedAt: string;
   attempts: AttemptView[];
@@ -57,6 +59,7 @@ const toDeliveryView = (d: WebhookDelivery, attempts: WebhookAttempt[]): Deliver
   attemptCount: d.attemptCount,
   lastStatusCode: d.lastStatusCode,
   subjectId: d.subjectId,
+  body: d.payload,
   createdAt: d.createdAt.toISOString(),
   updatedAt: d.updatedAt.toISOString(),
   attempts: attempts
@@ -65,10 +68,17 @@ const toDeliveryView = (d: WebhookDelivery, attempts: WebhookAttempt[]): Deliver
     .map(toAttemptView),
 });
 
+/** What the delivery log may be narrowed to (checked at the edge: deliveryFiltersSchema). */
+export interface DeliveryFilters {
+  status?: DeliveryStatus;
+  event?: string;
+}
+
+/** A page of the endpoint's delivery log, newest first, narrowed by `filters`; its cursor pages on under the same filters. */
 export async function listDeliveries({
   ctx: { db, organizationId },
   input: { endpointId, page, filters },
-}: Op<{ endpointId: string; page: PageQuery; filters: { status?: string; event?: string } }>): Promise<Page<DeliveryView>> {
+}: Op<{ endpointId: string; page: PageQuery; filters: DeliveryFilters }>): Promise<Page<DeliveryView>> {
   await getEndpoint({ ctx: { db, organizationId }, input: { id: endpointId } }); // 404 for another workspace's endpoint
   const rows = await deliveryPage(db, organizationId, endpointId, page, filters);
   const ids = rows.slice(0, page.limit).map((r) => r.id);

@@ -116,3 +116,24 @@ export function shapePayload(full: Payload, paths: readonly string[]): Payload {
   }
   return out;
 }
+
+/**
+ * A payload's text around its deliveryId (its first key: buildPayload and shapePayload put it
+ * there), so that every delivery of one event gets its body as `head + id + tail`, serialized
+ * once: the emit's statement writes it that way in SQL, and the worker makes the same string.
+ */
+export interface BodyTemplate {
+  head: string;
+  tail: string;
+}
+
+const ID_HEAD = '{"deliveryId":"';
+
+export function bodyTemplate(full: Payload): BodyTemplate {
+  const text = JSON.stringify({ ...full, deliveryId: "" });
+  if (!text.startsWith(`${ID_HEAD}"`)) throw new Error("a payload's first key must be its deliveryId");
+  return { head: ID_HEAD, tail: text.slice(ID_HEAD.length) };
+}
+
+/** One delivery's body from the template: the exact text sent and signed. */
+export const bodyWithId = (template: BodyTemplate, deliveryId: string): string => `${template.head}${deliveryId}${template.tail}`;

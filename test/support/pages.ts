@@ -16,3 +16,14 @@ export async function pagesAs(email: string, password: string) {
     return { status: res.status, location: res.headers.get("location"), html: await res.text() };
   };
 }
+
+/** The text of the <pre> with this id, its HTML entities decoded, as a browser shows it. */
+export function preText(html: string, id: string): string | undefined {
+  const m = new RegExp(`<pre[^>]*id="${id}"[^>]*>([\\s\\S]*?)</pre>`).exec(html);
+  return m?.[1]
+    ?.replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, "&");
+}

@@ -70,4 +70,5 @@ export type WebhookEndpointUpdateParams = Schemas["UpdateWebhookEndpoint"];
 export type WebhookEndpointListParams = QueryOf<"listWebhookEndpoints">;
 export type WebhookDelivery = Schemas["WebhookDelivery"];
 export type WebhookDeliveryListParams = QueryOf<"listWebhookDeliveries">;
+export type WebhookEndpointSendTestParams = BodyOf<"sendTestWebhook">;
 export type TestReceiverCaptures = Schemas["TestReceiverCaptures"];

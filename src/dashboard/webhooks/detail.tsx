@@ -6,11 +6,11 @@ import type { FC } from "hono/jsx";
 import type { WebhookEndpoint } from "../../db/schema";
 import type { Captures } from "../../webhooks/capture";
 import { type EndpointView, maskSecret } from "../../webhooks/endpoints";
-import type { DeliveryView } from "../../webhooks/log";
+import { TEST_EVENTS } from "../../webhooks/test-payloads";
 import { Csrf, type FieldErrors, Flash, Layout, Secret, type Shell, When } from "../ui";
 import { WEBHOOKS_CSS } from "../ui/assets/built";
 import { EndpointForm } from "./form";
-import { DeliveryLog, TestReceiver } from "./log";
+import { DeliveryLog, type DeliveryLogProps, TestReceiver } from "./log";
 import { BASE, StateBadge, ToggleForm, targetOf } from "./parts";
 import { type Values, valuesOf } from "./values";
 
@@ -25,7 +25,39 @@ export const NewEndpoint: FC<{ shell: Shell; values: Values; errors: FieldErrors
   </Layout>
 );
 
-const Status: FC<{ csrf: string; row: WebhookEndpoint; endpoint: EndpointView }> = ({ csrf, row, endpoint }) => {
+/**
+ * The event Send Test offers first: the one just sent, else call.completed when the endpoint takes
+ * it or takes none of the events the platform sends, else the first of those it takes.
+ */
+export const testEventFor = (events: readonly string[], last?: string): string => {
+  if (last && TEST_EVENTS.includes(last)) return last;
+  const taken = TEST_EVENTS.filter((e) => events.includes(e));
+  return taken.length === 0 || taken.includes("call.completed") ? "call.completed" : (taken[0] as string);
+};
+
+const SendTest: FC<{ csrf: string; endpoint: EndpointView; last?: string }> = ({ csrf, endpoint, last }) => {
+  const chosen = testEventFor(endpoint.events, last);
+  return (
+    <form method="post" action={`${BASE}/${endpoint.id}/test`} class="row">
+      <Csrf token={csrf} />
+      <select name="event" class="w-auto" aria-label="Event to send as a test">
+        {TEST_EVENTS.map((e) => (
+          <option value={e} selected={e === chosen}>
+            {e}
+          </option>
+        ))}
+      </select>
+      <button type="submit">Send Test</button>
+    </form>
+  );
+};
+
+const Status: FC<{ csrf: string; row: WebhookEndpoint; endpoint: EndpointView; testEvent?: string }> = ({
+  csrf,
+  row,
+  endpoint,
+  testEvent,
+}) => {
   const target = targetOf(endpoint);
   return (
     <section class="card" aria-labelledby="status-h">
@@ -63,10 +95,7 @@ const Status: FC<{ csrf: string; row: WebhookEndpoint; endpoint: EndpointView }>
         </dd>
       </dl>
       <div class="row">
-        <form method="post" action={`${BASE}/${row.id}/test`}>
-          <Csrf token={csrf} />
-          <button type="submit">Send Test</button>
-        </form>
+        <SendTest csrf={csrf} endpoint={endpoint} last={testEvent} />
         <ToggleForm csrf={csrf} e={endpoint} />
         <form
           method="post"
@@ -86,7 +115,8 @@ const Status: FC<{ csrf: string; row: WebhookEndpoint; endpoint: EndpointView }>
         </form>
       </div>
       <p class="hint">
-        Send Test posts a synthetic <code>call.completed</code> to where deliveries go now, whether the endpoint is active or not.
+        Send Test posts a synthetic payload of the chosen event (a made-up call or chat, in the shape real ones have) to where deliveries go
+        now, whether the endpoint is active or not, and whatever events it takes.
       </p>
     </section>
   );
@@ -97,7 +127,7 @@ export interface EndpointPageProps {
   /** The stored row, its secret opened. */
   row: WebhookEndpoint;
   endpoint: EndpointView;
-  log: { deliveries: DeliveryView[]; next: string | null };
+  log: Pick<DeliveryLogProps, "deliveries" | "next" | "filters" | "problems">;
   captures: Captures;
   /** What the form shows instead of the stored values (after a refused save), and its problems. */
   values?: Values;
@@ -105,9 +135,11 @@ export interface EndpointPageProps {
   /** The full secret, in the create and rotate responses only. */
   secret?: { value: string; warning: string };
   notice?: Notice;
+  /** The event Send Test just sent: offered again. */
+  testEvent?: string;
 }
 
-export const EndpointPage: FC<EndpointPageProps> = ({ shell, row, endpoint, log, captures, values, errors, secret, notice }) => (
+export const EndpointPage: FC<EndpointPageProps> = ({ shell, row, endpoint, log, captures, values, errors, secret, notice, testEvent }) => (
   <Layout shell={shell} css={WEBHOOKS_CSS}>
     <nav class="subnav" aria-label="On this page">
       <a href={BASE}>← Webhooks</a>
@@ -117,7 +149,7 @@ export const EndpointPage: FC<EndpointPageProps> = ({ shell, row, endpoint, log,
     </nav>
     {secret ? <Secret id="endpoint-secret" value={secret.value} warning={secret.warning} /> : null}
     {notice ? <Flash kind={notice.kind}>{notice.text}</Flash> : null}
-    <Status csrf={shell.csrf} row={row} endpoint={endpoint} />
+    <Status csrf={shell.csrf} row={row} endpoint={endpoint} testEvent={testEvent} />
     <div id="settings">
       <EndpointForm
         csrf={shell.csrf}
@@ -128,7 +160,7 @@ export const EndpointPage: FC<EndpointPageProps> = ({ shell, row, endpoint, log,
         errors={errors ?? {}}
       />
     </div>
-    <DeliveryLog csrf={shell.csrf} endpoint={endpoint} deliveries={log.deliveries} next={log.next} />
+    <DeliveryLog csrf={shell.csrf} endpoint={endpoint} {...log} />
     <TestReceiver endpoint={endpoint} captures={captures} />
   </Layout>
 );

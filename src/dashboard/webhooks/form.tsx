@@ -6,7 +6,7 @@
 import type { FC } from "hono/jsx";
 import { CHANNELS, type Channel, EVENTS_BY_CHANNEL, PLATFORM_EVENTS } from "../../webhooks/events";
 import { LEAF_PATHS } from "../../webhooks/payload";
-import { TEST_EVENT } from "../../webhooks/test-event";
+import { DEFAULT_TEST_EVENT } from "../../webhooks/test-payloads";
 import { Checkbox, Csrf, ErrorSummary, type FieldErrors, GroupError, InlineScript, scriptJson, TextArea, TextField } from "../ui";
 import { WEBHOOK_FORM_JS } from "../ui/assets/built";
 import { previewOf, samplePayload, type Values } from "./values";
@@ -131,7 +131,7 @@ const PayloadBuilder: FC<{ v: Values; errors: FieldErrors; preview: string }> = 
           Preview
         </h3>
         <p class="hint mb6" id="payload-preview-hint">
-          Send Test's <code>{TEST_EVENT}</code> payload as this endpoint would receive it. Paths this event does not carry (
+          Send Test's <code>{DEFAULT_TEST_EVENT}</code> payload as this endpoint would receive it. Paths this event does not carry (
           <code>chat.*</code>; <code>analysis</code> and <code>report</code> before <code>call.analyzed</code>) are left out.
         </p>
         <pre id="payload-preview" tabindex={0} aria-describedby="payload-preview-hint">

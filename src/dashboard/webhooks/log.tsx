@@ -1,10 +1,12 @@
 /** @jsxImportSource hono/jsx */
 // An endpoint's delivery log (every attempt, resend) and its built-in test receiver's captures.
 import type { FC } from "hono/jsx";
+import { DELIVERY_STATUSES } from "../../db/schema";
 import type { CapturedRequest, Captures } from "../../webhooks/capture";
 import type { EndpointView } from "../../webhooks/endpoints";
+import { PLATFORM_EVENTS } from "../../webhooks/events";
 import type { AttemptView, DeliveryView } from "../../webhooks/log";
-import { Badge, Csrf, When } from "../ui";
+import { Badge, Csrf, Flash, Select, When } from "../ui";
 import { BASE, outcome } from "./parts";
 
 const DeliveryBadge: FC<{ status: DeliveryView["status"] }> = ({ status }) => (
@@ -24,7 +26,7 @@ const Attempt: FC<{ a: AttemptView }> = ({ a }) => (
       <strong>Attempt {a.attempt}</strong>
       <Badge tone={a.statusCode !== null && a.statusCode >= 200 && a.statusCode < 300 ? "good" : "bad"}>{outcome(a)}</Badge>
       <span class="muted">
-        {a.trigger} · {a.target.replace("_", " ")} · {a.durationMs} ms · <When at={a.createdAt} />
+        {a.trigger} · {a.target.replace("_", " ")} · {a.durationMs} ms · signed t={a.signedAt} · <When at={a.createdAt} />
       </span>
     </div>
     <div class="small muted wrap">{a.url}</div>
@@ -41,12 +43,79 @@ const Attempt: FC<{ a: AttemptView }> = ({ a }) => (
   </li>
 );
 
-export const DeliveryLog: FC<{ csrf: string; endpoint: EndpointView; deliveries: DeliveryView[]; next: string | null }> = ({
-  csrf,
-  endpoint,
-  deliveries,
-  next,
-}) => (
+/**
+ * A delivery's body as every attempt sent it, not reformatted: what a receiver hashes to check
+ * X-Service-Signature (src/webhooks/signature.ts).
+ */
+const SignedBody: FC<{ d: DeliveryView }> = ({ d }) => (
+  <details class="mt6">
+    <summary class="small">Payload (exactly as signed)</summary>
+    <p class="hint">
+      Every attempt sends these bytes. Its <code>X-Service-Signature</code> is <code>t=&lt;t&gt;,v1=&lt;hex&gt;</code>, where hex is the
+      HMAC-SHA256, keyed with the signing secret, of <code>&lt;t&gt;.</code> followed by this body, byte for byte (<code>t</code> is the
+      attempt's "signed t" below). Verify over the raw body you received, before parsing it.
+    </p>
+    <pre class="signed-body" tabindex={0} id={`body-${d.id}`}>
+      {d.body}
+    </pre>
+  </details>
+);
+
+/** The log's filters as the form sends them ("" is any). */
+export interface LogFilterValues {
+  status: string;
+  event: string;
+}
+
+/** The query of a page of the log under these filters (with the cursor of an older page): links keep them. */
+export function logQuery(values: LogFilterValues, cursor?: string | null): string {
+  const pairs = Object.entries(values).filter(([, v]) => v !== "");
+  if (cursor) pairs.push(["cursor", cursor]);
+  return pairs.length ? `?${new URLSearchParams(pairs)}` : "";
+}
+
+const any = (label: string) => ({ value: "", label });
+
+const LogFilters: FC<{ endpoint: EndpointView; values: LogFilterValues }> = ({ endpoint, values }) => {
+  // The events sent here, and one of the catalogue's others when it is the filter.
+  const events = PLATFORM_EVENTS.has(values.event) || values.event === "" ? [...PLATFORM_EVENTS] : [...PLATFORM_EVENTS, values.event];
+  return (
+    <form method="get" action={`${BASE}/${endpoint.id}#deliveries`} class="row" aria-label="Filter deliveries">
+      <div class="w140">
+        <Select
+          name="status"
+          label="Status"
+          value={values.status}
+          options={[any("Any status"), ...DELIVERY_STATUSES.map((s) => ({ value: s, label: s }))]}
+        />
+      </div>
+      <div>
+        <Select
+          name="event"
+          label="Event"
+          value={values.event}
+          options={[any("Any event"), ...events.map((e) => ({ value: e, label: e }))]}
+        />
+      </div>
+      <button type="submit" class="secondary end">
+        Filter
+      </button>
+    </form>
+  );
+};
+
+export interface DeliveryLogProps {
+  csrf: string;
+  endpoint: EndpointView;
+  deliveries: DeliveryView[];
+  /** The cursor of the next (older) page; null on the last. */
+  next: string | null;
+  filters: LogFilterValues;
+  /** Filter values refused (and so not applied), in words. */
+  problems: string[];
+}
+
+export const DeliveryLog: FC<DeliveryLogProps> = ({ csrf, endpoint, deliveries, next, filters, problems }) => (
   <section class="card" id="deliveries" aria-labelledby="deliveries-h">
     <h2 class="mt0" id="deliveries-h">
       Delivery log
@@ -56,7 +125,19 @@ export const DeliveryLog: FC<{ csrf: string; endpoint: EndpointView; deliveries:
       attempt.
       {endpoint.active ? "" : " Resend needs the endpoint turned on."}
     </p>
-    {deliveries.length === 0 ? <p class="muted">No deliveries yet. Send Test makes one.</p> : null}
+    <LogFilters endpoint={endpoint} values={filters} />
+    {problems.map((p) => (
+      <Flash kind="warn">{p}</Flash>
+    ))}
+    {deliveries.length === 0 ? (
+      filters.status || filters.event ? (
+        <p class="muted">
+          No deliveries match these filters. <a href={`${BASE}/${endpoint.id}#deliveries`}>Show every delivery</a>
+        </p>
+      ) : (
+        <p class="muted">No deliveries yet. Send Test makes one.</p>
+      )
+    ) : null}
     {deliveries.map((d) => (
       <article class="delivery" id={`delivery-${d.id}`} aria-label={`Delivery ${d.id}`}>
         <header>
@@ -84,6 +165,7 @@ export const DeliveryLog: FC<{ csrf: string; endpoint: EndpointView; deliveries:
             </>
           ) : null}
         </div>
+        <SignedBody d={d} />
         <ol class="attempts" aria-label={`Attempts of delivery ${d.id}`}>
           {d.attempts.map((a) => (
             <Attempt a={a} />
@@ -93,7 +175,7 @@ export const DeliveryLog: FC<{ csrf: string; endpoint: EndpointView; deliveries:
     ))}
     {next ? (
       <p>
-        <a href={`${BASE}/${endpoint.id}?cursor=${encodeURIComponent(next)}#deliveries`}>Older deliveries</a>
+        <a href={`${BASE}/${endpoint.id}${logQuery(filters, next)}#deliveries`}>Older deliveries</a>
       </p>
     ) : null}
   </section>

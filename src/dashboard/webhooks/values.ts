@@ -6,7 +6,7 @@ import type { WebhookEndpoint } from "../../db/schema";
 import { newId } from "../../lib/ids";
 import { eventsFor, payloadChannel } from "../../webhooks/events";
 import { buildPayload, type Payload, shapePayload } from "../../webhooks/payload";
-import { syntheticCallCompleted, TEST_EVENT } from "../../webhooks/test-event";
+import { DEFAULT_TEST_EVENT, testEventData } from "../../webhooks/test-payloads";
 import { type Form, many, one } from "../forms";
 import type { FieldErrors } from "../ui";
 
@@ -104,14 +104,14 @@ export function onFields(errors: FieldErrors, v: Values): FieldErrors {
   return out;
 }
 
-/** The Send Test payload ("Send all fields"): what the preview shapes. */
+/** Send Test's default payload ("Send all fields"): what the preview shapes. */
 export const samplePayload = (): Payload =>
   buildPayload({
     deliveryId: newId(),
-    event: TEST_EVENT,
-    channel: payloadChannel(TEST_EVENT),
+    event: DEFAULT_TEST_EVENT,
+    channel: payloadChannel(DEFAULT_TEST_EVENT),
     timestamp: new Date(),
-    data: syntheticCallCompleted(),
+    data: testEventData(DEFAULT_TEST_EVENT),
   });
 
 /** The preview as the server renders it (without JavaScript, and before the script runs). */

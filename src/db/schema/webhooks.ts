@@ -39,6 +39,10 @@ export const webhookEndpoints = pgTable(
   ],
 );
 
+/** A delivery's status: that of its latest attempt (`pending` before the first). */
+export const DELIVERY_STATUSES = ["pending", "succeeded", "failed"] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
 /** One event to one endpoint; its id is the delivery id, the same across its retries. */
 export const webhookDeliveries = pgTable(
   "webhook_deliveries",
@@ -52,9 +56,12 @@ export const webhookDeliveries = pgTable(
     event: text("event").notNull(),
     /** The call or chat the event is about, for "deliveries of this call". */
     subjectId: text("subject_id"),
-    /** The body as sent (already shaped for custom mode), without the signature. */
-    payload: jsonb("payload").$type<Record<string, unknown>>().notNull(),
-    status: text("status").$type<"pending" | "succeeded" | "failed">().notNull().default("pending"),
+    /**
+     * The body exactly as sent (JSON text, already shaped for custom mode): serialized once when the
+     * delivery is written, so every attempt sends, and signs, the same bytes.
+     */
+    payload: text("payload").notNull(),
+    status: text("status").$type<DeliveryStatus>().notNull().default("pending"),
     attemptCount: integer("attempt_count").notNull().default(0),
     lastStatusCode: integer("last_status_code"),
     ...timestamps,

@@ -36,7 +36,7 @@ export async function numberAttempt(db: Db, deliveryId: string, evenIfInactive: 
       attempt: webhookDeliveries.attemptCount,
       organizationId: webhookDeliveries.organizationId,
       event: webhookDeliveries.event,
-      payload: webhookDeliveries.payload,
+      body: webhookDeliveries.payload,
       endpoint: {
         id: webhookEndpoints.id,
         url: webhookEndpoints.url,

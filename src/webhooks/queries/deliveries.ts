@@ -14,6 +14,7 @@ import {
 } from "../../db/schema";
 import { ownedBy, ownedRow } from "../../db/tenancy";
 import { newId } from "../../lib/ids";
+import type { BodyTemplate } from "../payload";
 
 /** What every delivery of one emit has in common. */
 export interface DeliveryFields {
@@ -44,7 +45,8 @@ const IDS_PER_EMIT = 128;
 
 /**
  * One statement finds the endpoints subscribed to the event and writes their deliveries, with
- * ids made here (uuidv7, in order) and the payload sent once. What it leaves unwritten (endpoints
+ * ids made here (uuidv7, in order) and the body's text sent once, in two parts: each delivery's
+ * body is `head || id || tail`, the text bodyWithId makes of them. What it leaves unwritten (endpoints
  * with a custom payload, any past the ids brought) comes back without a delivery id, for the
  * caller to write. Each endpoint's delivery id is paired with it before the insert, so the answer
  * is read from the endpoints alone (Postgres runs a data-modifying CTE to completion whether or
@@ -53,7 +55,7 @@ const IDS_PER_EMIT = 128;
 export async function writeSubscribedDeliveries(
   db: Db,
   fields: DeliveryFields,
-  full: unknown,
+  template: BodyTemplate,
 ): Promise<Array<{ deliveryId: string | null; endpoint: SubscribedEndpoint }>> {
   const ids = Array.from({ length: IDS_PER_EMIT }, () => newId());
   const rows = rowsOf<SubscriberRow>(
@@ -70,7 +72,7 @@ export async function writeSubscribedDeliveries(
       ), written as (
         insert into ${webhookDeliveries} (id, organization_id, endpoint_id, event_id, event, subject_id, payload, attempt_count)
         select e.delivery_id, ${fields.organizationId}::uuid, e.id, ${fields.eventId}::uuid, ${fields.event}::text, ${fields.subjectId}::text,
-          jsonb_set(${JSON.stringify(full)}::jsonb, '{deliveryId}', to_jsonb(e.delivery_id::text)), ${fields.attemptCount}::int
+          ${template.head}::text || e.delivery_id::text || ${template.tail}::text, ${fields.attemptCount}::int
         from e where e.delivery_id is not null
       )
       select * from e order by n`),
@@ -120,7 +122,7 @@ export async function deliveryPage(
   organizationId: string,
   endpointId: string,
   page: PageQuery,
-  filters: { status?: string; event?: string },
+  filters: { status?: WebhookDelivery["status"]; event?: string },
 ): Promise<WebhookDelivery[]> {
   return db
     .select()
@@ -129,7 +131,7 @@ export async function deliveryPage(
       and(
         eq(webhookDeliveries.endpointId, endpointId),
         ownedBy(webhookDeliveries, organizationId),
-        ...(filters.status ? [eq(webhookDeliveries.status, filters.status as WebhookDelivery["status"])] : []),
+        ...(filters.status ? [eq(webhookDeliveries.status, filters.status)] : []),
         ...(filters.event ? [eq(webhookDeliveries.event, filters.event)] : []),
         ...page.where(webhookDeliveries),
       ),

@@ -108,6 +108,12 @@ describe.runIf(hasBrowser)("dashboard: webhooks", () => {
     const attempts = await resent.locator(".attempts > li").allTextContents();
     expect(attempts[0]).toMatch(/Attempt 1.*HTTP 500.*test/);
     expect(attempts[1]).toMatch(/Attempt 2.*HTTP 200.*resend/);
+    // Its body as signed: the very bytes of both attempts, which the current secret's signature covers.
+    await resent.getByText("Payload (exactly as signed)").click();
+    const shown = (await page.locator(`#body-${failedId}`).textContent()) ?? "";
+    expect(shown).toBe(first.body);
+    expect(third.body).toBe(first.body);
+    expect(stripeAccepts(shown, header(third.headers["x-service-signature"]), rotated)).toBe(true);
     await page.locator("#deliveries").scrollIntoViewIfNeeded();
     await screenshot(page, "webhooks-deliveries");
 
@@ -148,6 +154,14 @@ describe.runIf(hasBrowser)("dashboard: webhooks", () => {
     const signature = ((await capture.locator("dd").nth(2).textContent()) ?? "").trim();
     expect(signature).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
     expect(stripeAccepts(JSON.stringify(JSON.parse(body)), signature, secret)).toBe(true);
+
+    // Send Test of another event, chosen in its picker.
+    await page.getByLabel("Event to send as a test").selectOption("telegram.started");
+    await page.getByRole("button", { name: "Send Test" }).click();
+    await expect.poll(() => page.locator("#test-receiver .capture").count()).toBe(2);
+    const chat = JSON.parse((await page.locator("#test-receiver .capture").first().locator("pre").textContent()) ?? "");
+    expect(chat).toMatchObject({ event: "telegram.started", channel: "telegram", chat: { status: "in-progress" }, transcript: null });
+    expect(await page.getByLabel("Event to send as a test").inputValue()).toBe("telegram.started");
     await page.close();
   });
 

@@ -4,7 +4,7 @@
 // verification and the call recording: webhooks.test.ts; the built package in Node and workerd:
 // runtimes.test.ts.
 import { describe, expect, it } from "vitest";
-import { ConflictError, NotFoundError } from "../../../packages/sdk/src/index";
+import { ConflictError, NotFoundError, ValidationError } from "../../../packages/sdk/src/index";
 import { parseWav } from "../../../src/lib/audio";
 import { BUSY } from "../../support/callees";
 import { freshNumber, twilioHas } from "../../support/calls";
@@ -186,6 +186,13 @@ describe("SDK resources", () => {
     const captures = await client.webhookEndpoints.testReceiverCaptures(endpoint.id);
     expect(captures.requests).toHaveLength(2);
     expect(captures.requests[0]?.headers["x-service-delivery-id"]).toBe(delivery.id);
+    // Send Test of another event: its synthetic payload, chat-shaped; an event not sent is a 400.
+    const widget = await client.webhookEndpoints.sendTest(endpoint.id, { event: "widget.completed" });
+    expect(widget).toMatchObject({ event: "widget.completed", status: "succeeded" });
+    expect(JSON.parse(widget.body)).toMatchObject({ event: "widget.completed", channel: "widget", chat: { status: "completed" } });
+    await expect(client.webhookEndpoints.sendTest(endpoint.id, { event: "sms.started" as "call.started" })).rejects.toBeInstanceOf(
+      ValidationError,
+    );
 
     const rotated = await client.webhookEndpoints.rotateSecret(endpoint.id);
     expect(rotated.secret).toMatch(/^whs_/);

@@ -60,7 +60,7 @@ describe("webhook endpoints", () => {
       endpointId: e.id,
       eventId: newId(),
       event: "call.completed",
-      payload: { event: "call.completed" },
+      payload: JSON.stringify({ event: "call.completed" }),
     });
     const refusal = await testDb()
       .insert(webhookDeliveries)

@@ -1,5 +1,5 @@
 // Real deliveries against the OpenAPI document's `webhooks` (src/webhooks/payload-schema.ts):
-// every event we send, made the way it happens (Send Test, a phone call that converses and is
+// every event we send, made the way it happens (Send Test of each event, a phone call that converses and is
 // analysed, one that fails, a widget chat, a Telegram conversation), captured by a local
 // receiver and validated against the schema the served document gives for its event; and the
 // `custom` payload mode against its own. whatsapp.* share telegram's shape (one schema per
@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { TOOL_EVENT } from "../../../src/tools/request-schema";
 import { CUSTOM_PAYLOAD_WEBHOOK } from "../../../src/webhooks/events";
 import { SENT_EVENTS } from "../../../src/webhooks/payload-schema";
+import { TEST_EVENTS } from "../../../src/webhooks/test-payloads";
 import { BUSY, CONVERSATION, place } from "../../support/callees";
 import { createAgent, speech, WEB_RATE } from "../../support/calls";
 import { receiversPerTest, sendTest } from "../../support/deliveries";
@@ -63,6 +64,25 @@ describe("webhook payloads match the document's `webhooks`", () => {
     await sendTest(ws, custom.endpoint.id);
     expect(await validate(await all.receiver.waitFor(1))).toEqual(["call.completed"]);
     expect(await validate(await custom.receiver.waitFor(1), "custom")).toEqual(["call.completed"]);
+  });
+
+  it("Send Test of every event the platform sends, each its event's shape, in both payload modes", async () => {
+    const ws = await createWorkspace();
+    const all = await subscribed(ws, { channels: ["voice"], events: [] });
+    const custom = await subscribed(ws, {
+      channels: ["widget"],
+      payloadMode: "custom",
+      customFields: ["chat.id", "call.id", "transcript.turns"],
+    });
+    for (const event of TEST_EVENTS) {
+      for (const { endpoint } of [all, custom]) {
+        const res = await ws.api(`/v1/webhook-endpoints/${endpoint.id}/test`, { method: "POST", json: { event } });
+        expect(res.status).toBe(200);
+      }
+    }
+    expect(await validate(await all.receiver.waitFor(TEST_EVENTS.length))).toEqual(TEST_EVENTS);
+    expect(await validate(await custom.receiver.waitFor(TEST_EVENTS.length), "custom")).toEqual(TEST_EVENTS);
+    for (const r of all.receiver.received) expect(r.headers["x-service-event"]).toBe(JSON.parse(r.body).event);
   });
 
   it("a phone call that converses and is analysed, and one that fails: call.started, call.completed, call.analyzed, call.failed", async () => {

@@ -82,6 +82,8 @@ describe("webhook delivery through QStash", () => {
     for (const x of r.received) {
       expect(stripeAccepts(x.body, String(x.headers["x-service-signature"]), endpoint.secret)).toBe(true);
     }
+    // Every retry sends the bytes the delivery keeps (docs/webhooks.md), which the log shows.
+    expect(r.received.map((x) => x.body)).toEqual([delivery.body, delivery.body, delivery.body]);
     const [logged] = await log(ws, endpoint.id);
     expect(logged).toMatchObject({ id: delivery.id, status: "succeeded", attemptCount: 3, lastStatusCode: 200 });
     expect(logged?.attempts.map((a) => [a.attempt, a.statusCode])).toEqual([
@@ -307,7 +309,7 @@ async function pendingDelivery(ws: Workspace, endpointId: string): Promise<strin
       endpointId,
       eventId: newId(),
       event: "call.completed",
-      payload: { deliveryId: id, event: "call.completed", channel: "voice", timestamp: new Date().toISOString() },
+      payload: JSON.stringify({ deliveryId: id, event: "call.completed", channel: "voice", timestamp: new Date().toISOString() }),
     });
   return id;
 }

@@ -2,7 +2,8 @@
 // conversations into the one `chats` table: every row is copied with its id (the usage log's
 // chat_id and the webhooks' subject ids still find it), its channel and its transcript, and the
 // old tables are gone. 0019 fills calls.voice_to_voice_ms of the calls that had ended from their
-// transcripts. Applied to an in-memory PGlite with drizzle's own reader of drizzle/.
+// transcripts. 0021 keeps each webhook delivery's body as text: the payloads already written keep
+// their content, in jsonb's rendering. Applied to an in-memory PGlite with drizzle's own reader of drizzle/.
 import { fileURLToPath } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
 import { readMigrationFiles } from "drizzle-orm/migrator";
@@ -229,6 +230,42 @@ describe("migrations 0019 and 0020: the latencies and daily figures of the calls
     const [row] = stats.rows;
     expect(row).toMatchObject({ agent_id: NO_AGENT_ID, agent_name: "Desk", calls: 2, replies: 2 });
     expect(row?.latency_histogram).toEqual(histogramOf([813, 640]));
+    await db.close();
+  });
+});
+
+describe("migration 0021: a delivery's body as text", () => {
+  const BODY_TEXT = migrations.findIndex((m) => m.sql.some((s) => s.includes('ALTER COLUMN "payload" SET DATA TYPE text')));
+  const ENDPOINT = "0193b6e2-0000-7000-8000-000000000030";
+  const DELIVERY = "0193b6e2-0000-7000-8000-000000000031";
+
+  it("keeps what each delivery held, as the text later attempts send; new bodies are kept byte for byte", async () => {
+    const db = await PGlite.create("memory://");
+    expect(BODY_TEXT).toBeGreaterThan(CHATS);
+    await applyTo(db, 0, BODY_TEXT);
+    await insertInto(db, "organizations", { id: ORG, name: "Acme" });
+    await insertInto(db, "webhook_endpoints", { id: ENDPOINT, organization_id: ORG, channels: "[]", events: "[]" });
+    const payload = { deliveryId: DELIVERY, event: "call.completed", channel: "voice", call: { id: "c1", agentName: "Désk ✓" } };
+    await insertInto(db, "webhook_deliveries", {
+      id: DELIVERY,
+      organization_id: ORG,
+      endpoint_id: ENDPOINT,
+      event: "call.completed",
+      payload: JSON.stringify(payload),
+    });
+    await applyTo(db, BODY_TEXT, BODY_TEXT + 1);
+    const column = await db.query<{ data_type: string }>(
+      "SELECT data_type FROM information_schema.columns WHERE table_name = 'webhook_deliveries' AND column_name = 'payload'",
+    );
+    expect(column.rows).toEqual([{ data_type: "text" }]);
+    const { rows } = await db.query<{ payload: string }>("SELECT payload FROM webhook_deliveries");
+    expect(typeof rows[0]?.payload).toBe("string");
+    expect(JSON.parse(rows[0]?.payload ?? "")).toEqual(payload);
+
+    // From now on the column holds the text as given: key order and spacing stay.
+    const body = '{"deliveryId":"x","event":"call.completed",  "z":1,"a":"é"}';
+    await db.query("UPDATE webhook_deliveries SET payload = $1", [body]);
+    expect((await db.query<{ payload: string }>("SELECT payload FROM webhook_deliveries")).rows[0]?.payload).toBe(body);
     await db.close();
   });
 });

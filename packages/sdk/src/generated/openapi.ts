@@ -945,7 +945,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send Test: post a synthetic call.completed payload to this endpoint now */
+        /**
+         * Send Test: post a synthetic payload of an event (default call.completed) to this endpoint now
+         * @description The body is optional: without one (an empty body too, whatever its Content-Type) or with `{}`, the test is a `call.completed`. An event this platform does not send is a 400 whose message lists those it does.
+         */
         post: operations["sendTestWebhook"];
         delete?: never;
         options?: never;
@@ -1153,7 +1156,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send Test: post a synthetic call.completed payload to this endpoint now */
+        /**
+         * Send Test: post a synthetic payload of an event (default call.completed) to this endpoint now
+         * @description The body is optional: without one (an empty body too, whatever its Content-Type) or with `{}`, the test is a `call.completed`. An event this platform does not send is a 400 whose message lists those it does.
+         */
         post: operations["dashboardSendTestWebhook"];
         delete?: never;
         options?: never;
@@ -5233,6 +5239,8 @@ export interface components {
             attemptCount: number;
             lastStatusCode: number | null;
             subjectId: string | null;
+            /** @description The request body exactly as sent (JSON text, shaped for `custom` mode): every attempt sends these bytes, and its `X-Service-Signature` is the HMAC of `"<signedAt>.<body>"`. */
+            body: string;
             createdAt: string;
             updatedAt: string;
             attempts: components["schemas"]["WebhookAttempt"][];
@@ -5249,6 +5257,14 @@ export interface components {
             responseBody: string | null;
             signedAt: number;
             createdAt: string;
+        };
+        SendTestWebhook: {
+            /**
+             * @description The event whose synthetic payload to send: any event this platform sends (default `call.completed`). The payload has that event's shape, built by the code that builds real ones; it is about no real call or chat.
+             * @example widget.completed
+             * @enum {string}
+             */
+            event?: "call.started" | "call.completed" | "call.failed" | "call.analyzed" | "widget.started" | "widget.completed" | "whatsapp.started" | "whatsapp.completed" | "telegram.started" | "telegram.completed";
         };
         TestReceiverCaptures: {
             url: string;
@@ -10233,7 +10249,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SendTestWebhook"];
+            };
+        };
         responses: {
             /** @description The test delivery and its attempt (in QStash mode the attempt follows shortly). */
             200: {
@@ -10549,8 +10569,10 @@ export interface operations {
                 createdAfter?: string;
                 /** @description Only items created before this instant (ISO 8601, years 0001 to 9999). */
                 createdBefore?: string;
+                /** @description Only deliveries whose latest attempt left them in this status. */
                 status?: "pending" | "succeeded" | "failed";
-                event?: string;
+                /** @description Only deliveries of this event. */
+                event?: "call.started" | "call.completed" | "call.failed" | "call.analyzed" | "widget.started" | "widget.completed" | "chat.started" | "chat.completed" | "whatsapp.started" | "whatsapp.completed" | "telegram.started" | "telegram.completed" | "sms.started" | "sms.completed" | "messenger.started" | "messenger.completed";
             };
             header?: never;
             path: {
@@ -11387,7 +11409,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SendTestWebhook"];
+            };
+        };
         responses: {
             /** @description The test delivery and its attempt (in QStash mode the attempt follows shortly). */
             200: {
@@ -11703,8 +11729,10 @@ export interface operations {
                 createdAfter?: string;
                 /** @description Only items created before this instant (ISO 8601, years 0001 to 9999). */
                 createdBefore?: string;
+                /** @description Only deliveries whose latest attempt left them in this status. */
                 status?: "pending" | "succeeded" | "failed";
-                event?: string;
+                /** @description Only deliveries of this event. */
+                event?: "call.started" | "call.completed" | "call.failed" | "call.analyzed" | "widget.started" | "widget.completed" | "chat.started" | "chat.completed" | "whatsapp.started" | "whatsapp.completed" | "telegram.started" | "telegram.completed" | "sms.started" | "sms.completed" | "messenger.started" | "messenger.completed";
             };
             header?: never;
             path: {

@@ -8,6 +8,7 @@ import type {
   WebhookEndpoint,
   WebhookEndpointCreateParams,
   WebhookEndpointListParams,
+  WebhookEndpointSendTestParams,
   WebhookEndpointUpdateParams,
 } from "../types.js";
 import { Resource } from "./resource.js";
@@ -50,9 +51,12 @@ export class WebhookEndpoints extends Resource {
     return this.call({ operation: "deleteWebhookEndpoint", pathParams: { id }, expect: "empty" }, options);
   }
 
-  /** Send Test: a synthetic call.completed to this endpoint; answers the delivery with its attempt. */
-  sendTest(id: string, options?: RequestOptions): Promise<WebhookDelivery> {
-    return this.call({ operation: "sendTestWebhook", pathParams: { id } }, options);
+  /**
+   * Send Test: a synthetic payload of `params.event` (any event the platform sends; default
+   * call.completed) to this endpoint; answers the delivery with its attempt.
+   */
+  sendTest(id: string, params?: WebhookEndpointSendTestParams, options?: RequestOptions): Promise<WebhookDelivery> {
+    return this.call({ operation: "sendTestWebhook", pathParams: { id }, body: params }, options);
   }
 
   /** A new signing secret, in full in the answer; the old one stops at once. */

@@ -15,6 +15,7 @@ import { endpointCaptures } from "../../../webhooks/capture";
 import { endpointNotFound, type SaveWarning, toEndpointView } from "../../../webhooks/endpoints";
 import { listDeliveries } from "../../../webhooks/log";
 import { openEndpoint } from "../../../webhooks/secret-store";
+import { logFiltersOf } from "./log-filters";
 
 const LOG_LIMIT = 20;
 
@@ -30,7 +31,7 @@ export async function renderNew(c: Context<AppEnv>, values: Values, errors: Fiel
   return c.html(<NewEndpoint shell={shell} values={values} errors={errors} />, status);
 }
 
-type DetailExtra = Pick<EndpointPageProps, "values" | "errors" | "secret" | "notice">;
+type DetailExtra = Pick<EndpointPageProps, "values" | "errors" | "secret" | "notice" | "testEvent">;
 
 export async function renderEndpoint(
   c: Context<AppEnv>,
@@ -41,10 +42,11 @@ export async function renderEndpoint(
   const row = await openEndpoint(c.var.config, stored);
   const origin = c.var.services.publicOrigin;
   const shell = await shellOf(c, `Webhook: ${row.name}`, "webhooks");
+  const { filters, values, problems } = logFiltersOf({ status: c.req.query("status"), event: c.req.query("event") });
   const [log, captures] = await Promise.all([
     listDeliveries({
       ctx: c.var.ctx,
-      input: { endpointId: row.id, page: pageQuery({ limit: LOG_LIMIT, cursor: c.req.query("cursor") }), filters: {} },
+      input: { endpointId: row.id, page: pageQuery({ limit: LOG_LIMIT, cursor: c.req.query("cursor") }), filters },
     }),
     endpointCaptures({ ctx: { ...c.var.ctx, redis: redisFor(c.var.config) }, input: { endpointId: row.id } }),
   ]);
@@ -53,7 +55,7 @@ export async function renderEndpoint(
       shell={shell}
       row={row}
       endpoint={toEndpointView(row, origin)}
-      log={{ deliveries: log.data, next: log.hasMore ? log.nextCursor : null }}
+      log={{ deliveries: log.data, next: log.hasMore ? log.nextCursor : null, filters: values, problems }}
       captures={captures}
       {...extra}
     />,

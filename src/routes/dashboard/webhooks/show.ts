@@ -23,19 +23,21 @@ const DETAIL_NOTICES: Record<string, Notice> = {
   off: { kind: "ok", text: "Endpoint turned off." },
 };
 
-async function noticeOf(c: Context<AppEnv>, endpointId: string): Promise<Notice | undefined> {
+/** The flash its last action left, and the event Send Test sent (offered again). */
+async function noticeOf(c: Context<AppEnv>, endpointId: string): Promise<{ notice?: Notice; testEvent?: string }> {
   const code = c.req.query("notice") ?? "";
   const deliveryId = c.req.query("delivery") ?? "";
   if ((code === "tested" || code === "resent") && isUuid(deliveryId)) {
     try {
       const d = await getDelivery({ ctx: c.var.ctx, input: { endpointId, deliveryId } });
-      return deliveryNotice(code === "tested" ? "Send Test" : "Resend", d);
+      const tested = code === "tested";
+      return { notice: deliveryNotice(tested ? "Send Test" : "Resend", d), testEvent: tested ? d.event : undefined };
     } catch (err) {
-      if (err instanceof ApiError && err.code === "not_found") return undefined;
+      if (err instanceof ApiError && err.code === "not_found") return {};
       throw err;
     }
   }
-  return DETAIL_NOTICES[code];
+  return { notice: DETAIL_NOTICES[code] };
 }
 
 /** GET /dashboard/webhooks/:id: the endpoint's page, with the flash its last action left. */
@@ -43,5 +45,5 @@ export const registerShowEndpointPage = (app: OpenAPIHono<AppEnv>) =>
   app.get("/:id", async (c) => {
     const id = endpointId(c);
     const row = await getEndpoint({ ctx: c.var.ctx, input: { id } });
-    return renderEndpoint(c, row, { notice: await noticeOf(c, id) });
+    return renderEndpoint(c, row, await noticeOf(c, id));
   });

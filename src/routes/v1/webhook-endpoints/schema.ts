@@ -1,7 +1,9 @@
 import { z } from "@hono/zod-openapi";
+import { DELIVERY_STATUSES } from "../../../db/schema";
 import { NON_EMPTY_PATCH, nonEmptyPatch, text } from "../../../lib/fields";
 import { ALL_EVENTS, CHANNELS } from "../../../webhooks/events";
 import { LEAF_PATHS } from "../../../webhooks/payload";
+import { DEFAULT_TEST_EVENT, TEST_EVENTS } from "../../../webhooks/test-payloads";
 
 const url = z.string().trim().max(2048).url();
 
@@ -127,10 +129,14 @@ export const deliverySchema = z
     id: z.string().openapi({ description: "The delivery id, as in X-Service-Delivery-Id." }),
     endpointId: z.string(),
     event: z.string(),
-    status: z.enum(["pending", "succeeded", "failed"]),
+    status: z.enum(DELIVERY_STATUSES),
     attemptCount: z.number().int(),
     lastStatusCode: z.number().int().nullable(),
     subjectId: z.string().nullable(),
+    body: z.string().openapi({
+      description:
+        'The request body exactly as sent (JSON text, shaped for `custom` mode): every attempt sends these bytes, and its `X-Service-Signature` is the HMAC of `"<signedAt>.<body>"`.',
+    }),
     createdAt: z.string(),
     updatedAt: z.string(),
     attempts: z.array(attemptSchema),
@@ -154,7 +160,24 @@ export const capturedSchema = z
   })
   .openapi("TestReceiverCaptures");
 
+/** The delivery log's filters (the API's query, the dashboard's form): a status, an event of the catalogue. */
 export const deliveryFiltersSchema = z.object({
-  status: z.enum(["pending", "succeeded", "failed"]).optional(),
-  event: z.string().max(100).optional(),
+  status: z.enum(DELIVERY_STATUSES).optional().openapi({ description: "Only deliveries whose latest attempt left them in this status." }),
+  event: z
+    .enum(ALL_EVENTS as [string, ...string[]])
+    .optional()
+    .openapi({ description: "Only deliveries of this event.", example: "call.completed" }),
 });
+
+/** Send Test's optional body: which event's synthetic payload to send. */
+export const sendTestSchema = z
+  .strictObject({
+    event: z
+      .enum(TEST_EVENTS)
+      .optional()
+      .openapi({
+        description: `The event whose synthetic payload to send: any event this platform sends (default \`${DEFAULT_TEST_EVENT}\`). The payload has that event's shape, built by the code that builds real ones; it is about no real call or chat.`,
+        example: "widget.completed",
+      }),
+  })
+  .openapi("SendTestWebhook");
