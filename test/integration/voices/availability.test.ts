@@ -6,7 +6,7 @@ import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWorker } from "../../../dev/stack";
 import { parseWav } from "../../../src/lib/audio";
-import { baseUrl, createWorkspace, expectError, json, stack, type Workspace } from "../../support/harness";
+import { baseUrl, createWorkspace, expectError, json, settled, stack, type Workspace } from "../../support/harness";
 
 interface Voice {
   id: string;
@@ -57,6 +57,8 @@ describe("voices on the local stack", () => {
     const wav = parseWav(new Uint8Array(await res.arrayBuffer()));
     expect(wav).toMatchObject({ sampleRate: 24000, channels: 1, bitsPerSample: 16 });
     expect(wav?.durationSeconds).toBeGreaterThan(0.5);
+    // The answer goes out before its charge is written (docs/models.md): read the log once it is.
+    await settled(ws.organizationId);
     const usage = await json<{ requests: { data: Array<{ provider: string; model: string; status: number; cost: number }> } }>(
       await ws.api("/v1/usage"),
     );
@@ -78,6 +80,7 @@ describe("voices on the local stack", () => {
     const sonic = await ws.api("/v1/tts", { method: "POST", json: { voiceId: katie.id, text: "Hello, I am Katie." } });
     expect(sonic.status, await sonic.clone().text()).toBe(200);
     expect(parseWav(new Uint8Array(await sonic.arrayBuffer()))?.durationSeconds).toBeGreaterThan(0.5);
+    await settled(ws.organizationId);
     const after = await json<{ requests: { data: Array<{ provider: string; model: string; status: number }> } }>(await ws.api("/v1/usage"));
     expect(after.requests.data[0]).toMatchObject({ provider: "cartesia", model: "sonic-3", status: 200 });
   });
