@@ -4,6 +4,7 @@
 // through the socket, so they all run while `npm run dev` is up.
 import { mkdirSync } from "node:fs";
 import { PGlite } from "@electric-sql/pglite";
+import { vector } from "@electric-sql/pglite-pgvector";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
 import { installBatchQueue } from "./pglite-queue";
 
@@ -22,7 +23,8 @@ export async function startEmbeddedPostgres(opts: {
   maxConnections?: number;
 }): Promise<EmbeddedPostgres> {
   if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true });
-  const db = await PGlite.create(opts.dataDir ?? "memory://");
+  // pgvector, as Neon has it: knowledge bases' passages are searched with it (docs/knowledge.md).
+  const db = await PGlite.create(opts.dataDir ?? "memory://", { extensions: { vector } });
   const server = new PGLiteSocketServer({
     db,
     host: "127.0.0.1",

@@ -93,6 +93,24 @@ export const envSchema = z
     DEFAULT_CHAT_MODEL: z.string().min(1).default("gpt-4o-mini"),
     DEFAULT_TTS_MODEL: z.string().min(1).default("tts-1"),
     DEFAULT_STT_MODEL: z.string().min(1).default("whisper-1"),
+    /** Knowledge bases' embeddings (docs/knowledge.md); asked for EMBEDDING_DIMENSIONS (512) numbers each. */
+    EMBEDDING_MODEL: z.string().min(1).default("text-embedding-3-small"),
+    /** A workspace's knowledge limits (docs/knowledge.md, "Limits"): documents, bytes of originals, passages, and bytes a document. */
+    KNOWLEDGE_MAX_DOCUMENTS: z.coerce.number().int().positive().default(1_000),
+    KNOWLEDGE_MAX_BYTES: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(500 * 1024 * 1024),
+    KNOWLEDGE_MAX_CHUNKS: z.coerce.number().int().positive().default(100_000),
+    KNOWLEDGE_MAX_FILE_BYTES: z.coerce
+      .number()
+      .int()
+      .positive()
+      .max(25 * 1024 * 1024)
+      .default(20 * 1024 * 1024),
+    /** How long importing a URL may take, redirects included. */
+    KNOWLEDGE_URL_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(15_000),
 
     /** Telephony: Twilio (or the local telephony sandbox, which speaks its API). Unset: phone calls are refused with 503. */
     TWILIO_ACCOUNT_SID: z.string().min(1).optional(),
@@ -202,6 +220,8 @@ export type AppConfig = z.infer<typeof envSchema>;
 export type Bindings = Partial<Record<keyof z.input<typeof envSchema>, string>> & {
   CALL_SESSIONS?: DurableObjectNamespace;
   RECORDINGS?: R2Bucket;
+  /** Knowledge bases' original documents (docs/knowledge.md). */
+  KNOWLEDGE?: R2Bucket;
   /** Workers AI (`[ai] binding = "AI"`), for STREAMING_STT_PROVIDER=workers-ai; not bound locally (no simulation of it). */
   AI?: Ai;
 };

@@ -58,7 +58,15 @@ export interface Services {
   telephony(): TelephonyProvider;
   /** The calls' Durable Objects (one per call); 503 misconfigured when the binding is missing. */
   callSessions(): DurableObjectNamespace;
+  /** Knowledge bases' originals (R2); 503 misconfigured when the binding is missing. */
+  knowledgeBucket(): R2Bucket;
 }
+
+/** The bucket of knowledge bases' originals, or the error that says what to fix. */
+const knowledgeBucketOf = (env: Pick<Bindings, "KNOWLEDGE">) => (): R2Bucket => {
+  if (!env.KNOWLEDGE) throw new ApiError("misconfigured", "The KNOWLEDGE R2 bucket binding is missing (wrangler.toml).");
+  return env.KNOWLEDGE;
+};
 
 /** The Durable Object namespace of the calls, or the error that says what to fix. */
 const callSessionsOf = (env: Pick<Bindings, "CALL_SESSIONS">) => (): DurableObjectNamespace => {
@@ -67,7 +75,12 @@ const callSessionsOf = (env: Pick<Bindings, "CALL_SESSIONS">) => (): DurableObje
 };
 
 /** `origin` is the request's (`https://host`), or none for a cron run (PUBLIC_BASE_URL then); `env` the Worker's bindings. */
-export function buildServices(scope: Scope, config: AppConfig, origin: string | undefined, env: Pick<Bindings, "CALL_SESSIONS">): Services {
+export function buildServices(
+  scope: Scope,
+  config: AppConfig,
+  origin: string | undefined,
+  env: Pick<Bindings, "CALL_SESSIONS" | "KNOWLEDGE">,
+): Services {
   const ctx = contextOf(scope, config, origin);
   return {
     webhooks: ctx,
@@ -75,6 +88,7 @@ export function buildServices(scope: Scope, config: AppConfig, origin: string | 
     providers: ctx.providers,
     telephony: () => telephonyProvider(config),
     callSessions: callSessionsOf(env),
+    knowledgeBucket: knowledgeBucketOf(env),
   };
 }
 
@@ -91,6 +105,7 @@ export interface RequestContext extends DomainContext {
   publicOrigin: string;
   telephony(): TelephonyProvider;
   callSessions(): DurableObjectNamespace;
+  knowledgeBucket(): R2Bucket;
 }
 
 /** What an operation declares it needs: a part of the request context (a cron run or a call's runtime can build it too). */
@@ -129,5 +144,6 @@ export function requestContext(services: Services, auth: Authenticated): Request
     publicOrigin: services.publicOrigin,
     telephony: services.telephony,
     callSessions: services.callSessions,
+    knowledgeBucket: services.knowledgeBucket,
   };
 }

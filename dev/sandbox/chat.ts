@@ -375,6 +375,9 @@ function mentionAt(text: string, name: string): number {
 
 type Reply = { kind: "text"; content: string } | { kind: "tool"; calls: Array<{ name: string; arguments: string }> };
 
+/** The first of numbered knowledge passages (`[1] From "name", heading:` then its text, up to the next). */
+const FIRST_PASSAGE = /^\[1\] From ("[^"\n]*")[^\n]*:\n([\s\S]*?)(?:\n\n\[2\] From |$)/m;
+
 function decide(req: ChatRequest): Reply {
   const lastUser = [...req.messages].reverse().find((m) => m.role === "user")?.text ?? "";
   const last = req.messages[req.messages.length - 1] as Message;
@@ -398,6 +401,9 @@ function decide(req: ChatRequest): Reply {
         })
         .join(" ");
     }
+    // Knowledge passages in a system message (src/knowledge/retrieve.ts): the first one answers.
+    const passage = FIRST_PASSAGE.exec(system);
+    if (passage) return `From ${passage[1]}: ${collapse(passage[2] as string)}`;
     return GOODBYE_RE.test(lastUser) ? `Goodbye! ${echo(lastUser)}` : echo(lastUser);
   })();
   const words = collapse(lastUser) === "" ? 0 : collapse(lastUser).split(" ").length;

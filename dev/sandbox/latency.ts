@@ -25,6 +25,8 @@ export interface LatencyProfile {
   } | null;
   /** Transcription of an uploaded turn: the answer `finalizeMs` after the upload arrived. */
   transcription: { finalizeMs: number } | null;
+  /** Embeddings (POST /v1/embeddings): the answer after `baseMs`, plus `perThousandTokensMs` per 1,000 input tokens. */
+  embeddings: { baseMs: number; perThousandTokensMs: number } | null;
   /**
    * Streaming transcription (Deepgram's live API, dev/sandbox/deepgram.ts), counted in the stream's
    * audio except `finalizeMs`: Nova's interim results and Flux's Updates every `interimEveryMs` of
@@ -52,6 +54,9 @@ const REALISTIC: LatencyProfile = {
   },
   // A final transcript 200–350 ms after the end of speech (Deepgram streaming, as measured by its users).
   transcription: { finalizeMs: 300 },
+  // OpenAI text-embedding-3-small: about 150 ms for a short query from a nearby region, a batch
+  // of 64 passages (~20,000 tokens) in about a second.
+  embeddings: { baseMs: 150, perThousandTokensMs: 40 },
   // Flux: "~260 ms end-of-turn detection", Updates every ~0.25 s of audio; eager end of turn about
   // 150 ms sooner (Telnyx's median saving). Nova: each result 250 ms behind its audio, so a final
   // comes 200–350 ms after the end of speech at Deepgram's default endpointing (10 ms).
@@ -79,6 +84,8 @@ const FAST: LatencyProfile = {
   },
   // No faster published finalization for an uploaded turn than `realistic`'s.
   transcription: { finalizeMs: 300 },
+  // No faster embeddings tier published than `realistic`'s provider.
+  embeddings: { baseMs: 150, perThousandTokensMs: 40 },
   // Deepgram Flux: "~260 ms end-of-turn detection" (the same provider as `realistic`'s stream).
   transcriptionStream: { interimEveryMs: 250, finalizeMs: 250, eotMs: 260, eagerEotMs: 110 },
   // The one published p95 of this chain's fast providers: Groq's time to first token, 280 ms p95
@@ -93,6 +100,7 @@ export const PROFILES: Record<LatencyProfileName, LatencyProfile> = {
     chat: null,
     speech: null,
     transcription: null,
+    embeddings: null,
     // As soon as the stream can tell: a result every 100 ms of audio, no delay, a finished sentence's
     // turn over after 100 ms of silence (eager at 60 ms): longer than the gaps between its words.
     transcriptionStream: { interimEveryMs: 100, finalizeMs: 0, eotMs: 100, eagerEotMs: 60 },

@@ -22,6 +22,7 @@ import { CARTESIA_BYTES_PATH, CARTESIA_WEBSOCKET_PATH, cartesiaTtsServer } from 
 import { checkModel, complete, parseChatRequest, streamEvents } from "./chat";
 import { DeepgramRefusal, deepgramListenServer, LISTEN_PATHS, refuseUpgrade } from "./deepgram";
 import { ElevenLabsError, parseElevenLabsRequest, speakElevenLabs, ttsPath } from "./elevenlabs";
+import { embed, parseEmbeddingRequest } from "./embeddings";
 import { ApiError, invalid } from "./errors";
 import {
   jittered,
@@ -376,6 +377,7 @@ export async function startProviderSandbox(
         "/v1/chat/completions": ["POST"],
         "/v1/audio/speech": ["POST"],
         "/v1/audio/transcriptions": ["POST"],
+        "/v1/embeddings": ["POST"],
       };
 
       if (method === "GET" && path === "/v1/models") {
@@ -421,6 +423,20 @@ export async function startProviderSandbox(
         }
         res.end();
         return;
+      }
+
+      if (method === "POST" && path === "/v1/embeddings") {
+        const { raw, body, model } = await readJson();
+        if (model && (await applyFault(model, () => sha256(path, raw), jsonGarbage))) return;
+        const request = parseEmbeddingRequest(body);
+        checkModel(request.model);
+        const out = embed(request);
+        const timing = profile.embeddings;
+        if (timing) {
+          const wait = timing.baseMs + (out.usage.prompt_tokens / 1000) * timing.perThousandTokensMs;
+          if (!(await until(jittered(wait, profile.sigma)))) return;
+        }
+        return sendJson(200, out);
       }
 
       if (method === "POST" && path === "/v1/audio/speech") {

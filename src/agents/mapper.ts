@@ -1,6 +1,6 @@
 // Where the agents row (drizzle) and the API shapes (zod) meet; nowhere else.
 import { jsonbMerge, type RowPatch } from "../db/patch";
-import { type Agent, type AnalysisPlan, agents, TURN_TAKING_DEFAULTS } from "../db/schema";
+import { type Agent, type AnalysisPlan, agents, KNOWLEDGE_DEFAULTS, TURN_TAKING_DEFAULTS } from "../db/schema";
 import { maskToolSecret } from "../tools/secret";
 import type { AgentView, CreateAgentInput, UpdateAgentInput } from "./schema";
 
@@ -39,6 +39,7 @@ export const toAgent = (row: Agent, toolSecret: string | null, reveal = false): 
   analysisPlan: toAnalysisPlan(row.analysisPlan),
   turnTaking: { ...TURN_TAKING_DEFAULTS, ...row.turnTaking },
   tools: row.tools,
+  knowledge: { ...KNOWLEDGE_DEFAULTS, ...row.knowledge },
   toolSecret: toolSecret === null ? null : reveal ? toolSecret : maskToolSecret(toolSecret),
   createdAt: row.createdAt.toISOString(),
   updatedAt: row.updatedAt.toISOString(),
@@ -62,15 +63,16 @@ export const toNewAgentRow = (organizationId: string, input: CreateAgentInput, i
   analysisPlan: input.analysisPlan,
   turnTaking: input.turnTaking,
   tools: input.tools,
+  knowledge: input.knowledge,
   toolSecret: sealedToolSecret,
 });
 
 /**
- * Only the fields sent. `metadata` is replaced whole; `analysisPlan` and `turnTaking` are merged key by key in
+ * Only the fields sent. `metadata` is replaced whole; `analysisPlan`, `turnTaking` and `knowledge` are merged key by key in
  * the UPDATE itself (jsonb ||), so two concurrent PATCHes of different sub-fields both land.
  */
 export function toAgentPatch(input: UpdateAgentInput): AgentPatch {
-  const { analysisPlan, turnTaking, ...rest } = input;
+  const { analysisPlan, turnTaking, knowledge, ...rest } = input;
   const patch: AgentPatch = {};
   for (const [key, value] of Object.entries(rest) as Array<[keyof typeof rest, unknown]>) {
     if (value !== undefined) Object.assign(patch, { [key]: value });
@@ -82,6 +84,10 @@ export function toAgentPatch(input: UpdateAgentInput): AgentPatch {
   if (turnTaking !== undefined) {
     const sent = Object.fromEntries(Object.entries(turnTaking).filter(([, v]) => v !== undefined));
     patch.turnTaking = jsonbMerge(agents.turnTaking, sent);
+  }
+  if (knowledge !== undefined) {
+    const sent = Object.fromEntries(Object.entries(knowledge).filter(([, v]) => v !== undefined));
+    patch.knowledge = jsonbMerge(agents.knowledge, sent);
   }
   return patch;
 }

@@ -1,7 +1,7 @@
 // Request and response shapes of the Agents resource. Field limits and defaults follow what
 // Vapi assistants, Retell agents and ElevenLabs agents accept; docs/agents.md says why.
 import { z } from "@hono/zod-openapi";
-import { TURN_TAKING_DEFAULTS } from "../db/schema";
+import { KNOWLEDGE_DEFAULTS, TURN_TAKING_DEFAULTS } from "../db/schema";
 import { languageTag, metadataSchema, NON_EMPTY_PATCH, nonEmptyPatch, text } from "../lib/fields";
 import { pageQuerySchema, pageSchema } from "../lib/pagination";
 import { toolSchema, toolsSchema } from "../tools/schema";
@@ -182,6 +182,48 @@ const turnTakingPatchSchema = z
   .superRefine(waitsInOrder)
   .openapi("TurnTakingPatch", { description: "The sub-fields sent replace those of the current settings; the others are kept." });
 
+export const KNOWLEDGE_RETRIEVAL = ["every_turn", "tool"] as const;
+/** The most knowledge bases one agent searches. */
+export const MAX_AGENT_KNOWLEDGE_BASES = 10;
+
+const knowledgeFields = {
+  knowledgeBaseIds: () =>
+    z
+      .array(uuid("knowledgeBaseIds[]"))
+      .max(MAX_AGENT_KNOWLEDGE_BASES)
+      .refine((ids) => new Set(ids).size === ids.length, { message: "must not name a knowledge base twice" })
+      .openapi({ description: `The workspace's knowledge bases the agent answers from (at most ${MAX_AGENT_KNOWLEDGE_BASES}).` }),
+  topK: () => z.number().int().min(1).max(10).openapi({ description: "Passages handed to the LLM per search, 1 to 10.", example: 3 }),
+  maxDistance: () =>
+    z.number().min(0).max(2).nullable().openapi({
+      description: "Cosine distance beyond which a passage is left out (0 identical, 2 opposite); null: none is.",
+      example: 0.8,
+    }),
+  retrieval: () =>
+    z.enum(KNOWLEDGE_RETRIEVAL).openapi({
+      description:
+        "`every_turn`: the caller's words are searched before every reply (in parallel with end-of-turn detection on calls); `tool`: only when the LLM calls `search_knowledge`.",
+    }),
+};
+
+export const knowledgePlanSchema = z
+  .strictObject({
+    knowledgeBaseIds: knowledgeFields.knowledgeBaseIds().default(() => []),
+    topK: knowledgeFields.topK().default(KNOWLEDGE_DEFAULTS.topK),
+    maxDistance: knowledgeFields.maxDistance().default(KNOWLEDGE_DEFAULTS.maxDistance),
+    retrieval: knowledgeFields.retrieval().default(KNOWLEDGE_DEFAULTS.retrieval),
+  })
+  .openapi("KnowledgePlan", { description: 'What the agent answers from (docs/knowledge.md, "Agents").' });
+
+const knowledgePatchSchema = z
+  .strictObject({
+    knowledgeBaseIds: knowledgeFields.knowledgeBaseIds().optional(),
+    topK: knowledgeFields.topK().optional(),
+    maxDistance: knowledgeFields.maxDistance().optional(),
+    retrieval: knowledgeFields.retrieval().optional(),
+  })
+  .openapi("KnowledgePlanPatch", { description: "The sub-fields sent replace those of the current plan; the others are kept." });
+
 export const agentSchema = z
   .object({
     id: z.uuid().openapi({ example: EXAMPLE_ID }),
@@ -219,6 +261,17 @@ export const agentSchema = z
         example: { eagerness: "normal", minWaitMs: null, maxWaitMs: null, interruptionMinWords: 1, interruptionMinMs: null },
       }),
     tools: z.array(toolSchema).openapi({ description: "Functions of yours the agent may call, and the built-ins (docs/tools.md)." }),
+    knowledge: z
+      .object({
+        knowledgeBaseIds: z.array(z.uuid()),
+        topK: z.number().int(),
+        maxDistance: z.number().nullable(),
+        retrieval: z.enum(KNOWLEDGE_RETRIEVAL),
+      })
+      .openapi({
+        description: 'What the agent answers from (docs/knowledge.md, "Agents").',
+        example: { knowledgeBaseIds: [], topK: 3, maxDistance: null, retrieval: "every_turn" },
+      }),
     toolSecret: z.string().nullable().openapi({
       description:
         "Signs the agent's tool requests (X-Service-Signature, as webhooks). In full in the create and rotate responses (and the update that first created it), `tss_...XXXXXX` otherwise.",
@@ -264,6 +317,7 @@ export const createAgentSchema = z
     analysisPlan: analysisPlanSchema.default(() => ({ summaryEnabled: true, successCriteria: [], extractionFields: [] })),
     turnTaking: turnTakingSchema.default(() => ({ ...TURN_TAKING_DEFAULTS })),
     tools: toolsSchema.default(() => []),
+    knowledge: knowledgePlanSchema.default(() => ({ ...KNOWLEDGE_DEFAULTS, knowledgeBaseIds: [] })),
   })
   .openapi("CreateAgent", { example: CREATE_EXAMPLE });
 
@@ -286,6 +340,7 @@ export const updateAgentSchema = z
     analysisPlan: analysisPlanPatchSchema.optional(),
     turnTaking: turnTakingPatchSchema.optional(),
     tools: toolsSchema.optional().openapi({ description: "Replaces the whole list; send [] to remove every tool." }),
+    knowledge: knowledgePatchSchema.optional(),
   })
   .refine(nonEmptyPatch, NON_EMPTY_PATCH)
   .openapi("UpdateAgent", { example: { firstMessage: null, temperature: 0.3, analysisPlan: { summaryEnabled: false } } });

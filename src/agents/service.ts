@@ -9,6 +9,7 @@ import type { Db } from "../db/client";
 import { pageQuery } from "../db/pagination";
 import { type Agent, agents } from "../db/schema";
 import { ownedBy, ownedRow } from "../db/tenancy";
+import { ownedKnowledgeBaseIds } from "../knowledge/service";
 import { ApiError } from "../lib/errors";
 import { isUuid, newId } from "../lib/ids";
 import { type Page, type PageParams, pageOf } from "../lib/pagination";
@@ -29,6 +30,21 @@ const scoped = (organizationId: string, id: string) => ownedRow(agents, organiza
 const VOICE_MESSAGE = "no voice with this id in this workspace or the system catalog";
 const unusableVoice = () =>
   new ApiError("validation_failed", `Invalid json: voiceId: ${VOICE_MESSAGE}`, { issues: [{ path: "voiceId", message: VOICE_MESSAGE }] });
+
+const KNOWLEDGE_MESSAGE = "no knowledge base with this id in this workspace";
+
+/** Every knowledge base an agent names must be the workspace's (another's is refused like a missing one). */
+async function requireOwnKnowledgeBases(db: Db, organizationId: string, ids: string[] | undefined): Promise<void> {
+  if (!ids?.length) return;
+  const owned = await ownedKnowledgeBaseIds({ ctx: { db, organizationId }, input: { ids } });
+  const missing = ids.findIndex((id) => !owned.has(id));
+  if (missing >= 0) {
+    const path = `knowledge.knowledgeBaseIds.${missing}`;
+    throw new ApiError("validation_failed", `Invalid json: ${path}: ${KNOWLEDGE_MESSAGE}`, {
+      issues: [{ path, message: KNOWLEDGE_MESSAGE }],
+    });
+  }
+}
 
 /** The voice check: a system voice or the workspace's own; another workspace's voice is refused exactly like a missing one. */
 async function requireUsableVoice(db: Db, organizationId: string, voiceId: string | null | undefined): Promise<void> {
@@ -68,7 +84,11 @@ export interface SavedAgent {
 /** Every agent gets its tool signing secret when it is created (docs/tools.md). */
 export async function createAgent({ ctx, input }: Op<CreateAgentInput, "db" | "organizationId" | "config">): Promise<SavedAgent> {
   const { db, organizationId } = ctx;
-  await Promise.all([requireUsableVoice(db, organizationId, input.voiceId), checkToolUrls({ ctx, input: { tools: input.tools } })]);
+  await Promise.all([
+    requireUsableVoice(db, organizationId, input.voiceId),
+    checkToolUrls({ ctx, input: { tools: input.tools } }),
+    requireOwnKnowledgeBases(db, organizationId, input.knowledge.knowledgeBaseIds),
+  ]);
   const id = newId();
   const secret = await mintToolSecret({ ctx, input: { agentId: id } });
   const [row] = await whileVoiceExists(
@@ -195,6 +215,7 @@ export async function updateAgent({
   await Promise.all([
     requireUsableVoice(db, organizationId, input.voiceId),
     input.tools ? checkToolUrls({ ctx, input: { tools: input.tools } }) : undefined,
+    requireOwnKnowledgeBases(db, organizationId, input.knowledge?.knowledgeBaseIds),
   ]);
   const patch = toAgentPatch(input);
   const minted = input.tools?.length ? await mintToolSecret({ ctx, input: { agentId: id } }) : null;

@@ -23,12 +23,15 @@ export interface CallUsage {
   stt: { quantity: number; micro: number };
   chat: { quantity: number; micro: number; promptTokens: number; completionTokens: number };
   tts: { quantity: number; micro: number };
+  /** Knowledge retrieval's query embeddings (tokens). */
+  embedding: { quantity: number; micro: number };
 }
 
 export const emptyUsage = (): CallUsage => ({
   stt: { quantity: 0, micro: 0 },
   chat: { quantity: 0, micro: 0, promptTokens: 0, completionTokens: 0 },
   tts: { quantity: 0, micro: 0 },
+  embedding: { quantity: 0, micro: 0 },
 });
 
 export interface CallFilters {

@@ -18,6 +18,10 @@ export const ERRORS = {
     status: 400,
     when: "Telegram or WhatsApp refused the channel's credentials (a wrong bot token, access token or phone number id); nothing was saved.",
   },
+  url_fetch_failed: {
+    status: 400,
+    when: "A URL to import could not be fetched: it answered non-2xx, timed out, redirected too often or to a private address; nothing was stored.",
+  },
   invalid_audio: { status: 400, when: "The uploaded file is not audio we can read (or the multipart body is malformed)." },
   unauthorized: { status: 401, when: "Missing, malformed, unknown or revoked API key, or no valid session." },
   insufficient_credits: { status: 402, when: "The workspace's usage credits cannot cover this Models call; nothing was charged." },
@@ -43,6 +47,10 @@ export const ERRORS = {
   },
   channel_taken: { status: 409, when: "That Telegram bot or WhatsApp number is connected to another channel already." },
   read_only: { status: 409, when: "The resource cannot be changed (system voices are read-only)." },
+  knowledge_limit_reached: {
+    status: 409,
+    when: 'The workspace\'s knowledge bases hold the most documents, bytes or passages allowed (docs/knowledge.md, "Limits"); delete documents first.',
+  },
   session_ended: {
     status: 409,
     when: "The widget chat session has ended (closed, idle or full); send the message without a sessionId to start a new one.",

@@ -1,5 +1,6 @@
 // Prices in one table, in micro-credits (1 credit = 1,000,000 micro-credits).
-// chat: per 1,000 tokens (prompt + completion); tts: per 1,000 characters; stt: per minute of audio.
+// chat: per 1,000 tokens (prompt + completion); tts: per 1,000 characters; stt: per minute of audio;
+// embedding: per 1,000 input tokens.
 // A credit is one US dollar of the provider's list price: OpenAI's tts-1-hd at $30 per million
 // characters is 30,000 here, whisper-1 at $0.006 a minute 6,000 (the default), gpt-4o at $10 per
 // million output tokens 10,000. Pay-as-you-go rates, without volume commitments:
@@ -13,7 +14,10 @@
 //   Cloudflare: @cf/deepgram/flux $0.0077 a minute over a WebSocket, 7,700
 //   (developers.cloudflare.com/workers-ai/models/flux); @cf/deepgram/nova-3 $0.0092, 9,200
 //   (cloudflare-docs PR #24748, its model page's unit pricing).
-export type Modality = "chat" | "tts" | "stt";
+export type Modality = "chat" | "tts" | "stt" | "embedding";
+
+/** Every modality, in the order the usage report lists them. */
+export const MODALITIES = ["chat", "tts", "stt", "embedding"] as const satisfies readonly Modality[];
 
 export const PRICES: Record<Modality, { unit: string; default: number; models: Record<string, number> }> = {
   chat: { unit: "1,000 tokens", default: 2_000, models: { "gpt-4o": 10_000, "gpt-4.1": 8_000, "gpt-4o-mini": 600, "gpt-4.1-mini": 1_600 } },
@@ -22,6 +26,8 @@ export const PRICES: Record<Modality, { unit: string; default: number; models: R
     default: 15_000,
     models: { "tts-1-hd": 30_000, eleven_multilingual_v2: 30_000, "sonic-3": 50_000, "sonic-2": 50_000 },
   },
+  // OpenAI's text-embedding-3-small at $0.02 per million tokens, -3-large at $0.13.
+  embedding: { unit: "1,000 tokens", default: 20, models: { "text-embedding-3-small": 20, "text-embedding-3-large": 130 } },
   stt: {
     unit: "minute of audio",
     default: 6_000,
@@ -37,7 +43,7 @@ export const PRICES: Record<Modality, { unit: string; default: number; models: R
 
 export const priceOf = (modality: Modality, model: string): number => PRICES[modality].models[model] ?? PRICES[modality].default;
 
-/** The cost of a quantity: tokens (chat), characters (tts) or milliseconds of audio (stt), rounded up. */
+/** The cost of a quantity: tokens (chat, embedding), characters (tts) or milliseconds of audio (stt), rounded up. */
 export function costOf(modality: Modality, model: string, quantity: number): number {
   const price = priceOf(modality, model);
   const per = modality === "stt" ? 60_000 : 1_000;

@@ -28,7 +28,7 @@ export interface RequestLog {
   latencyMs: number;
 }
 
-const UNITS = { chat: "tokens", tts: "characters", stt: "audio_ms" } as const;
+const UNITS = { chat: "tokens", tts: "characters", stt: "audio_ms", embedding: "tokens" } as const;
 
 /**
  * Takes `amountMicro` from the workspace's balance and writes its `credit_holds` row `id`, in one

@@ -7,6 +7,9 @@ import type {
   ChatProvider,
   ChatRequest,
   ChatStreamEvent,
+  EmbeddingProvider,
+  EmbeddingRequest,
+  Embeddings,
   SpeechRequest,
   SttProvider,
   ToolCallOut,
@@ -83,7 +86,12 @@ const MODELS_TTL_MS = 5 * 60_000;
 const listedModels = new Map<string, { ids: string[]; at: number }>();
 const modelListSchema = z.object({ data: z.array(z.object({ id: z.string() })).max(1_000) });
 
-export class OpenAICompatible implements ChatProvider, TtsProvider, SttProvider {
+const embeddingListSchema = z.object({
+  data: z.array(z.object({ index: z.number().int().min(0), embedding: z.array(z.number()) })),
+  usage: z.object({ prompt_tokens: z.number().int().min(0) }),
+});
+
+export class OpenAICompatible implements ChatProvider, TtsProvider, SttProvider, EmbeddingProvider {
   readonly name: string;
 
   constructor(
@@ -237,5 +245,31 @@ export class OpenAICompatible implements ChatProvider, TtsProvider, SttProvider 
       durationSeconds: t.duration ?? null,
       ...(t.segments ? { segments: t.segments.map((s) => ({ start: s.start, end: s.end, text: s.text })) } : {}),
     };
+  }
+
+  /** OpenAI's POST /embeddings, the vectors in the inputs' order, each checked to have the width asked for. */
+  async embed(request: EmbeddingRequest, signal?: AbortSignal): Promise<Embeddings> {
+    const res = await providerFetch(
+      this.name,
+      this.url("/embeddings"),
+      {
+        method: "POST",
+        headers: this.headers(),
+        body: JSON.stringify({ model: request.model, input: request.input, dimensions: request.dimensions, encoding_format: "float" }),
+        signal,
+      },
+      this.call,
+    );
+    const parsed = embeddingListSchema.safeParse(await readJson(this.name, res));
+    if (!parsed.success) throw new ProviderError("bad_response", `${this.name} answered embeddings we cannot read`);
+    const vectors = new Array<number[]>(request.input.length);
+    for (const item of parsed.data.data) if (item.index < vectors.length) vectors[item.index] = item.embedding;
+    for (const v of vectors)
+      if (!v || v.length !== request.dimensions)
+        throw new ProviderError(
+          "bad_response",
+          `${this.name} answered embeddings that do not match the inputs (${request.dimensions} numbers each)`,
+        );
+    return { vectors, promptTokens: parsed.data.usage.prompt_tokens };
   }
 }

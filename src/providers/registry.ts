@@ -7,7 +7,7 @@ import { Deepgram } from "./deepgram";
 import { ElevenLabs } from "./elevenlabs";
 import type { CallOptions } from "./http";
 import { OpenAICompatible } from "./openai";
-import type { ChatProvider, StreamingSttProvider, SttProvider, TtsProvider } from "./types";
+import type { ChatProvider, EmbeddingProvider, StreamingSttProvider, SttProvider, TtsProvider } from "./types";
 import { type WorkersAi, workersAiConnect } from "./workers-ai";
 
 const callOptions = (config: AppConfig): CallOptions => ({ timeoutMs: config.PROVIDER_TIMEOUT_MS, retries: config.PROVIDER_RETRIES });
@@ -26,6 +26,7 @@ function openAI(config: AppConfig): OpenAICompatible {
 
 export const chatProvider = (config: AppConfig): ChatProvider => openAI(config);
 export const sttProvider = (config: AppConfig): SttProvider => openAI(config);
+export const embeddingProvider = (config: AppConfig): EmbeddingProvider => openAI(config);
 
 /**
  * Streaming transcription (a call's caller, as they speak): the Deepgram adapter, its socket opened
@@ -103,6 +104,8 @@ export function ttsProvider(config: AppConfig, voiceProvider: string): TtsProvid
 export interface Providers {
   chat(): ChatProvider;
   stt(): SttProvider;
+  /** Knowledge bases' embeddings (the OpenAI-compatible provider's /embeddings). */
+  embeddings(): EmbeddingProvider;
   /** Null when this deployment does not stream (see streamingSttProvider); `ai` is the Workers AI binding. */
   streamingStt(ai?: WorkersAi): StreamingSttProvider | null;
   streamingSttRequirement(): string;
@@ -117,6 +120,7 @@ export interface Providers {
 export const providersOf = (config: AppConfig): Providers => ({
   chat: () => chatProvider(config),
   stt: () => sttProvider(config),
+  embeddings: () => embeddingProvider(config),
   streamingStt: (ai) => streamingSttProvider(config, ai),
   streamingSttRequirement: () => streamingSttRequirement(config),
   tts: (voiceProvider) => ttsProvider(config, voiceProvider),

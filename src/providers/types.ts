@@ -176,3 +176,21 @@ export interface StreamingSttProvider {
   readonly name: string;
   open(opts: SttStreamOptions, onEvent: (e: SttStreamEvent) => void): Promise<SttStream>;
 }
+
+/** Embeddings (OpenAI's POST /embeddings): one vector of `dimensions` numbers per input, in order. */
+export interface EmbeddingRequest {
+  model: string;
+  input: string[];
+  dimensions: number;
+}
+
+export interface Embeddings {
+  vectors: number[][];
+  /** What the provider counted (metered as tokens). */
+  promptTokens: number;
+}
+
+export interface EmbeddingProvider {
+  readonly name: string;
+  embed(request: EmbeddingRequest, signal?: AbortSignal): Promise<Embeddings>;
+}

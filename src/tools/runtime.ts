@@ -7,8 +7,19 @@
 // Chats ask for whole answers; live calls pass a `round` that streams each answer into speech, and
 // then everything the turn adds is said through `say` as it happens (src/calls/session.ts).
 import type { Db } from "../db/client";
-import type { Agent, AgentTool, EndCallTool, FunctionTool, ToolTurnDetail, TransferCallTool, TransferDestination } from "../db/schema";
+import type {
+  Agent,
+  AgentTool,
+  EndCallTool,
+  FunctionTool,
+  KnowledgePlan,
+  ToolTurnDetail,
+  TransferCallTool,
+  TransferDestination,
+} from "../db/schema";
 import type { AppConfig } from "../env";
+import { withKnowledge } from "../knowledge/retrieve";
+import { type KnowledgeTool, knowledgeToolFunction, knowledgeToolOf, SEARCH_KNOWLEDGE, searchKnowledgeCall } from "../knowledge/tool";
 import { type AgentAnswer, agentCompletion, type ToolOffer } from "../metering/agent-reply";
 import type { Payer } from "../metering/metered";
 import type { Providers } from "../providers/registry";
@@ -32,7 +43,7 @@ export interface ToolTurnDeps {
   db: Db;
   config: AppConfig;
   waitUntil(work: Promise<unknown>): void;
-  providers: Pick<Providers, "chat">;
+  providers: Pick<Providers, "chat" | "embeddings">;
 }
 
 /** Something the agent says during the turn (a `requestStart` message): messaging sends it at once. */
@@ -69,19 +80,21 @@ export interface LiveTurn {
   onToolRound?(messages: ChatMessage[], turns: Array<Extract<TurnRecord, { role: "tool" }>>): void;
 }
 
-type Callable = FunctionTool | EndCallTool | TransferCallTool;
+type Callable = FunctionTool | EndCallTool | TransferCallTool | KnowledgeTool;
 
 /**
  * The tools the model is offered on this subject: transfer_call only on a call that can be
  * transferred (a phone call: a chat or a web call has no line to hand on).
  */
-export function offeredTools(tools: readonly AgentTool[], subject: ToolSubject): Map<string, Callable> {
+export function offeredTools(tools: readonly AgentTool[], subject: ToolSubject, knowledge?: KnowledgePlan): Map<string, Callable> {
   const out = new Map<string, Callable>();
   for (const t of tools) {
     if (t.type === "function") out.set(t.name, t);
     else if (t.type === "end_call") out.set("end_call", t);
     else if (subject.kind === "call" && subject.transferable) out.set("transfer_call", t);
   }
+  const search = knowledgeToolOf(knowledge);
+  if (search) out.set(SEARCH_KNOWLEDGE, search);
   return out;
 }
 
@@ -106,11 +119,13 @@ export function modelTools(offered: Map<string, Callable>): Array<Record<string,
   return [...offered.entries()].map(([name, t]) => ({
     type: "function",
     function:
-      t.type === "function"
-        ? { name, description: t.description, parameters: t.parameters }
-        : t.type === "transfer_call"
-          ? { name, description: t.description ?? TRANSFER_DESCRIPTION, parameters: transferParameters(t) }
-          : { name, description: t.description ?? END_CALL_DESCRIPTION, parameters: { type: "object", properties: {} } },
+      t.type === "search_knowledge"
+        ? knowledgeToolFunction
+        : t.type === "function"
+          ? { name, description: t.description, parameters: t.parameters }
+          : t.type === "transfer_call"
+            ? { name, description: t.description ?? TRANSFER_DESCRIPTION, parameters: transferParameters(t) }
+            : { name, description: t.description ?? END_CALL_DESCRIPTION, parameters: { type: "object", properties: {} } },
   }));
 }
 
@@ -162,15 +177,17 @@ const parsedArgs = (raw: string): unknown => {
 export async function agentTurn(
   deps: ToolTurnDeps,
   payer: Payer,
-  agent: Pick<Agent, "id" | "name" | "llmModel" | "temperature" | "tools" | "toolSecret" | "metadata">,
+  agent: Pick<Agent, "id" | "name" | "llmModel" | "temperature" | "tools" | "toolSecret" | "metadata"> & Partial<Pick<Agent, "knowledge">>,
   subject: ToolSubject,
-  messages: ChatMessage[],
+  asked: ChatMessage[],
   replyTokens: number,
   say?: Say,
   live: LiveTurn = {},
 ): Promise<AgentTurn> {
   const { round } = live;
-  const offered = offeredTools(agent.tools, subject);
+  // The passages the user's last words find, when the agent retrieves on every turn (src/knowledge/retrieve.ts).
+  const messages = await withKnowledge(deps, payer, agent.knowledge, asked);
+  const offered = offeredTools(agent.tools, subject, agent.knowledge);
   const streamed = round !== undefined;
   const ask: Round =
     round ?? ((msgs, offer) => agentCompletion(deps.db, deps.providers, payer, agent, msgs, replyTokens, offer, deps.waitUntil));
@@ -267,6 +284,7 @@ export async function agentTurn(
             content,
           };
         };
+        if (tool.type === "search_knowledge") return searchKnowledgeCall(deps, payer, tool, c);
         if (tool.type === "end_call") {
           ended = tool;
           endedSaying = answer.content;

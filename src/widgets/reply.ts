@@ -83,7 +83,7 @@ export async function widgetReply(
   }
 }
 
-type ReplyingAgent = Pick<Agent, "id" | "name" | "llmModel" | "temperature" | "tools" | "toolSecret" | "metadata">;
+type ReplyingAgent = Pick<Agent, "id" | "name" | "llmModel" | "temperature" | "tools" | "toolSecret" | "metadata" | "knowledge">;
 
 /**
  * The reply in the test chat of an agent's dashboard page: the widget chat's prompt, tools and

@@ -59,6 +59,18 @@ const agentWithTools = async (ws: Workspace) => ({
     ],
   }),
 });
+const knowledgeBase = async (ws: Workspace) => ({ id: await createdId(ws, "/v1/knowledge-bases", { name: "Tenant's knowledge" }) });
+/** A knowledge base with one document (text: processed in the background, any status will do). */
+const knowledgeDocument = async (ws: Workspace) => {
+  const { id } = await knowledgeBase(ws);
+  const res = await ws.api(`/v1/knowledge-bases/${id}/documents`, {
+    method: "POST",
+    json: { type: "text", name: "Hours", text: "We open at eight." },
+  });
+  if (res.status !== 202) throw new Error(`adding a document failed: ${res.status} ${await res.text()}`);
+  return { id, documentId: ((await res.json()) as { id: string }).id };
+};
+
 /** One of the sandbox provider's own voices (`alloy`), so its sample can be synthesized (GET …/sample). */
 const voice = async (ws: Workspace) => ({
   id: await createdId(ws, "/v1/voices", { name: "Tenant's voice", provider: "sandbox", providerVoiceId: "alloy", language: "en" }),
@@ -159,6 +171,18 @@ export const ROUTES: RouteCase[] = [
     why: "QStash only: refused without a valid Upstash-Signature (test/integration/webhooks/qstash.test.ts)",
   },
   { method: "POST", path: "/internal/qstash/failed", auth: "public", why: "QStash only: refused without a valid Upstash-Signature" },
+  {
+    method: "POST",
+    path: "/internal/qstash/knowledge",
+    auth: "public",
+    why: "QStash only: refused without a valid Upstash-Signature (test/integration/knowledge/qstash.test.ts)",
+  },
+  {
+    method: "POST",
+    path: "/internal/qstash/knowledge-failed",
+    auth: "public",
+    why: "QStash only: refused without a valid Upstash-Signature",
+  },
   {
     method: "POST",
     path: "/telephony/twilio/status/:callId",
@@ -276,6 +300,23 @@ export const ROUTES: RouteCase[] = [
   { method: "GET", path: "/v1/voices/:id", auth: "api_key", resource: voice },
   { method: "PATCH", path: "/v1/voices/:id", auth: "api_key", body: { name: "Renamed" }, resource: voice },
   { method: "DELETE", path: "/v1/voices/:id", auth: "api_key", resource: voice },
+
+  { method: "GET", path: "/v1/knowledge-bases", auth: "api_key" },
+  { method: "POST", path: "/v1/knowledge-bases", auth: "api_key", body: { name: "Security check" } },
+  { method: "GET", path: "/v1/knowledge-bases/:id", auth: "api_key", resource: knowledgeBase },
+  { method: "PATCH", path: "/v1/knowledge-bases/:id", auth: "api_key", body: { name: "Renamed" }, resource: knowledgeBase },
+  { method: "DELETE", path: "/v1/knowledge-bases/:id", auth: "api_key", resource: knowledgeBase },
+  { method: "GET", path: "/v1/knowledge-bases/:id/documents", auth: "api_key", resource: knowledgeBase },
+  {
+    method: "POST",
+    path: "/v1/knowledge-bases/:id/documents",
+    auth: "api_key",
+    body: { type: "text", name: "Security check", text: "Checked." },
+    resource: knowledgeBase,
+  },
+  { method: "GET", path: "/v1/knowledge-bases/:id/documents/:documentId", auth: "api_key", resource: knowledgeDocument },
+  { method: "DELETE", path: "/v1/knowledge-bases/:id/documents/:documentId", auth: "api_key", resource: knowledgeDocument },
+  { method: "POST", path: "/v1/knowledge-bases/:id/query", auth: "api_key", body: { query: "When do you open?" }, resource: knowledgeBase },
 
   { method: "GET", path: "/v1/channels", auth: "api_key" },
   {

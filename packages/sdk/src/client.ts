@@ -3,6 +3,7 @@ import { Agents } from "./resources/agents.js";
 import { Calls } from "./resources/calls.js";
 import { Channels } from "./resources/channels.js";
 import { Chats } from "./resources/chats.js";
+import { KnowledgeBases } from "./resources/knowledge-bases.js";
 import { Me } from "./resources/me.js";
 import { Audio, ChatModels, Stt, Tts, UsageResource } from "./resources/models.js";
 import { PhoneNumbers } from "./resources/phone-numbers.js";
@@ -27,6 +28,7 @@ export class VoiceAgentPlatform {
   readonly calls: Calls;
   readonly phoneNumbers: PhoneNumbers;
   readonly voices: Voices;
+  readonly knowledgeBases: KnowledgeBases;
   readonly chats: Chats;
   readonly widgets: Widgets;
   readonly channels: Channels;
@@ -51,6 +53,7 @@ export class VoiceAgentPlatform {
     this.calls = new Calls(client);
     this.phoneNumbers = new PhoneNumbers(client);
     this.voices = new Voices(client);
+    this.knowledgeBases = new KnowledgeBases(client);
     this.chats = new Chats(client);
     this.widgets = new Widgets(client);
     this.channels = new Channels(client);

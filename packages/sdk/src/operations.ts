@@ -41,6 +41,25 @@ export const OPERATIONS = {
   updateVoice: { method: "PATCH", path: "/v1/voices/{id}", sdk: "voices.update" },
   deleteVoice: { method: "DELETE", path: "/v1/voices/{id}", sdk: "voices.del" },
 
+  listKnowledgeBases: { method: "GET", path: "/v1/knowledge-bases", sdk: "knowledgeBases.list" },
+  createKnowledgeBase: { method: "POST", path: "/v1/knowledge-bases", sdk: "knowledgeBases.create" },
+  getKnowledgeBase: { method: "GET", path: "/v1/knowledge-bases/{id}", sdk: "knowledgeBases.retrieve" },
+  updateKnowledgeBase: { method: "PATCH", path: "/v1/knowledge-bases/{id}", sdk: "knowledgeBases.update" },
+  deleteKnowledgeBase: { method: "DELETE", path: "/v1/knowledge-bases/{id}", sdk: "knowledgeBases.del" },
+  queryKnowledgeBase: { method: "POST", path: "/v1/knowledge-bases/{id}/query", sdk: "knowledgeBases.query" },
+  listKnowledgeDocuments: { method: "GET", path: "/v1/knowledge-bases/{id}/documents", sdk: "knowledgeBases.documents.list" },
+  addKnowledgeDocument: { method: "POST", path: "/v1/knowledge-bases/{id}/documents", sdk: "knowledgeBases.documents.create" },
+  getKnowledgeDocument: {
+    method: "GET",
+    path: "/v1/knowledge-bases/{id}/documents/{documentId}",
+    sdk: "knowledgeBases.documents.retrieve",
+  },
+  deleteKnowledgeDocument: {
+    method: "DELETE",
+    path: "/v1/knowledge-bases/{id}/documents/{documentId}",
+    sdk: "knowledgeBases.documents.del",
+  },
+
   listChats: { method: "GET", path: "/v1/chats", sdk: "chats.list" },
   getChat: { method: "GET", path: "/v1/chats/{id}", sdk: "chats.retrieve" },
 

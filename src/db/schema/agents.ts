@@ -34,6 +34,20 @@ export const TURN_TAKING_DEFAULTS: TurnTakingPlan = {
   interruptionMinMs: null,
 };
 
+/** What the agent answers from (docs/knowledge.md, "Agents"). */
+export interface KnowledgePlan {
+  /** The workspace's knowledge bases it searches; none: no retrieval. */
+  knowledgeBaseIds: string[];
+  /** How many passages a search hands the LLM. */
+  topK: number;
+  /** Cosine distance beyond which a passage is left out; null: none is. */
+  maxDistance: number | null;
+  /** `every_turn`: searched before each reply; `tool`: only when the LLM calls search_knowledge. */
+  retrieval: "every_turn" | "tool";
+}
+
+export const KNOWLEDGE_DEFAULTS: KnowledgePlan = { knowledgeBaseIds: [], topK: 3, maxDistance: null, retrieval: "every_turn" };
+
 export const agents = pgTable(
   "agents",
   {
@@ -57,6 +71,7 @@ export const agents = pgTable(
     turnTaking: jsonb("turn_taking").$type<TurnTakingPlan>().notNull().default(TURN_TAKING_DEFAULTS),
     /** docs/tools.md: functions of the customer's and the built-ins (end_call, transfer_call). */
     tools: jsonb("tools").$type<AgentTool[]>().notNull().default([]),
+    knowledge: jsonb("knowledge").$type<KnowledgePlan>().notNull().default(KNOWLEDGE_DEFAULTS),
     /**
      * The secret that signs this agent's tool requests (`tss_` + 40), sealed with SECRETS_KEK like
      * webhook endpoint secrets (src/tools/secret.ts). Null until the agent first has a function tool.

@@ -3,6 +3,7 @@ export * from "./api-keys";
 export * from "./calls";
 export * from "./chats";
 export * from "./credits";
+export * from "./knowledge";
 export * from "./memberships";
 export * from "./messaging";
 export * from "./organizations";

@@ -14,13 +14,13 @@ export const usageEvents = pgTable(
     apiKeyId: uuid("api_key_id"),
     method: text("method").notNull(),
     endpoint: text("endpoint").notNull(),
-    modality: text("modality").$type<"tts" | "stt" | "chat">().notNull(),
+    modality: text("modality").$type<"tts" | "stt" | "chat" | "embedding">().notNull(),
     provider: text("provider").notNull(),
     model: text("model").notNull(),
     status: integer("status").notNull(),
     errorCode: text("error_code"),
     latencyMs: integer("latency_ms").notNull(),
-    /** What was consumed: characters (tts), milliseconds of audio (stt), tokens (chat). */
+    /** What was consumed: characters (tts), milliseconds of audio (stt), tokens (chat, embedding). */
     unit: text("unit").$type<"characters" | "audio_ms" | "tokens">().notNull(),
     quantity: integer("quantity").notNull().default(0),
     promptTokens: integer("prompt_tokens"),

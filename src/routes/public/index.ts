@@ -8,6 +8,7 @@ import { registerHealth } from "./health";
 import { registerDocumentComponents, registerOpenApiDocument } from "./openapi";
 import { registerQstashDeliver } from "./qstash/deliver";
 import { registerQstashFailed } from "./qstash/failed";
+import { registerQstashKnowledge } from "./qstash/knowledge";
 import { registerReference } from "./reference";
 import { registerTestReceiver } from "./test-receiver";
 
@@ -21,5 +22,6 @@ export function publicRoutes(root: OpenAPIHono<AppEnv>) {
   registerTestReceiver(router);
   registerQstashDeliver(router);
   registerQstashFailed(router);
+  registerQstashKnowledge(router);
   return router;
 }

@@ -24,6 +24,7 @@ import { registerListCalls } from "./calls/list";
 import { registerChannels } from "./channels";
 import { registerGetChat } from "./chats/get";
 import { registerListChats } from "./chats/list";
+import { registerKnowledgeBases } from "./knowledge-bases";
 import { registerGetMe } from "./me/get";
 import { registerModels } from "./models";
 import { registerPhoneNumbers } from "./phone-numbers";
@@ -68,6 +69,8 @@ export function v1Routes() {
 
   registerListChats(v1);
   registerGetChat(v1);
+
+  registerKnowledgeBases(v1);
 
   registerWidgets(v1);
   registerChannels(v1);

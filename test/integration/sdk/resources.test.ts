@@ -53,6 +53,31 @@ describe("SDK resources", () => {
     expect((await client.voices.list({ type: "owned" })).data).toEqual([]);
   });
 
+  it("knowledgeBases: a base created, a file and text added and processed, queried, listed, updated; a document and the base deleted", async () => {
+    const client = sdkFor(await createWorkspace());
+    const base = await client.knowledgeBases.create({ name: "Office" });
+    expect(base).toMatchObject({ name: "Office", documentCount: 0 });
+    const file = await client.knowledgeBases.documents.create(base.id, {
+      file: new TextEncoder().encode("# Parking\n\nFree parking behind the building."),
+      filename: "parking.md",
+    });
+    expect(file).toMatchObject({ status: "processing", name: "parking.md", contentType: "text/markdown" });
+    const text = await client.knowledgeBases.documents.create(base.id, { type: "text", name: "Hours", text: "Open 8 to 18 on weekdays." });
+    const ready = await client.knowledgeBases.documents.waitUntilProcessed(base.id, file.id, { intervalMs: 50 });
+    expect(ready.status).toBe("ready");
+    expect((await client.knowledgeBases.documents.waitUntilProcessed(base.id, text.id, { intervalMs: 50 })).status).toBe("ready");
+    expect((await client.knowledgeBases.documents.retrieve(base.id, file.id)).chunkCount).toBe(1);
+    const found = await client.knowledgeBases.query(base.id, { query: "Where do I park?", topK: 1 });
+    expect(found.data[0]).toMatchObject({ documentId: file.id, heading: "Parking" });
+    expect((await client.knowledgeBases.documents.list(base.id, { status: "ready" })).data).toHaveLength(2);
+    expect((await client.knowledgeBases.update(base.id, { description: "Front desk" })).description).toBe("Front desk");
+    expect((await client.knowledgeBases.retrieve(base.id)).documentCount).toBe(2);
+    await client.knowledgeBases.documents.del(base.id, text.id);
+    expect((await client.knowledgeBases.list()).data.map((b) => b.documentCount)).toEqual([1]);
+    await client.knowledgeBases.del(base.id);
+    await expect(client.knowledgeBases.retrieve(base.id)).rejects.toBeInstanceOf(NotFoundError);
+  });
+
   it("phoneNumbers and calls: a caller id added and given an agent to answer it, a call placed from it, read and listed, a web call started and ended; the number removed", async () => {
     const ws = await createWorkspace();
     const client = sdkFor(ws);

@@ -16,6 +16,7 @@ describe("toCallView", () => {
       stt: { quantity: 12_340, micro: 1_500 },
       chat: { quantity: 420, micro: 2_500, promptTokens: 400, completionTokens: 20 },
       tts: { quantity: 60, micro: 1_000 },
+      embedding: { quantity: 0, micro: 0 },
     };
     const v = toCallView(call(), usage, "https://api.example.com");
     expect(v).toMatchObject({

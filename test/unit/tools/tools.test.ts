@@ -182,6 +182,9 @@ describe("a live call's turn (streamed rounds)", () => {
       chat: () => {
         throw new Error("the scripted round answers");
       },
+      embeddings: () => {
+        throw new Error("these agents have no knowledge bases");
+      },
     },
   };
   const payer = { organizationId: "o", apiKeyId: null, method: "CALL", endpoint: "/v1/calls/c", callId: "c" };

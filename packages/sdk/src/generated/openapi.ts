@@ -88,6 +88,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/internal/qstash/knowledge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** QStash callback: process a knowledge document (Upstash-Signature verified) */
+        post: operations["qstashKnowledge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/internal/qstash/knowledge-failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** QStash failure callback: a knowledge document's processing never finished (Upstash-Signature verified) */
+        post: operations["qstashKnowledgeFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/telephony/twilio/status/{callId}": {
         parameters: {
             query?: never;
@@ -613,6 +647,120 @@ export interface paths {
         get: operations["getChat"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/knowledge-bases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List knowledge bases
+         * @description Newest first, with what each holds. See docs/pagination.md for the cursor contract.
+         */
+        get: operations["listKnowledgeBases"];
+        put?: never;
+        /**
+         * Create a knowledge base
+         * @description An empty knowledge base; add documents to it, then link it to agents (`knowledge.knowledgeBaseIds`).
+         */
+        post: operations["createKnowledgeBase"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/knowledge-bases/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a knowledge base */
+        get: operations["getKnowledgeBase"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a knowledge base, its documents and their passages
+         * @description At once; agents that linked it stop retrieving from it (their link is dropped).
+         */
+        delete: operations["deleteKnowledgeBase"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename or describe a knowledge base
+         * @description Partial update: only the fields sent change; `null` clears the description.
+         */
+        patch: operations["updateKnowledgeBase"];
+        trace?: never;
+    };
+    "/v1/knowledge-bases/{id}/documents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a knowledge base's documents
+         * @description Newest first, with each one's status and progress. See docs/pagination.md for the cursor contract.
+         */
+        get: operations["listKnowledgeDocuments"];
+        put?: never;
+        /**
+         * Add a document: upload a file, send text, or import a URL
+         * @description A file is sent as multipart/form-data (field `file`: text, Markdown, HTML or PDF, up to 20 MiB by default; optional `name`); text as JSON `{"type":"text","name","text"}`; a URL as JSON `{"type":"url","url"}`, fetched once under the webhooks' SSRF rules. The answer comes before the document is processed: `202` with status `processing`; poll the document until it is `ready` or `failed` (with `error`). The same content already in the knowledge base answers `200` with that document: nothing is stored twice.
+         */
+        post: operations["addKnowledgeDocument"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/knowledge-bases/{id}/documents/{documentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a document: its status, progress and passages count */
+        get: operations["getKnowledgeDocument"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a document and its passages
+         * @description At once: its passages are no longer found. One being processed stops.
+         */
+        delete: operations["deleteKnowledgeDocument"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/knowledge-bases/{id}/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Find the passages a question finds (for testing retrieval)
+         * @description The nearest passages of the knowledge base's ready documents to the question, nearest first, with their distance, score and document. The question's embedding is metered like any embedding (`usage.tokens`).
+         */
+        post: operations["queryKnowledgeBase"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3422,7 +3570,7 @@ export interface components {
              * @example unauthorized
              * @enum {string}
              */
-            code: "bad_request" | "invalid_json" | "validation_failed" | "caller_id_not_verified" | "stream_not_supported" | "channel_credentials_rejected" | "invalid_audio" | "unauthorized" | "insufficient_credits" | "forbidden" | "csrf_rejected" | "origin_not_allowed" | "channel_disabled" | "not_found" | "conflict" | "idempotency_conflict" | "phone_number_taken" | "channel_taken" | "read_only" | "session_ended" | "upgrade_required" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "provider_rate_limited" | "internal_error" | "misconfigured" | "provider_error" | "receiver_failed" | "channel_provider_error" | "telephony_error" | "provider_not_configured" | "telephony_unavailable" | "cache_unavailable" | "service_unavailable" | "provider_timeout";
+            code: "bad_request" | "invalid_json" | "validation_failed" | "caller_id_not_verified" | "stream_not_supported" | "channel_credentials_rejected" | "url_fetch_failed" | "invalid_audio" | "unauthorized" | "insufficient_credits" | "forbidden" | "csrf_rejected" | "origin_not_allowed" | "channel_disabled" | "not_found" | "conflict" | "idempotency_conflict" | "phone_number_taken" | "channel_taken" | "read_only" | "knowledge_limit_reached" | "session_ended" | "upgrade_required" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "provider_rate_limited" | "internal_error" | "misconfigured" | "provider_error" | "receiver_failed" | "channel_provider_error" | "telephony_error" | "provider_not_configured" | "telephony_unavailable" | "cache_unavailable" | "service_unavailable" | "provider_timeout";
             /** @example The API key is invalid or has been revoked. */
             message: string;
             /** @example 0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77 */
@@ -3597,6 +3745,22 @@ export interface components {
             };
             /** @description Functions of yours the agent may call, and the built-ins (docs/tools.md). */
             tools: components["schemas"]["Tool"][];
+            /**
+             * @description What the agent answers from (docs/knowledge.md, "Agents").
+             * @example {
+             *       "knowledgeBaseIds": [],
+             *       "topK": 3,
+             *       "maxDistance": null,
+             *       "retrieval": "every_turn"
+             *     }
+             */
+            knowledge: {
+                knowledgeBaseIds: string[];
+                topK: number;
+                maxDistance: number | null;
+                /** @enum {string} */
+                retrieval: "every_turn" | "tool";
+            };
             /**
              * @description Signs the agent's tool requests (X-Service-Signature, as webhooks). In full in the create and rotate responses (and the update that first created it), `tss_...XXXXXX` otherwise.
              * @example tss_...a1B2c3
@@ -3828,6 +3992,7 @@ export interface components {
              * @default []
              */
             tools?: components["schemas"]["Tool"][];
+            knowledge?: components["schemas"]["KnowledgePlan"];
         };
         /**
          * @default {
@@ -3919,6 +4084,40 @@ export interface components {
             interruptionMinMs?: number | null;
         };
         /**
+         * @description What the agent answers from (docs/knowledge.md, "Agents").
+         * @default {
+         *       "knowledgeBaseIds": [],
+         *       "topK": 3,
+         *       "maxDistance": null,
+         *       "retrieval": "every_turn"
+         *     }
+         */
+        KnowledgePlan: {
+            /**
+             * @description The workspace's knowledge bases the agent answers from (at most 10).
+             * @default []
+             */
+            knowledgeBaseIds?: string[];
+            /**
+             * @description Passages handed to the LLM per search, 1 to 10.
+             * @default 3
+             * @example 3
+             */
+            topK?: number;
+            /**
+             * @description Cosine distance beyond which a passage is left out (0 identical, 2 opposite); null: none is.
+             * @default null
+             * @example 0.8
+             */
+            maxDistance?: number | null;
+            /**
+             * @description `every_turn`: the caller's words are searched before every reply (in parallel with end-of-turn detection on calls); `tool`: only when the LLM calls `search_knowledge`.
+             * @default every_turn
+             * @enum {string}
+             */
+            retrieval?: "every_turn" | "tool";
+        };
+        /**
          * @example {
          *       "firstMessage": null,
          *       "temperature": 0.3,
@@ -3992,6 +4191,7 @@ export interface components {
             turnTaking?: components["schemas"]["TurnTakingPatch"];
             /** @description Replaces the whole list; send [] to remove every tool. */
             tools?: components["schemas"]["Tool"][];
+            knowledge?: components["schemas"]["KnowledgePlanPatch"];
         };
         /** @description The sub-fields sent replace those of the current plan; the others are kept. */
         AnalysisPlanPatch: {
@@ -4038,6 +4238,26 @@ export interface components {
              * @example 700
              */
             interruptionMinMs?: number | null;
+        };
+        /** @description The sub-fields sent replace those of the current plan; the others are kept. */
+        KnowledgePlanPatch: {
+            /** @description The workspace's knowledge bases the agent answers from (at most 10). */
+            knowledgeBaseIds?: string[];
+            /**
+             * @description Passages handed to the LLM per search, 1 to 10.
+             * @example 3
+             */
+            topK?: number;
+            /**
+             * @description Cosine distance beyond which a passage is left out (0 identical, 2 opposite); null: none is.
+             * @example 0.8
+             */
+            maxDistance?: number | null;
+            /**
+             * @description `every_turn`: the caller's words are searched before every reply (in parallel with end-of-turn detection on calls); `tool`: only when the LLM calls `search_knowledge`.
+             * @enum {string}
+             */
+            retrieval?: "every_turn" | "tool";
         };
         Call: {
             /**
@@ -4592,6 +4812,201 @@ export interface components {
                 }[];
             };
         };
+        KnowledgeBasePage: {
+            data: components["schemas"]["KnowledgeBase"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            nextCursor: string | null;
+            hasMore: boolean;
+        };
+        KnowledgeBase: {
+            /**
+             * Format: uuid
+             * @example 0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77
+             */
+            id: string;
+            /** @example Dental office: prices and policies */
+            name: string;
+            /** @example What the front desk answers every day. */
+            description: string | null;
+            /**
+             * @description Documents in any status.
+             * @example 3
+             */
+            documentCount: number;
+            /**
+             * @description Passages of its ready documents.
+             * @example 42
+             */
+            chunkCount: number;
+            /**
+             * @description The originals' bytes.
+             * @example 183204
+             */
+            sizeBytes: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /**
+         * @example {
+         *       "name": "Dental office: prices and policies",
+         *       "description": null
+         *     }
+         */
+        CreateKnowledgeBase: {
+            name: string;
+            /** @default null */
+            description?: string | null;
+        };
+        /**
+         * @example {
+         *       "description": "Prices from January."
+         *     }
+         */
+        UpdateKnowledgeBase: {
+            name?: string;
+            description?: string | null;
+        };
+        KnowledgeDocumentPage: {
+            data: components["schemas"]["KnowledgeDocument"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            nextCursor: string | null;
+            hasMore: boolean;
+        };
+        KnowledgeDocument: {
+            /**
+             * Format: uuid
+             * @example 0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77
+             */
+            id: string;
+            /** Format: uuid */
+            knowledgeBaseId: string;
+            /** @example price-list.pdf */
+            name: string;
+            /**
+             * @description An uploaded file, text sent as JSON, or an imported URL.
+             * @enum {string}
+             */
+            source: "file" | "text" | "url";
+            /**
+             * @description The imported URL (source `url`).
+             * @example null
+             */
+            url: string | null;
+            /** @example application/pdf */
+            contentType: string;
+            /** @example 48211 */
+            sizeBytes: number;
+            /**
+             * @description SHA-256 of the original's bytes (hex).
+             * @example 9f86d08…
+             */
+            contentHash: string;
+            /**
+             * @description `processing` until its passages are embedded, then `ready`; `failed` with `error` saying why (nothing of it is searchable).
+             * @enum {string}
+             */
+            status: "processing" | "ready" | "failed";
+            /** @example null */
+            error: string | null;
+            /**
+             * @description Its passages (known once its text is extracted).
+             * @example 12
+             */
+            chunkCount: number;
+            /**
+             * @description Passages embedded so far, 0 to 1.
+             * @example 1
+             */
+            progress: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        AddKnowledgeDocumentFile: {
+            /**
+             * Format: binary
+             * @description Text, Markdown, HTML or PDF (required).
+             */
+            file?: string;
+            /** @description Defaults to the file's name. */
+            name?: string;
+        };
+        AddKnowledgeDocument: {
+            /** @enum {string} */
+            type: "text";
+            /** @example Opening hours */
+            name: string;
+            /**
+             * @description Plain text or Markdown (`#` headings start sections).
+             * @example # Opening hours
+             *
+             *     Monday to Friday 8:00 to 18:00, Saturday 9:00 to 13:00.
+             */
+            text: string;
+        } | {
+            /** @enum {string} */
+            type: "url";
+            /**
+             * Format: uri
+             * @example https://example.com/faq
+             */
+            url: string;
+            /** @description Defaults to the URL. */
+            name?: string;
+        };
+        KnowledgeQueryResult: {
+            data: components["schemas"]["KnowledgePassage"][];
+            usage: {
+                /** @description Tokens of the query's embedding (metered). */
+                tokens: number;
+            };
+        };
+        KnowledgePassage: {
+            /** Format: uuid */
+            chunkId: string;
+            /** Format: uuid */
+            documentId: string;
+            /** @example price-list.pdf */
+            documentName: string;
+            /** Format: uuid */
+            knowledgeBaseId: string;
+            /**
+             * @description The headings it sits under, joined with ›.
+             * @example Prices › Cleaning
+             */
+            heading: string;
+            content: string;
+            /** @description Its place in the document, from 0. */
+            position: number;
+            /**
+             * @description Cosine distance to the query (lower is nearer).
+             * @example 0.21
+             */
+            distance: number;
+            /**
+             * @description 1 − distance: 1 is the same direction.
+             * @example 0.79
+             */
+            score: number;
+        };
+        QueryKnowledgeBase: {
+            /** @example How much is a cleaning? */
+            query: string;
+            /**
+             * @description How many passages, 1 to 20.
+             * @default 5
+             * @example 5
+             */
+            topK?: number;
+            /**
+             * @description Cosine distance (0 same direction, 2 opposite) beyond which a passage is left out. None by default.
+             * @example 0.8
+             */
+            maxDistance?: number;
+        };
         WidgetPage: {
             data: components["schemas"]["Widget"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
@@ -5076,7 +5491,7 @@ export interface components {
             method: string;
             endpoint: string;
             /** @enum {string} */
-            modality: "chat" | "tts" | "stt";
+            modality: "chat" | "tts" | "stt" | "embedding";
             provider: string;
             model: string;
             status: number;
@@ -5562,6 +5977,180 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Recorded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    qstashKnowledge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Processed: the document's status now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        /** @enum {string} */
+                        status: "processing" | "ready" | "failed" | "gone";
+                    };
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    qstashKnowledgeFailed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Marked failed. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8295,6 +8884,780 @@ export interface operations {
             };
         };
     };
+    listKnowledgeBases: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. */
+                limit?: number;
+                /** @description `nextCursor` of the previous page. */
+                cursor?: string;
+                /** @description Only items created after this instant (ISO 8601, years 0001 to 9999). */
+                createdAfter?: string;
+                /** @description Only items created before this instant (ISO 8601, years 0001 to 9999). */
+                createdBefore?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of knowledge bases. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KnowledgeBasePage"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createKnowledgeBase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateKnowledgeBase"];
+            };
+        };
+        responses: {
+            /** @description The created knowledge base. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KnowledgeBase"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getKnowledgeBase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The knowledge base and what it holds. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KnowledgeBase"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteKnowledgeBase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateKnowledgeBase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateKnowledgeBase"];
+            };
+        };
+        responses: {
+            /** @description The updated knowledge base. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KnowledgeBase"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listKnowledgeDocuments: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. */
+                limit?: number;
+                /** @description `nextCursor` of the previous page. */
+                cursor?: string;
+                /** @description Only items created after this instant (ISO 8601, years 0001 to 9999). */
+                createdAfter?: string;
+                /** @description Only items created before this instant (ISO 8601, years 0001 to 9999). */
+                createdBefore?: string;
+                /** @description Only documents in this status. */
+                status?: "processing" | "ready" | "failed";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of documents. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KnowledgeDocumentPage"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    addKnowledgeDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description A file as multipart/form-data, or text or a URL as JSON (one of them is required). */
+        requestBody?: {
+            content: {
+                "multipart/form-data": components["schemas"]["AddKnowledgeDocumentFile"];
+                "application/json": components["schemas"]["AddKnowledgeDocument"];
+            };
+        };
+        responses: {
+            /** @description The same content was in the knowledge base already: that document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KnowledgeDocument"];
+                };
+            };
+            /** @description The document, being processed. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KnowledgeDocument"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payment Required */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getKnowledgeDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                documentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KnowledgeDocument"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteKnowledgeDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                documentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    queryKnowledgeBase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QueryKnowledgeBase"];
+            };
+        };
+        responses: {
+            /** @description The passages found. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KnowledgeQueryResult"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payment Required */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Gateway Timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listWidgets: {
         parameters: {
             query?: {
@@ -9812,7 +11175,7 @@ export interface operations {
                 createdBefore?: string;
                 /** @description Totals cover this many days back (UTC), 1 to 90. */
                 days?: number;
-                modality?: "chat" | "tts" | "stt";
+                modality?: "chat" | "tts" | "stt" | "embedding";
             };
             header?: never;
             path?: never;
@@ -11820,7 +13183,7 @@ export interface operations {
                 createdBefore?: string;
                 /** @description Totals cover this many days back (UTC), 1 to 90. */
                 days?: number;
-                modality?: "chat" | "tts" | "stt";
+                modality?: "chat" | "tts" | "stt" | "embedding";
             };
             header?: never;
             path?: never;

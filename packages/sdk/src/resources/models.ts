@@ -39,7 +39,7 @@ export interface TranscriptionCreateParams {
   response_format?: "json" | "text" | "verbose_json";
 }
 
-function toBlob(file: Uploadable): Blob {
+export function toBlob(file: Uploadable): Blob {
   if (file instanceof Blob) return file;
   if (file instanceof ArrayBuffer) return new Blob([file]);
   if (ArrayBuffer.isView(file)) return new Blob([new Uint8Array(file.buffer, file.byteOffset, file.byteLength) as Uint8Array<ArrayBuffer>]);

@@ -4,6 +4,7 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../context";
 import { errorResponses, jsonResponse } from "../../../lib/openapi";
 import { pageQuerySchema, pageSchema } from "../../../lib/pagination";
+import { MODALITIES } from "../../../metering/prices";
 import { toUsageReport } from "../../../usage/mapper";
 import { getUsage } from "../../../usage/service";
 
@@ -13,7 +14,7 @@ const usageEventSchema = z
     createdAt: z.string(),
     method: z.string(),
     endpoint: z.string(),
-    modality: z.enum(["chat", "tts", "stt"]),
+    modality: z.enum(MODALITIES),
     provider: z.string(),
     model: z.string(),
     status: z.number().int(),
@@ -51,7 +52,7 @@ const usageSchema = z
 
 export const querySchema = pageQuerySchema.extend({
   days: z.coerce.number().int().min(1).max(90).default(30).openapi({ description: "Totals cover this many days back (UTC), 1 to 90." }),
-  modality: z.enum(["chat", "tts", "stt"]).optional(),
+  modality: z.enum(MODALITIES).optional(),
 });
 
 export function registerUsage(

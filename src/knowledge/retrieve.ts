@@ -1,0 +1,89 @@
+// Retrieval in conversations (docs/knowledge.md, "Retrieval"): before the agent answers, the
+// caller's or visitor's last words are searched in the agent's knowledge bases and the passages
+// found are put before those words as a system message, with their source. One rule for calls and
+// chats (src/tools/runtime.ts agentTurn calls it); the query is metered to the conversation. A
+// search that fails or takes too long is left out: the agent answers without it, never not at all.
+import type { KnowledgePlan } from "../db/schema";
+import type { Payer } from "../metering/metered";
+import type { ChatMessage } from "../providers/types";
+import type { Ctx, Providers } from "../services";
+import { embedQuestion, nearestPassages, type Passage } from "./search";
+
+/** The longest a reply waits for its passages. */
+export const RETRIEVAL_BUDGET_MS = 1_500;
+/** A last message this short is searched with the one before it ("and how much is that?"). */
+const SHORT_WORDS = 6;
+
+export type RetrievalCtx = Ctx<"db" | "config" | "waitUntil"> & { providers: Pick<Providers, "embeddings"> };
+
+/** What is searched: the user's last words, with the words before them when they are few. */
+export function questionOf(messages: readonly ChatMessage[]): string {
+  const said = messages
+    .filter((m) => m.role === "user" && typeof m.content === "string" && m.content.trim())
+    .map((m) => m.content as string);
+  const last = said.at(-1)?.trim() ?? "";
+  if (!last) return "";
+  const previous = said.at(-2)?.trim();
+  return previous && last.split(/\s+/).length < SHORT_WORDS ? `${previous}\n${last}` : last;
+}
+
+/** The passages as the LLM reads them: numbered, each with where it comes from. */
+export function passagesMessage(passages: readonly Passage[]): ChatMessage {
+  const body = passages
+    .map((p, i) => `[${i + 1}] From "${p.documentName}"${p.heading ? `, ${p.heading}` : ""}:\n${p.content}`)
+    .join("\n\n");
+  return {
+    role: "system",
+    content:
+      "Passages from the knowledge base that may answer the user's last message. Use them when they answer it; " +
+      "do not invent facts they do not hold, and say so when they do not answer it.\n\n" +
+      body,
+  };
+}
+
+/** The passages for `question` in the agent's knowledge bases. */
+export async function findPassages(
+  ctx: RetrievalCtx,
+  payer: Payer,
+  plan: KnowledgePlan,
+  question: string,
+  signal?: AbortSignal,
+): Promise<Passage[]> {
+  if (!question || plan.knowledgeBaseIds.length === 0) return [];
+  const { vector } = await embedQuestion(ctx, payer, question, signal);
+  return nearestPassages(ctx.db, {
+    organizationId: payer.organizationId,
+    knowledgeBaseIds: plan.knowledgeBaseIds,
+    vector,
+    topK: plan.topK,
+    maxDistance: plan.maxDistance,
+  });
+}
+
+/**
+ * `messages` with the passages for the user's last words before them, when the agent retrieves on
+ * every turn and something was found in time; `messages` as they are otherwise.
+ */
+export async function withKnowledge(
+  ctx: RetrievalCtx,
+  payer: Payer,
+  plan: KnowledgePlan | undefined,
+  messages: ChatMessage[],
+  prefetched?: Promise<Passage[]>,
+): Promise<ChatMessage[]> {
+  if (!plan || plan.retrieval !== "every_turn" || plan.knowledgeBaseIds.length === 0) return messages;
+  const lastUser = messages.findLastIndex((m) => m.role === "user");
+  if (lastUser < 0) return messages;
+  const budget = AbortSignal.timeout(RETRIEVAL_BUDGET_MS);
+  let passages: Passage[];
+  try {
+    passages = await (prefetched ?? findPassages(ctx, payer, plan, questionOf(messages), budget));
+  } catch (err) {
+    console.warn(
+      JSON.stringify({ level: "warn", msg: "knowledge retrieval skipped", error: (err as Error)?.name, message: (err as Error)?.message }),
+    );
+    return messages;
+  }
+  if (passages.length === 0) return messages;
+  return [...messages.slice(0, lastUser), passagesMessage(passages), ...messages.slice(lastUser)];
+}
