@@ -50,9 +50,13 @@ const agentName = (a: AgentRow) =>
 export const ByAgentTable: FC<{ byAgent: ByAgent; days: number }> = ({ byAgent, days }) => (
   <>
     <h2 id="by-agent">By agent</h2>
+    <p class="muted small">
+      Calls that ended, their connected minutes and the chats started since {byAgent.since} (UTC), with the credits each used. Requests made
+      to the API directly belong to no agent.
+    </p>
     <DataTable
       rows={byAgent.agents}
-      caption={`Calls that ended, their connected minutes and the chats started over the last ${days} days (UTC, from ${byAgent.since}), with the credits each used. Requests made to the API directly belong to no agent.`}
+      caption={`Each agent, the last ${days} days`}
       empty={<p class="muted m0">No agent has had a call or a chat in these days.</p>}
       columns={[
         { header: "Agent", cell: agentName },
@@ -77,9 +81,10 @@ export const ByAgentTable: FC<{ byAgent: ByAgent; days: number }> = ({ byAgent, 
 export const TopCallsTable: FC<{ calls: CostlyCallView[]; days: number }> = ({ calls, days }) => (
   <>
     <h2 id="top-calls">Costliest calls</h2>
+    <p class="muted small">The calls of the last {days} days that cost the most, with their connected minutes, each linked to its page.</p>
     <DataTable
       rows={calls}
-      caption={`The ${calls.length === 1 ? "call" : `${calls.length} calls`} of the last ${days} days that cost the most, with their connected minutes.`}
+      caption={`Costliest calls, the last ${days} days`}
       empty={<p class="muted m0">No call ended in these days.</p>}
       columns={[
         {
