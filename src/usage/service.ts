@@ -44,7 +44,7 @@ export interface Usage {
   byAgent: UsageByAgent;
 }
 
-/** The usage of a workspace: its balance, its totals since `days` ago, a page of its request log, and its agents' use. */
+/** The usage of a workspace: its balance, its totals over the last `days` days (UTC), a page of its request log, and its agents' use. */
 export async function getUsage({ ctx, input: query }: Op<UsageQuery>): Promise<Usage> {
   const { db, organizationId } = ctx;
   // The same days as the agents' figures and the dashboard's charts: today and the days before it (UTC).
