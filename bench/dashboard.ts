@@ -3,17 +3,19 @@
 //
 // Seeds the bench workspace with CALLS calls over the last 30 days as the platform writes them
 // (a 12-turn transcript with each agent reply's latency, an analysis, a report, the reply
-// latencies column, a cost, and the daily figures their endings add) and CHATS chats, signs in through the dashboard's own sign-in, then
+// latencies column, a cost, the metered uses that make it up, and the daily figures their endings
+// add) and CHATS chats (a 4-turn transcript, two metered replies), signs in through the dashboard's own sign-in, then
 // requests each page one at a time (RUNS times after a warm-up) next to GET /health measured the
 // same way in the same run (the bare baseline: the worker's floor on this machine). The time is
 // the client's, on localhost: the server's time plus the loopback and the dev proxy, which the
 // baseline shows. Then it walks the calls list through every page ("Older calls") and checks it
 // saw every call once, and times the CSV export of all of them.
 import { randomUUID } from "node:crypto";
+import { sql } from "drizzle-orm";
 import type { Stack } from "../dev/stack";
 import { addToDailyStats } from "../src/calls/queries/stats";
 import { createDb } from "../src/db/client";
-import { calls, chats } from "../src/db/schema";
+import { calls, chats, usageEvents } from "../src/db/schema";
 import { idAt } from "../src/lib/ids";
 import { percentile, round, table } from "./report";
 import type { BenchWorkspace } from "./setup";
@@ -46,6 +48,58 @@ export interface DashboardBenchResult {
 
 const DAY = 86_400_000;
 const LATENCY = () => 450 + Math.round(Math.random() * 900);
+/** Rows a multi-row insert takes (each usage row binds 14 parameters; Postgres takes at most 65,535). */
+const INSERT_ROWS = 2_000;
+
+type UsageRow = typeof usageEvents.$inferInsert;
+const MODELS = {
+  chat: { model: "gpt-4o-mini", unit: "tokens", quantity: 420 },
+  stt: { model: "whisper-1", unit: "audio_ms", quantity: 3_000 },
+  tts: { model: "tts-1", unit: "characters", quantity: 80 },
+} as const;
+
+/**
+ * The metered uses a call's cost is made of, as a live call writes them: a transcription and an
+ * LLM reply per caller turn, speech per agent turn, and the analysis' LLM request at the end (19
+ * for a 12-turn call), the cost spread over them.
+ */
+function callUses(call: { id: string; organizationId: string; createdAt: Date; costMicro: number }, turns: number): UsageRow[] {
+  const kinds: Array<keyof typeof MODELS> = [];
+  for (let t = 0; t < turns; t++) kinds.push(...(t % 2 === 0 ? (["tts"] as const) : (["stt", "chat"] as const)));
+  kinds.push("chat");
+  const each = Math.floor(call.costMicro / kinds.length);
+  return kinds.map((modality, k) => {
+    const at = call.createdAt.getTime() + 2_000 + k * 2_000;
+    return {
+      id: idAt(at),
+      organizationId: call.organizationId,
+      method: "WS",
+      endpoint: "/calls",
+      modality,
+      provider: "openai-compatible",
+      model: MODELS[modality].model,
+      status: 200,
+      latencyMs: 200,
+      unit: MODELS[modality].unit,
+      quantity: MODELS[modality].quantity,
+      costMicro: k === kinds.length - 1 ? call.costMicro - each * (kinds.length - 1) : each,
+      callId: call.id,
+      createdAt: new Date(at),
+    };
+  });
+}
+
+async function insertUses(db: ReturnType<typeof createDb>["db"], rows: UsageRow[]) {
+  for (let i = 0; i < rows.length; i += INSERT_ROWS) await db.insert(usageEvents).values(rows.slice(i, i + INSERT_ROWS));
+}
+
+/** A bench chat's messages: a booking, so a search for a word of it finds every chat, and one for a word of none reads them all. */
+const CHAT_TURNS = [
+  { role: "user" as const, text: "Hello, can I move my cleaning to Tuesday afternoon?" },
+  { role: "agent" as const, text: "Of course. Tuesday at 3 pm is free; shall I book it?" },
+  { role: "user" as const, text: "Yes please, and send me a reminder the day before." },
+  { role: "agent" as const, text: "Done: Tuesday at 3 pm, with a reminder on Monday." },
+];
 
 async function seed(stack: Stack, ws: BenchWorkspace, n: { calls: number; chats: number }, log: (line: string) => void) {
   const { db, pool } = createDb(stack.databaseUrl, stack.wsProxy, 2);
@@ -53,6 +107,7 @@ async function seed(stack: Stack, ws: BenchWorkspace, n: { calls: number; chats:
     const agents = Array.from({ length: 5 }, (_, i) => ({ id: null, name: `Bench agent ${i + 1}` }));
     const now = Date.now();
     const BATCH = 500;
+    let usesSeeded = 0;
     for (let done = 0; done < n.calls; done += BATCH) {
       const rows = Array.from({ length: Math.min(BATCH, n.calls - done) }, (_, k) => {
         const i = done + k;
@@ -96,6 +151,9 @@ async function seed(stack: Stack, ws: BenchWorkspace, n: { calls: number; chats:
         };
       });
       await db.insert(calls).values(rows);
+      const uses = rows.flatMap((r) => callUses(r, r.transcript.length));
+      await insertUses(db, uses);
+      usesSeeded += uses.length;
       // The daily figures, as the calls' endings add them (one upsert per day and agent of the batch).
       const groups = new Map<
         string,
@@ -132,15 +190,44 @@ async function seed(stack: Stack, ws: BenchWorkspace, n: { calls: number; chats:
           agentName: "Bench agent 1",
           endUserId: randomUUID(),
           status: "completed" as const,
-          messageCount: 4,
-          transcript: [],
+          messageCount: CHAT_TURNS.length,
+          transcript: CHAT_TURNS.map((t, k) => ({ ...t, at: new Date(started + k * 20_000).toISOString() })),
           startedAt: new Date(started),
           createdAt: new Date(started),
         };
       });
       await db.insert(chats).values(rows);
+      // Each agent reply is an LLM request of the chat's.
+      await insertUses(
+        db,
+        rows.flatMap((chat) =>
+          [1, 3].map((k) => {
+            const at = chat.startedAt.getTime() + k * 20_000;
+            return {
+              id: idAt(at),
+              organizationId: chat.organizationId,
+              method: "POST",
+              endpoint: "/widget/v1/chat",
+              modality: "chat" as const,
+              provider: "openai-compatible",
+              model: MODELS.chat.model,
+              status: 200,
+              latencyMs: 300,
+              unit: MODELS.chat.unit,
+              quantity: MODELS.chat.quantity,
+              costMicro: 630,
+              chatId: chat.id,
+              createdAt: new Date(at),
+            };
+          }),
+        ),
+      );
     }
-    log(`  ${n.chats} chats`);
+    log(`  ${n.chats} chats; ${(usesSeeded + n.chats * 2).toLocaleString("en-US")} metered uses in all`);
+    // Postgres' autovacuum keeps a growing table's statistics (autoanalyze); a bulk seed measured at
+    // once would be planned as for empty tables (the usage log's organization index taken as
+    // selective: a lateral look-up by chat reading every row of the workspace). Analyzed as it would be.
+    await db.execute(sql`analyze calls, chats, usage_events, call_daily_stats`);
   } finally {
     await pool.end();
   }
@@ -203,7 +290,10 @@ export async function runDashboardBench(
     ["Calls, search by number", "/dashboard/calls?search=2025554321"],
     ["A call (12 turns)", `/dashboard/calls/${someCall}`],
     ["Chats", "/dashboard/chats"],
-    ["Usage", "/dashboard/usage"],
+    ["Chats, search by message text (every chat has it)", "/dashboard/chats?search=tuesday+afternoon"],
+    ["Chats, search by message text (none has it)", "/dashboard/chats?search=zebra"],
+    ["Usage (30 days, per agent, costliest calls)", "/dashboard/usage"],
+    ["Usage, 7 days", "/dashboard/usage?days=7"],
     ["Agents", "/dashboard/agents"],
   ];
   log(`Pages, ${opts.runs} requests each after 3 to warm up, next to GET /health…`);

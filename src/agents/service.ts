@@ -6,6 +6,7 @@
 // answer as a missing one. An agent's voiceId must name a voice the workspace can see.
 import { and, asc, desc, eq, ilike, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
+import { containsPattern } from "../db/like";
 import { pageQuery } from "../db/pagination";
 import { type Agent, agents } from "../db/schema";
 import { ownedBy, ownedRow } from "../db/tenancy";
@@ -161,14 +162,11 @@ export interface AgentFilters {
   voiceId?: string;
 }
 
-/** LIKE treats % _ and \ specially; a name filter matches them literally. */
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, (ch) => `\\${ch}`);
-
 /** A page of the workspace's agents, newest first. */
 export async function listAgents({ ctx, input: params }: Op<PageParams & AgentFilters>): Promise<Page<Agent>> {
   const page = pageQuery(params);
   const conditions: SQL[] = [ownedBy(agents, ctx.organizationId), ...page.where(agents)];
-  if (params.name) conditions.push(ilike(agents.name, `%${escapeLike(params.name)}%`));
+  if (params.name) conditions.push(ilike(agents.name, containsPattern(params.name)));
   if (params.voiceId) conditions.push(eq(agents.voiceId, params.voiceId));
   const rows = await ctx.db
     .select()

@@ -4,12 +4,12 @@
 // and the dashboard; every read is scoped by the organization, and another workspace's call is
 // simply not found.
 // The call runtime's own statements (state changes, unscoped look-ups) are in ./queries.ts.
-import { and, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, gte, inArray, isNotNull, type SQL, sql } from "drizzle-orm";
 import { pageQuery } from "../db/pagination";
 import { type Call, calls, usageEvents } from "../db/schema";
 import { ownedBy, ownedRow } from "../db/tenancy";
 import { ApiError } from "../lib/errors";
-import { isUuid } from "../lib/ids";
+import { firstIdAt, isUuid } from "../lib/ids";
 import { type Page, type PageParams, pageOf } from "../lib/pagination";
 import type { Ctx, Op } from "../services";
 import { servedRecording } from "./recording";
@@ -132,6 +132,47 @@ export async function listCallSummaries({
     .orderBy(desc(calls.id))
     .limit(limit + 1);
   return pageOf(rows, limit, (row) => ({ ...row, successScore: row.successScore === null ? null : Number(row.successScore) }));
+}
+
+/** A call as the Usage screen ranks it: who, when, how long it was connected and what it cost. */
+export type CostlyCall = Pick<
+  Call,
+  "id" | "createdAt" | "agentId" | "agentName" | "type" | "direction" | "status" | "startedAt" | "endedAt" | "costMicro"
+>;
+
+/**
+ * The workspace's ended calls made since `since`, costliest first (then newest), at most `limit`.
+ * The id bound (a day early: the worker's clock made the id, the database's the creation time)
+ * keeps the scan to the window's part of the (organization, id) index; `created_at` is the rule.
+ */
+export async function costliestCalls({
+  ctx: { db, organizationId },
+  input: { since, limit },
+}: Op<{ since: Date; limit: number }>): Promise<CostlyCall[]> {
+  return db
+    .select({
+      id: calls.id,
+      createdAt: calls.createdAt,
+      agentId: calls.agentId,
+      agentName: calls.agentName,
+      type: calls.type,
+      direction: calls.direction,
+      status: calls.status,
+      startedAt: calls.startedAt,
+      endedAt: calls.endedAt,
+      costMicro: calls.costMicro,
+    })
+    .from(calls)
+    .where(
+      and(
+        ownedBy(calls, organizationId),
+        gte(calls.id, firstIdAt(since.getTime() - 86_400_000)),
+        gte(calls.createdAt, since),
+        isNotNull(calls.endedAt),
+      ),
+    )
+    .orderBy(desc(calls.costMicro), desc(calls.id))
+    .limit(limit);
 }
 
 /** What each call consumed, from the usage log (successful uses only); calls that used nothing are absent. */

@@ -100,3 +100,12 @@ export const chatPageSchema = pageSchema(chatSummarySchema, "ChatPage");
 
 export type ChatSummaryView = z.infer<typeof chatSummarySchema>;
 export type ChatView = z.infer<typeof chatSchema>;
+
+/** The longest search the dashboard's chats list takes, in characters: each message of each chat is compared with it. */
+export const CHAT_SEARCH_MAX = 200;
+
+/** The dashboard's chat search (a form field, not the API's): trimmed, at most CHAT_SEARCH_MAX characters. */
+export const chatSearchSchema = z
+  .string()
+  .trim()
+  .refine((s) => [...s].length <= CHAT_SEARCH_MAX, { message: `The search is at most ${CHAT_SEARCH_MAX} characters.` });

@@ -2,10 +2,12 @@
 // (src/db/schema/chats.ts; docs/chats.md). Shared by /v1/chats and the dashboard; every read is
 // scoped by the organization, and another workspace's chat is simply not found. Each operation takes
 // `{ ctx, input }` (src/services.ts). Each read is one
-// SQL statement: the page (or the chat), with what each chat cost summed from the usage log beside it.
+// SQL statement: the page (or the chat), with what each chat cost summed from the usage log beside it
+// (and, for the dashboard's search, the first message that has the term).
 // Writes go through the chat runtime (runtime.ts) and the channels' adapters.
 import { and, desc, eq, getTableColumns, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
+import { containsPattern } from "../db/like";
 import { pageQuery } from "../db/pagination";
 import { type Chat, type ChatTurn, chats, usageEvents } from "../db/schema";
 import { ownedBy } from "../db/tenancy";
@@ -13,6 +15,7 @@ import { ApiError } from "../lib/errors";
 import { isUuid } from "../lib/ids";
 import { type Page, pageOf } from "../lib/pagination";
 import type { Op } from "../services";
+import { type Excerpt, excerptOf } from "./excerpt";
 import type { ListChatsQuery } from "./schema";
 
 export type { ChatTurn };
@@ -40,15 +43,34 @@ export const emptyChatUsage = (): ChatUsage => ({
   tts: { characters: 0, micro: 0 },
 });
 
+/** The message a search found in a chat: who wrote it, and the excerpt around the term. */
+export interface MessageMatch extends Excerpt {
+  role: "user" | "agent";
+}
+
 export interface ChatWithUsage {
   chat: ChatRow;
   usage: ChatUsage;
   /** Lists only: the end user's first message, cut at PREVIEW_CHARS (null before there is one). */
   preview?: string | null;
+  /** Searches only: the first message of the end user or the agent that has the term (null when none has it). */
+  match?: MessageMatch | null;
 }
 
-/** The dashboard's search (not the API's): a whole chat id, or part of the end user's name or id. */
+/**
+ * The dashboard's search (not the API's): a whole chat id, or text found case-insensitively in the
+ * end user's name or id, or in a message of the end user or the agent (tool calls aside).
+ */
 type Filters = Omit<ListChatsQuery, "limit" | "cursor" | "createdAfter" | "createdBefore"> & { search?: string };
+
+/** A search as it is compared: trimmed, in NFC (the form text is typed in), null when there is none or it is an id. */
+function textSearchOf(search: string | undefined): string | null {
+  const term = search?.trim().normalize("NFC") ?? "";
+  return term === "" || isUuid(term) ? null : term;
+}
+
+/** The transcript's messages as rows `t` in their order `n`, the end user's and the agent's only (not tool calls). */
+const messages = () => sql`jsonb_array_elements(${chats.transcript}) with ordinality as m(t, n) where t->>'role' in ('user', 'agent')`;
 
 /** How much of the first message a list shows. */
 export const PREVIEW_CHARS = 140;
@@ -61,10 +83,13 @@ function conditionsOf(organizationId: string, filters: Filters, window: SQL[]): 
   if (filters.agentId) conditions.push(eq(chats.agentId, filters.agentId));
   if (filters.status) conditions.push(eq(chats.status, filters.status));
   const search = filters.search?.trim() ?? "";
+  const term = textSearchOf(search);
   if (isUuid(search)) conditions.push(eq(chats.id, search.toLowerCase()));
-  else if (search !== "") {
-    const like = `%${search.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
-    conditions.push(sql`(${chats.endUserName} ilike ${like} or ${chats.endUserId} ilike ${like})`);
+  else if (term !== null) {
+    const like = containsPattern(term);
+    conditions.push(
+      sql`(${chats.endUserName} ilike ${like} or ${chats.endUserId} ilike ${like} or exists (select 1 from ${messages()} and t->>'text' ilike ${like}))`,
+    );
   }
   return conditions;
 }
@@ -115,16 +140,33 @@ async function readChats(
   conditions: SQL[],
   limit: number,
   transcript: boolean,
+  /** Lists: a text search, whose first matching message each row carries. */
+  term: string | null = null,
 ): Promise<Array<ChatWithUsage & { transcript: ChatTurn[] | null }>> {
   const { transcript: turns, ...columns } = chatColumns;
   const preview = sql<
     string | null
   >`(select left(t->>'text', ${PREVIEW_CHARS}) from jsonb_array_elements(${chats.transcript}) as t where t->>'role' = 'user' limit 1)`;
+  type Found = { role: "user" | "agent"; text: string } | null;
+  const match =
+    term === null
+      ? sql<Found>`null::jsonb`
+      : sql<Found>`(select jsonb_build_object('role', t->>'role', 'text', t->>'text') from ${messages()} and t->>'text' ilike ${containsPattern(term)} order by n limit 1)`;
   const page = db
     .select(
       transcript
-        ? { ...columns, transcript: turns, preview: sql<string | null>`null::text`.as("preview") }
-        : { ...columns, transcript: sql<ChatTurn[] | null>`null::jsonb`.as("transcript"), preview: preview.as("preview") },
+        ? {
+            ...columns,
+            transcript: turns,
+            preview: sql<string | null>`null::text`.as("preview"),
+            match: sql<Found>`null::jsonb`.as("match"),
+          }
+        : {
+            ...columns,
+            transcript: sql<ChatTurn[] | null>`null::jsonb`.as("transcript"),
+            preview: preview.as("preview"),
+            match: match.as("match"),
+          },
     )
     .from(chats)
     .where(and(...conditions))
@@ -139,26 +181,27 @@ async function readChats(
     .where(and(sql`${usageEvents.chatId} = ${pageId}`, ownedBy(usageEvents, organizationId), eq(usageEvents.status, 200)))
     .as("usage");
   const rows = await db.select().from(page).leftJoinLateral(usage, sql`true`).orderBy(sql`${pageId} desc`);
-  return rows.map(({ page: { transcript: t, preview: p, ...chat }, usage: u }) => ({
+  return rows.map(({ page: { transcript: t, preview: p, match: m, ...chat }, usage: u }) => ({
     chat,
     usage: u ? toUsage(u) : emptyChatUsage(),
     transcript: t,
     preview: p,
+    match: m && term !== null ? { role: m.role, ...excerptOf(m.text, term) } : null,
   }));
 }
 
 const { organizationId: _organization, createdAt: _created, updatedAt: _updated, ...chatColumns } = getTableColumns(chats);
 
-/** Newest first, filtered; a page of the workspace's chats with what each cost. */
+/** Newest first, filtered; a page of the workspace's chats with what each cost (and, searching, the message that matched). */
 export async function listChats({ ctx, input: query }: Op<ListChatsQuery & { search?: string }>): Promise<Page<ChatWithUsage>> {
   const { db, organizationId } = ctx;
   const page = pageQuery(query);
   const conditions = conditionsOf(organizationId, query, page.where({ id: chats.id, createdAt: chats.startedAt }));
-  const rows = await readChats(db, organizationId, conditions, page.limit + 1, false);
+  const rows = await readChats(db, organizationId, conditions, page.limit + 1, false, textSearchOf(query.search));
   return pageOf(
-    rows.map(({ chat, usage, preview }) => ({ id: chat.id, chat, usage, preview })),
+    rows.map(({ chat, usage, preview, match }) => ({ id: chat.id, chat, usage, preview, match })),
     page.limit,
-    ({ chat, usage, preview }) => ({ chat, usage, preview }),
+    ({ chat, usage, preview, match }) => ({ chat, usage, preview, match }),
   );
 }
 

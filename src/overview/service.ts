@@ -44,11 +44,19 @@ const empty = (): OverviewRow => ({
   chats: 0,
 });
 
-export async function getOverview({ ctx: { db, organizationId }, input: { days } }: Op<{ days: number }>): Promise<Overview> {
+/** The last `days` days, today included (UTC): the instant the first one starts, and that day (YYYY-MM-DD). */
+export function windowOf(days: number): { since: Date; firstDay: string } {
   const now = new Date();
   const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
   const since = new Date(today - (days - 1) * 86_400_000);
-  const firstDay = since.toISOString().slice(0, 10);
+  return { since, firstDay: since.toISOString().slice(0, 10) };
+}
+
+/** Connected seconds as the dashboard counts minutes: to a tenth. */
+export const minutesOf = (seconds: number): number => Math.round((seconds / 60) * 10) / 10;
+
+export async function getOverview({ ctx: { db, organizationId }, input: { days } }: Op<{ days: number }>): Promise<Overview> {
+  const { since, firstDay } = windowOf(days);
   const chatDay = sql<string>`to_char(date_trunc('day', ${chats.startedAt} at time zone 'UTC'), 'YYYY-MM-DD')`;
   const [callRows, chatRows] = await Promise.all([
     db
@@ -107,7 +115,7 @@ export async function getOverview({ ctx: { db, organizationId }, input: { days }
     sum
       ? {
           calls: sum.calls,
-          minutes: Math.round((sum.seconds / 60) * 10) / 10,
+          minutes: minutesOf(sum.seconds),
           costMicro: sum.costMicro,
           successRate: sum.analyzed > 0 ? sum.successSum / sum.analyzed : null,
           analyzed: sum.analyzed,

@@ -71,6 +71,8 @@ export type Transcription = Schemas["Transcription"];
 export type Usage = Schemas["Usage"];
 export type UsageParams = QueryOf<"usage">;
 export type UsageEvent = Schemas["UsageEvent"];
+export type UsageByAgent = Schemas["UsageByAgent"];
+export type AgentUsage = Schemas["AgentUsage"];
 export type WebhookEndpoint = Schemas["WebhookEndpoint"];
 /** The create and rotate responses: the endpoint with its full signing secret (shown once). */
 export type SavedWebhookEndpoint = Schemas["SavedWebhookEndpoint"];

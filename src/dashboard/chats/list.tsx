@@ -1,9 +1,10 @@
 /** @jsxImportSource hono/jsx */
 // The Chats list: every chat of the workspace (widget, Telegram, WhatsApp), newest first, each with
-// the end user's first message, with filters (channel, agent, status, a search by end user or chat
-// id) and a link to the older ones.
+// the end user's first message, with filters (channel, agent, status, a search by message text, end
+// user or chat id: a row found by a message shows it, the term marked) and a link to the older ones.
 import type { FC } from "hono/jsx";
 import { CHAT_CHANNELS, CHAT_STATUSES, type ChatChannel, type ChatSummaryView } from "../../chats/schema";
+import type { MessageMatch } from "../../chats/service";
 import { Badge, DataTable, EmptyState, Layout, Select, type Shell, TextField, When } from "../ui";
 
 export const BASE = "/dashboard/chats";
@@ -26,8 +27,8 @@ export type FilterValues = Record<"search" | "channel" | "agentId" | "status", s
 
 export interface ChatListProps {
   shell: Shell;
-  /** Each with the end user's first message (null before there is one). */
-  chats: Array<ChatSummaryView & { preview: string | null }>;
+  /** Each with the end user's first message (null before there is one) and, for a search, the message that has the term. */
+  chats: Array<ChatSummaryView & { preview: string | null; match: MessageMatch | null }>;
   /** Every widget and messaging channel of the workspace, for the filter and the Channel column. */
   channels: Array<{ id: string; type: ChatChannel; name: string }>;
   agents: Array<{ id: string; name: string }>;
@@ -39,7 +40,12 @@ export interface ChatListProps {
 const Filters: FC<Pick<ChatListProps, "q" | "channels" | "agents">> = ({ q, channels, agents }) => (
   <form method="get" action={BASE} class="card row" aria-label="Filter chats">
     <div class="grow">
-      <TextField name="search" label="End user or chat id" value={q.search} hint="Part of the end user's name or id, or a whole chat id." />
+      <TextField
+        name="search"
+        label="Search"
+        value={q.search}
+        hint="Words from a message, part of the end user's name or id, or a whole chat id."
+      />
     </div>
     <div class="grow">
       <Select
@@ -73,6 +79,16 @@ const Filters: FC<Pick<ChatListProps, "q" | "channels" | "agents">> = ({ q, chan
       Filter
     </button>
   </form>
+);
+
+/** The message a search found: who wrote it, and the excerpt with the term marked. */
+const Match: FC<{ match: MessageMatch }> = ({ match }) => (
+  <span class="preview">
+    <span class="muted">{match.role === "user" ? "End user" : "Agent"}: </span>
+    {match.before}
+    {match.match ? <mark>{match.match}</mark> : null}
+    {match.after}
+  </span>
 );
 
 export const ChatList: FC<ChatListProps> = ({ shell, chats, channels, agents, q, next }) => {
@@ -116,10 +132,11 @@ export const ChatList: FC<ChatListProps> = ({ shell, chats, channels, agents, q,
             ),
           },
           {
-            header: "First message",
-            label: "First message",
+            header: q.search.trim() ? "Message" : "First message",
+            label: q.search.trim() ? "Message" : "First message",
             class: "small",
-            cell: (r) => (r.preview ? <span class="preview">{r.preview}</span> : <span class="muted">—</span>),
+            cell: (r) =>
+              r.match ? <Match match={r.match} /> : r.preview ? <span class="preview">{r.preview}</span> : <span class="muted">—</span>,
           },
           { header: "Agent", label: "Agent", cell: (r) => r.agentName },
           { header: "End user", label: "End user", class: "small", cell: endUserOf },

@@ -1,11 +1,13 @@
 /** @jsxImportSource hono/jsx */
-// The Usage screen: credits left, a per-day chart per modality (an SVG drawn on the server), and
-// the request log; a workspace with no usage yet is told how to make some instead of being shown
-// empty charts. Colours are the modalities' classes in ui/assets/usage.css.
+// The Usage screen: credits left, the range's summary (credits, requests, calls, minutes, chats), a
+// per-day chart per modality (an SVG drawn on the server), the agents' figures, the costliest calls
+// and the request log; a workspace with no usage yet is told how to make some instead of being
+// shown empty charts. Colours are the modalities' classes in ui/assets/usage.css.
 import type { FC } from "hono/jsx";
-import type { UsageReport } from "../../usage/mapper";
+import type { CostlyCallView, UsageReport } from "../../usage/mapper";
 import { DataTable, EmptyState, Layout, type Shell, When } from "../ui";
 import { USAGE_CSS } from "../ui/assets/built";
+import { ByAgentTable, Summary, TopCallsTable } from "./breakdown";
 
 const MODALITIES = [
   { key: "chat", label: "LLM chat" },
@@ -161,12 +163,14 @@ export const UsagePage: FC<{
   shell: Shell;
   report: UsageReport;
   rows: RequestRow[];
+  /** The range's costliest calls. */
+  topCalls: CostlyCallView[];
   days: string[];
   ranges: readonly number[];
   /** The request log's older page, when there is one. */
   older: string | null;
-}> = ({ shell, report, rows, days, ranges, older }) => {
-  const empty = report.totals.length === 0 && rows.length === 0;
+}> = ({ shell, report, rows, topCalls, days, ranges, older }) => {
+  const empty = report.totals.length === 0 && rows.length === 0 && report.byAgent.agents.length === 0;
   return (
     <Layout shell={shell} css={USAGE_CSS}>
       <div class="card">
@@ -178,7 +182,10 @@ export const UsagePage: FC<{
         <NoUsageYet />
       ) : (
         <>
+          <Summary report={report} days={days.length} />
           <Charts days={days} totals={report.totals} />
+          <ByAgentTable byAgent={report.byAgent} days={days.length} />
+          <TopCallsTable calls={topCalls} days={days.length} />
           <h2>Request log</h2>
           <RequestLog rows={rows} />
           {older ? (

@@ -197,11 +197,30 @@ describe.runIf(hasBrowser)("dashboard: agents, calls, voices, usage", () => {
     await page.goto(`${baseUrl()}/dashboard/usage`);
     expect(await page.locator("svg[role=img] rect").count()).toBeGreaterThan(2);
     expect(await page.getByText("/v1/calls/").count()).toBeGreaterThan(0);
+    // By agent and the costliest calls: captioned tables, the call linked to its page.
+    const byAgent = page.getByRole("table", { name: "Each agent, the last 30 days" });
+    expect(await byAgent.getByRole("row", { name: /Test caller/ }).count()).toBe(1);
+    const costliest = page.getByRole("table", { name: "Costliest calls, the last 30 days" });
+    expect(await costliest.locator('a[href^="/dashboard/calls/"]').count()).toBe(1);
     await screenshot(page, "usage");
     await page.goto(`${baseUrl()}/dashboard/voices`);
     await screenshot(page, "voices");
     await page.close();
-  }, 90_000);
+
+    // On a phone the page does not scroll sideways: the wide tables do, inside their cards; axe finds nothing.
+    for (const width of [1280, 390]) {
+      const axed = await signInAs(browser, ws.admin.email, ws.admin.password, width, { bypassCSP: true });
+      await axed.goto(`${baseUrl()}/dashboard/usage`);
+      expect(await axed.evaluate("document.documentElement.scrollWidth - window.innerWidth"), `page at ${width} px`).toBeLessThanOrEqual(0);
+      expect(await axeViolations(axed), `axe at ${width} px`).toEqual([]);
+      if (width === 390) {
+        const wrap = axed.locator(".table-wrap", { has: axed.getByRole("table", { name: "Each agent, the last 30 days" }) });
+        expect(await wrap.evaluate((el) => el.scrollWidth > el.clientWidth)).toBe(true);
+        await screenshot(axed, "usage-390");
+      }
+      await axed.close();
+    }
+  }, 120_000);
 
   it("draws each measured reply's latency waterfall on one scale, with the call's p50, and axe finds nothing", async () => {
     const latency = (voiceToVoiceMs: number, llmMs: number) => ({

@@ -1,12 +1,19 @@
 // The Usage screen over HTTP: its range (7, 30 or 90 days; anything else is 30), the request log
 // paged ("Older requests", the range kept), and each row linked to the call or chat it was for (an
-// API request is for the API). The charts and the empty page: browser.test.ts, pages-browser.test.ts.
+// API request is for the API); each agent's calls, connected minutes, chats and credits, and the
+// costliest calls, from phone calls, a widget chat and a Models API request made through the API in
+// a fresh workspace (GET /v1/usage's byAgent too). The charts and the empty page: browser.test.ts,
+// pages-browser.test.ts.
 import { describe, expect, it } from "vitest";
 import { calls, usageEvents } from "../../../src/db/schema";
+import { formatCredits } from "../../../src/lib/credits";
 import { idAt } from "../../../src/lib/ids";
-import { createAgent } from "../../support/calls";
-import { createWorkspace, testDb } from "../../support/harness";
+import { BUSY, finished, HANGS_UP, place } from "../../support/callees";
+import { type CallView, createAgent, waitForCall } from "../../support/calls";
+import { createWorkspace, json, settled, testDb, until } from "../../support/harness";
 import { pagesAs } from "../../support/pages";
+import { createWidget, visitor } from "../../support/widgets";
+import { getChat, widgetChat } from "../chats/helpers";
 
 describe("the Usage screen", () => {
   it("picks its range, pages the request log and links each row to its call or chat", async () => {
@@ -65,4 +72,142 @@ describe("the Usage screen", () => {
     expect((await page("/dashboard/usage?days=10000")).html).toContain('<strong aria-current="page">30 days</strong>');
     expect((await page("/dashboard/usage?cursor=broken")).status).toBe(400);
   });
+});
+
+// -- per agent, per call and minutes, from calls and chats made through the API ------------------
+
+interface AgentFigures {
+  calls: number;
+  minutes: number;
+  chats: number;
+  credits: { calls: number; chats: number; total: number };
+}
+interface Report {
+  totals: Array<{ cost: number; requests: number }>;
+  byAgent: { since: string; agents: Array<AgentFigures & { agentId: string | null; agentName: string }>; total: AgentFigures };
+}
+
+/** Connected minutes as the platform counts them: the calls' connected milliseconds summed, to a tenth of a minute. */
+const minutesOf = (calls: CallView[]) =>
+  Math.round(
+    (calls.reduce((n, c) => n + (c.startedAt && c.endedAt ? Date.parse(String(c.endedAt)) - Date.parse(String(c.startedAt)) : 0), 0) /
+      60_000) *
+      10,
+  ) / 10;
+const micro = (credits: number) => Math.round(credits * 1_000_000);
+/** The text of each cell of each body row of the table under the heading `id`. */
+function tableUnder(html: string, id: string): string[][] {
+  const section = html.split(`<h2 id="${id}">`)[1]?.split("<h2")[0] ?? "";
+  return [...section.matchAll(/<tr>(.*?)<\/tr>/gs)]
+    .map((m) => [...(m[1] ?? "").matchAll(/<td[^>]*>(.*?)<\/td>/gs)].map((c) => (c[1] ?? "").replace(/<[^>]+>/g, "").trim()))
+    .filter((cells) => cells.length > 0);
+}
+const summaryOf = (html: string, name: string) => new RegExp(`<dt>${name}</dt><dd>([^<]*)</dd>`).exec(html)?.[1];
+
+describe("the Usage screen's agents, calls and minutes", () => {
+  it("adds up each agent's calls, connected minutes, chats and credits, ranks the costliest calls, and counts no other workspace", async () => {
+    const ws = await createWorkspace("Usage by agent");
+    const desk = await createAgent(ws, { name: "Front desk", firstMessage: "Hello, this is Acme." });
+    const sales = await createAgent(ws, { name: "Sales line" });
+    const other = await createWorkspace("Usage by agent, other");
+    const theirs = await createAgent(other, { name: "Their agent", firstMessage: "Hello from elsewhere." });
+    // Two phone calls the callee hangs up on (connected, charged), one that finds the line busy
+    // (never connected), another workspace's call, a widget chat and a Models API request.
+    const [first, second, busy, foreign] = await Promise.all([
+      place(ws, desk.id, { phoneNumber: HANGS_UP }),
+      place(ws, desk.id, { phoneNumber: HANGS_UP }),
+      place(ws, sales.id, { phoneNumber: BUSY }),
+      place(other, theirs.id, { phoneNumber: HANGS_UP }),
+    ]);
+    const widget = await createWidget(ws, { agentId: desk.id });
+    const chatId = await widgetChat(widget.token, visitor(), ["Do you open on Saturdays?", "And on Sundays?"]);
+    const llm = await ws.api("/v1/llm/chat", { method: "POST", json: { messages: [{ role: "user", content: "hi" }] } });
+    expect(llm.status).toBe(200);
+    const ended = await Promise.all([first, second, busy].map((c) => waitForCall(ws, c.id, finished, 40_000)));
+    await waitForCall(other, foreign.id, finished, 40_000);
+    await settled(ws.organizationId);
+    expect(ended.map((c) => c.status)).toEqual(["completed", "completed", "busy"]);
+    expect(ended[2]?.startedAt).toBeNull();
+    const chat = await getChat(ws, chatId);
+    expect(chat.cost.credits).toBeGreaterThan(0);
+
+    // A call's cost settles as its last uses land: read until the report agrees with the calls' own.
+    const { views, report } = await until(
+      async () => ({
+        views: await Promise.all(ended.map((c) => waitForCall(ws, c.id, () => true))),
+        report: await json<Report>(await ws.api("/v1/usage?days=7")),
+      }),
+      ({ views, report }) =>
+        micro(report.byAgent.agents.find((a) => a.agentId === desk.id)?.credits.calls ?? -1) ===
+        views.slice(0, 2).reduce((n, c) => n + micro(c.cost.credits), 0),
+      20_000,
+    );
+    const deskCalls = views.slice(0, 2);
+    const deskCallMicro = deskCalls.reduce((n, c) => n + micro(c.cost.credits), 0);
+    expect(deskCalls.every((c) => c.cost.credits > 0)).toBe(true);
+    const deskMinutes = minutesOf(deskCalls);
+    expect(deskMinutes).toBeGreaterThan(0);
+
+    const sixDaysAgo = new Date(Date.now() - 6 * 86_400_000).toISOString().slice(0, 10);
+    expect(report.byAgent.since).toBe(sixDaysAgo);
+    expect(report.byAgent.agents).toEqual([
+      {
+        agentId: desk.id,
+        agentName: "Front desk",
+        calls: 2,
+        minutes: deskMinutes,
+        chats: 1,
+        credits: { calls: deskCallMicro / 1e6, chats: chat.cost.credits, total: (deskCallMicro + micro(chat.cost.credits)) / 1e6 },
+      },
+      { agentId: sales.id, agentName: "Sales line", calls: 1, minutes: 0, chats: 0, credits: { calls: 0, chats: 0, total: 0 } },
+    ]);
+    expect(report.byAgent.total).toEqual({
+      calls: 3,
+      minutes: deskMinutes,
+      chats: 1,
+      credits: { calls: deskCallMicro / 1e6, chats: chat.cost.credits, total: (deskCallMicro + micro(chat.cost.credits)) / 1e6 },
+    });
+    // Every credit of the range: the agents' and the Models API request's, which belongs to no agent.
+    const used = report.totals.reduce((n, t) => n + micro(t.cost), 0);
+    const apiMicro = used - deskCallMicro - micro(chat.cost.credits);
+    expect(apiMicro).toBeGreaterThan(0);
+
+    const page = await pagesAs(ws.admin.email, ws.admin.password);
+    const { status, html } = await page("/dashboard/usage?days=7");
+    expect(status).toBe(200);
+    expect(html).not.toContain("Their agent");
+    expect(summaryOf(html, "Calls")).toBe("3");
+    expect(summaryOf(html, "Call minutes")).toBe(deskMinutes.toLocaleString("en-US"));
+    expect(summaryOf(html, "Chats")).toBe("1");
+    expect(summaryOf(html, "Credits used")).toBe(formatCredits(used));
+    expect(html).toContain('<caption class="muted small left">Each agent, the last 7 days</caption>');
+    expect(html).toContain(`the chats started since ${sixDaysAgo} (UTC)`);
+    expect(tableUnder(html, "by-agent")).toEqual([
+      [
+        "Front desk",
+        "2",
+        deskMinutes.toLocaleString("en-US"),
+        "1",
+        formatCredits(deskCallMicro),
+        formatCredits(micro(chat.cost.credits)),
+        formatCredits(deskCallMicro + micro(chat.cost.credits)),
+      ],
+      ["Sales line", "1", "0", "0", "0", "0", "0"],
+    ]);
+    expect(html).toContain(`<a href="/dashboard/calls?agentId=${desk.id}">2</a>`);
+    expect(html).toContain(`<a href="/dashboard/chats?agentId=${desk.id}">1</a>`);
+    // The costliest calls: most credits first (then the newest), each linked to its page.
+    const ranked = [...views].sort((a, b) => b.cost.credits - a.cost.credits || (b.id > a.id ? 1 : -1));
+    const top = html.split('<h2 id="top-calls">')[1]?.split("<h2")[0] ?? "";
+    expect([...top.matchAll(/href="\/dashboard\/calls\/([0-9a-f-]{36})"/g)].map((m) => m[1])).toEqual(ranked.map((c) => c.id));
+    expect(tableUnder(html, "top-calls").map((cells) => cells.slice(1))).toEqual(
+      ranked.map((c) => [
+        String(c.agentName),
+        "phone, outbound",
+        c.status,
+        minutesOf([c]).toLocaleString("en-US"),
+        formatCredits(micro(c.cost.credits)),
+      ]),
+    );
+  }, 90_000);
 });

@@ -41,12 +41,18 @@ function loggedRequest(): { row: UsageEvent; entry: Record<string, unknown> } {
 }
 
 describe("toUsageReport", () => {
-  it("maps the balance, the day totals and a page of the request log into credits", () => {
+  it("maps the balance, the day totals, a page of the request log and the agents' figures into credits", () => {
     const { row, entry } = loggedRequest();
+    const desk = { calls: 2, minutes: 4.5, chats: 1, callMicro: 2_500_000, chatMicro: 12_000 };
     const report = toUsageReport({
       balanceMicro: 12_345_678,
       totals: [{ day: "2025-01-01", modality: "chat", unit: "tokens", requests: 3, succeeded: 2, quantity: 84, costMicro: 5_000 }],
       requests: { data: [row], nextCursor: "abc", hasMore: true },
+      byAgent: {
+        since: "2024-12-03",
+        agents: [{ agentId: "0193b6e2-0000-7000-8000-000000000002", agentName: "Desk", ...desk }],
+        total: desk,
+      },
     });
     expect(report).toEqual({
       credits: { remaining: 12.345678, remainingMicro: 12_345_678 },
@@ -56,6 +62,20 @@ describe("toUsageReport", () => {
         data: [entry],
         nextCursor: "abc",
         hasMore: true,
+      },
+      byAgent: {
+        since: "2024-12-03",
+        agents: [
+          {
+            agentId: "0193b6e2-0000-7000-8000-000000000002",
+            agentName: "Desk",
+            calls: 2,
+            minutes: 4.5,
+            chats: 1,
+            credits: { calls: 2.5, chats: 0.012, total: 2.512 },
+          },
+        ],
+        total: { calls: 2, minutes: 4.5, chats: 1, credits: { calls: 2.5, chats: 0.012, total: 2.512 } },
       },
     });
     expect(Object.keys(report.requests)).toEqual(["data", "nextCursor", "hasMore"]);

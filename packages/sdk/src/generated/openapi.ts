@@ -1037,7 +1037,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Usage: credits remaining, totals by day and modality, and the Models request log */
+        /** Usage: credits remaining, totals by day and modality, the Models request log, and each agent's calls and chats */
         get: operations["usage"];
         put?: never;
         post?: never;
@@ -1390,7 +1390,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Usage: credits remaining, totals by day and modality, and the Models request log */
+        /** Usage: credits remaining, totals by day and modality, the Models request log, and each agent's calls and chats */
         get: operations["dashboardUsage"];
         put?: never;
         post?: never;
@@ -5478,6 +5478,7 @@ export interface components {
                 cost: number;
             }[];
             requests: components["schemas"]["UsageEventPage"];
+            byAgent: components["schemas"]["UsageByAgent"];
         };
         UsageEventPage: {
             data: components["schemas"]["UsageEvent"][];
@@ -5505,6 +5506,53 @@ export interface components {
             /** @description Credits charged (0 for failed calls). */
             cost: number;
             apiKeyId: string | null;
+        };
+        /** @description Each agent's calls, connected minutes and chats over the same days as `totals`, with the credits they used; not filtered by `modality`. Requests made to the Models API directly belong to no agent. */
+        UsageByAgent: {
+            /**
+             * @description The first day covered (YYYY-MM-DD, UTC); the last is today.
+             * @example 2025-01-01
+             */
+            since: string;
+            /** @description Agents with a call or a chat in those days, most credits first. */
+            agents: components["schemas"]["AgentUsage"][];
+            total: components["schemas"]["AgentUsageTotal"];
+        };
+        AgentUsage: {
+            /** @description Null for chats of an agent deleted since (agentName stays). */
+            agentId: string | null;
+            agentName: string;
+            /** @description Calls that ended, counted on the day they were made. */
+            calls: number;
+            /**
+             * @description The calls' connected time, in minutes (to a tenth).
+             * @example 4.5
+             */
+            minutes: number;
+            /** @description Chats started (widget and messaging). */
+            chats: number;
+            credits: components["schemas"]["AgentCredits"];
+        };
+        AgentCredits: {
+            /** @description What the calls cost: their metered speech to text, LLM and text to speech. */
+            calls: number;
+            /** @description What the chats cost: their metered uses. */
+            chats: number;
+            /** @description Both: the Models credits attributable to the agent. */
+            total: number;
+        };
+        /** @description Every agent together. */
+        AgentUsageTotal: {
+            /** @description Calls that ended, counted on the day they were made. */
+            calls: number;
+            /**
+             * @description The calls' connected time, in minutes (to a tenth).
+             * @example 4.5
+             */
+            minutes: number;
+            /** @description Chats started (widget and messaging). */
+            chats: number;
+            credits: components["schemas"]["AgentCredits"];
         };
         SavedWebhookEndpoint: components["schemas"]["WebhookEndpoint"] & {
             /** @description URLs saved without the full address check: the DNS resolver could not be reached (`dns_unavailable`), or the name has no address yet (`dns_no_address`). Empty when every URL passed. The check runs again before every delivery (docs/webhooks.md). */
@@ -11173,7 +11221,7 @@ export interface operations {
                 createdAfter?: string;
                 /** @description Only items created before this instant (ISO 8601, years 0001 to 9999). */
                 createdBefore?: string;
-                /** @description Totals cover this many days back (UTC), 1 to 90. */
+                /** @description `totals` and `byAgent` cover this many days (UTC), today included, 1 to 90. */
                 days?: number;
                 modality?: "chat" | "tts" | "stt" | "embedding";
             };
@@ -13181,7 +13229,7 @@ export interface operations {
                 createdAfter?: string;
                 /** @description Only items created before this instant (ISO 8601, years 0001 to 9999). */
                 createdBefore?: string;
-                /** @description Totals cover this many days back (UTC), 1 to 90. */
+                /** @description `totals` and `byAgent` cover this many days (UTC), today included, 1 to 90. */
                 days?: number;
                 modality?: "chat" | "tts" | "stt" | "embedding";
             };

@@ -3,11 +3,12 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { listAgentNames } from "../../../agents/service";
 import { toChatSummary } from "../../../chats/mapper";
-import { CHAT_CHANNELS, type ChatChannel, type ListChatsQuery } from "../../../chats/schema";
+import { CHAT_CHANNELS, type ChatChannel, chatSearchSchema, type ListChatsQuery } from "../../../chats/schema";
 import { listChats } from "../../../chats/service";
 import type { AppEnv } from "../../../context";
 import { BASE, ChatList, type FilterValues } from "../../../dashboard/chats/list";
 import { shellOf } from "../../../dashboard/ui";
+import { invalidInput } from "../../../lib/errors";
 import { isUuid } from "../../../lib/ids";
 import { listChannels } from "../../../messaging/channels";
 import { listWidgets } from "../../../widgets/service";
@@ -16,10 +17,16 @@ const LIST_LIMIT = 50;
 /** The filter offers the newest of each; a channel beyond them is still reached by its page's link. */
 const CHANNEL_CHOICES = 100;
 
-/** The list's filters as the form sent them; a value the form does not offer filters nothing. */
+/** The list's filters as the form sent them; a value the form does not offer filters nothing; a search too long is a 400. */
 function filtersOf(q: FilterValues): Omit<ListChatsQuery, "limit"> & { search?: string } {
+  const search = chatSearchSchema.safeParse(q.search);
+  if (!search.success)
+    throw invalidInput(
+      "query",
+      search.error.issues.map((issue) => ({ ...issue, path: ["search"] })),
+    );
   return {
-    search: q.search.trim() || undefined,
+    search: search.data || undefined,
     channel: (CHAT_CHANNELS as readonly string[]).includes(q.channel) ? (q.channel as ChatChannel) : undefined,
     channelId: isUuid(q.channel) ? q.channel : undefined,
     agentId: isUuid(q.agentId) ? q.agentId : undefined,
@@ -40,7 +47,7 @@ async function channelNames(c: Context<AppEnv>) {
   ];
 }
 
-/** GET /dashboard/chats: every chat of the workspace, filtered and paged. */
+/** GET /dashboard/chats: every chat of the workspace, filtered (a search finds message text too, each row showing where) and paged. */
 export const registerListChatsPage = (app: OpenAPIHono<AppEnv>) =>
   app.get("/", async (c) => {
     const shell = await shellOf(c, "Chats", "chats");
@@ -57,6 +64,10 @@ export const registerListChatsPage = (app: OpenAPIHono<AppEnv>) =>
     ]);
     const kept = Object.entries(q).filter(([, v]) => v !== "");
     const next = page.nextCursor ? `${BASE}?${new URLSearchParams([...kept, ["cursor", page.nextCursor]])}` : null;
-    const chats = page.data.map(({ chat, usage, preview }) => ({ ...toChatSummary(chat, usage), preview: preview ?? null }));
+    const chats = page.data.map(({ chat, usage, preview, match }) => ({
+      ...toChatSummary(chat, usage),
+      preview: preview ?? null,
+      match: match ?? null,
+    }));
     return c.html(<ChatList shell={shell} chats={chats} channels={channels} agents={agents} q={q} next={next} />);
   });
