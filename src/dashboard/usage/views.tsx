@@ -13,6 +13,7 @@ const MODALITIES = [
   { key: "chat", label: "LLM chat" },
   { key: "tts", label: "Text to speech" },
   { key: "stt", label: "Speech to text" },
+  { key: "embedding", label: "Embeddings (knowledge)" },
 ] as const;
 
 interface DayTotal {
