@@ -25,7 +25,7 @@ export function toCallView(call: Call, usage: CallUsage | undefined, origin: str
     report: call.report ?? null,
     analysisError: call.analysisError,
     cost: {
-      credits: toCredits(u.stt.micro + u.chat.micro + u.tts.micro),
+      credits: toCredits(u.stt.micro + u.chat.micro + u.tts.micro + u.embedding.micro),
       stt: { quantity: Math.round(u.stt.quantity / 100) / 10, unit: "seconds", credits: toCredits(u.stt.micro) },
       llm: {
         quantity: u.chat.quantity,
@@ -35,6 +35,7 @@ export function toCallView(call: Call, usage: CallUsage | undefined, origin: str
         completionTokens: u.chat.completionTokens,
       },
       tts: { quantity: u.tts.quantity, unit: "characters", credits: toCredits(u.tts.micro) },
+      knowledge: { quantity: u.embedding.quantity, unit: "tokens", credits: toCredits(u.embedding.micro) },
     },
     latency:
       measured.length > 0

@@ -168,6 +168,7 @@ export interface CallView {
     stt: { quantity: number; credits: number };
     llm: { quantity: number; credits: number };
     tts: { quantity: number; credits: number };
+    knowledge: { quantity: number; unit: string; credits: number };
   };
   latency: { turns: number; voiceToVoiceMsP50: number; platformMsP50: number } | null;
   [k: string]: unknown;

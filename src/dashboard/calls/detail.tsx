@@ -70,7 +70,7 @@ const Facts: FC<{ call: Call; v: CallView }> = ({ call, v }) => (
       </p>
       <p>
         <strong>Cost</strong> {v.cost.credits} credits (STT {v.cost.stt.quantity} s, LLM {v.cost.llm.quantity} tokens, TTS{" "}
-        {v.cost.tts.quantity} characters)
+        {v.cost.tts.quantity} characters{v.cost.knowledge.quantity > 0 ? `, knowledge ${v.cost.knowledge.quantity} tokens` : ""})
       </p>
       {v.toolCallCount > 0 || v.transfer ? (
         <p>

@@ -4358,6 +4358,12 @@ export interface components {
                     unit: string;
                     credits: number;
                 };
+                /** @description Knowledge retrieval: the caller's words embedded to search the agent's knowledge bases (tokens). */
+                knowledge: {
+                    quantity: number;
+                    unit: string;
+                    credits: number;
+                };
             };
             /** @description Medians over the agent's replies (docs/calls.md: what is measured). */
             latency: {

@@ -101,6 +101,9 @@ export const callSchema = z
       stt: usageLine,
       llm: usageLine.extend({ promptTokens: z.number(), completionTokens: z.number() }),
       tts: usageLine,
+      knowledge: usageLine.openapi({
+        description: "Knowledge retrieval: the caller's words embedded to search the agent's knowledge bases (tokens).",
+      }),
     }),
     latency: z
       .object({
