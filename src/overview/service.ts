@@ -5,6 +5,7 @@
 // (call_daily_stats: a row per day and agent, kept as calls end), never the calls, and the chats
 // grouped by day and agent. docs/dashboard.md, "Overview".
 import { and, gte, sql } from "drizzle-orm";
+import { listAgentNames } from "../agents/service";
 import { addHistograms, histogramPercentile } from "../calls/queries/stats";
 import { callDailyStats, chats, NO_AGENT_ID } from "../db/schema";
 import { ownedBy } from "../db/tenancy";
@@ -58,7 +59,7 @@ export const minutesOf = (seconds: number): number => Math.round((seconds / 60) 
 export async function getOverview({ ctx: { db, organizationId }, input: { days } }: Op<{ days: number }>): Promise<Overview> {
   const { since, firstDay } = windowOf(days);
   const chatDay = sql<string>`to_char(date_trunc('day', ${chats.startedAt} at time zone 'UTC'), 'YYYY-MM-DD')`;
-  const [callRows, chatRows] = await Promise.all([
+  const [callRows, chatRows, live] = await Promise.all([
     db
       .select()
       .from(callDailyStats)
@@ -68,6 +69,8 @@ export async function getOverview({ ctx: { db, organizationId }, input: { days }
       .from(chats)
       .where(and(ownedBy(chats, organizationId), gte(chats.startedAt, since)))
       .groupBy(chatDay, chats.agentId, chats.agentName),
+    // The agents that still exist: a deleted one's figures stay, under its name, without a link.
+    listAgentNames({ ctx: { db, organizationId } }).then((agents) => new Set(agents.map((a) => a.id))),
   ]);
 
   // Sums per day, per agent and in total; latencies as histograms until the percentiles are read.
@@ -96,8 +99,10 @@ export async function getOverview({ ctx: { db, organizationId }, input: { days }
     sums.set(key, sum);
     return sum;
   };
+  /** An agent that still exists, by its id; a deleted one (or none) is known by its name only, calls and chats alike. */
+  const liveId = (id: string | null) => (id && id !== NO_AGENT_ID && live.has(id) ? id : null);
   for (const r of callRows) {
-    const agentId = r.agentId === NO_AGENT_ID ? null : r.agentId;
+    const agentId = liveId(r.agentId);
     for (const sum of [into(`d:${r.day}`, null, ""), into(`a:${agentId}:${r.agentName}`, agentId, r.agentName), into("t", null, "")]) {
       sum.calls += r.calls;
       sum.seconds += r.connectedSeconds;
@@ -107,9 +112,11 @@ export async function getOverview({ ctx: { db, organizationId }, input: { days }
       sum.histogram = addHistograms(sum.histogram, r.latencyHistogram);
     }
   }
-  for (const r of chatRows)
-    for (const sum of [into(`d:${r.day}`, null, ""), into(`a:${r.agentId}:${r.agentName}`, r.agentId, r.agentName), into("t", null, "")])
+  for (const r of chatRows) {
+    const agentId = liveId(r.agentId);
+    for (const sum of [into(`d:${r.day}`, null, ""), into(`a:${agentId}:${r.agentName}`, agentId, r.agentName), into("t", null, "")])
       sum.chats += r.chats;
+  }
 
   const rowOf = (sum: Sum | undefined): OverviewRow =>
     sum

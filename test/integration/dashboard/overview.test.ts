@@ -107,6 +107,13 @@ describe("the Overview", () => {
     expect(html).toContain(`<title>${day(3)}: 1</title>`);
     expect(html).not.toContain(`<title>${day(31)}`);
     expect(html).toContain(`aria-label="Calls, per day from ${day(29)} to ${day(0)}."`);
+
+    // A deleted agent keeps its figures under its name, without links that would lead nowhere.
+    expect(html).toContain(`href="/dashboard/agents/${sales.id}"`);
+    expect((await ws.api(`/v1/agents/${sales.id}`, { method: "DELETE" })).status).toBe(204);
+    const after = (await page("/dashboard")).html;
+    expect(agentRow(after, "Sales (deleted)")).toEqual(["Sales (deleted)", "1", "0", "1", "0", "–", "–"]);
+    expect(after).not.toContain(sales.id);
   });
 
   it("tells a new workspace where to start; the navigation opens on it; the page has its doctype and icon", async () => {
