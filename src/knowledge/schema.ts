@@ -94,7 +94,9 @@ export const addDocumentJsonSchema = z
       name: name().optional().openapi({ description: "Defaults to the URL." }),
     }),
   ])
-  .openapi("AddKnowledgeDocument");
+  .openapi("AddKnowledgeDocument", {
+    example: { type: "text", name: "Opening hours", text: "# Opening hours\n\nMonday to Friday 8:00 to 18:00, Saturday 9:00 to 13:00." },
+  });
 
 export type AddDocumentJson = z.infer<typeof addDocumentJsonSchema>;
 

@@ -43,7 +43,8 @@ export function samplesFor(origin: string, method: string, path: string, op: Sam
   if (!sdk) return null;
   const content = op.requestBody?.content ?? {};
   const json = content["application/json"] ? exampleOf(content["application/json"].schema, components) : null;
-  const multipart = content["multipart/form-data"] ? exampleOf(content["multipart/form-data"].schema, components) : null;
+  // An operation that takes either (a knowledge document: a file, or text and URLs as JSON) is shown with JSON.
+  const multipart = !json && content["multipart/form-data"] ? exampleOf(content["multipart/form-data"].schema, components) : null;
   const params = pathParams(path);
 
   const url = `${origin}${path.replace(/\{(\w+)\}/g, (_, name: string) => shellVar(name))}`;

@@ -4940,6 +4940,13 @@ export interface components {
             /** @description Defaults to the file's name. */
             name?: string;
         };
+        /**
+         * @example {
+         *       "type": "text",
+         *       "name": "Opening hours",
+         *       "text": "# Opening hours\n\nMonday to Friday 8:00 to 18:00, Saturday 9:00 to 13:00."
+         *     }
+         */
         AddKnowledgeDocument: {
             /** @enum {string} */
             type: "text";
