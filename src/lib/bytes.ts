@@ -7,7 +7,8 @@ const oneDecimal = (n: number) => `${Math.round(n * 10) / 10}`;
 
 export function byteSize(bytes: number): string {
   if (bytes < KIB) return `${bytes} ${bytes === 1 ? "byte" : "bytes"}`;
-  if (bytes < MIB) return `${oneDecimal(bytes / KIB)} KiB`;
+  // Rounded up to 1024 KiB is 1 MiB.
+  if (Math.round((bytes / KIB) * 10) < 10240) return `${oneDecimal(bytes / KIB)} KiB`;
   return `${oneDecimal(bytes / MIB)} MiB`;
 }
 

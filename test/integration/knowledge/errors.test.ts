@@ -81,8 +81,9 @@ describe("an upload that is not a document is refused, and nothing is stored", (
   });
 
   it("a malformed multipart body, a form without `file`, a `file` that is text (400); a body of another type (415)", async () => {
+    // Bytes, so fetch adds no Content-Type of its own.
     const raw = (body: string, type: string | null) =>
-      ws.api(documentsPath(empty), { method: "POST", body, headers: type ? { "content-type": type } : {} });
+      ws.api(documentsPath(empty), { method: "POST", body: new TextEncoder().encode(body), headers: type ? { "content-type": type } : {} });
     for (const type of ["multipart/form-data; boundary=b", "multipart/form-data"]) {
       const err = await raw("--b\r\nnot a part", type);
       expect(err.status, type).toBe(400);
@@ -98,9 +99,11 @@ describe("an upload that is not a document is refused, and nothing is stored", (
     expect(text.issues).toEqual([expect.objectContaining({ path: "file" })]);
 
     for (const type of ["text/plain", "application/x-www-form-urlencoded", "application/xml", null]) {
-      const err = await expectError(await raw("file=hello", type as string | null), 415, "unsupported_media_type");
+      const err = await expectError(await raw("file=hello", type), 415, "unsupported_media_type");
       expect(err.message).toMatch(/multipart\/form-data.*application\/json/);
+      expect(err.message).toContain(type ?? "no Content-Type");
     }
+    await expectError(await ws.api(documentsPath(empty), { method: "POST" }), 415, "unsupported_media_type"); // no body at all
     await holdsNothing(ws, empty);
   });
 
