@@ -4,10 +4,9 @@
 import type { KnowledgeDocument } from "../db/schema";
 import type { Op } from "../services";
 import { addDocument } from "./documents";
-import { documentTypeOf } from "./extract";
 import { fetchDocument } from "./fetch-url";
 import { scheduleIngestion } from "./ingest";
-import type { AddDocumentJson } from "./schema";
+import { type AddDocumentJson, NAME_MAX } from "./schema";
 
 export type AddDocumentInput =
   | { type: "file"; fileName: string; contentType: string | null; bytes: Uint8Array; name?: string }
@@ -15,8 +14,17 @@ export type AddDocumentInput =
 
 const utf8 = new TextEncoder();
 
-/** The most of a name kept (file names and URLs can be long). */
-const NAME_MAX = 200;
+/** The first NAME_MAX code points (an emoji is not cut in half). */
+const clip = (s: string) => [...s].slice(0, NAME_MAX).join("");
+
+/** A file's name as a document's: its control characters (a file name may hold them) made spaces, and clipped. */
+const nameOfFile = (fileName: string) =>
+  clip(
+    fileName
+      .replace(/\p{Cc}+/gu, " ")
+      .replace(/\s+/g, " ")
+      .trim(),
+  ).trim() || "document";
 
 export async function addDocumentFrom({
   ctx,
@@ -28,8 +36,12 @@ export async function addDocumentFrom({
   const { document: d, knowledgeBaseId } = input;
   let added: { document: KnowledgeDocument; created: boolean };
   if (d.type === "file") {
-    const name = (d.name?.trim() || d.fileName || "document").slice(0, NAME_MAX);
-    added = await addDocument({ ctx, input: { knowledgeBaseId, name, source: "file", contentType: d.contentType, bytes: d.bytes } });
+    // The type by the file's own name (a `name` given is the document's, not the file's).
+    const name = d.name?.trim() || nameOfFile(d.fileName);
+    added = await addDocument({
+      ctx,
+      input: { knowledgeBaseId, name, source: "file", contentType: d.contentType, fileName: d.fileName, bytes: d.bytes },
+    });
   } else if (d.type === "text") {
     // Text sent as JSON is Markdown or plain: read as Markdown (plain text has no `#` headings to misread).
     added = await addDocument({
@@ -38,16 +50,16 @@ export async function addDocumentFrom({
     });
   } else {
     const fetched = await fetchDocument(ctx.config, d.url);
-    const generic = !fetched.contentType || fetched.contentType.startsWith("application/octet-stream");
     added = await addDocument({
       ctx,
       input: {
         knowledgeBaseId,
-        name: (d.name ?? d.url).slice(0, NAME_MAX),
+        name: d.name ?? clip(d.url),
         source: "url",
         url: d.url,
+        contentType: fetched.contentType,
         // A generic type: the extension of the path found decides (…/price-list.pdf).
-        contentType: generic ? documentTypeOf(null, new URL(fetched.url).pathname) : fetched.contentType,
+        fileName: new URL(fetched.url).pathname,
         bytes: fetched.bytes,
       },
     });

@@ -5,6 +5,7 @@
 import { pageQuery } from "../db/pagination";
 import type { KnowledgeDocument, KnowledgeSource } from "../db/schema";
 import type { AppConfig } from "../env";
+import { byteSize, byteSizes } from "../lib/bytes";
 import { ApiError } from "../lib/errors";
 import { isUuid } from "../lib/ids";
 import { type Page, type PageParams, pageOf } from "../lib/pagination";
@@ -56,8 +57,6 @@ export const knowledgeLimits = (config: AppConfig): KnowledgeLimits => ({
   maxFileBytes: config.KNOWLEDGE_MAX_FILE_BYTES,
 });
 
-const mib = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB`;
-
 export const limitReached = (what: string) =>
   new ApiError("knowledge_limit_reached", `This workspace's knowledge bases ${what}. Delete documents you no longer need, then try again.`);
 
@@ -69,18 +68,20 @@ export interface NewDocument {
   name: string;
   source: KnowledgeSource;
   url?: string | null;
-  /** The declared media type (a file's, a URL's answer); the name's extension decides when it is generic. */
+  /** The declared media type (a file's, a URL's answer); the file name's extension decides when it is generic. */
   contentType: string | null;
+  /** The uploaded file's name, or the URL's path: its extension is read when the type is generic (`name` otherwise). */
+  fileName?: string;
   bytes: Uint8Array;
 }
 
-/** The document's type, or a 400 naming the ones we read. */
-export function requireDocumentType(declared: string | null, name: string): DocumentType {
-  const type = documentTypeOf(declared, name);
+/** The document's type (a generic one: `fileName`'s extension), or a 400 naming the ones we read. */
+export function requireDocumentType(declared: string | null, fileName: string, name = fileName): DocumentType {
+  const type = documentTypeOf(declared, fileName);
   if (!type) {
     throw new ApiError(
       "validation_failed",
-      `Cannot read ${declared ? `a ${declared.split(";")[0]} file` : "this file"} ("${name.slice(0, 100)}"): send ${SUPPORTED_DOCUMENTS}.`,
+      `Cannot read "${[...name].slice(0, 100).join("")}"${declared ? ` (${declared.split(";")[0]?.trim()})` : ""}: send ${SUPPORTED_DOCUMENTS}.`,
     );
   }
   return type;
@@ -104,12 +105,11 @@ export async function addDocument({
   const limits = knowledgeLimits(ctx.config);
   const { bytes } = input;
   if (bytes.length === 0) throw new ApiError("validation_failed", "The document is empty: there is nothing to read in it.");
-  if (bytes.length > limits.maxFileBytes)
-    throw new ApiError(
-      "payload_too_large",
-      `Documents are limited to ${mib(limits.maxFileBytes)} each (this one is ${mib(bytes.length)}).`,
-    );
-  const type = requireDocumentType(input.contentType, input.name);
+  if (bytes.length > limits.maxFileBytes) {
+    const [limit, size] = byteSizes(limits.maxFileBytes, bytes.length);
+    throw new ApiError("payload_too_large", `Documents are limited to ${limit} each (this one is ${size}).`);
+  }
+  const type = requireDocumentType(input.contentType, input.fileName ?? input.name, input.name);
   const contentHash = hex(await crypto.subtle.digest("SHA-256", bytes));
 
   const existing = await documentByHash(ctx.db, base.id, contentHash);
@@ -118,7 +118,9 @@ export async function addDocument({
   const used = await workspaceKnowledgeUsage({ ctx, input: null });
   if (used.documents >= limits.maxDocuments) throw limitReached(`hold ${limits.maxDocuments} documents, the most allowed`);
   if (used.bytes + bytes.length > limits.maxBytes)
-    throw limitReached(`hold ${mib(used.bytes)} of ${mib(limits.maxBytes)}; this document (${mib(bytes.length)}) does not fit`);
+    throw limitReached(
+      `hold ${byteSize(used.bytes)} of ${byteSize(limits.maxBytes)}; this document (${byteSize(bytes.length)}) does not fit`,
+    );
   if (used.chunks >= limits.maxChunks) throw limitReached(`hold ${limits.maxChunks} passages, the most allowed`);
 
   const row = await insertDocument(ctx.db, {

@@ -4,6 +4,7 @@
 // time limit and the document size limit. Whatever goes wrong is a 400 url_fetch_failed saying
 // what, before anything is stored.
 import type { AppConfig } from "../env";
+import { byteSize } from "../lib/bytes";
 import { ApiError } from "../lib/errors";
 import { checkUrlResolved, dohResolver } from "../webhooks/ssrf";
 
@@ -20,14 +21,17 @@ export interface FetchedDocument {
   url: string;
 }
 
+const tooLarge = (url: string, cap: number) =>
+  new ApiError(
+    "payload_too_large",
+    `The document at ${url.slice(0, 300)} is larger than ${byteSize(cap)}, the most a document may be. Nothing was stored.`,
+  );
+
 async function readBounded(res: Response, cap: number, url: string): Promise<Uint8Array> {
   const declared = Number(res.headers.get("content-length") ?? "NaN");
   if (Number.isFinite(declared) && declared > cap) {
     await res.body?.cancel().catch(() => undefined);
-    throw new ApiError(
-      "payload_too_large",
-      `The document at ${url.slice(0, 300)} is larger than ${cap} bytes, the most a document may be.`,
-    );
+    throw tooLarge(url, cap);
   }
   if (!res.body) return new Uint8Array();
   const reader = res.body.getReader();
@@ -39,10 +43,7 @@ async function readBounded(res: Response, cap: number, url: string): Promise<Uin
     size += value.length;
     if (size > cap) {
       await reader.cancel().catch(() => undefined);
-      throw new ApiError(
-        "payload_too_large",
-        `The document at ${url.slice(0, 300)} is larger than ${cap} bytes, the most a document may be.`,
-      );
+      throw tooLarge(url, cap);
     }
     chunks.push(value);
   }

@@ -1,9 +1,20 @@
 // A document upload's multipart form (field `file`, optional `name`), read into what addDocumentFrom
-// takes; the API and the dashboard read it the same way. What is not such a form is a 400 saying so.
+// takes; the API and the dashboard read it the same way. A body of another type is a 415, a form
+// that is not such a form a 400 saying so; `name` is checked as JSON's `name` is.
 import { ApiError, invalidInput } from "../lib/errors";
 import type { AddDocumentInput } from "./add";
+import { documentNameSchema } from "./schema";
+
+const mediaTypeOf = (request: Request) => (request.headers.get("content-type") ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
 
 export async function readDocumentForm(request: Request): Promise<AddDocumentInput> {
+  const type = mediaTypeOf(request);
+  if (type !== "multipart/form-data") {
+    throw new ApiError(
+      "unsupported_media_type",
+      `Send a file as multipart/form-data, or text or a URL as application/json (got ${type || "no Content-Type"}).`,
+    );
+  }
   let form: FormData;
   try {
     form = await request.formData();
@@ -21,13 +32,21 @@ export async function readDocumentForm(request: Request): Promise<AddDocumentInp
   }
   const name = form.get("name");
   if (name !== null && typeof name !== "string") throw invalidInput("form", [{ path: ["name"], message: "must be text" }]);
-  const trimmed = typeof name === "string" ? name.trim() : "";
-  if (trimmed.length > 200) throw invalidInput("form", [{ path: ["name"], message: "must be at most 200 characters" }]);
+  let checked: string | undefined;
+  if (name !== null && name.trim() !== "") {
+    const parsed = documentNameSchema.safeParse(name);
+    if (!parsed.success)
+      throw invalidInput(
+        "form",
+        parsed.error.issues.map((i) => ({ path: ["name", ...i.path], message: i.message })),
+      );
+    checked = parsed.data;
+  }
   return {
     type: "file",
     fileName: file.name || "document",
     contentType: file.type || null,
     bytes: new Uint8Array(await file.arrayBuffer()),
-    ...(trimmed ? { name: trimmed } : {}),
+    ...(checked ? { name: checked } : {}),
   };
 }

@@ -48,8 +48,11 @@ export async function scheduleIngestion(ctx: IngestCtx, documentId: string): Pro
   ctx.waitUntil(processDocument(ctx, documentId));
 }
 
-/** Marks the document failed with `reason` and drops its passages (one statement each, passages first). */
-export const failDocument = (db: Db, documentId: string, reason: string): Promise<void> =>
+/**
+ * Marks the document failed with `reason` and drops its passages, if it is still processing (a
+ * ready one keeps them); whether it was.
+ */
+export const failDocument = (db: Db, documentId: string, reason: string): Promise<boolean> =>
   markFailed(db, documentId, reason.slice(0, 1000));
 
 /** The reason a failure is shown with: ours as written, a provider's or the database's in words. */
@@ -87,8 +90,8 @@ export async function processDocument(ctx: IngestCtx, documentId: string): Promi
         message: (err as Error)?.message,
       }),
     );
-    await failDocument(db, doc.id, failureReason(err));
-    return "failed";
+    if (await failDocument(db, doc.id, failureReason(err))) return "failed";
+    return (await documentById(db, doc.id))?.status ?? "gone";
   }
 }
 

@@ -5,7 +5,13 @@ import { pageQuerySchema, pageSchema } from "../lib/pagination";
 
 const EXAMPLE_ID = "0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77";
 
-const name = () => text({ min: 1, max: 200, trim: true, singleLine: true });
+/** The most characters (code points) of a knowledge base's or a document's name. */
+export const NAME_MAX = 200;
+
+const name = () => text({ min: 1, max: NAME_MAX, trim: true, singleLine: true });
+
+/** A document's name, as JSON takes it and as a file upload's `name` field is checked (form.ts). */
+export const documentNameSchema = name();
 const description = () => text({ max: 2000 }).nullable();
 
 export const knowledgeBaseSchema = z

@@ -31,6 +31,7 @@ export default async function setup(project: TestProject) {
   // proves the sign-in limits on a worker of its own with small ones.
   // Short web-call tokens and watchdog slack, so the watchdog tests take seconds, not minutes.
   // The widget tests all call from one address; widgets/limits.test.ts proves that limit on its own worker.
+  // Importing a URL that never answers gives up in 5 s, not 15 (test/integration/knowledge/errors.test.ts).
   const vars = {
     WEBHOOKS_ALLOW_PRIVATE_URLS: "1",
     SIGN_IN_LIMIT_PER_EMAIL: "100000",
@@ -38,6 +39,7 @@ export default async function setup(project: TestProject) {
     WIDGET_RATE_LIMIT_ADDRESS: "100000",
     WEB_CALL_TOKEN_TTL_SECONDS: "10",
     CALL_WATCHDOG_GRACE_SECONDS: "5",
+    KNOWLEDGE_URL_TIMEOUT_MS: "5000",
   };
   const real = { databaseUrl: process.env.DATABASE_URL, redisUrl: process.env.REDIS_URL };
   // TEST_WORKER_LOG=1 shows the worker's own output (wrangler's and console.log's), for debugging.

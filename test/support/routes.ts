@@ -181,7 +181,7 @@ export const ROUTES: RouteCase[] = [
     method: "POST",
     path: "/internal/qstash/knowledge-failed",
     auth: "public",
-    why: "QStash only: refused without a valid Upstash-Signature",
+    why: "QStash only: refused without a valid Upstash-Signature (test/integration/knowledge/qstash.test.ts)",
   },
   {
     method: "POST",

@@ -17,13 +17,21 @@ export async function documentById(db: Db, id: string): Promise<KnowledgeDocumen
   return row ?? null;
 }
 
-/** Marks a document still processing failed and drops its passages (passages first). */
-export async function markFailed(db: Db, id: string, reason: string): Promise<void> {
-  await db.delete(knowledgeChunks).where(eq(knowledgeChunks.documentId, id));
-  await db
+/**
+ * Marks a document still processing failed, then drops its passages (no search reads a document
+ * that is not ready, so they are never found meanwhile). A document no longer processing keeps
+ * what it has: a late failure (QStash's failure callback, a run that lost to another) does not
+ * take a ready document's passages. Whether it was marked.
+ */
+export async function markFailed(db: Db, id: string, reason: string): Promise<boolean> {
+  const marked = await db
     .update(knowledgeDocuments)
     .set({ status: "failed", error: reason, chunkCount: 0, embeddedCount: 0, updatedAt: new Date() })
-    .where(and(eq(knowledgeDocuments.id, id), eq(knowledgeDocuments.status, "processing")));
+    .where(and(eq(knowledgeDocuments.id, id), eq(knowledgeDocuments.status, "processing")))
+    .returning({ id: knowledgeDocuments.id });
+  if (marked.length === 0) return false;
+  await db.delete(knowledgeChunks).where(eq(knowledgeChunks.documentId, id));
+  return true;
 }
 
 /** `ready`, if it is still processing (not deleted meanwhile); whether it was. */

@@ -2,9 +2,7 @@
 // protocol-level QStash stand-in, which calls the worker back with Upstash-Signature JWTs
 // that the real Receiver verifies, retrying non-2xx answers. A replayed call, or QStash calling
 // again for an attempt already made, makes no attempt (src/webhooks/qstash-callbacks.ts).
-import { createHash } from "node:crypto";
 import { eq } from "drizzle-orm";
-import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type QstashStandIn, startQstash } from "../../../dev/qstash";
 import { freePort, startWorker } from "../../../dev/stack";
@@ -14,6 +12,7 @@ import type { EndpointView } from "../../../src/webhooks/endpoints";
 import type { DeliveryView } from "../../../src/webhooks/log";
 import { receiversPerTest } from "../../support/deliveries";
 import { createWorkspace, expectError, json, stack, testDb, type Workspace } from "../../support/harness";
+import { qstashHeaders, qstashJwt } from "../../support/qstash";
 import { stripeAccepts } from "../../support/stripe";
 
 let qstash: QstashStandIn;
@@ -314,32 +313,9 @@ async function pendingDelivery(ws: Workspace, endpointId: string): Promise<strin
   return id;
 }
 
-/**
- * An Upstash-Signature as QStash makes it: HS256, iss Upstash, sub = URL, body = base64url(SHA-256(body)),
- * a fresh jti (`null`: none) and exp 5 minutes on (`expiresIn: null`: none).
- */
-function qstashJwt(
-  key: string,
-  o: { sub: string; body: string; bodyHash?: string; issuedAt?: number; expiresIn?: number | null; jti?: string | null },
-): Promise<string> {
-  const now = Math.floor(Date.now() / 1000);
-  const jwt = new SignJWT({ body: o.bodyHash ?? createHash("sha256").update(o.body).digest("base64url") })
-    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
-    .setIssuer("Upstash")
-    .setSubject(o.sub)
-    .setIssuedAt(now + (o.issuedAt ?? 0))
-    .setNotBefore(now + (o.issuedAt ?? 0));
-  if (o.expiresIn !== null) jwt.setExpirationTime(now + (o.expiresIn ?? 300));
-  if (o.jti !== null) jwt.setJti(o.jti ?? `jwt_${newId()}`);
-  return jwt.sign(new TextEncoder().encode(key));
-}
-
 const callQstashRoute = (path: string, body: string, signature?: string, headers: Record<string, string> = {}) =>
   fetch(worker.baseUrl + path, {
     method: "POST",
     headers: { "content-type": "application/json", ...(signature ? { "upstash-signature": signature } : {}), ...headers },
     body,
   });
-
-/** QStash's headers for call `retried` of message `messageId`. */
-const qstashHeaders = (messageId: string, retried: number) => ({ "upstash-message-id": messageId, "upstash-retried": String(retried) });
