@@ -15,14 +15,19 @@ export type DocumentType = keyof typeof DOCUMENT_TYPES;
 
 export class DocumentUnreadable extends Error {}
 
+/** Media types that say nothing of the content: the file name's extension decides. */
+const GENERIC = new Set(["", "application/octet-stream", "binary/octet-stream", "application/x-unknown", "application/unknown"]);
+
 /**
- * The type a document is read as: its declared media type when we read that, else its file
- * name's extension (browsers send `application/octet-stream` for .md), else null.
+ * The type a document is read as: its declared media type when we read that; when the type is
+ * generic or missing (browsers send `application/octet-stream` for .md), its file name's
+ * extension; else (an image, a spreadsheet…) null.
  */
 export function documentTypeOf(declared: string | null | undefined, fileName: string): DocumentType | null {
   const media = (declared ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
   if (media in DOCUMENT_TYPES) return media as DocumentType;
   if (media === "text/x-markdown" || media === "application/xhtml+xml") return media === "text/x-markdown" ? "text/markdown" : "text/html";
+  if (!GENERIC.has(media)) return null;
   const lower = fileName.toLowerCase();
   for (const [type, extensions] of Object.entries(DOCUMENT_TYPES)) {
     if ((extensions as readonly string[]).some((e) => lower.endsWith(e))) return type as DocumentType;

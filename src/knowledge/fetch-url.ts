@@ -6,6 +6,7 @@
 import type { AppConfig } from "../env";
 import { byteSize } from "../lib/bytes";
 import { ApiError } from "../lib/errors";
+import { readBytesCapped } from "../lib/response-body";
 import { checkUrlResolved, dohResolver } from "../webhooks/ssrf";
 
 const MAX_REDIRECTS = 5;
@@ -28,32 +29,9 @@ const tooLarge = (url: string, cap: number) =>
   );
 
 async function readBounded(res: Response, cap: number, url: string): Promise<Uint8Array> {
-  const declared = Number(res.headers.get("content-length") ?? "NaN");
-  if (Number.isFinite(declared) && declared > cap) {
-    await res.body?.cancel().catch(() => undefined);
-    throw tooLarge(url, cap);
-  }
-  if (!res.body) return new Uint8Array();
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.length;
-    if (size > cap) {
-      await reader.cancel().catch(() => undefined);
-      throw tooLarge(url, cap);
-    }
-    chunks.push(value);
-  }
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
+  const { bytes, over } = await readBytesCapped(res, cap);
+  if (over) throw tooLarge(url, cap);
+  return bytes;
 }
 
 export async function fetchDocument(

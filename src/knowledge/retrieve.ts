@@ -69,15 +69,14 @@ export async function withKnowledge(
   payer: Payer,
   plan: KnowledgePlan | undefined,
   messages: ChatMessage[],
-  prefetched?: Promise<Passage[]>,
 ): Promise<ChatMessage[]> {
-  if (!plan || plan.retrieval !== "every_turn" || plan.knowledgeBaseIds.length === 0) return messages;
+  if (plan?.retrieval !== "every_turn" || plan.knowledgeBaseIds.length === 0) return messages;
   const lastUser = messages.findLastIndex((m) => m.role === "user");
   if (lastUser < 0) return messages;
   const budget = AbortSignal.timeout(RETRIEVAL_BUDGET_MS);
   let passages: Passage[];
   try {
-    passages = await (prefetched ?? findPassages(ctx, payer, plan, questionOf(messages), budget));
+    passages = await findPassages(ctx, payer, plan, questionOf(messages), budget);
   } catch (err) {
     console.warn(
       JSON.stringify({ level: "warn", msg: "knowledge retrieval skipped", error: (err as Error)?.name, message: (err as Error)?.message }),

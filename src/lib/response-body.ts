@@ -27,9 +27,23 @@ function framedLength(res: Response): number | null {
  * cancelled once past the cap.
  */
 export async function readCapped(res: Response, cap: number): Promise<CappedBody> {
-  if (!res.body) return { text: "", over: false };
   const length = framedLength(res);
-  if (length !== null && length <= cap) return { text: await res.text(), over: false };
+  if (res.body && length !== null && length <= cap) return { text: await res.text(), over: false };
+  const { bytes, over } = await readBytesCapped(res, cap);
+  return { text: new TextDecoder().decode(bytes), over };
+}
+
+/**
+ * The body's bytes, read chunk by chunk up to `cap`; past it the read is cancelled and `over` set
+ * (the bytes then hold the first `cap`). A declared length over the cap cancels before reading.
+ */
+export async function readBytesCapped(res: Response, cap: number): Promise<{ bytes: Uint8Array; over: boolean }> {
+  if (!res.body) return { bytes: new Uint8Array(), over: false };
+  const length = framedLength(res);
+  if (length !== null && length > cap) {
+    await res.body.cancel().catch(() => undefined);
+    return { bytes: new Uint8Array(), over: true };
+  }
   const reader = res.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -50,5 +64,5 @@ export async function readCapped(res: Response, cap: number): Promise<CappedBody
     all.set(part, offset);
     offset += part.length;
   }
-  return { text: new TextDecoder().decode(all), over: size > cap };
+  return { bytes: all, over: size > cap };
 }

@@ -13,6 +13,9 @@ describe("documentTypeOf", () => {
     expect(documentTypeOf(null, "faq.htm")).toBe("text/html");
     expect(documentTypeOf("", "notes.txt")).toBe("text/plain");
     expect(documentTypeOf("image/png", "scan.png")).toBeNull();
+    // A type that says what the file is, and is not one we read, is not overridden by a name.
+    expect(documentTypeOf("image/png", "notes.md")).toBeNull();
+    expect(documentTypeOf("application/vnd.ms-excel", "prices.txt")).toBeNull();
     expect(documentTypeOf(null, "no-extension")).toBeNull();
   });
 });
