@@ -1,8 +1,8 @@
-// Usage of a workspace: the credits left, totals by day and modality, the request log (the
-// Models API's requests and the calls' and chats' metered uses), and the same per agent, for
-// GET /v1/usage, the dashboard's JSON copy and its Usage page. Reads only: metering writes its rows
-// in src/metering/. Takes one `{ ctx, input }` (src/services.ts): a `Ctx<"db" | "organizationId">`
-// and the query.
+// Usage of a workspace: the credits left, totals by day and modality (the log's daily figures), the
+// request log (the Models API's requests and the calls' and chats' metered uses), and the same per
+// agent, for GET /v1/usage, the dashboard's JSON copy and its Usage page. Reads only: metering
+// writes the log and its daily figures in src/metering/. Takes one `{ ctx, input }`
+// (src/services.ts): a `Ctx<"db" | "organizationId">` and the query.
 import { and, desc, eq, gte, sql } from "drizzle-orm";
 import { type CostlyCall, costliestCalls } from "../calls/service";
 import { pageQuery } from "../db/pagination";
