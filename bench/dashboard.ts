@@ -3,8 +3,8 @@
 //
 // Seeds the bench workspace with CALLS calls over the last 30 days as the platform writes them
 // (a 12-turn transcript with each agent reply's latency, an analysis, a report, the reply
-// latencies column, a cost, the metered uses that make it up, and the daily figures their endings
-// add) and CHATS chats (a 4-turn transcript, two metered replies), signs in through the dashboard's own sign-in, then
+// latencies column, a cost, the metered uses that make it up with the usage log's daily totals,
+// and the daily figures their endings add) and CHATS chats (a 4-turn transcript, two metered replies), signs in through the dashboard's own sign-in, then
 // requests each page one at a time (RUNS times after a warm-up) next to GET /health measured the
 // same way in the same run (the bare baseline: the worker's floor on this machine). The time is
 // the client's, on localhost: the server's time plus the loopback and the dev proxy, which the
@@ -15,7 +15,7 @@ import { sql } from "drizzle-orm";
 import type { Stack } from "../dev/stack";
 import { addToDailyStats } from "../src/calls/queries/stats";
 import { createDb } from "../src/db/client";
-import { calls, chats, usageEvents } from "../src/db/schema";
+import { calls, chats, usageDailyStats, usageEvents } from "../src/db/schema";
 import { idAt } from "../src/lib/ids";
 import { percentile, round, table } from "./report";
 import type { BenchWorkspace } from "./setup";
@@ -89,8 +89,43 @@ function callUses(call: { id: string; organizationId: string; createdAt: Date; c
   });
 }
 
+/** Writes metered uses, and adds them to the usage log's daily totals as the statements that log each one do. */
 async function insertUses(db: ReturnType<typeof createDb>["db"], rows: UsageRow[]) {
   for (let i = 0; i < rows.length; i += INSERT_ROWS) await db.insert(usageEvents).values(rows.slice(i, i + INSERT_ROWS));
+  const days = new Map<string, typeof usageDailyStats.$inferInsert>();
+  for (const r of rows) {
+    const day = (r.createdAt as Date).toISOString().slice(0, 10);
+    const key = `${r.organizationId}|${day}|${r.modality}|${r.unit}`;
+    const d = days.get(key) ?? {
+      organizationId: r.organizationId,
+      day,
+      modality: r.modality,
+      unit: r.unit,
+      requests: 0,
+      succeeded: 0,
+      quantity: 0,
+      costMicro: 0,
+    };
+    d.requests = (d.requests ?? 0) + 1;
+    d.succeeded = (d.succeeded ?? 0) + (r.status < 400 ? 1 : 0);
+    d.quantity = (d.quantity ?? 0) + (r.quantity ?? 0);
+    d.costMicro = (d.costMicro ?? 0) + (r.costMicro ?? 0);
+    days.set(key, d);
+  }
+  const t = usageDailyStats;
+  if (days.size === 0) return;
+  await db
+    .insert(t)
+    .values([...days.values()])
+    .onConflictDoUpdate({
+      target: [t.organizationId, t.day, t.modality, t.unit],
+      set: {
+        requests: sql`${t.requests} + excluded.requests`,
+        succeeded: sql`${t.succeeded} + excluded.succeeded`,
+        quantity: sql`${t.quantity} + excluded.quantity`,
+        costMicro: sql`${t.costMicro} + excluded.cost_micro`,
+      },
+    });
 }
 
 /** A bench chat's messages: a booking, so a search for a word of it finds every chat, and one for a word of none reads them all. */
@@ -227,7 +262,7 @@ async function seed(stack: Stack, ws: BenchWorkspace, n: { calls: number; chats:
     // Postgres' autovacuum keeps a growing table's statistics (autoanalyze); a bulk seed measured at
     // once would be planned as for empty tables (the usage log's organization index taken as
     // selective: a lateral look-up by chat reading every row of the workspace). Analyzed as it would be.
-    await db.execute(sql`analyze calls, chats, usage_events, call_daily_stats`);
+    await db.execute(sql`analyze calls, chats, usage_events, call_daily_stats, usage_daily_stats`);
   } finally {
     await pool.end();
   }

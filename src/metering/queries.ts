@@ -1,7 +1,8 @@
 // Metering's statements (the rules are meter.ts's): each step of a hold is one SQL statement over
 // the workspace's balance, `credit_holds` and the request log (`usage_events`), so money taken,
-// returned or charged always moves together with the row that accounts for it; and the operator's
-// balance changes and reconciliation.
+// returned or charged always moves together with the row that accounts for it; the statement that
+// writes a log row also adds it to the log's daily totals (`usage_daily_stats`), so they never
+// disagree; and the operator's balance changes and reconciliation.
 import { type SQL, sql } from "drizzle-orm";
 import { type Db, rowsOf } from "../db/client";
 import { creditGrants, organizations } from "../db/schema";
@@ -100,10 +101,28 @@ const LOG_COLUMNS = sql.raw(
   "id, organization_id, api_key_id, call_id, chat_id, method, endpoint, modality, provider, model, status, error_code, latency_ms, unit, quantity, prompt_tokens, completion_tokens, cost_micro",
 );
 
+/** What a logging statement's `logged` CTE returns: what its daily totals need, and the charge. */
+const LOGGED = sql.raw("returning organization_id, created_at, modality, unit, status, quantity, cost_micro");
+
 /**
- * Closes a hold: deletes its row, refunds all of it but `chargeMicro`, and logs the request,
- * in one statement. A hold the sweeper already released is not charged again (cost 0 in the log).
- * Returns what was charged.
+ * The CTE `rolled`, which adds the rows of the CTE `logged` (the `usage_events` rows the statement
+ * wrote) to their daily totals: per workspace, UTC day, modality and unit, every row a request, a
+ * status below 400 a success (GET /v1/usage's `totals`; migration 0023 filled them the same way).
+ */
+const ROLLED = sql.raw(`rolled as (
+  insert into usage_daily_stats as s (organization_id, day, modality, unit, requests, succeeded, quantity, cost_micro)
+  select organization_id, (created_at at time zone 'UTC')::date, modality, unit,
+    count(*), count(*) filter (where status < 400), coalesce(sum(quantity), 0), coalesce(sum(cost_micro), 0)
+  from logged group by 1, 2, 3, 4
+  on conflict (organization_id, day, modality, unit) do update set
+    requests = s.requests + excluded.requests, succeeded = s.succeeded + excluded.succeeded,
+    quantity = s.quantity + excluded.quantity, cost_micro = s.cost_micro + excluded.cost_micro
+)`);
+
+/**
+ * Closes a hold: deletes its row, refunds all of it but `chargeMicro`, and logs the request (and
+ * adds it to the day's totals), in one statement. A hold the sweeper already released is not
+ * charged again (cost 0 in the log). Returns what was charged.
  */
 export async function closeHold(
   db: Db,
@@ -118,24 +137,33 @@ export async function closeHold(
         update ${organizations} o set credits_micro = o.credits_micro + (held.amount_micro - least(${chargeMicro}::bigint, held.amount_micro))
         from held where o.id = held.organization_id
         returning o.id
-      )
-      insert into usage_events (${LOG_COLUMNS})
-      select ${newId()}::uuid, ${held.organizationId}::uuid, ${logValues(log)},
-        coalesce((select least(${chargeMicro}::bigint, amount_micro) from held), 0)
-      returning cost_micro as charged`),
+      ),
+      logged as (
+        insert into usage_events (${LOG_COLUMNS})
+        select ${newId()}::uuid, ${held.organizationId}::uuid, ${logValues(log)},
+          coalesce((select least(${chargeMicro}::bigint, amount_micro) from held), 0)
+        ${LOGGED}
+      ),
+      ${ROLLED}
+      select cost_micro as charged from logged`),
   );
   return Number(rows[0]?.charged ?? 0);
 }
 
-/** Logs a failed request that held nothing: one request log row, cost 0. */
+/** Logs a failed request that held nothing: one request log row, cost 0 (and the day's totals), in one statement. */
 export async function logUnheldRequest(
   db: Db,
   organizationId: string,
   log: RequestLog & { status: number; errorCode: string },
 ): Promise<void> {
-  await db.execute(
-    sql`insert into usage_events (${LOG_COLUMNS}) select ${newId()}::uuid, ${organizationId}::uuid, ${logValues({ ...log, quantity: 0 })}, 0`,
-  );
+  await db.execute(sql`
+    with logged as (
+      insert into usage_events (${LOG_COLUMNS})
+      select ${newId()}::uuid, ${organizationId}::uuid, ${logValues({ ...log, quantity: 0 })}, 0
+      ${LOGGED}
+    ),
+    ${ROLLED}
+    select count(*) as logged from logged`);
 }
 
 /** Deletes the holds that `where` selects and gives their money back, in one statement. Returns them. */

@@ -1,12 +1,12 @@
-// Usage of a workspace: the credits left, totals by day and modality, the request log (the
-// Models API's requests and the calls' and chats' metered uses), and the same per agent, for
-// GET /v1/usage, the dashboard's JSON copy and its Usage page. Reads only: metering writes its rows
-// in src/metering/. Takes one `{ ctx, input }` (src/services.ts): a `Ctx<"db" | "organizationId">`
-// and the query.
+// Usage of a workspace: the credits left, totals by day and modality (the log's daily figures), the
+// request log (the Models API's requests and the calls' and chats' metered uses), and the same per
+// agent, for GET /v1/usage, the dashboard's JSON copy and its Usage page. Reads only: metering
+// writes the log and its daily figures in src/metering/. Takes one `{ ctx, input }`
+// (src/services.ts): a `Ctx<"db" | "organizationId">` and the query.
 import { and, desc, eq, gte, sql } from "drizzle-orm";
 import { type CostlyCall, costliestCalls } from "../calls/service";
 import { pageQuery } from "../db/pagination";
-import { callDailyStats, chats, NO_AGENT_ID, organizations, type UsageEvent, usageEvents } from "../db/schema";
+import { callDailyStats, chats, NO_AGENT_ID, organizations, type UsageEvent, usageDailyStats, usageEvents } from "../db/schema";
 import { ownedBy } from "../db/tenancy";
 import { firstIdAt } from "../lib/ids";
 import { type Page, type PageParams, pageOf } from "../lib/pagination";
@@ -44,39 +44,33 @@ export interface Usage {
   byAgent: UsageByAgent;
 }
 
-/** The usage of a workspace: its balance, its totals over the last `days` days (UTC), a page of its request log, and its agents' use. */
+/**
+ * The usage of a workspace: its balance, its totals over the last `days` days (UTC), a page of its
+ * request log, and its agents' use. The totals are the log's daily figures (usage_daily_stats, added
+ * to by the statement that logs each use), so they cost the same with 100 or 100,000 uses a day.
+ */
 export async function getUsage({ ctx, input: query }: Op<UsageQuery>): Promise<Usage> {
   const { db, organizationId } = ctx;
   // The same days as the agents' figures and the dashboard's charts: today and the days before it (UTC).
-  const { since } = windowOf(query.days);
-  // Grouped by the date, formatted once per group: to_char on every row was half the query's time.
-  const date = sql`(${usageEvents.createdAt} at time zone 'UTC')::date`;
-  const day = sql<string>`to_char(${date}, 'YYYY-MM-DD')`;
+  const { firstDay } = windowOf(query.days);
+  const s = usageDailyStats;
   const modality = query.modality ? [eq(usageEvents.modality, query.modality)] : [];
   const page = pageQuery(query);
   const [[balance], totals, rows, byAgent] = await Promise.all([
     db.select({ micro: organizations.creditsMicro }).from(organizations).where(eq(organizations.id, organizationId)),
     db
       .select({
-        day,
-        modality: usageEvents.modality,
-        unit: usageEvents.unit,
-        requests: sql<number>`count(*)::int`,
-        succeeded: sql<number>`(count(*) filter (where ${usageEvents.status} < 400))::int`,
-        quantity: sql<number>`coalesce(sum(${usageEvents.quantity}), 0)::bigint`,
-        costMicro: sql<number>`coalesce(sum(${usageEvents.costMicro}), 0)::bigint`,
+        day: s.day,
+        modality: s.modality,
+        unit: s.unit,
+        requests: s.requests,
+        succeeded: s.succeeded,
+        quantity: s.quantity,
+        costMicro: s.costMicro,
       })
-      .from(usageEvents)
-      .where(
-        and(
-          ownedBy(usageEvents, organizationId),
-          gte(usageEvents.id, firstIdAt(since.getTime() - DAY_MS)),
-          gte(usageEvents.createdAt, since),
-          ...modality,
-        ),
-      )
-      .groupBy(date, usageEvents.modality, usageEvents.unit)
-      .orderBy(desc(date), usageEvents.modality),
+      .from(s)
+      .where(and(ownedBy(s, organizationId), gte(s.day, firstDay), ...(query.modality ? [eq(s.modality, query.modality)] : [])))
+      .orderBy(desc(s.day), s.modality, s.unit),
     db
       .select()
       .from(usageEvents)

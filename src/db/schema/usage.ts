@@ -1,4 +1,4 @@
-import { bigint, index, integer, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { bigint, date, index, integer, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import { organizations } from "./organizations";
 import { id } from "./util";
 
@@ -40,3 +40,30 @@ export const usageEvents = pgTable(
 );
 
 export type UsageEvent = typeof usageEvents.$inferSelect;
+
+/**
+ * The usage log added up per workspace, UTC day (of the use's `created_at`), modality and unit: what
+ * GET /v1/usage's `totals` and the Usage page's charts read instead of every use of the range. The
+ * statements that write a `usage_events` row add it here in the same statement (src/metering/queries.ts),
+ * so the two never disagree; migration 0023 filled it from the log written before.
+ */
+export const usageDailyStats = pgTable(
+  "usage_daily_stats",
+  {
+    organizationId: uuid("organization_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    day: date("day", { mode: "string" }).notNull(),
+    modality: text("modality").$type<UsageEvent["modality"]>().notNull(),
+    unit: text("unit").$type<UsageEvent["unit"]>().notNull(),
+    /** Every use logged, whatever its status. */
+    requests: integer("requests").notNull().default(0),
+    /** Those with a status below 400. */
+    succeeded: integer("succeeded").notNull().default(0),
+    quantity: bigint("quantity", { mode: "number" }).notNull().default(0),
+    costMicro: bigint("cost_micro", { mode: "number" }).notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.organizationId, t.day, t.modality, t.unit] })],
+);
+
+export type UsageDailyStats = typeof usageDailyStats.$inferSelect;

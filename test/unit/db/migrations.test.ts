@@ -3,7 +3,9 @@
 // chat_id and the webhooks' subject ids still find it), its channel and its transcript, and the
 // old tables are gone. 0019 fills calls.voice_to_voice_ms of the calls that had ended from their
 // transcripts. 0021 keeps each webhook delivery's body as text: the payloads already written keep
-// their content, in jsonb's rendering. Applied to an in-memory PGlite with drizzle's own reader of drizzle/.
+// their content, in jsonb's rendering. 0023 adds up the usage log written so far into its daily
+// totals, exactly as GET /v1/usage summed the log before. Applied to an in-memory PGlite with
+// drizzle's own reader of drizzle/.
 import { fileURLToPath } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
 import { readMigrationFiles } from "drizzle-orm/migrator";
@@ -268,4 +270,115 @@ describe("migration 0021: a delivery's body as text", () => {
     expect((await db.query<{ payload: string }>("SELECT payload FROM webhook_deliveries")).rows[0]?.payload).toBe(body);
     await db.close();
   });
+});
+
+describe("migration 0023: the usage log's daily totals", () => {
+  const USAGE_DAILY = migrations.findIndex((m) => m.sql.some((s) => s.includes('CREATE TABLE "usage_daily_stats"')));
+  const OTHER = "0193b6e2-0000-7000-8000-000000000040";
+  /** GET /v1/usage's totals as they were summed from the log before 0023. */
+  const SUMMED = `SELECT organization_id, to_char((created_at AT TIME ZONE 'UTC')::date, 'YYYY-MM-DD') AS day, modality, unit,
+      count(*)::int AS requests, (count(*) FILTER (WHERE status < 400))::int AS succeeded,
+      coalesce(sum(quantity), 0)::bigint::text AS quantity, coalesce(sum(cost_micro), 0)::bigint::text AS cost_micro
+    FROM usage_events GROUP BY organization_id, (created_at AT TIME ZONE 'UTC')::date, modality, unit`;
+  const ROLLED = `SELECT organization_id, to_char(day, 'YYYY-MM-DD') AS day, modality, unit, requests, succeeded,
+      quantity::text AS quantity, cost_micro::text AS cost_micro FROM usage_daily_stats`;
+  const ORDER = " ORDER BY 1, 2, 3, 4";
+
+  it("adds up every use so far per workspace, UTC day, modality and unit, failures as requests that cost nothing", async () => {
+    const db = await PGlite.create("memory://");
+    expect(USAGE_DAILY).toBeGreaterThan(CHATS);
+    await applyTo(db, 0, USAGE_DAILY);
+    await insertInto(db, "organizations", { id: ORG, name: "Acme" });
+    await insertInto(db, "organizations", { id: OTHER, name: "Other" });
+    let n = 0;
+    const use = (org: string, at: string, modality: string, unit: string, status: number, quantity: number, cost: number) =>
+      insertInto(db, "usage_events", {
+        id: `0193b6e2-0000-7000-8000-${String(100 + n++).padStart(12, "0")}`,
+        organization_id: org,
+        modality,
+        unit,
+        status,
+        quantity,
+        cost_micro: cost,
+        created_at: at,
+      });
+    // The last millisecond of a UTC day and the first of the next (in a session that is not in UTC).
+    await db.exec("SET TIME ZONE 'America/Los_Angeles'");
+    await use(ORG, "2026-01-01T23:59:59.999Z", "chat", "tokens", 200, 1_500_000_000, 900);
+    await use(ORG, "2026-01-01T08:00:00Z", "chat", "tokens", 200, 1_500_000_000, 5_000_000_000); // the sums outgrow an integer
+    await use(ORG, "2026-01-01T09:00:00Z", "chat", "tokens", 402, 0, 0);
+    await use(ORG, "2026-01-01T10:00:00Z", "chat", "tokens", 502, 0, 0);
+    await use(ORG, "2026-01-02T00:00:00Z", "chat", "tokens", 200, 80, 600);
+    await use(ORG, "2026-01-02T00:00:01Z", "tts", "characters", 200, 40, 1_200);
+    await use(ORG, "2026-01-02T00:00:02Z", "stt", "audio_ms", 429, 0, 0);
+    await use(OTHER, "2026-01-01T12:00:00Z", "chat", "tokens", 200, 7, 7);
+    const before = (await db.query(SUMMED + ORDER)).rows;
+
+    await applyTo(db, USAGE_DAILY, USAGE_DAILY + 1);
+    const rolled = (await db.query(ROLLED + ORDER)).rows;
+    expect(rolled).toEqual(before);
+    expect(rolled).toEqual([
+      {
+        organization_id: ORG,
+        day: "2026-01-01",
+        modality: "chat",
+        unit: "tokens",
+        requests: 4,
+        succeeded: 2,
+        quantity: "3000000000",
+        cost_micro: "5000000900",
+      },
+      {
+        organization_id: ORG,
+        day: "2026-01-02",
+        modality: "chat",
+        unit: "tokens",
+        requests: 1,
+        succeeded: 1,
+        quantity: "80",
+        cost_micro: "600",
+      },
+      {
+        organization_id: ORG,
+        day: "2026-01-02",
+        modality: "stt",
+        unit: "audio_ms",
+        requests: 1,
+        succeeded: 0,
+        quantity: "0",
+        cost_micro: "0",
+      },
+      {
+        organization_id: ORG,
+        day: "2026-01-02",
+        modality: "tts",
+        unit: "characters",
+        requests: 1,
+        succeeded: 1,
+        quantity: "40",
+        cost_micro: "1200",
+      },
+      {
+        organization_id: OTHER,
+        day: "2026-01-01",
+        modality: "chat",
+        unit: "tokens",
+        requests: 1,
+        succeeded: 1,
+        quantity: "7",
+        cost_micro: "7",
+      },
+    ]);
+    // A workspace removed takes its totals with it.
+    await db.exec(`DELETE FROM organizations WHERE id = '${OTHER}'`);
+    expect((await db.query(`SELECT 1 FROM usage_daily_stats WHERE organization_id = '${OTHER}'`)).rows).toEqual([]);
+    await db.close();
+  }, 60_000);
+
+  it("fills nothing from an empty log", async () => {
+    const db = await PGlite.create("memory://");
+    await applyTo(db, 0, USAGE_DAILY + 1);
+    expect((await db.query("SELECT count(*)::int AS n FROM usage_daily_stats")).rows).toEqual([{ n: 0 }]);
+    await db.close();
+  }, 60_000);
 });
