@@ -233,7 +233,7 @@ describe("migrations 0019 and 0020: the latencies and daily figures of the calls
     expect(row).toMatchObject({ agent_id: NO_AGENT_ID, agent_name: "Desk", calls: 2, replies: 2 });
     expect(row?.latency_histogram).toEqual(histogramOf([813, 640]));
     await db.close();
-  });
+  }, 60_000);
 });
 
 describe("migration 0021: a delivery's body as text", () => {
@@ -269,7 +269,7 @@ describe("migration 0021: a delivery's body as text", () => {
     await db.query("UPDATE webhook_deliveries SET payload = $1", [body]);
     expect((await db.query<{ payload: string }>("SELECT payload FROM webhook_deliveries")).rows[0]?.payload).toBe(body);
     await db.close();
-  });
+  }, 60_000);
 });
 
 describe("migration 0023: the usage log's daily totals", () => {
