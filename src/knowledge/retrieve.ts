@@ -7,6 +7,7 @@ import type { KnowledgePlan } from "../db/schema";
 import type { Payer } from "../metering/metered";
 import type { ChatMessage } from "../providers/types";
 import type { Ctx, Providers } from "../services";
+import { KnowledgePrefetch, type Prefetch } from "./prefetch";
 import { embedQuestion, nearestPassages, type Passage } from "./search";
 
 /** The longest a reply waits for its passages. */
@@ -69,6 +70,7 @@ export async function withKnowledge(
   payer: Payer,
   plan: KnowledgePlan | undefined,
   messages: ChatMessage[],
+  prefetch?: Prefetch,
 ): Promise<ChatMessage[]> {
   if (plan?.retrieval !== "every_turn" || plan.knowledgeBaseIds.length === 0) return messages;
   const lastUser = messages.findLastIndex((m) => m.role === "user");
@@ -76,7 +78,10 @@ export async function withKnowledge(
   const budget = AbortSignal.timeout(RETRIEVAL_BUDGET_MS);
   let passages: Passage[];
   try {
-    passages = await findPassages(ctx, payer, plan, questionOf(messages), budget);
+    const question = questionOf(messages);
+    // On a call that streams its transcription, the search of the caller's words may be done already (prefetch.ts).
+    const search = () => findPassages(ctx, payer, plan, question, budget);
+    passages = await (prefetch?.take(question)?.catch(search) ?? search());
   } catch (err) {
     console.warn(
       JSON.stringify({ level: "warn", msg: "knowledge retrieval skipped", error: (err as Error)?.name, message: (err as Error)?.message }),
@@ -85,4 +90,10 @@ export async function withKnowledge(
   }
   if (passages.length === 0) return messages;
   return [...messages.slice(0, lastUser), passagesMessage(passages), ...messages.slice(lastUser)];
+}
+
+/** A call's prefetch of passages as the caller speaks, when its agent retrieves on every turn; else null. */
+export function prefetchFor(ctx: RetrievalCtx, payer: Payer, plan: KnowledgePlan | undefined): KnowledgePrefetch | null {
+  if (plan?.retrieval !== "every_turn" || plan.knowledgeBaseIds.length === 0) return null;
+  return new KnowledgePrefetch((text) => findPassages(ctx, payer, plan, text, AbortSignal.timeout(RETRIEVAL_BUDGET_MS)));
 }

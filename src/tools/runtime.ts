@@ -18,6 +18,7 @@ import type {
   TransferDestination,
 } from "../db/schema";
 import type { AppConfig } from "../env";
+import type { Prefetch } from "../knowledge/prefetch";
 import { withKnowledge } from "../knowledge/retrieve";
 import { type KnowledgeTool, knowledgeToolFunction, knowledgeToolOf, SEARCH_KNOWLEDGE, searchKnowledgeCall } from "../knowledge/tool";
 import { type AgentAnswer, agentCompletion, type ToolOffer } from "../metering/agent-reply";
@@ -78,6 +79,8 @@ export interface LiveTurn {
    * said) and their results, for the call's history, and the round's tool turns for its transcript.
    */
   onToolRound?(messages: ChatMessage[], turns: Array<Extract<TurnRecord, { role: "tool" }>>): void;
+  /** Passages searched while the caller spoke (src/knowledge/prefetch.ts). */
+  prefetch?: Prefetch;
 }
 
 type Callable = FunctionTool | EndCallTool | TransferCallTool | KnowledgeTool;
@@ -186,7 +189,7 @@ export async function agentTurn(
 ): Promise<AgentTurn> {
   const { round } = live;
   // The passages the user's last words find, when the agent retrieves on every turn (src/knowledge/retrieve.ts).
-  const messages = await withKnowledge(deps, payer, agent.knowledge, asked);
+  const messages = await withKnowledge(deps, payer, agent.knowledge, asked, live.prefetch);
   const offered = offeredTools(agent.tools, subject, agent.knowledge);
   const streamed = round !== undefined;
   const ask: Round =

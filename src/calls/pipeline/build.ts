@@ -77,6 +77,7 @@ export function buildCallPipeline(o: BuildOptions): CallPipeline {
         minInterruptionMs: plan.interruptionMinMs,
         minInterruptionWords: plan.interruptionMinWords,
         eagerness: plan.eagerness,
+        ...(o.ports.prefetch && { onHeard: (text: string) => o.ports.prefetch?.hint(text) }),
       })
     : new SttStage(o.ports.transcribe, clock, plan.eagerness, o.ports.chargeTurn);
   const context = new ContextStage(o);

@@ -4,6 +4,8 @@
 import { type Agent, type Call, TURN_TAKING_DEFAULTS, type Voice } from "../../db/schema";
 import type { Scope } from "../../db/scope";
 import type { AppConfig } from "../../env";
+import type { Prefetch } from "../../knowledge/prefetch";
+import { prefetchFor } from "../../knowledge/retrieve";
 import { pcmToWav } from "../../lib/audio";
 import { agentReplyStream } from "../../metering/agent-reply";
 import { meter, type Payer } from "../../metering/metered";
@@ -33,6 +35,8 @@ export interface CallPorts {
   synthesize: Synthesize;
   /** A voice that takes text as it is written (Cartesia's contexts): one session per reply (docs/calls.md, "Input streaming"); null: per chunk. */
   openSpeech: OpenSpeech | null;
+  /** The agent's knowledge searched as the caller speaks (streaming transcription); null when it retrieves no passages every turn. */
+  prefetch: Prefetch | null;
 }
 
 export interface PortContext {
@@ -66,6 +70,7 @@ export function callPorts(c: PortContext): CallPorts {
     format: "pcm" as const,
   };
   const streaming = config.CALL_TRANSCRIPTION === "batch" ? null : providers.streamingStt(c.ai);
+  const prefetch = prefetchFor({ db: scope.db, config, waitUntil: defer, providers }, payer, agent.knowledge);
   if (config.CALL_TRANSCRIPTION === "streaming" && !streaming)
     throw new Error(`CALL_TRANSCRIPTION=streaming needs a streaming provider (${providers.streamingSttRequirement()})`);
   return {
@@ -150,7 +155,7 @@ export function callPorts(c: PortContext): CallPorts {
           [...messages],
           REPLY_MAX_TOKENS,
           say,
-          live,
+          { ...live, ...(prefetch && { prefetch }) },
         ),
       stream: (messages, offer, onText, signal) =>
         agentReplyStream(scope.db, providers, payer, agent, messages, REPLY_MAX_TOKENS, onText, signal, defer, offer),
@@ -165,5 +170,7 @@ export function callPorts(c: PortContext): CallPorts {
       config.CALL_PIPELINE !== "serial" && tts.openStream
         ? (signal) => speechSession(scope.db, payer, tts, { text: "", ...speech }, signal, defer)
         : null,
+    // Only a streamed transcription hears the words before the turn ends.
+    prefetch: streaming ? prefetch : null,
   };
 }

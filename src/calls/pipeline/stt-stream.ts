@@ -29,6 +29,8 @@ export interface StreamingSttOptions {
   minInterruptionWords?: number;
   /** Nova: whether a segment's end (speech_final) that sounds finished ends the turn (turn-plan.ts); Flux decides itself. */
   eagerness?: Eagerness;
+  /** The caller's words of this turn so far, each time more are heard (the knowledge prefetch). */
+  onHeard?: (text: string) => void;
 }
 
 export class StreamingSttStage extends Stage {
@@ -215,6 +217,7 @@ export class StreamingSttStage extends Stage {
 
   /** Words heard over the agent: enough that are not backchannels interrupt it. */
   private heard(text: string): void {
+    this.opts.onHeard?.(text);
     this.interrupt(this.gate.heard(text));
   }
 
