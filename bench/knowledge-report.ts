@@ -78,7 +78,7 @@ export async function ingestPdf(api: Api, pdf: Uint8Array, label: string, log: (
   }
 }
 
-const cell = (s: Spread | undefined) => (s && s.n > 0 ? `${s.p50} / ${s.p95}` : "—");
+const cell = (s: Spread | undefined) => (s && s.n > 0 ? `${s.p50} / ${s.p95} (${s.n})` : "—");
 const verdict = (ok: boolean) => (ok ? "met" : "NOT MET");
 
 export function knowledgeLines(r: KnowledgeBenchResult, goals: { addedP50Ms: number; ingestSeconds: number; setHits: number }): string[] {
@@ -87,7 +87,7 @@ export function knowledgeLines(r: KnowledgeBenchResult, goals: { addedP50Ms: num
   const exact = !r.column.startsWith("vector");
   const kind = exact ? `${r.column}, the exact fallback without pgvector` : `${r.column}, HNSW index`;
   const retrieval = table(
-    ["what (10,000-passage knowledge base, topK 5)", "p50 / p95 ms", "p50 vs /health"],
+    ["what (topK 5)", "p50 / p95 ms (n)", "p50 vs /health"],
     [
       ["GET /health (baseline)", cell(r.health), "1×"],
       ["POST …/query, instant sandbox (embedding + search + the route)", cell(r.query), ratio(r.query)],
@@ -138,7 +138,7 @@ export function knowledgeLines(r: KnowledgeBenchResult, goals: { addedP50Ms: num
         added(calls.searched?.client, calls.plain?.client),
       ],
     );
-  const turns = table(["turn", "p50 / p95 ms", "added p50 ms"], turnRows, new Set([1, 2]));
+  const turns = table(["turn", "p50 / p95 ms (n)", "added p50 ms"], turnRows, new Set([1, 2]));
   const instantAdded = added(c.searched, c.plain);
   const steadyAdded = added(sc.searched, sc.plain);
   const callAdded = added(calls?.searched?.voiceToVoice, calls?.plain?.voiceToVoice);
@@ -173,7 +173,7 @@ export function knowledgeLines(r: KnowledgeBenchResult, goals: { addedP50Ms: num
   ]);
   const missed = r.set.outcomes.filter((o) => o.rank !== 1).map((o) => `  rank ${o.rank ?? "> 5"}: "${o.question}" (first: ${o.first})`);
   return [
-    `Knowledge bases: ${r.passages.toLocaleString("en-US")} passages seeded in ${r.seedSeconds} s, embeddings as ${kind}; ${r.runs} requests per row, one at a time (client time on localhost):`,
+    `Knowledge bases: ${r.passages.toLocaleString("en-US")} passages seeded in ${r.seedSeconds} s, embeddings as ${kind}; requests one at a time, client time on localhost:`,
     "",
     retrieval,
     "",
@@ -184,9 +184,9 @@ export function knowledgeLines(r: KnowledgeBenchResult, goals: { addedP50Ms: num
       ? [
           "",
           `Flux web calls: ${calls.plain?.committed ?? 0} of ${calls.plain?.callerTurns ?? 0} caller turns (no retrieval) and ${calls.searched?.committed ?? 0} of ${calls.searched?.callerTurns ?? 0} (retrieval) ` +
-            "were answered by a reply started on the EagerEndOfTurn and committed by the EndOfTurn. The whole reply starts there, retrieval first:",
-          "retrieval is hidden only where the chain (retrieval, then the LLM to its first piece) would end before the EndOfTurn, and the LLM's",
-          'first piece alone takes longer than that window. "hidden" = what the chat added − what the call added (noise at this size).',
+            "were answered by a reply started on Flux's EagerEndOfTurn and committed at its EndOfTurn. Retrieval runs first in that reply, so it",
+          "delays the LLM's first piece by its whole time: the confirmation window is already spent waiting for the LLM (its first token alone",
+          'takes longer), so no mechanism hides the retrieval. "hidden" = what the chat added − what the call added: noise at this size.',
         ]
       : []),
     "",
@@ -195,7 +195,7 @@ export function knowledgeLines(r: KnowledgeBenchResult, goals: { addedP50Ms: num
           (i) =>
             `100-page PDF (${round(i.bytes / 1024, 0)} KB), ${i.label} provider: upload answered in ${i.uploadMs} ms; passages stored at ${i.passagesAtS} s ` +
             `(extraction, chunking, inserts: ${round((i.passagesAtS / Math.max(i.readyS, 0.001)) * 100, 0)} %), ready at ${i.readyS} s ` +
-            `(embedding ${i.passages} passages: ${round(((i.readyS - i.passagesAtS) / Math.max(i.readyS, 0.001)) * 100, 0)} %).`,
+            `(embedding ${i.passages} passages and storing their vectors: ${round(((i.readyS - i.passagesAtS) / Math.max(i.readyS, 0.001)) * 100, 0)} %).`,
         )
       : []),
     `Question set: ${r.set.passages} passages from 3 documents, ready in ${round(r.set.ingestMs / 1000, 2)} s; hits@1 ${r.set.hitsAt1}/30, hits@5 ${r.set.hitsAt5}/30.`,
