@@ -3,7 +3,7 @@
 //   npm run bench                      embedded stack (PGlite in memory, in-memory Redis bridge)
 //   DATABASE_URL=… REDIS_URL=… npm run bench   the same on real PostgreSQL / Redis
 //   npm run bench -- --quick           1 s per case: a smoke run
-//   npm run bench -- --only calls      one part only (routes, strategies, webhooks, models, messaging, calls, tools, dashboard)
+//   npm run bench -- --only calls      one part only (routes, strategies, webhooks, models, messaging, calls, tools, knowledge, dashboard)
 //
 // It starts the stack (dev/stack.ts), measures on a worker of the same build started without
 // wrangler's inspector and file watcher (bench/worker-launch.ts), creates a workspace
@@ -15,11 +15,13 @@
 // (bench/strategies/), webhook fan-out (bench/webhooks.ts), Models API overhead (bench/models.ts),
 // messaging channels (bench/messaging.ts: inbound message → reply next to the bare LLM call, and
 // conversations at once with every reply checked) and live phone calls (bench/calls.ts:
-// voice-to-voice latency and how many simultaneous calls the stack holds). Last, a verdict per
+// voice-to-voice latency and how many simultaneous calls the stack holds), knowledge bases
+// (bench/knowledge.ts: retrieval over 10,000 passages and what it adds to a turn, a 100-page PDF's
+// ingestion, the question set) and the dashboard's pages. Last, a verdict per
 // target of the issues (bench/targets.ts): met or not, with the figures. Exit status 1 when any
 // measured request of the main cases failed (non-2xx, socket error or timeout), a webhook delivery
 // failed, a messaging reply was lost, duplicated or out of order (or its transcript did not match),
-// or a conversation call did not end as it should (a missed target alone does not), 2 when the
+// or a conversation call did not end as it should, or a knowledge check failed (a missed target alone does not), 2 when the
 // bench itself could not run.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
@@ -31,6 +33,14 @@ import { type CallsBenchResult, DEFAULTS, QUICK, runCallsBench } from "./calls";
 import { type CostsResult, measureCosts } from "./costs";
 import { DASHBOARD_DEFAULTS, DASHBOARD_QUICK, type DashboardBenchResult, dashboardLines, runDashboardBench } from "./dashboard";
 import { type EmbeddedDbProcess, startEmbeddedDbProcess } from "./embedded-db";
+import {
+  KNOWLEDGE_DEFAULTS,
+  KNOWLEDGE_GOALS,
+  KNOWLEDGE_QUICK,
+  type KnowledgeBenchResult,
+  knowledgeLines,
+  runKnowledgeBench,
+} from "./knowledge";
 import { type CaseResult, failures, measure, type RawRun, summarize, warmUp } from "./load";
 import {
   concurrencyLines,
@@ -52,7 +62,7 @@ import { runWebhookBench, type WebhookBenchResult, webhookLines } from "./webhoo
 import { startBenchWorker } from "./worker-launch";
 import { WorkerLog } from "./worker-log";
 
-const PARTS = ["routes", "strategies", "webhooks", "models", "messaging", "calls", "tools", "dashboard"] as const;
+const PARTS = ["routes", "strategies", "webhooks", "models", "messaging", "calls", "tools", "knowledge", "dashboard"] as const;
 type Part = (typeof PARTS)[number];
 
 const HELP = `Usage: npm run bench -- [options]
@@ -184,6 +194,8 @@ const plan = [
   want("calls") &&
     `calls: ${callRuns} in a row per voice loop, ${callDefaults.webRuns} web conversation(s), ${callDefaults.bargeTries} + ${callDefaults.bargeTries} barge-in tries, then ${callLevels.join("/")} at once`,
   want("tools") && `tools: ${toolRuns} widget chats with one tool call each`,
+  want("knowledge") &&
+    `knowledge: ${(args.quick ? KNOWLEDGE_QUICK : KNOWLEDGE_DEFAULTS).passages} passages seeded, ${(args.quick ? KNOWLEDGE_QUICK : KNOWLEDGE_DEFAULTS).runs} queries, a 100-page PDF, 30 questions`,
   want("dashboard") &&
     `dashboard: ${(args.quick ? DASHBOARD_QUICK : DASHBOARD_DEFAULTS).calls} calls seeded, ${(args.quick ? DASHBOARD_QUICK : DASHBOARD_DEFAULTS).runs} requests per page`,
 ].filter(Boolean);
@@ -204,8 +216,13 @@ try {
   stack = await startStack({
     databaseUrl: process.env.DATABASE_URL ?? embeddedDb?.url,
     redisUrl: process.env.REDIS_URL,
-    // The limiter still runs on every /v1 request (its cost is measured) but never rejects.
-    vars: { RATE_LIMIT_REQUESTS: "100000000" },
+    // The limiters still run on every /v1 and widget request (their cost is measured) but never reject.
+    vars: {
+      RATE_LIMIT_REQUESTS: "100000000",
+      WIDGET_RATE_LIMIT_ADDRESS: "100000000",
+      WIDGET_RATE_LIMIT_VISITOR: "100000000",
+      WIDGET_RATE_LIMIT_WIDGET: "100000000",
+    },
     log,
     workerLog: workerLog.push,
   });
@@ -409,6 +426,13 @@ try {
     log("Tools (bench/tools.ts): the platform's overhead per tool call, next to a bare fetch…");
     tools = await runToolsBench(stack, ws, { runs: toolRuns, log, workerLog: workerLog.push });
   }
+  let knowledge: KnowledgeBenchResult | undefined;
+  if (want("knowledge")) {
+    log(
+      "Knowledge bases (bench/knowledge.ts): retrieval over a large knowledge base, what it adds to a turn, a PDF's ingestion, the question set…",
+    );
+    knowledge = await runKnowledgeBench(stack, ws, { ...(args.quick ? KNOWLEDGE_QUICK : KNOWLEDGE_DEFAULTS), log });
+  }
   let dashboard: DashboardBenchResult | undefined;
   if (want("dashboard")) {
     // Last: it fills the workspace with calls, which no other part should see.
@@ -487,6 +511,8 @@ try {
   if (messagingFailed > 0) console.log(`\nMessaging: ${messagingWhat.join("; ")} (above).`);
   if (tools) console.log(`\n${toolsLines(tools).join("\n")}`);
   const toolsFailed = tools?.failures ?? 0;
+  if (knowledge) console.log(`\n${knowledgeLines(knowledge, KNOWLEDGE_GOALS).join("\n")}`);
+  const knowledgeFailed = knowledge?.failures.length ?? 0;
   if (dashboard) console.log(`\n${dashboardLines(dashboard).join("\n")}`);
   const dashboardFailed = dashboard?.failures.length ?? 0;
   const verdicts = judge({ rows: want("routes") ? rows : [], costs, models, webhooks, messaging, calls });
@@ -514,6 +540,7 @@ try {
     messaging,
     calls,
     tools,
+    knowledge,
     dashboard,
     verdicts,
     failedCases:
@@ -523,6 +550,7 @@ try {
       (messagingFailed > 0 ? 1 : 0) +
       (callsFailed > 0 ? 1 : 0) +
       (toolsFailed > 0 ? 1 : 0) +
+      (knowledgeFailed > 0 ? 1 : 0) +
       (dashboardFailed > 0 ? 1 : 0),
     totalSeconds: round((Date.now() - started) / 1000, 0),
   };
@@ -542,6 +570,7 @@ try {
     messagingFailed > 0 ||
     callsFailed > 0 ||
     toolsFailed > 0 ||
+    knowledgeFailed > 0 ||
     dashboardFailed > 0
   ) {
     const what = [
@@ -551,6 +580,7 @@ try {
       messagingFailed > 0 && `messaging: ${messagingWhat.join("; ")}`,
       callsFailed > 0 && `${callsFailed} conversation calls did not end as they should`,
       toolsFailed > 0 && `tools: ${tools?.failuresWhy.join("; ")}`,
+      knowledgeFailed > 0 && `knowledge: ${knowledge?.failures.join("; ")}`,
       dashboardFailed > 0 && `dashboard: ${dashboard?.failures.join("; ")}`,
     ].filter(Boolean);
     console.error(`\nFAILED: ${what.join("; ")}.`);
