@@ -184,9 +184,9 @@ export function knowledgeLines(r: KnowledgeBenchResult, goals: { addedP50Ms: num
       ? [
           "",
           `Flux web calls: ${calls.plain?.committed ?? 0} of ${calls.plain?.callerTurns ?? 0} caller turns (no retrieval) and ${calls.searched?.committed ?? 0} of ${calls.searched?.callerTurns ?? 0} (retrieval) ` +
-            "were answered by a reply started on Flux's EagerEndOfTurn and committed at its EndOfTurn. Retrieval runs first in that reply, so it",
-          "delays the LLM's first piece by its whole time: the confirmation window is already spent waiting for the LLM (its first token alone",
-          'takes longer), so no mechanism hides the retrieval. "hidden" = what the chat added − what the call added: noise at this size.',
+            "were answered by a reply started on Flux's EagerEndOfTurn and committed at its EndOfTurn. The caller's words are searched as Flux",
+          "hears them (src/knowledge/prefetch.ts), so the reply finds its passages searched already: what is left of retrieval's time is what",
+          'the call added. "hidden" = what the chat added (nothing can hide it there) − what the call added.',
         ]
       : []),
     "",
