@@ -4,7 +4,8 @@
 // Seeds the bench workspace with CALLS calls over the last 30 days as the platform writes them
 // (a 12-turn transcript with each agent reply's latency, an analysis, a report, the reply
 // latencies column, a cost, the metered uses that make it up with the usage log's daily totals,
-// and the daily figures their endings add) and CHATS chats (a 4-turn transcript, two metered replies), signs in through the dashboard's own sign-in, then
+// and the daily figures their endings add), CHATS chats (a 4-turn transcript, two metered replies) and 20 knowledge
+// bases of 50 ready documents each (the workspace's default limit of 1,000 documents), signs in through the dashboard's own sign-in, then
 // requests each page one at a time (RUNS times after a warm-up) next to GET /health measured the
 // same way in the same run (the bare baseline: the worker's floor on this machine). The time is
 // the client's, on localhost: the server's time plus the loopback and the dev proxy, which the
@@ -15,12 +16,14 @@ import { sql } from "drizzle-orm";
 import type { Stack } from "../dev/stack";
 import { addToDailyStats } from "../src/calls/queries/stats";
 import { createDb } from "../src/db/client";
-import { calls, chats, usageDailyStats, usageEvents } from "../src/db/schema";
+import { calls, chats, knowledgeBases, knowledgeDocuments, usageDailyStats, usageEvents } from "../src/db/schema";
 import { idAt } from "../src/lib/ids";
 import { percentile, round, table } from "./report";
 import type { BenchWorkspace } from "./setup";
 
 export const DASHBOARD_DEFAULTS = { calls: 10_000, chats: 1_000, runs: 30 };
+/** Knowledge bases and documents in each (20 × 50: the workspace's default limit, KNOWLEDGE_MAX_DOCUMENTS). */
+const KNOWLEDGE = { bases: 20, documents: 50 };
 export const DASHBOARD_QUICK = { calls: 2_000, chats: 200, runs: 5 };
 /** The issue's target for each page. */
 export const PAGE_TARGET_MS = 100;
@@ -259,10 +262,35 @@ async function seed(stack: Stack, ws: BenchWorkspace, n: { calls: number; chats:
       );
     }
     log(`  ${n.chats} chats; ${(usesSeeded + n.chats * 2).toLocaleString("en-US")} metered uses in all`);
+    // Knowledge bases with ready documents, as processing leaves them (their passages are not read by the pages).
+    for (let b = 0; b < KNOWLEDGE.bases; b++) {
+      const created = now - (KNOWLEDGE.bases - b) * DAY;
+      const [base] = await db
+        .insert(knowledgeBases)
+        .values({ id: idAt(created), organizationId: ws.organizationId, name: `Bench knowledge ${b + 1}`, createdAt: new Date(created) })
+        .returning({ id: knowledgeBases.id });
+      await db.insert(knowledgeDocuments).values(
+        Array.from({ length: KNOWLEDGE.documents }, (_, d) => ({
+          id: idAt(created + (d + 1) * 60_000),
+          organizationId: ws.organizationId,
+          knowledgeBaseId: base?.id as string,
+          name: `price-list-${d + 1}.pdf`,
+          source: "file" as const,
+          contentType: "application/pdf",
+          sizeBytes: 48_000 + d,
+          contentHash: randomUUID().replace(/-/g, "").padEnd(64, "0"),
+          status: "ready" as const,
+          chunkCount: 12,
+          embeddedCount: 12,
+          createdAt: new Date(created + (d + 1) * 60_000),
+        })),
+      );
+    }
+    log(`  ${KNOWLEDGE.bases} knowledge bases, ${KNOWLEDGE.bases * KNOWLEDGE.documents} documents`);
     // Postgres' autovacuum keeps a growing table's statistics (autoanalyze); a bulk seed measured at
     // once would be planned as for empty tables (the usage log's organization index taken as
     // selective: a lateral look-up by chat reading every row of the workspace). Analyzed as it would be.
-    await db.execute(sql`analyze calls, chats, usage_events, call_daily_stats, usage_daily_stats`);
+    await db.execute(sql`analyze calls, chats, usage_events, call_daily_stats, usage_daily_stats, knowledge_bases, knowledge_documents`);
   } finally {
     await pool.end();
   }
@@ -307,6 +335,8 @@ export async function runDashboardBench(
   if (!cookie) throw new Error(`dashboard sign-in answered ${signIn.status} without a session cookie`);
 
   const first = await timed(stack.baseUrl, "/dashboard/calls", cookie);
+  const knowledge = await timed(stack.baseUrl, "/dashboard/knowledge", cookie);
+  const someBase = /href="\/dashboard\/knowledge\/([0-9a-f-]{36})"/.exec(knowledge.body)?.[1] ?? "";
   const someCall = /href="\/dashboard\/calls\/([0-9a-f-]{36})"/.exec(first.body)?.[1] ?? "";
   // A page deep in the list: the cursor of a call in the middle (the cursor is the last id seen).
   const middle = idAt(Date.now() - 15 * DAY);
@@ -330,6 +360,8 @@ export async function runDashboardBench(
     ["Usage (30 days, per agent, costliest calls)", "/dashboard/usage"],
     ["Usage, 7 days", "/dashboard/usage?days=7"],
     ["Agents", "/dashboard/agents"],
+    [`Knowledge (${KNOWLEDGE.bases} knowledge bases, ${KNOWLEDGE.bases * KNOWLEDGE.documents} documents)`, "/dashboard/knowledge"],
+    [`A knowledge base (${KNOWLEDGE.documents} documents)`, `/dashboard/knowledge/${someBase}`],
   ];
   log(`Pages, ${opts.runs} requests each after 3 to warm up, next to GET /health…`);
   const baseline = await measurePage(stack.baseUrl, "GET /health (baseline)", "/health", "", opts.runs);

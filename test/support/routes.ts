@@ -460,6 +460,30 @@ export const ROUTES: RouteCase[] = [
     resource: voice,
   },
   { method: "POST", path: "/dashboard/voices/:id/delete", auth: "page", resource: voice },
+  // -- dashboard pages: knowledge bases (everyone); `live` is the page script's JSON --
+  { method: "GET", path: "/dashboard/knowledge", auth: "page" },
+  { method: "POST", path: "/dashboard/knowledge", auth: "page", fields: { name: "Page knowledge" } },
+  // (an empty one: a document would meter embeddings, which the every-page suite's usage charts do not expect; the
+  // Chromium suite of the screen, knowledge-browser.test.ts, runs axe on the page with documents)
+  { method: "GET", path: "/dashboard/knowledge/:id", auth: "page", resource: knowledgeBase },
+  { method: "POST", path: "/dashboard/knowledge/:id", auth: "page", fields: { name: "Renamed" }, resource: knowledgeBase },
+  { method: "POST", path: "/dashboard/knowledge/:id/delete", auth: "page", resource: knowledgeBase },
+  { method: "GET", path: "/dashboard/knowledge/:id/live", auth: "page", resource: knowledgeDocument },
+  {
+    method: "POST",
+    path: "/dashboard/knowledge/:id/documents",
+    auth: "page",
+    fields: { type: "text", textName: "Hours", text: "We open at nine." },
+    resource: knowledgeBase,
+  },
+  { method: "POST", path: "/dashboard/knowledge/:id/documents/:documentId/delete", auth: "page", resource: knowledgeDocument },
+  {
+    method: "POST",
+    path: "/dashboard/knowledge/:id/query",
+    auth: "page",
+    fields: { query: "When do you open?" },
+    resource: knowledgeDocument,
+  },
   { method: "GET", path: "/dashboard/calls", auth: "page" },
   { method: "POST", path: "/dashboard/calls/test", auth: "page", fields: { agentId: PERSONA, phoneNumber: "+12025550101" } },
   { method: "GET", path: "/dashboard/calls/:id", auth: "page", resource: webCall },

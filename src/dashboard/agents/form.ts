@@ -1,12 +1,12 @@
 // The agent form's fields ↔ the API's JSON shape: the form posts strings, createAgentSchema /
 // updateAgentSchema want numbers, lists and objects; their issues come back on the fields.
 import { AGENT_DEFAULTS, type AgentView } from "../../agents/schema";
-import { TURN_TAKING_DEFAULTS } from "../../db/schema";
-import { type Form, jsonField, lines, num, one, opt } from "../forms";
+import { KNOWLEDGE_DEFAULTS, TURN_TAKING_DEFAULTS } from "../../db/schema";
+import { type Form, jsonField, lines, many, num, one, opt } from "../forms";
 import type { FieldErrors } from "../ui";
 
-/** What the form shows: an agent's values, or what the user typed. */
-export type Values = Record<string, string | boolean>;
+/** What the form shows: an agent's values, or what the user typed (the knowledge bases checked: a list). */
+export type Values = Record<string, string | boolean | string[]>;
 
 export const valuesOf = (a: AgentView | null): Values => {
   const d = a ?? {
@@ -17,6 +17,7 @@ export const valuesOf = (a: AgentView | null): Values => {
     turnTaking: TURN_TAKING_DEFAULTS,
     tools: [],
     toolSecret: null,
+    knowledge: KNOWLEDGE_DEFAULTS,
   };
   return {
     name: d.name,
@@ -41,15 +42,37 @@ export const valuesOf = (a: AgentView | null): Values => {
     interruptionMinMs: d.turnTaking.interruptionMinMs === null ? "" : String(d.turnTaking.interruptionMinMs),
     tools: d.tools.length ? JSON.stringify(d.tools, null, 2) : "",
     toolSecret: d.toolSecret ?? "",
+    knowledgeBaseIds: d.knowledge.knowledgeBaseIds,
+    knowledgeTopK: String(d.knowledge.topK),
+    knowledgeMaxDistance: d.knowledge.maxDistance === null ? "" : String(d.knowledge.maxDistance),
+    knowledgeRetrieval: d.knowledge.retrieval,
   };
 };
 
 export const typedValues = (form: Form): Values => ({
   ...Object.fromEntries(Object.keys(valuesOf(null)).map((k) => [k, one(form, k)])),
   summaryEnabled: one(form, "summaryEnabled") === "on",
+  knowledgeBaseIds: many(form, "knowledgeBaseIds"),
   // Shown, never posted back.
   toolSecret: "",
 });
+
+/**
+ * The Knowledge section's fields → the API's `knowledge` plan. The section posts a marker
+ * (`knowledgeShown`): with none of its boxes checked the form still says "no knowledge base",
+ * while a form without the section (a script, an older page) leaves the agent's plan as it is.
+ */
+const knowledgeOf = (form: Form) =>
+  one(form, "knowledgeShown") === ""
+    ? {}
+    : {
+        knowledge: {
+          knowledgeBaseIds: many(form, "knowledgeBaseIds"),
+          topK: num(form, "knowledgeTopK"),
+          maxDistance: orNull(form, "knowledgeMaxDistance"),
+          retrieval: opt(form, "knowledgeRetrieval"),
+        },
+      };
 
 /** Form fields → the API's JSON shape (then the API's schema decides); unparsable JSON goes to `errors`. */
 export function inputOf(form: Form, errors: FieldErrors) {
@@ -79,6 +102,7 @@ export function inputOf(form: Form, errors: FieldErrors) {
       interruptionMinMs: orNull(form, "interruptionMinMs"),
     },
     tools: jsonField(form, "tools", [], errors),
+    ...knowledgeOf(form),
   };
 }
 
@@ -95,6 +119,10 @@ const FIELD_OF: Record<string, string> = {
   "turnTaking.maxWaitMs": "maxWaitMs",
   "turnTaking.interruptionMinWords": "interruptionMinWords",
   "turnTaking.interruptionMinMs": "interruptionMinMs",
+  "knowledge.knowledgeBaseIds": "knowledgeBaseIds",
+  "knowledge.topK": "knowledgeTopK",
+  "knowledge.maxDistance": "knowledgeMaxDistance",
+  "knowledge.retrieval": "knowledgeRetrieval",
 };
 
 export const onFields = (errors: FieldErrors): FieldErrors => {

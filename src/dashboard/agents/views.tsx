@@ -21,6 +21,7 @@ import {
 import { AGENTS_CSS } from "../ui/assets/built";
 import { VoiceSample } from "../voices/views";
 import type { Values } from "./form";
+import { type KnowledgeChoice, KnowledgeSection } from "./knowledge";
 import { AGENT_TEMPLATES } from "./templates";
 import { ToolBuilder, type ToolValues } from "./tools";
 import { TryPanel } from "./try";
@@ -65,6 +66,8 @@ export interface AgentFormProps {
   heardVoice: { id: string; name: string } | null;
   /** The add-a-tool form, as typed (and its errors, when it came back). */
   tool: { values: ToolValues; errors: FieldErrors };
+  /** The workspace's knowledge bases, by name, for the Knowledge section. */
+  knowledgeBases: KnowledgeChoice[];
 }
 
 /** The New agent page's starting points. */
@@ -94,6 +97,7 @@ export const AgentForm: FC<AgentFormProps> = ({
   newToolSecret,
   heardVoice,
   tool,
+  knowledgeBases,
 }) => {
   const v = (k: string) => String(values[k] ?? "");
   return (
@@ -167,6 +171,7 @@ export const AgentForm: FC<AgentFormProps> = ({
           />
           <TextArea name="metadata" label="Metadata (JSON object)" value={v("metadata")} errors={errors} rows={3} />
         </details>
+        <KnowledgeSection values={values} errors={errors} bases={knowledgeBases} />
         <h2>Turn-taking</h2>
         <div class="grid2">
           <Select

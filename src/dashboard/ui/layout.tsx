@@ -46,6 +46,7 @@ const NAV: Array<{ href: string; label: string; key: string; admin?: boolean; se
   { href: "/dashboard", label: "Overview", key: "overview", section: "Build" },
   { href: "/dashboard/agents", label: "Agents", key: "agents" },
   { href: "/dashboard/voices", label: "Voices", key: "voices" },
+  { href: "/dashboard/knowledge", label: "Knowledge", key: "knowledge" },
   { href: "/dashboard/phone-numbers", label: "Phone Numbers", key: "phone-numbers" },
   { href: "/dashboard/calls", label: "Calls", key: "calls" },
   { href: "/dashboard/widgets", label: "Widgets", key: "widgets" },

@@ -14,6 +14,7 @@ import { callPages } from "./calls";
 import { channelPages } from "./channels";
 import { chatPages } from "./chats";
 import { homePages } from "./home";
+import { knowledgePages } from "./knowledge";
 import { memberPages } from "./members";
 import { phoneNumberPages } from "./phone-numbers";
 import { usagePages } from "./usage";
@@ -31,6 +32,7 @@ export function dashboardPages(): OpenAPIHono<AppEnv> {
   pages.route("/webhooks", webhookPages());
   pages.route("/agents", agentPages());
   pages.route("/voices", voicePages());
+  pages.route("/knowledge", knowledgePages());
   pages.route("/phone-numbers", phoneNumberPages());
   pages.route("/calls", callPages());
   pages.route("/usage", usagePages());

@@ -1,10 +1,11 @@
 // The agent form over HTTP: templates to start from (the form filled, nothing created), the persona
 // id folded under Advanced with what it is for, the LLM model offered from what the configured
 // provider lists (its chat models: the sandbox's GET /v1/models), and the tool signing secret
-// rotated from the page: shown once, in full, then masked; the API signs with the new one.
+// rotated from the page: shown once, in full, then masked; the API signs with the new one. Its
+// Knowledge section links the workspace's knowledge bases through the API's schema and service.
 import { describe, expect, it } from "vitest";
 import { createAgent } from "../../support/calls";
-import { createWorkspace, json } from "../../support/harness";
+import { createWorkspace, json, type Workspace } from "../../support/harness";
 import { pagesAs } from "../../support/pages";
 
 const field = (html: string, name: string) => new RegExp(`<textarea id="f-${name}"[^>]*>([^<]*)</textarea>`).exec(html)?.[1];
@@ -58,5 +59,67 @@ describe("the agent form", () => {
     const again = (await page(`/dashboard/agents/${agent.id}`)).html;
     expect(again).not.toContain(secret);
     expect(again).toContain(`<code>tss_...${secret.slice(-6)}</code>`);
+  });
+
+  it("links knowledge bases in its Knowledge section, with topK, max distance and retrieval, through the API's schema and service", async () => {
+    const ws = await createWorkspace("Agent knowledge");
+    const base = async (owner: Workspace, name: string) =>
+      (await json<{ id: string }>(await owner.api("/v1/knowledge-bases", { method: "POST", json: { name } }))).id;
+    const prices = await base(ws, "Prices");
+    const hours = await base(ws, "Opening hours");
+    const page = await pagesAs(ws.admin.email, ws.admin.password);
+    const blank = (await page("/dashboard/agents/new")).html;
+    for (const [id, name] of [
+      [hours, "Opening hours"],
+      [prices, "Prices"],
+    ])
+      expect(
+        blank.includes(`<input type="checkbox" id="f-knowledgeBaseIds-${id}" name="knowledgeBaseIds" value="${id}"/>${name}`),
+        name,
+      ).toBe(true);
+
+    const agent = { name: "Front desk", personaId: crypto.randomUUID(), language: "en-US", llmModel: "gpt-4o-mini" };
+    const fields = { ...agent, knowledgeShown: "1", knowledgeBaseIds: prices };
+    const created = await page("/dashboard/agents", {
+      ...fields,
+      knowledgeTopK: "4",
+      knowledgeMaxDistance: "0.8",
+      knowledgeRetrieval: "tool",
+    });
+    expect(created.status).toBe(303);
+    const id = /\/dashboard\/agents\/([0-9a-f-]{36})/.exec(created.location ?? "")?.[1] as string;
+    const knowledge = async () => (await json<{ knowledge: unknown }>(await ws.api(`/v1/agents/${id}`))).knowledge;
+    expect(await knowledge()).toEqual({ knowledgeBaseIds: [prices], topK: 4, maxDistance: 0.8, retrieval: "tool" });
+    const edit = (await page(`/dashboard/agents/${id}`)).html;
+    expect(edit.includes(`value="${prices}" checked=""`), "the linked base checked").toBe(true);
+    expect(edit.includes(`value="${hours}"/>`), "the other not").toBe(true);
+
+    // A form without the section leaves the plan as it is; with it and no box checked, none is linked.
+    expect((await page(`/dashboard/agents/${id}`, agent)).status).toBe(303);
+    expect(await knowledge()).toEqual({ knowledgeBaseIds: [prices], topK: 4, maxDistance: 0.8, retrieval: "tool" });
+    const cleared = await page(`/dashboard/agents/${id}`, {
+      ...agent,
+      knowledgeShown: "1",
+      knowledgeTopK: "3",
+      knowledgeMaxDistance: "",
+      knowledgeRetrieval: "every_turn",
+    });
+    expect(cleared.status).toBe(303);
+    expect(await knowledge()).toEqual({ knowledgeBaseIds: [], topK: 3, maxDistance: null, retrieval: "every_turn" });
+
+    // Refused on their fields, what was chosen kept: the API's bounds, and another workspace's knowledge base.
+    const other = await base(await createWorkspace("Someone else's knowledge"), "Theirs");
+    for (const [more, field, message] of [
+      [{ knowledgeTopK: "11" }, "knowledgeTopK", "must be at most 10"],
+      [{ knowledgeMaxDistance: "2.5" }, "knowledgeMaxDistance", "must be at most 2"],
+      [{ knowledgeRetrieval: "always" }, "knowledgeRetrieval", "must be one of"],
+      [{ knowledgeBaseIds: other }, "knowledgeBaseIds", "no knowledge base with this id in this workspace"],
+    ] as const) {
+      const refused = await page(`/dashboard/agents/${id}`, { ...fields, ...more });
+      expect(refused.status, field).toBe(400);
+      const error = new RegExp(`id="f-${field}-error">([^<]*)<`).exec(refused.html)?.[1];
+      expect(error, field).toContain(message);
+    }
+    expect(await knowledge()).toEqual({ knowledgeBaseIds: [], topK: 3, maxDistance: null, retrieval: "every_turn" });
   });
 });

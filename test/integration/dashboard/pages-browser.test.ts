@@ -178,6 +178,7 @@ describe.runIf(hasBrowser)("dashboard: a first-time user", () => {
       "Overview",
       "Agents",
       "Voices",
+      "Knowledge",
       "Phone Numbers",
       "Calls",
       "Widgets",
@@ -248,6 +249,7 @@ describe.runIf(hasBrowser)("dashboard: a first-time user", () => {
       ["/dashboard/calls", "No calls yet.", "Create an agent"],
       ["/dashboard/widgets", "No widgets yet.", "Put an agent on a website"],
       ["/dashboard/webhooks", "No webhook endpoints yet.", "Create the first one"],
+      ["/dashboard/knowledge", "No knowledge bases yet.", "Create the first one"],
     ];
     for (const [path, says, link] of empty) {
       await page.goto(`${baseUrl()}${path}`);

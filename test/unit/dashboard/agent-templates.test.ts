@@ -5,9 +5,9 @@ import { createAgentSchema } from "../../../src/agents/schema";
 import { inputOf, valuesOf } from "../../../src/dashboard/agents/form";
 import { AGENT_TEMPLATES, templateOf } from "../../../src/dashboard/agents/templates";
 
-const formOf = (values: Record<string, string | boolean>) =>
+const formOf = (values: Record<string, string | boolean | string[]>) =>
   Object.fromEntries(
-    Object.entries(values).flatMap(([k, v]) => (typeof v === "boolean" ? (v ? [[k, ["on"]]] : []) : [[k, [v]]])),
+    Object.entries(values).flatMap(([k, v]) => (typeof v === "boolean" ? (v ? [[k, ["on"]]] : []) : [[k, Array.isArray(v) ? v : [v]]])),
   ) as Record<string, string[]>;
 
 describe("agent templates", () => {

@@ -25,3 +25,7 @@ export declare const CALL_PAGE_JS: string;
 export declare const WIDGETS_CSS: string;
 /** widget/src/widget-preview.ts: a widget's page, the form's values handed to the previewed widget.js as they are typed. */
 export declare const WIDGET_PREVIEW_JS: string;
+/** knowledge.css: a knowledge base's page (documents' progress, the add forms, the passages a question finds). */
+export declare const KNOWLEDGE_CSS: string;
+/** widget/src/knowledge-page.ts: a knowledge base's page (upload progress, documents followed while processed, the test question in place). */
+export declare const KNOWLEDGE_PAGE_JS: string;

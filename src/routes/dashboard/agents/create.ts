@@ -18,6 +18,6 @@ export const registerCreateAgentPage = (app: OpenAPIHono<AppEnv>) =>
       const { agent } = await createAgent({ ctx: c.var.ctx, input: checked.data });
       return c.redirect(`/dashboard/agents/${agent.id}?saved=1`, 303);
     } catch (err) {
-      return renderForm(c, null, typedValues(form), apiErrorFields(err), 400);
+      return renderForm(c, null, typedValues(form), onFields(apiErrorFields(err)), 400);
     }
   });

@@ -8,6 +8,7 @@ import type { Values } from "../../../dashboard/agents/form";
 import { EMPTY_TOOL, type ToolValues } from "../../../dashboard/agents/tools";
 import { AgentForm } from "../../../dashboard/agents/views";
 import { type FieldErrors, shellOf } from "../../../dashboard/ui";
+import { listKnowledgeBasesByName } from "../../../knowledge/service";
 import { defaultVoiceId, listVoicesByName } from "../../../voices/service";
 
 /** The voice select's options, and the voice the form's value names (the platform's default for ""), to hear it. */
@@ -32,10 +33,11 @@ export async function renderForm(
   newToolSecret?: string,
   tool?: { values: ToolValues; errors: FieldErrors },
 ) {
-  const [shell, voices, models] = await Promise.all([
+  const [shell, voices, models, knowledgeBases] = await Promise.all([
     shellOf(c, agent ? `Agent: ${agent.name}` : "New agent", "agents"),
     voiceOptions(c, String(values.voiceId ?? "")),
     llmModelChoices({ ctx: c.var.ctx }),
+    listKnowledgeBasesByName({ ctx: c.var.ctx }),
   ]);
   return c.html(
     <AgentForm
@@ -49,6 +51,7 @@ export async function renderForm(
       notice={notice}
       newToolSecret={newToolSecret}
       tool={tool ?? { values: EMPTY_TOOL, errors: {} }}
+      knowledgeBases={knowledgeBases.map((b) => ({ id: b.id, name: b.name }))}
     />,
     status,
   );

@@ -19,6 +19,6 @@ export const registerUpdateAgentPage = (app: OpenAPIHono<AppEnv>) =>
       await updateAgent({ ctx: c.var.ctx, input: { id: agent.id, patch: checked.data } });
       return c.redirect(`/dashboard/agents/${agent.id}?saved=1`, 303);
     } catch (err) {
-      return renderForm(c, agent, typedValues(form), apiErrorFields(err), 400);
+      return renderForm(c, agent, typedValues(form), onFields(apiErrorFields(err)), 400);
     }
   });
