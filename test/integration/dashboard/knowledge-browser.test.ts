@@ -134,7 +134,7 @@ describe.runIf(hasBrowser)("the Knowledge screen in Chromium", () => {
         .setInputFiles({ name: "photo.png", mimeType: "image/png", buffer: Buffer.from([137, 80, 78, 71]) });
       await page.getByRole("button", { name: "Upload" }).click();
       const error = page.locator("#f-file-error");
-      await expect.poll(() => error.textContent()).toContain('Cannot read a image/png file ("photo.png")');
+      await expect.poll(() => error.textContent()).toContain('Cannot read "photo.png" (image/png)');
       expect(await error.isVisible()).toBe(true);
       expect(await page.getByLabel("File", { exact: true }).getAttribute("aria-invalid")).toBe("true");
       await check("refused-upload");

@@ -75,12 +75,12 @@ describe("the Knowledge screen's upload refuses", () => {
       [
         { name: "photo.png", type: "image/png", bytes: new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10]) },
         400,
-        'Cannot read a image/png file ("photo.png"): send text (.txt), Markdown (.md), HTML (.html) or PDF (.pdf).',
+        'Cannot read "photo.png" (image/png): send text (.txt), Markdown (.md), HTML (.html) or PDF (.pdf).',
       ],
       [
         { name: "setup.exe", type: "application/octet-stream", bytes: "MZ" },
         400,
-        'Cannot read a application/octet-stream file ("setup.exe")',
+        'Cannot read "setup.exe" (application/octet-stream)',
       ],
       [{ name: "empty.md", type: "text/markdown", bytes: "" }, 400, "The document is empty: there is nothing to read in it."],
     ];
@@ -102,7 +102,7 @@ describe("the Knowledge screen's upload refuses", () => {
     const big = new Uint8Array(20 * 1024 * 1024 + 1).fill(0x61); // "aaa…": text, one byte over 20 MiB
     const over = await s.upload(kb, { name: "big.txt", type: "text/plain", bytes: big });
     expect(over.status).toBe(413);
-    expect((await json<{ code: string; message: string }>(over)).message).toContain("Documents are limited to 20 MiB each");
+    expect((await json<{ code: string; message: string }>(over)).message).toContain("Documents are limited to 20,971,520 bytes each");
     const huge = await s.upload(kb, { name: "huge.txt", type: "text/plain", bytes: new Uint8Array(26 * 1024 * 1024).fill(0x61) });
     expect(huge.status).toBe(413);
     await huge.body?.cancel();
