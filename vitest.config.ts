@@ -34,6 +34,9 @@ const integration = (name: string, backend: "embedded" | "real") => ({
     env: { TEST_BACKEND: backend },
     testTimeout: 30_000,
     hookTimeout: 120_000,
+    // expect.poll waits for what the worker and the browser do in their own time (a document processed, a
+    // row updated): 1 s, vitest's default, is a timing bet on a busy CI machine; the test's own timeout bounds it.
+    expect: { poll: { timeout: 20_000, interval: 50 } },
   },
 });
 
