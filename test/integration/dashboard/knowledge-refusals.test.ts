@@ -77,11 +77,7 @@ describe("the Knowledge screen's upload refuses", () => {
         400,
         'Cannot read "photo.png" (image/png): send text (.txt), Markdown (.md), HTML (.html) or PDF (.pdf).',
       ],
-      [
-        { name: "setup.exe", type: "application/octet-stream", bytes: "MZ" },
-        400,
-        'Cannot read "setup.exe" (application/octet-stream)',
-      ],
+      [{ name: "setup.exe", type: "application/octet-stream", bytes: "MZ" }, 400, 'Cannot read "setup.exe" (application/octet-stream)'],
       [{ name: "empty.md", type: "text/markdown", bytes: "" }, 400, "The document is empty: there is nothing to read in it."],
     ];
     for (const [file, status, message] of cases) {
