@@ -85,6 +85,7 @@ describe("POST /v1/agents", () => {
       analysisPlan: { summaryEnabled: true, successCriteria: [], extractionFields: [] },
       turnTaking: { eagerness: "normal", minWaitMs: null, maxWaitMs: null, interruptionMinWords: 1, interruptionMinMs: null },
       tools: [],
+      knowledge: { knowledgeBaseIds: [], topK: 3, maxDistance: null, retrieval: "every_turn" },
       toolSecret: expect.stringMatching(/^tss_[A-Za-z0-9]{40}$/),
       createdAt: agent.createdAt,
       updatedAt: agent.createdAt,
