@@ -65,7 +65,7 @@ import {
 } from "./counters";
 import { percentile, round, table } from "./report";
 import { type BenchWorkspace, createBenchWorkspace, removeBenchWorkspace } from "./setup";
-import { firstWordEndMs, joinWebCall, sandboxSpeech, WEB_RATE } from "./web-call";
+import { converse, firstWordEndMs, joinWebCall, sandboxSpeech, WEB_RATE } from "./web-call";
 import { type BenchWorker, startBenchWorker } from "./worker-launch";
 import { WorkerLog } from "./worker-log";
 
@@ -1095,17 +1095,6 @@ async function startWebCall(ctx: Context): Promise<{ callId: string; url: string
   return { callId: (json.call as { id: string }).id, url: (json.webCall as { url: string }).url };
 }
 
-/** Waits until no agent audio has arrived for `gapMs` and what came has played; false after `maxMs`. */
-async function agentDone(client: Awaited<ReturnType<typeof joinWebCall>>, since: number, gapMs: number, maxMs: number): Promise<boolean> {
-  const until = Date.now() + maxMs;
-  while (Date.now() < until) {
-    const last = client.audioAt.at(-1) ?? 0;
-    if (last > since && Date.now() - last > gapMs && client.playbackEnds() <= Date.now()) return true;
-    await sleep(50);
-  }
-  return false;
-}
-
 /**
  * One web conversation: the callee's three lines said from a web client (the same words, at 16 kHz),
  * each after the agent finished, as the telephony sandbox's callee does. The client's measure per
@@ -1117,22 +1106,7 @@ async function webConversation(ctx: Context, lines: Int16Array[]): Promise<{ cal
   const client = await joinWebCall(url);
   const measured: number[] = [];
   try {
-    if (!(await agentDone(client, 0, 400, 10_000))) problems.push("the first message did not come or did not end");
-    for (const line of lines) {
-      await sleep(200); // the sandbox callee's reply delay
-      const { endedAt } = await client.send(line);
-      const heardBefore = client.audioAt.length;
-      // Silence until the reply starts (a browser keeps sending its microphone).
-      const until = Date.now() + 8_000;
-      while (client.audioAt.length === heardBefore && Date.now() < until) await client.silence(100);
-      const first = client.audioAt[heardBefore];
-      if (first === undefined) {
-        problems.push("no reply to a line");
-        break;
-      }
-      measured.push(first - endedAt);
-      if (!(await agentDone(client, endedAt, 400, 15_000))) problems.push("a reply did not end");
-    }
+    measured.push(...(await converse(client, lines, problems)));
     await Promise.race([client.closed, sleep(8_000)]);
   } finally {
     client.hangup();

@@ -13,7 +13,7 @@ import { randomUUID } from "node:crypto";
 import { FRAME_MS, rms } from "../src/calls/codec";
 import type { TranscriptTurn } from "../src/db/schema";
 import { percentile, round } from "./report";
-import { joinWebCall, sandboxSpeech, WEB_RATE } from "./web-call";
+import { converse, joinWebCall, sandboxSpeech, WEB_RATE } from "./web-call";
 
 export interface Spread {
   n: number;
@@ -133,17 +133,6 @@ function trimSilence(samples: Int16Array): Int16Array {
   return samples.subarray(first * frame, (last + 1) * frame);
 }
 
-/** Waits until no agent audio came for `gapMs` after `since` and what came has played; false after `maxMs`. */
-async function agentDone(client: Awaited<ReturnType<typeof joinWebCall>>, since: number, gapMs: number, maxMs: number): Promise<boolean> {
-  const until = Date.now() + maxMs;
-  while (Date.now() < until) {
-    const last = client.audioAt.at(-1) ?? 0;
-    if (last > since && Date.now() - last > gapMs && client.playbackEnds() <= Date.now()) return true;
-    await sleep(50);
-  }
-  return false;
-}
-
 const ENDED = new Set(["completed", "failed", "busy", "no-answer", "canceled"]);
 type Latency = NonNullable<TranscriptTurn["latency"]>;
 export interface CallsResult {
@@ -176,21 +165,7 @@ async function webCall(baseUrl: string, apiKey: string, agentId: string, lines: 
   const client = await joinWebCall(started.webCall.url);
   const measured: number[] = [];
   try {
-    if (!(await agentDone(client, 0, 400, 10_000))) problems.push("the first message did not come or did not end");
-    for (const line of lines) {
-      await sleep(200);
-      const { endedAt } = await client.send(line);
-      const heardBefore = client.audioAt.length;
-      const until = Date.now() + 8_000;
-      while (client.audioAt.length === heardBefore && Date.now() < until) await client.silence(100);
-      const first = client.audioAt[heardBefore];
-      if (first === undefined) {
-        problems.push("no reply to a line");
-        break;
-      }
-      measured.push(first - endedAt);
-      if (!(await agentDone(client, endedAt, 400, 15_000))) problems.push("a reply did not end");
-    }
+    measured.push(...(await converse(client, lines, problems)));
   } finally {
     client.hangup();
     await Promise.race([client.closed, sleep(5_000)]);

@@ -118,3 +118,40 @@ export function firstWordEndMs(samples: Int16Array, threshold = 400, rate = WEB_
   }
   return null;
 }
+
+/** Waits until no agent audio came for `gapMs` after `since` and what came has played; false after `maxMs`. */
+export async function agentDone(client: WebCallClient, since: number, gapMs: number, maxMs: number): Promise<boolean> {
+  const until = Date.now() + maxMs;
+  while (Date.now() < until) {
+    const last = client.audioAt.at(-1) ?? 0;
+    if (last > since && Date.now() - last > gapMs && client.playbackEnds() <= Date.now()) return true;
+    await sleep(50);
+  }
+  return false;
+}
+
+/**
+ * A conversation from a web client: the first message heard out, then each line said after the
+ * agent's reply ended, as the telephony sandbox's callee does. Per reply, the client's measure: the
+ * line's last frame sent to the first agent audio received after it. What went wrong goes to `problems`.
+ */
+export async function converse(client: WebCallClient, lines: Int16Array[], problems: string[]): Promise<number[]> {
+  const measured: number[] = [];
+  if (!(await agentDone(client, 0, 400, 10_000))) problems.push("the first message did not come or did not end");
+  for (const line of lines) {
+    await sleep(200); // the sandbox callee's reply delay
+    const { endedAt } = await client.send(line);
+    const heardBefore = client.audioAt.length;
+    // Silence until the reply starts (a browser keeps sending its microphone).
+    const until = Date.now() + 8_000;
+    while (client.audioAt.length === heardBefore && Date.now() < until) await client.silence(100);
+    const first = client.audioAt[heardBefore];
+    if (first === undefined) {
+      problems.push("no reply to a line");
+      break;
+    }
+    measured.push(first - endedAt);
+    if (!(await agentDone(client, endedAt, 400, 15_000))) problems.push("a reply did not end");
+  }
+  return measured;
+}
