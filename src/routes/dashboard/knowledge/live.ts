@@ -16,8 +16,12 @@ export const registerLiveKnowledgePage = (app: OpenAPIHono<AppEnv>) =>
   app.get("/:id/live", (c) =>
     scriptAction(c, async () => {
       const ctx = c.var.ctx;
-      const base = await getKnowledgeBase({ ctx, input: { id: c.req.param("id") } });
-      const page = await listDocuments({ ctx, input: { knowledgeBaseId: base.id, limit: DOCUMENTS_SHOWN, cursor: c.req.query("cursor") } });
+      const id = c.req.param("id");
+      // The documents first, then the figures: a document that turned ready between the two reads is
+      // then counted too, so the last poll (none processing) never shows figures older than its rows.
+      // Another workspace's id finds no documents here and is refused by the read after.
+      const page = await listDocuments({ ctx, input: { knowledgeBaseId: id, limit: DOCUMENTS_SHOWN, cursor: c.req.query("cursor") } });
+      const base = await getKnowledgeBase({ ctx, input: { id } });
       return c.json({ counts: countsOf(base), documents: page.data.map((d) => documentRow(toDocumentView(d))) });
     }),
   );
