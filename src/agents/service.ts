@@ -6,6 +6,7 @@
 // answer as a missing one. An agent's voiceId must name a voice the workspace can see.
 import { and, asc, desc, eq, ilike, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
+import { isForeignKeyViolation } from "../db/errors";
 import { containsPattern } from "../db/like";
 import { pageQuery } from "../db/pagination";
 import { type Agent, agents } from "../db/schema";
@@ -52,15 +53,6 @@ async function requireUsableVoice(db: Db, organizationId: string, voiceId: strin
   if (!voiceId) return;
   if (!(await findVisibleVoice({ ctx: { db, organizationId }, input: { id: voiceId } }))) throw unusableVoice();
 }
-
-const isForeignKeyViolation = (err: unknown): boolean => {
-  let e: unknown = err;
-  for (let i = 0; i < 5 && typeof e === "object" && e !== null; i++) {
-    if ((e as { code?: unknown }).code === "23503") return true;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return false;
-};
 
 /** The voice was deleted between the check and the write: the same 400 as if it never existed. */
 async function whileVoiceExists<T>(write: Promise<T>): Promise<T> {

@@ -9,6 +9,7 @@ import { newId } from "../lib/ids";
 import type { Op } from "../services";
 import { rejectTwiml, sayAndHangUpTwiml, streamTwiml } from "../telephony/twilio";
 import { TWILIO_MEDIA_PATH } from "./addresses";
+import { CallsInFlightLimitError, withinInFlightLimit } from "./in-flight";
 import { hasCredits, insertIncomingCall, renewRingingStreamToken } from "./queries/calls";
 import { numberForIncomingCall } from "./queries/phone-numbers";
 import { armWatchdog } from "./stub";
@@ -44,21 +45,30 @@ export async function answerIncomingCall({
   const deadline = new Date(Date.now() + (ctx.config.CALL_RING_TIMEOUT_SECONDS + ctx.config.CALL_WATCHDOG_GRACE_SECONDS) * 1000);
   // Insert first, then fall back to the row that is there: the unique index on (provider,
   // provider_call_id) makes one call of any number of concurrent copies of the webhook.
-  let call = await insertIncomingCall(ctx.db, {
-    id: newId(),
-    organizationId: number.organizationId,
-    agentId: agent.id,
-    agentName: agent.name,
-    type: "phone",
-    direction: "inbound",
-    status: "ringing",
-    fromNumber: incoming.from,
-    toNumber: incoming.to,
-    provider: "twilio",
-    providerCallId: incoming.callSid,
-    streamTokenHash: tokenHash,
-    deadlineAt: deadline,
-  });
+  let call: Call | null | undefined;
+  try {
+    call = await withinInFlightLimit(
+      insertIncomingCall(ctx.db, {
+        id: newId(),
+        organizationId: number.organizationId,
+        agentId: agent.id,
+        agentName: agent.name,
+        type: "phone",
+        direction: "inbound",
+        status: "ringing",
+        fromNumber: incoming.from,
+        toNumber: incoming.to,
+        provider: "twilio",
+        providerCallId: incoming.callSid,
+        streamTokenHash: tokenHash,
+        deadlineAt: deadline,
+      }),
+    );
+  } catch (err) {
+    // The workspace has its most calls in flight: turned away unanswered, heard as a busy line (the caller may try again).
+    if (err instanceof CallsInFlightLimitError) return { kind: "reject", reason: "calls in flight limit", twiml: rejectTwiml() };
+    throw err;
+  }
   if (call) await armWatchdog(ctx.callSessions(), call.id, deadline);
   else {
     // The webhook again for a call we already answered (Twilio retried it): a fresh stream token

@@ -10,6 +10,7 @@
 // Each operation takes one `{ ctx, input }` (src/services.ts): a `Ctx<"db" | "organizationId">`,
 // plus `"config"` where Twilio is asked and `"publicOrigin"` where a number is pointed at us.
 import { findAgent } from "../agents/service";
+import { isForeignKeyViolation } from "../db/errors";
 import type { PhoneNumber } from "../db/schema";
 import type { AppConfig } from "../env";
 import { ApiError } from "../lib/errors";
@@ -46,11 +47,7 @@ async function whileAgentExists<T>(write: Promise<T>): Promise<T> {
   try {
     return await write;
   } catch (err) {
-    let e: unknown = err;
-    for (let i = 0; i < 5 && typeof e === "object" && e !== null; i++) {
-      if ((e as { code?: unknown }).code === "23503") throw unknownAgent();
-      e = (e as { cause?: unknown }).cause;
-    }
+    if (isForeignKeyViolation(err)) throw unknownAgent();
     throw err;
   }
 }

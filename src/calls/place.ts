@@ -10,8 +10,10 @@ import type { DomainContext, Op } from "../services";
 import { telephonyProvider } from "../telephony/registry";
 import { DialError } from "../telephony/types";
 import { TWILIO_MEDIA_PATH, TWILIO_STATUS_PATH, WEB_CALL_SOCKET_PATH } from "./addresses";
+import { withinInFlightLimit } from "./in-flight";
 import { finishCall, isEnded } from "./lifecycle";
 import { callerIdFor } from "./phone-numbers";
+import { requireVariables } from "./prompt";
 import {
   findCallByIdempotencyKey,
   hasCredits,
@@ -28,8 +30,15 @@ export interface PlaceInput {
   phoneNumber: string;
   fromNumber?: string;
   phoneNumberId?: string;
+  /** Given (even `{}`): every `{{name}}` of the agent's templates must be among them (prompt.ts). */
   variables?: Record<string, string>;
   metadata?: Record<string, unknown>;
+}
+
+/** A campaign's call: the campaign and the recipient row it dials (counted against the campaign's limit too). */
+export interface CampaignAttempt {
+  campaignId: string;
+  recipientId: string;
 }
 
 /** What placing a call needs: the domain context, the organization, the public origin (the carrier's callbacks) and the calls' Durable Objects. */
@@ -60,8 +69,8 @@ export interface Placed {
 
 export async function placePhoneCall({
   ctx,
-  input: { agent, call: input, idempotencyKey },
-}: Op<{ agent: Agent; call: PlaceInput; idempotencyKey: string | undefined }, PlaceNeeds>): Promise<Placed> {
+  input: { agent, call: input, idempotencyKey, campaign },
+}: Op<{ agent: Agent; call: PlaceInput; idempotencyKey: string | undefined; campaign?: CampaignAttempt }, PlaceNeeds>): Promise<Placed> {
   const fingerprint = await sha256Hex(JSON.stringify([agent.id, input]));
   const replay = async (): Promise<Placed | null> => {
     if (!idempotencyKey) return null;
@@ -75,23 +84,29 @@ export async function placePhoneCall({
   if (earlier) return earlier;
 
   const telephony = telephonyProvider(ctx.config);
+  if (input.variables) requireVariables(agent, input.variables);
   await requireCredits(ctx.db, ctx.organizationId);
   const from = await callerIdFor({ ctx, input });
   const streamToken = randomBase62(40);
   const id = newId();
   const deadline = new Date(Date.now() + (ctx.config.CALL_RING_TIMEOUT_SECONDS + ctx.config.CALL_WATCHDOG_GRACE_SECONDS) * 1000);
-  const row = await insertIdempotentCall(ctx.db, {
-    ...newCall(ctx, agent, id, "phone"),
-    fromNumber: from,
-    toNumber: input.phoneNumber,
-    provider: telephony.name,
-    idempotencyKey: idempotencyKey ?? null,
-    idempotencyHash: idempotencyKey ? fingerprint : null,
-    variables: input.variables ?? {},
-    metadata: input.metadata ?? {},
-    streamTokenHash: await sha256Hex(streamToken),
-    deadlineAt: deadline,
-  });
+  // Refused here (429, nothing dialled) when the workspace or the campaign has its most calls in flight.
+  const row = await withinInFlightLimit(
+    insertIdempotentCall(ctx.db, {
+      ...newCall(ctx, agent, id, "phone"),
+      fromNumber: from,
+      toNumber: input.phoneNumber,
+      provider: telephony.name,
+      idempotencyKey: idempotencyKey ?? null,
+      idempotencyHash: idempotencyKey ? fingerprint : null,
+      variables: input.variables ?? {},
+      metadata: input.metadata ?? {},
+      streamTokenHash: await sha256Hex(streamToken),
+      deadlineAt: deadline,
+      campaignId: campaign?.campaignId ?? null,
+      campaignRecipientId: campaign?.recipientId ?? null,
+    }),
+  );
   if (!row) {
     // A concurrent request with the same key inserted first: answer with its call.
     const other = await replay();
@@ -133,19 +148,22 @@ export async function startWebCall({
   ctx,
   input: { agent, ...input },
 }: Op<{ agent: Agent; variables?: Record<string, string>; metadata?: Record<string, unknown> }, PlaceNeeds>): Promise<WebCallSession> {
+  if (input.variables) requireVariables(agent, input.variables);
   await requireCredits(ctx.db, ctx.organizationId);
   const token = `wct_${randomBase62(40)}`;
   const id = newId();
   const expiresAt = new Date(Date.now() + ctx.config.WEB_CALL_TOKEN_TTL_SECONDS * 1000);
   const deadline = new Date(expiresAt.getTime() + ctx.config.CALL_WATCHDOG_GRACE_SECONDS * 1000);
-  const row = await insertCall(ctx.db, {
-    ...newCall(ctx, agent, id, "web"),
-    variables: input.variables ?? {},
-    metadata: input.metadata ?? {},
-    sessionTokenHash: await sha256Hex(token),
-    sessionTokenExpiresAt: expiresAt,
-    deadlineAt: deadline,
-  });
+  const row = await withinInFlightLimit(
+    insertCall(ctx.db, {
+      ...newCall(ctx, agent, id, "web"),
+      variables: input.variables ?? {},
+      metadata: input.metadata ?? {},
+      sessionTokenHash: await sha256Hex(token),
+      sessionTokenExpiresAt: expiresAt,
+      deadlineAt: deadline,
+    }),
+  );
   if (!row) throw new Error("insert returned no row");
   await armWatchdog(ctx.callSessions(), id, deadline);
   const url = `${wsOrigin(ctx.publicOrigin)}${WEB_CALL_SOCKET_PATH(id)}?token=${encodeURIComponent(token)}`;

@@ -75,6 +75,12 @@ export const ENDED_REASONS = {
   "llm-provider-error": { status: "failed", fault: "provider", description: "The agent's language model failed during the call." },
   "tts-provider-error": { status: "failed", fault: "provider", description: "Text-to-speech failed during the call." },
   "insufficient-credits": { status: "failed", fault: "platform", description: "The workspace ran out of usage credits during the call." },
+  voicemail: {
+    status: "completed",
+    fault: "customer",
+    description:
+      "Answering-machine detection heard a voicemail greeting or a fax: the agent hung up, or left its voicemail message and then hung up (the agent's `voicemail`).",
+  },
   "watchdog-timeout": {
     status: "failed",
     fault: "platform",

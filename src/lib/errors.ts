@@ -59,6 +59,15 @@ export const ERRORS = {
   payload_too_large: { status: 413, when: "The body is larger than the route accepts." },
   unsupported_media_type: { status: 415, when: "The Content-Type is not one the route accepts." },
   rate_limited: { status: 429, when: "Too many requests for this key; wait `Retry-After` seconds." },
+  calls_in_flight_limit: {
+    status: 429,
+    when: 'The workspace has as many calls in flight as it may (`maxCallsInFlight` on GET /v1/me; docs/campaigns.md, "Calls in flight"); try again when one has ended, or place it through a campaign, which waits its turn.',
+    retryAfterSeconds: 5,
+  },
+  variables_missing: {
+    status: 400,
+    when: "The agent's system prompt, first message or voicemail message names a `{{variable}}` the call (or the campaign's row) does not give; `issues` names each.",
+  },
   provider_rate_limited: {
     status: 429,
     when: "The model provider is rate limiting us after our retries; wait `Retry-After` seconds. Not charged.",

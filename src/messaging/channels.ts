@@ -7,6 +7,7 @@
 import { findAgent } from "../agents/service";
 import { endChannelChats } from "../chats/runtime";
 import type { Db } from "../db/client";
+import { isUniqueViolation } from "../db/errors";
 import { pageQuery } from "../db/pagination";
 import { type ChannelInfo, type ChannelType, type MessagingChannel, messagingChannels } from "../db/schema";
 import type { AppConfig } from "../env";
@@ -121,12 +122,6 @@ async function identify(config: AppConfig, input: CreateChannelInput): Promise<{
     throw providerProblem(err, input.type);
   }
 }
-
-const isUniqueViolation = (err: unknown): boolean => {
-  for (let e: unknown = err, i = 0; i < 5 && typeof e === "object" && e !== null; i++, e = (e as { cause?: unknown }).cause)
-    if ((e as { code?: unknown }).code === "23505") return true;
-  return false;
-};
 
 /**
  * Connects a channel: the credentials are checked with the provider first (nothing is saved when

@@ -129,3 +129,17 @@ export async function changeMemberRole({
     .returning({ userId: memberships.userId });
   if (!row) throw memberNotFound();
 }
+
+/** The workspace's calls in flight and the most it may have at once (docs/campaigns.md, "Calls in flight"). */
+export async function getConcurrency({
+  ctx,
+}: {
+  ctx: Ctx<"db" | "organizationId">;
+}): Promise<{ callsInFlight: number; maxCallsInFlight: number }> {
+  const [row] = await ctx.db
+    .select({ callsInFlight: organizations.callsInFlight, maxCallsInFlight: organizations.maxCallsInFlight })
+    .from(organizations)
+    .where(eq(organizations.id, ctx.organizationId));
+  if (!row) throw new ApiError("not_found", "No such workspace.");
+  return row;
+}

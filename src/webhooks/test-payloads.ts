@@ -72,6 +72,9 @@ function testCall(phase: string, now: Date): Call {
     endedAt: null,
     costMicro: 0,
     voiceToVoiceMs: null,
+    campaignId: null,
+    campaignRecipientId: null,
+    answeredBy: null,
     createdAt: seconds(now, 50),
     updatedAt: now,
   };

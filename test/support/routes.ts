@@ -352,6 +352,7 @@ export const ROUTES: RouteCase[] = [
   { method: "POST", path: "/v1/stt", auth: "api_key", form: audioForm },
   { method: "POST", path: "/v1/audio/transcriptions", auth: "api_key", form: () => withModel(audioForm()) },
   { method: "GET", path: "/v1/usage", auth: "api_key" },
+  { method: "GET", path: "/v1/concurrency", auth: "api_key" },
 
   ...webhookRoutes("/v1/webhook-endpoints", "api_key"),
   { method: "GET", path: "/webhooks/:id/deliveries", auth: "api_key", permission: "settings:read", resource: endpoint },

@@ -48,6 +48,19 @@ export interface KnowledgePlan {
 
 export const KNOWLEDGE_DEFAULTS: KnowledgePlan = { knowledgeBaseIds: [], topK: 3, maxDistance: null, retrieval: "every_turn" };
 
+/**
+ * What an outbound phone call does when answering-machine detection hears a machine (docs/campaigns.md,
+ * "Voicemail"): `off`, no detection; `hang-up` at once; `leave-message`: wait for the beep (or the
+ * greeting's end), say `message` (`{{variables}}` filled like the first message), then hang up.
+ * Either way the call ends with reason `voicemail`.
+ */
+export interface VoicemailPlan {
+  detection: "off" | "hang-up" | "leave-message";
+  message: string | null;
+}
+
+export const VOICEMAIL_DEFAULTS: VoicemailPlan = { detection: "off", message: null };
+
 export const agents = pgTable(
   "agents",
   {
@@ -72,6 +85,7 @@ export const agents = pgTable(
     /** docs/tools.md: functions of the customer's and the built-ins (end_call, transfer_call). */
     tools: jsonb("tools").$type<AgentTool[]>().notNull().default([]),
     knowledge: jsonb("knowledge").$type<KnowledgePlan>().notNull().default(KNOWLEDGE_DEFAULTS),
+    voicemail: jsonb("voicemail").$type<VoicemailPlan>().notNull().default(VOICEMAIL_DEFAULTS),
     /**
      * The secret that signs this agent's tool requests (`tss_` + 40), sealed with SECRETS_KEK like
      * webhook endpoint secrets (src/tools/secret.ts). Null until the agent first has a function tool.

@@ -42,6 +42,7 @@ export const ENDED_REASON_VALUES = [
   "tts-provider-error",
   "insufficient-credits",
   "watchdog-timeout",
+  "voicemail",
 ] as const;
 export type EndedReason = (typeof ENDED_REASON_VALUES)[number];
 
@@ -118,6 +119,18 @@ export interface CallTransfer {
 export const CALL_DIRECTIONS = ["outbound", "inbound", "web"] as const;
 export type CallDirection = (typeof CALL_DIRECTIONS)[number];
 
+/** Twilio's AnsweredBy values (answering-machine detection). */
+export const ANSWERED_BY = [
+  "human",
+  "machine_start",
+  "machine_end_beep",
+  "machine_end_silence",
+  "machine_end_other",
+  "fax",
+  "unknown",
+] as const;
+export type AnsweredBy = (typeof ANSWERED_BY)[number];
+
 export const TRANSFER_OUTCOMES = ["completed", "busy", "no-answer", "failed", "canceled"] as const;
 export type TransferOutcome = (typeof TRANSFER_OUTCOMES)[number];
 
@@ -187,10 +200,19 @@ export const calls = pgTable(
      * reading their transcripts. Null until the call ends.
      */
     voiceToVoiceMs: integer("voice_to_voice_ms").array(),
+    /**
+     * A campaign's call: the campaign and the recipient row it dialled (docs/campaigns.md). No foreign
+     * keys to campaigns: those tables import this one; the ids outlive a deleted campaign like agentName.
+     */
+    campaignId: uuid("campaign_id"),
+    campaignRecipientId: uuid("campaign_recipient_id"),
+    /** Outbound calls with answering-machine detection: Twilio's AnsweredBy (human, machine_start, machine_end_beep, fax…). */
+    answeredBy: text("answered_by").$type<AnsweredBy>(),
     ...timestamps,
   },
   (t) => [
     index("calls_org_idx").on(t.organizationId, t.id),
+    index("calls_campaign_idx").on(t.campaignId, t.status),
     uniqueIndex("calls_idempotency_idx").on(t.organizationId, t.idempotencyKey),
     // One call per provider call id (Twilio's CallSid), under any concurrency: src/calls/inbound.ts.
     uniqueIndex("calls_provider_call_idx").on(t.provider, t.providerCallId),

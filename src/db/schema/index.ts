@@ -1,6 +1,7 @@
 export * from "./agents";
 export * from "./api-keys";
 export * from "./calls";
+export * from "./campaigns";
 export * from "./chats";
 export * from "./credits";
 export * from "./knowledge";

@@ -24,6 +24,7 @@ import { registerListCalls } from "./calls/list";
 import { registerChannels } from "./channels";
 import { registerGetChat } from "./chats/get";
 import { registerListChats } from "./chats/list";
+import { registerGetConcurrency } from "./concurrency/get";
 import { registerKnowledgeBases } from "./knowledge-bases";
 import { registerGetMe } from "./me/get";
 import { registerModels } from "./models";
@@ -59,6 +60,7 @@ export function v1Routes() {
   registerListCalls(v1);
   registerGetCallRecording(v1);
   registerEndCall(v1);
+  registerGetConcurrency(v1);
   registerPhoneNumbers(v1);
 
   registerListVoices(v1);

@@ -525,6 +525,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/concurrency": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Calls in flight and the workspace's limit */
+        get: operations["getConcurrency"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/phone-numbers": {
         parameters: {
             query?: never;
@@ -1780,7 +1797,7 @@ export interface components {
                  * @example transferred
                  * @enum {string|null}
                  */
-                endedReason?: "agent-ended-call" | "transferred" | "customer-ended-call" | "silence-timeout" | "max-duration-reached" | "ended-via-api" | "customer-busy" | "customer-did-not-answer" | "call-canceled" | "web-call-not-joined" | "dial-failed" | "media-stream-failed" | "telephony-provider-error" | "stt-provider-error" | "llm-provider-error" | "tts-provider-error" | "insufficient-credits" | "watchdog-timeout" | null;
+                endedReason?: "agent-ended-call" | "transferred" | "customer-ended-call" | "silence-timeout" | "max-duration-reached" | "ended-via-api" | "customer-busy" | "customer-did-not-answer" | "call-canceled" | "web-call-not-joined" | "dial-failed" | "media-stream-failed" | "telephony-provider-error" | "stt-provider-error" | "llm-provider-error" | "tts-provider-error" | "insufficient-credits" | "watchdog-timeout" | "voicemail" | null;
                 /**
                  * @description `none` for a normal end, else where the fault lies; null until the call ended.
                  * @enum {string|null}
@@ -2027,7 +2044,7 @@ export interface components {
                  * @example transferred
                  * @enum {string|null}
                  */
-                endedReason: "agent-ended-call" | "transferred" | "customer-ended-call" | "silence-timeout" | "max-duration-reached" | "ended-via-api" | "customer-busy" | "customer-did-not-answer" | "call-canceled" | "web-call-not-joined" | "dial-failed" | "media-stream-failed" | "telephony-provider-error" | "stt-provider-error" | "llm-provider-error" | "tts-provider-error" | "insufficient-credits" | "watchdog-timeout" | null;
+                endedReason: "agent-ended-call" | "transferred" | "customer-ended-call" | "silence-timeout" | "max-duration-reached" | "ended-via-api" | "customer-busy" | "customer-did-not-answer" | "call-canceled" | "web-call-not-joined" | "dial-failed" | "media-stream-failed" | "telephony-provider-error" | "stt-provider-error" | "llm-provider-error" | "tts-provider-error" | "insufficient-credits" | "watchdog-timeout" | "voicemail" | null;
                 /**
                  * @description `none` for a normal end, else where the fault lies; null until the call ended.
                  * @enum {string|null}
@@ -2155,7 +2172,7 @@ export interface components {
                  * @example transferred
                  * @enum {string|null}
                  */
-                endedReason: "agent-ended-call" | "transferred" | "customer-ended-call" | "silence-timeout" | "max-duration-reached" | "ended-via-api" | "customer-busy" | "customer-did-not-answer" | "call-canceled" | "web-call-not-joined" | "dial-failed" | "media-stream-failed" | "telephony-provider-error" | "stt-provider-error" | "llm-provider-error" | "tts-provider-error" | "insufficient-credits" | "watchdog-timeout" | null;
+                endedReason: "agent-ended-call" | "transferred" | "customer-ended-call" | "silence-timeout" | "max-duration-reached" | "ended-via-api" | "customer-busy" | "customer-did-not-answer" | "call-canceled" | "web-call-not-joined" | "dial-failed" | "media-stream-failed" | "telephony-provider-error" | "stt-provider-error" | "llm-provider-error" | "tts-provider-error" | "insufficient-credits" | "watchdog-timeout" | "voicemail" | null;
                 /**
                  * @description `none` for a normal end, else where the fault lies; null until the call ended.
                  * @enum {string|null}
@@ -2283,7 +2300,7 @@ export interface components {
                  * @example transferred
                  * @enum {string|null}
                  */
-                endedReason: "agent-ended-call" | "transferred" | "customer-ended-call" | "silence-timeout" | "max-duration-reached" | "ended-via-api" | "customer-busy" | "customer-did-not-answer" | "call-canceled" | "web-call-not-joined" | "dial-failed" | "media-stream-failed" | "telephony-provider-error" | "stt-provider-error" | "llm-provider-error" | "tts-provider-error" | "insufficient-credits" | "watchdog-timeout" | null;
+                endedReason: "agent-ended-call" | "transferred" | "customer-ended-call" | "silence-timeout" | "max-duration-reached" | "ended-via-api" | "customer-busy" | "customer-did-not-answer" | "call-canceled" | "web-call-not-joined" | "dial-failed" | "media-stream-failed" | "telephony-provider-error" | "stt-provider-error" | "llm-provider-error" | "tts-provider-error" | "insufficient-credits" | "watchdog-timeout" | "voicemail" | null;
                 /**
                  * @description `none` for a normal end, else where the fault lies; null until the call ended.
                  * @enum {string|null}
@@ -2411,7 +2428,7 @@ export interface components {
                  * @example transferred
                  * @enum {string|null}
                  */
-                endedReason: "agent-ended-call" | "transferred" | "customer-ended-call" | "silence-timeout" | "max-duration-reached" | "ended-via-api" | "customer-busy" | "customer-did-not-answer" | "call-canceled" | "web-call-not-joined" | "dial-failed" | "media-stream-failed" | "telephony-provider-error" | "stt-provider-error" | "llm-provider-error" | "tts-provider-error" | "insufficient-credits" | "watchdog-timeout" | null;
+                endedReason: "agent-ended-call" | "transferred" | "customer-ended-call" | "silence-timeout" | "max-duration-reached" | "ended-via-api" | "customer-busy" | "customer-did-not-answer" | "call-canceled" | "web-call-not-joined" | "dial-failed" | "media-stream-failed" | "telephony-provider-error" | "stt-provider-error" | "llm-provider-error" | "tts-provider-error" | "insufficient-credits" | "watchdog-timeout" | "voicemail" | null;
                 /**
                  * @description `none` for a normal end, else where the fault lies; null until the call ended.
                  * @enum {string|null}
@@ -3570,7 +3587,7 @@ export interface components {
              * @example unauthorized
              * @enum {string}
              */
-            code: "bad_request" | "invalid_json" | "validation_failed" | "caller_id_not_verified" | "stream_not_supported" | "channel_credentials_rejected" | "url_fetch_failed" | "invalid_audio" | "unauthorized" | "insufficient_credits" | "forbidden" | "csrf_rejected" | "origin_not_allowed" | "channel_disabled" | "not_found" | "conflict" | "idempotency_conflict" | "phone_number_taken" | "channel_taken" | "read_only" | "knowledge_limit_reached" | "session_ended" | "upgrade_required" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "provider_rate_limited" | "internal_error" | "misconfigured" | "provider_error" | "receiver_failed" | "channel_provider_error" | "telephony_error" | "provider_not_configured" | "telephony_unavailable" | "cache_unavailable" | "service_unavailable" | "provider_timeout";
+            code: "bad_request" | "invalid_json" | "validation_failed" | "caller_id_not_verified" | "stream_not_supported" | "channel_credentials_rejected" | "url_fetch_failed" | "invalid_audio" | "unauthorized" | "insufficient_credits" | "forbidden" | "csrf_rejected" | "origin_not_allowed" | "channel_disabled" | "not_found" | "conflict" | "idempotency_conflict" | "phone_number_taken" | "channel_taken" | "read_only" | "knowledge_limit_reached" | "session_ended" | "upgrade_required" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "calls_in_flight_limit" | "variables_missing" | "provider_rate_limited" | "internal_error" | "misconfigured" | "provider_error" | "receiver_failed" | "channel_provider_error" | "telephony_error" | "provider_not_configured" | "telephony_unavailable" | "cache_unavailable" | "service_unavailable" | "provider_timeout";
             /** @example The API key is invalid or has been revoked. */
             message: string;
             /** @example 0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77 */
@@ -4275,7 +4292,7 @@ export interface components {
              */
             direction: "outbound" | "inbound" | "web";
             /** @enum {string|null} */
-            endedReason: "agent-ended-call" | "transferred" | "customer-ended-call" | "silence-timeout" | "max-duration-reached" | "ended-via-api" | "customer-busy" | "customer-did-not-answer" | "call-canceled" | "web-call-not-joined" | "dial-failed" | "media-stream-failed" | "telephony-provider-error" | "stt-provider-error" | "llm-provider-error" | "tts-provider-error" | "insufficient-credits" | "watchdog-timeout" | null;
+            endedReason: "agent-ended-call" | "transferred" | "customer-ended-call" | "silence-timeout" | "max-duration-reached" | "ended-via-api" | "customer-busy" | "customer-did-not-answer" | "call-canceled" | "web-call-not-joined" | "dial-failed" | "media-stream-failed" | "telephony-provider-error" | "stt-provider-error" | "llm-provider-error" | "tts-provider-error" | "insufficient-credits" | "watchdog-timeout" | "voicemail" | null;
             /** @enum {string|null} */
             endedReasonCategory: "none" | "customer" | "telephony" | "provider" | "platform" | null;
             durationSeconds: number | null;
@@ -4480,6 +4497,18 @@ export interface components {
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             nextCursor: string | null;
             hasMore: boolean;
+        };
+        Concurrency: {
+            /**
+             * @description Calls queued, ringing or in progress now: phone (both directions) and web.
+             * @example 3
+             */
+            callsInFlight: number;
+            /**
+             * @description The most the workspace may have at once.
+             * @example 20
+             */
+            maxCallsInFlight: number;
         };
         PhoneNumberPage: {
             data: components["schemas"]["PhoneNumber"][];
@@ -8120,6 +8149,53 @@ export interface operations {
             };
             /** @description Bad Gateway */
             502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getConcurrency: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The workspace's calls in flight. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Concurrency"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
