@@ -175,6 +175,19 @@ export async function callerIdFor({
   return chosen.number;
 }
 
+/**
+ * The numbers of `numbers` the workspace may not call from: neither one of its phone numbers nor
+ * one of the platform's shared ones (a campaign's caller ids, checked when it is saved; Twilio is
+ * asked again at each call, by callerIdFor).
+ */
+export async function foreignCallerIds({
+  ctx,
+  input: { numbers },
+}: Op<{ numbers: string[] }, "db" | "organizationId" | "config">): Promise<string[]> {
+  const own = new Set((await listCallerIds(ctx.db, ctx.organizationId)).map((p) => p.number));
+  return numbers.filter((n) => !own.has(n) && !ctx.config.TWILIO_FROM_NUMBERS.includes(n));
+}
+
 /** The one answer for a missing number and another workspace's number. */
 export const phoneNumberNotFound = () => new ApiError("not_found", "No phone number with that id in this workspace.");
 

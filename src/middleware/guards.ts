@@ -18,16 +18,20 @@ export const CHAT_BODY_LIMIT = 1024 * 1024;
 export const UPLOAD_BODY_LIMIT = 25 * 1024 * 1024 + 64 * 1024;
 const UPLOAD_PATHS = new Set(["/v1/stt", "/v1/audio/transcriptions"]);
 const CHAT_PATHS = new Set(["/v1/llm/chat", "/v1/chat/completions"]);
+/** A new campaign: its recipients as JSON rows or a CSV file (multipart), up to 10,000 of them (docs/campaigns.md, "Limits"). */
+export const CAMPAIGN_BODY_LIMIT = 5 * 1024 * 1024;
+const CAMPAIGN_PATH = "/v1/campaigns";
 /** A knowledge base's documents: a file (multipart) or text and URLs (JSON), on the API and the dashboard. */
 const DOCUMENT_PATHS = /^\/(v1\/knowledge-bases|dashboard\/knowledge)\/[^/]+\/documents$/;
 
 /**
- * The most bytes a body may have on `path`, whatever the method: audio and document uploads 25 MiB, chat
- * 1 MiB, the widget's public routes 16 KiB, every other route (the API, the dashboard and its
+ * The most bytes a body may have on `path`, whatever the method: audio and document uploads 25 MiB, a
+ * new campaign 5 MiB, chat 1 MiB, the widget's public routes 16 KiB, every other route (the API, the dashboard and its
  * forms, telephony callbacks, QStash, the test receiver, and GET or DELETE with a body) 256 KiB.
  */
 export function bodyLimitFor(path: string): number {
   if (UPLOAD_PATHS.has(path) || DOCUMENT_PATHS.test(path)) return UPLOAD_BODY_LIMIT;
+  if (path === CAMPAIGN_PATH) return CAMPAIGN_BODY_LIMIT;
   if (CHAT_PATHS.has(path)) return CHAT_BODY_LIMIT;
   if (path.startsWith("/widget/")) return WIDGET_BODY_LIMIT;
   return JSON_BODY_LIMIT;
@@ -218,8 +222,9 @@ const types = {
   document: requireContentType(["multipart/form-data", "application/json"]),
 };
 
-/** /v1 bodies: audio uploads are multipart, documents either, the rest JSON (their sizes: bodyLimitFor). */
-const bodyTypeFor = (path: string) => (UPLOAD_PATHS.has(path) ? types.upload : DOCUMENT_PATHS.test(path) ? types.document : types.json);
+/** /v1 bodies: audio uploads are multipart, documents and new campaigns either, the rest JSON (their sizes: bodyLimitFor). */
+const bodyTypeFor = (path: string) =>
+  UPLOAD_PATHS.has(path) ? types.upload : DOCUMENT_PATHS.test(path) || path === CAMPAIGN_PATH ? types.document : types.json;
 export const v1BodyPolicy = answers(
   createMiddleware<AppEnv>(async (c, next) => bodyTypeFor(c.req.path)(c, next)),
   (method, path) => guardAnswersOf(bodyTypeFor(path))?.(method, path) ?? [],

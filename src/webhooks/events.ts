@@ -3,7 +3,8 @@ export const CHANNELS = ["voice", "chat", "widget"] as const;
 export type Channel = (typeof CHANNELS)[number];
 
 export const EVENTS_BY_CHANNEL: Record<Channel, readonly string[]> = {
-  voice: ["call.started", "call.completed", "call.failed", "call.analyzed"],
+  // A campaign's events are its calls' channel's: an endpoint of the voice channel may select them (docs/campaigns.md, "Events").
+  voice: ["call.started", "call.completed", "call.failed", "call.analyzed", "campaign.started", "campaign.completed"],
   widget: ["widget.started", "widget.completed"],
   // Messaging sessions are named after their channel type; chat.* are selectable but never dispatched (spec).
   chat: [
@@ -37,12 +38,18 @@ export const PLATFORM_EVENTS: ReadonlySet<string> = new Set(
 
 export const eventsFor = (channels: readonly Channel[]): string[] => channels.flatMap((c) => EVENTS_BY_CHANNEL[c]);
 
-/** The `channel` value inside a payload: `voice`, `widget`, or the messaging channel type (`whatsapp`). */
+/**
+ * The `channel` value inside a payload: `voice`, `widget`, the messaging channel type (`whatsapp`),
+ * or `campaign` (campaign.* events, selected under the voice channel), so a receiver can narrow on it.
+ */
 export const payloadChannel = (event: string): string => {
   const prefix = event.split(".")[0] ?? "";
   if (prefix === "call") return "voice";
   return prefix;
 };
+
+/** A campaign's event (campaign.started, campaign.completed): its payload carries `campaign`, not `call`. */
+export const isCampaignEvent = (event: string): boolean => event.startsWith("campaign.");
 
 /** The OpenAPI document's `webhooks` entry of the `custom` payload mode (any event; src/webhooks/payload-schema.ts). */
 export const CUSTOM_PAYLOAD_WEBHOOK = "custom-payload";

@@ -29,3 +29,23 @@ export const CHAT_FIELDS = [
   "endUserId",
   "endUserName",
 ] as const;
+/** The fields of a campaign event's `campaign` object: the campaign as GET /v1/campaigns/{id} shows it. */
+export const CAMPAIGN_FIELDS = [
+  "id",
+  "name",
+  "agentId",
+  "fromNumbers",
+  "status",
+  "pausedReason",
+  "schedule",
+  "retry",
+  "maxCallsInFlight",
+  "callsInFlight",
+  "recipientCount",
+  "counts",
+  "metadata",
+  "startedAt",
+  "completedAt",
+  "createdAt",
+  "updatedAt",
+] as const;

@@ -4,12 +4,13 @@
 // these shapes by the compiler (`satisfies`), and the tests validate real deliveries against
 // the document, so the description cannot drift from what is sent.
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
+import { campaignSchema } from "../campaigns/schema";
 import { CHAT_STATUSES } from "../chats/schema";
 import { CALL_DIRECTIONS, CALL_STATUSES, ENDED_REASON_VALUES, FAULT_CATEGORIES, TRANSFER_OUTCOMES } from "../db/schema/calls";
 import { TOOL_OUTCOMES } from "../db/schema/tools";
 import { publicSecurity } from "../lib/openapi";
-import { ALL_EVENTS, CUSTOM_PAYLOAD_WEBHOOK, NEVER_DISPATCHED, payloadChannel } from "./events";
-import type { CALL_FIELDS, CHAT_FIELDS } from "./payload-fields";
+import { ALL_EVENTS, CUSTOM_PAYLOAD_WEBHOOK, isCampaignEvent, NEVER_DISPATCHED, payloadChannel } from "./events";
+import type { CALL_FIELDS, CAMPAIGN_FIELDS, CHAT_FIELDS } from "./payload-fields";
 
 const EXAMPLE_ID = "0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77";
 const time = () => z.iso.datetime().openapi({ example: "2025-01-15T09:30:00.000Z" });
@@ -80,7 +81,12 @@ const chatShape = {
     .openapi({ description: "The name the messaging provider gives the end user; null for widget visitors." }),
 } satisfies Record<(typeof CHAT_FIELDS)[number], z.ZodType>;
 
+/** A campaign event's `campaign`: the API's Campaign (src/campaigns/schema.ts), field for field. */
+const campaignShape = campaignSchema.shape satisfies Record<(typeof CAMPAIGN_FIELDS)[number], z.ZodType>;
+
 export const callPayloadSchema = z.strictObject(callShape);
+export const campaignPayloadSchema = z.strictObject(campaignShape);
+export type CampaignPayload = z.infer<typeof campaignPayloadSchema>;
 export const chatPayloadSchema = z.strictObject(chatShape);
 export type CallPayload = z.infer<typeof callPayloadSchema>;
 export type ChatPayload = z.infer<typeof chatPayloadSchema>;
@@ -161,6 +167,15 @@ const envelope = {
 /** The full payload ("Send all fields") of one event; fields not ready are null. */
 function eventPayloadSchema(event: string) {
   const channel = payloadChannel(event);
+  if (isCampaignEvent(event))
+    return z.strictObject({
+      deliveryId: envelope.deliveryId,
+      event: z.literal(event),
+      channel: z.literal(channel),
+      timestamp: envelope.timestamp,
+      campaign: campaignPayloadSchema,
+      metadata: metadata.nullable(),
+    });
   const common = {
     deliveryId: envelope.deliveryId,
     event: z.literal(event),
@@ -187,6 +202,7 @@ export const customPayloadSchema = z
     channel: z.string().optional(),
     call: z.strictObject(callShape).partial().nullable().optional(),
     chat: z.strictObject(chatShape).partial().nullable().optional(),
+    campaign: z.strictObject(campaignShape).partial().nullable().optional(),
     transcript: z
       .strictObject({ fullText: z.string(), turns: z.array(z.union([callTurn, chatTurn])) })
       .partial()

@@ -2,21 +2,25 @@
 //
 // Leaf path syntax: dot-separated object keys from the payload's root, e.g. `call.id`,
 // `transcript.fullText`, `analysis.topics`, `report.extractedData`. Arrays and
-// `report.extractedData` / `metadata` / `call.transfer` are leaves (no indexing into them).
+// `report.extractedData` / `metadata` / `call.transfer` and a campaign's `counts`, `schedule`,
+// `retry` and `metadata` are leaves (no indexing into them).
 // Unknown paths are refused when the endpoint is saved. The envelope (`deliveryId`, `event`,
 // `timestamp`) is always sent so a receiver can verify, route and de-duplicate.
 
 import type { ToolOutcome } from "../db/schema/tools";
-import { CALL_FIELDS, CHAT_FIELDS } from "./payload-fields";
-import type { CallPayload, CallTranscript, ChatPayload, ChatTranscript } from "./payload-schema";
+import { isCampaignEvent } from "./events";
+import { CALL_FIELDS, CAMPAIGN_FIELDS, CHAT_FIELDS } from "./payload-fields";
+import type { CallPayload, CallTranscript, CampaignPayload, ChatPayload, ChatTranscript } from "./payload-schema";
 
 // The shapes are zod schemas (payload-schema.ts, imported for types only: the dashboard's
 // browser bundle takes shapePayload from this file without zod).
-export type { CallPayload, ChatPayload };
+export type { CallPayload, CampaignPayload, ChatPayload };
 
 export interface EventData {
   call?: Partial<CallPayload> & { id: string };
   chat?: Partial<ChatPayload> & { id: string };
+  /** campaign.* events: the campaign with its recipients' counts (src/campaigns/views.ts campaignEventData). */
+  campaign?: CampaignPayload;
   transcript?: CallTranscript | ChatTranscript | null;
   recording?: { url: string; durationSeconds: number | string } | null;
   analysis?: { summary: string; sentiment: string; topics: string[]; actionItems: string[] } | null;
@@ -35,6 +39,7 @@ export const LEAF_PATHS: readonly string[] = [
   "channel",
   ...CALL_FIELDS.map((f) => `call.${f}`),
   ...CHAT_FIELDS.map((f) => `chat.${f}`),
+  ...CAMPAIGN_FIELDS.map((f) => `campaign.${f}`),
   "transcript.fullText",
   "transcript.turns",
   "recording.url",
@@ -89,6 +94,12 @@ export function buildPayload(input: { deliveryId: string; event: string; channel
     channel: input.channel,
     timestamp: input.timestamp.toISOString(),
   };
+  if (isCampaignEvent(input.event)) {
+    // A campaign is no conversation: no transcript, recording or analysis to be null.
+    body.campaign = pick(data.campaign, CAMPAIGN_FIELDS) ?? null;
+    body.metadata = data.metadata ?? null;
+    return body;
+  }
   if (input.channel === "voice") body.call = pick(data.call, CALL_FIELDS) ?? null;
   else body.chat = pick(data.chat, CHAT_FIELDS) ?? null;
   body.transcript = data.transcript ?? null;

@@ -4,8 +4,9 @@
 // Nothing is read or written: the call or chat exists only in the payload.
 
 import { callEventData } from "../calls/views";
+import { campaignEventData } from "../campaigns/views";
 import { chatEventData } from "../chats/runtime";
-import type { Call, Chat, ChatChannel, ChatTurn, TranscriptTurn } from "../db/schema";
+import type { Call, Campaign, Chat, ChatChannel, ChatTurn, TranscriptTurn } from "../db/schema";
 import { newId } from "../lib/ids";
 import { PLATFORM_EVENTS } from "./events";
 import type { EventData } from "./payload";
@@ -150,6 +151,34 @@ function testChat(channel: ChatChannel, phase: string, now: Date): Chat {
   };
 }
 
+/** A campaign as the row stands when campaign.started (just started) or campaign.completed (every recipient final) fires. */
+function testCampaign(phase: string, now: Date): { campaign: Campaign; counts: Record<string, number> } {
+  const started = phase === "started";
+  const campaign: Campaign = {
+    id: newId(),
+    organizationId: NO_WORKSPACE,
+    name: "Test campaign",
+    agentId: TEST_AGENT.id,
+    fromNumbers: ["+15550100000"],
+    status: started ? "running" : "completed",
+    pausedReason: null,
+    schedule: { days: [1, 2, 3, 4, 5], start: "09:00", end: "18:00", timezone: "America/New_York" },
+    retry: { maxAttempts: 2, delaySeconds: 3600, on: ["no-answer", "busy"] },
+    maxCallsInFlight: 5,
+    callsInFlight: 0,
+    recipientCount: 10,
+    metadata: { test: true },
+    startedAt: started ? now : seconds(now, 3600),
+    completedAt: started ? null : now,
+    createdAt: seconds(now, 7200),
+    updatedAt: now,
+  };
+  const counts = started
+    ? { pending: 10, calling: 0, completed: 0, voicemail: 0, "no-answer": 0, busy: 0, failed: 0, canceled: 0 }
+    : { pending: 0, calling: 0, completed: 7, voicemail: 1, "no-answer": 1, busy: 1, failed: 0, canceled: 0 };
+  return { campaign, counts };
+}
+
 /**
  * The data of a test `event` (one of TEST_EVENTS), as its real emitter builds it. A test call has
  * no recording (its URL would answer 404), so no origin is needed for one.
@@ -158,5 +187,9 @@ export function testEventData(event: string, now = new Date()): EventData {
   if (!PLATFORM_EVENTS.has(event)) throw new Error(`Send Test has no payload for ${event}`);
   const [prefix = "", phase = ""] = event.split(".");
   if (prefix === "call") return callEventData(testCall(phase, now), "");
+  if (prefix === "campaign") {
+    const { campaign, counts } = testCampaign(phase, now);
+    return campaignEventData(campaign, counts as Parameters<typeof campaignEventData>[1]);
+  }
   return chatEventData(testChat(prefix as ChatChannel, phase, now), phase === "completed");
 }

@@ -4,6 +4,7 @@
 // missing here or from the OpenAPI document, so a new route cannot skip these checks.
 import { pcmToWav } from "../../src/lib/audio";
 import { addCallerId } from "./calls";
+import { createCampaign, SHARED_NUMBER } from "./campaigns";
 import { addMemberTo, type Workspace } from "./harness";
 import { connectTelegram } from "./messaging";
 import { createWidget, visitor, chat as widgetChat } from "./widgets";
@@ -93,6 +94,8 @@ const webCall = async (ws: Workspace) => {
   if (res.status !== 201) throw new Error(`web call failed: ${res.status} ${await res.text()}`);
   return { id: ((await res.json()) as { call: { id: string } }).call.id };
 };
+/** A draft campaign of the workspace (its own agent, the stack's shared caller id, three recipients). */
+const campaign = async (ws: Workspace) => ({ id: (await createCampaign(ws)).id });
 /** A number of the Twilio sandbox's account, added as the workspace's caller id. */
 const phoneNumber = async (ws: Workspace) => ({ id: (await addCallerId(ws)).id });
 /** A widget of one of the workspace's agents. */
@@ -353,6 +356,22 @@ export const ROUTES: RouteCase[] = [
   { method: "POST", path: "/v1/audio/transcriptions", auth: "api_key", form: () => withModel(audioForm()) },
   { method: "GET", path: "/v1/usage", auth: "api_key" },
   { method: "GET", path: "/v1/concurrency", auth: "api_key" },
+  { method: "GET", path: "/v1/campaigns", auth: "api_key" },
+  {
+    method: "POST",
+    path: "/v1/campaigns",
+    auth: "api_key",
+    // Another workspace's agent is refused like a missing one (400): the body is valid in form.
+    body: { name: "Security check", agentId: PERSONA, fromNumbers: [SHARED_NUMBER], recipients: [{ phoneNumber: "+14155550100" }] },
+  },
+  { method: "GET", path: "/v1/campaigns/:id", auth: "api_key", resource: campaign },
+  { method: "PATCH", path: "/v1/campaigns/:id", auth: "api_key", body: { name: "Renamed" }, resource: campaign },
+  { method: "DELETE", path: "/v1/campaigns/:id", auth: "api_key", resource: campaign },
+  { method: "GET", path: "/v1/campaigns/:id/recipients", auth: "api_key", resource: campaign },
+  { method: "POST", path: "/v1/campaigns/:id/start", auth: "api_key", resource: campaign },
+  { method: "POST", path: "/v1/campaigns/:id/pause", auth: "api_key", resource: campaign },
+  { method: "POST", path: "/v1/campaigns/:id/resume", auth: "api_key", resource: campaign },
+  { method: "POST", path: "/v1/campaigns/:id/cancel", auth: "api_key", resource: campaign },
 
   ...webhookRoutes("/v1/webhook-endpoints", "api_key"),
   { method: "GET", path: "/webhooks/:id/deliveries", auth: "api_key", permission: "settings:read", resource: endpoint },

@@ -1,8 +1,10 @@
 import { APIClient, type ClientOptions } from "./core.js";
 import { Agents } from "./resources/agents.js";
 import { Calls } from "./resources/calls.js";
+import { Campaigns } from "./resources/campaigns.js";
 import { Channels } from "./resources/channels.js";
 import { Chats } from "./resources/chats.js";
+import { ConcurrencyResource } from "./resources/concurrency.js";
 import { KnowledgeBases } from "./resources/knowledge-bases.js";
 import { Me } from "./resources/me.js";
 import { Audio, ChatModels, Stt, Tts, UsageResource } from "./resources/models.js";
@@ -27,6 +29,8 @@ export class VoiceAgentPlatform {
   readonly agents: Agents;
   readonly calls: Calls;
   readonly phoneNumbers: PhoneNumbers;
+  readonly campaigns: Campaigns;
+  readonly concurrency: ConcurrencyResource;
   readonly voices: Voices;
   readonly knowledgeBases: KnowledgeBases;
   readonly chats: Chats;
@@ -52,6 +56,8 @@ export class VoiceAgentPlatform {
     this.agents = new Agents(client);
     this.calls = new Calls(client);
     this.phoneNumbers = new PhoneNumbers(client);
+    this.campaigns = new Campaigns(client);
+    this.concurrency = new ConcurrencyResource(client);
     this.voices = new Voices(client);
     this.knowledgeBases = new KnowledgeBases(client);
     this.chats = new Chats(client);

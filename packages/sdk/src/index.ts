@@ -38,6 +38,8 @@ export type * from "./types.js";
 export {
   type CallEvent,
   type CallEventType,
+  type CampaignEvent,
+  type CampaignEventType,
   type ConstructEventOptions,
   constructEvent,
   type MessagingEvent,

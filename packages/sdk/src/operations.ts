@@ -29,11 +29,23 @@ export const OPERATIONS = {
   getCall: { method: "GET", path: "/v1/calls/{id}", sdk: "calls.retrieve" },
   getCallRecording: { method: "GET", path: "/v1/calls/{id}/recording", sdk: "calls.recording" },
   endCall: { method: "POST", path: "/v1/calls/{id}/end", sdk: "calls.end" },
+  getConcurrency: { method: "GET", path: "/v1/concurrency", sdk: "concurrency.retrieve" },
 
   listPhoneNumbers: { method: "GET", path: "/v1/phone-numbers", sdk: "phoneNumbers.list" },
   createPhoneNumber: { method: "POST", path: "/v1/phone-numbers", sdk: "phoneNumbers.create" },
   updatePhoneNumber: { method: "PATCH", path: "/v1/phone-numbers/{id}", sdk: "phoneNumbers.update" },
   deletePhoneNumber: { method: "DELETE", path: "/v1/phone-numbers/{id}", sdk: "phoneNumbers.del" },
+
+  listCampaigns: { method: "GET", path: "/v1/campaigns", sdk: "campaigns.list" },
+  createCampaign: { method: "POST", path: "/v1/campaigns", sdk: "campaigns.create" },
+  getCampaign: { method: "GET", path: "/v1/campaigns/{id}", sdk: "campaigns.retrieve" },
+  updateCampaign: { method: "PATCH", path: "/v1/campaigns/{id}", sdk: "campaigns.update" },
+  deleteCampaign: { method: "DELETE", path: "/v1/campaigns/{id}", sdk: "campaigns.del" },
+  listCampaignRecipients: { method: "GET", path: "/v1/campaigns/{id}/recipients", sdk: "campaigns.recipients.list" },
+  startCampaign: { method: "POST", path: "/v1/campaigns/{id}/start", sdk: "campaigns.start" },
+  pauseCampaign: { method: "POST", path: "/v1/campaigns/{id}/pause", sdk: "campaigns.pause" },
+  resumeCampaign: { method: "POST", path: "/v1/campaigns/{id}/resume", sdk: "campaigns.resume" },
+  cancelCampaign: { method: "POST", path: "/v1/campaigns/{id}/cancel", sdk: "campaigns.cancel" },
 
   listVoices: { method: "GET", path: "/v1/voices", sdk: "voices.list" },
   createVoice: { method: "POST", path: "/v1/voices", sdk: "voices.create" },

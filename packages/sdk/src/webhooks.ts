@@ -17,11 +17,14 @@ type EventsOf<E extends SentEvent> = { [K in E]: PayloadOf<K> }[E];
 
 export type CallEventType = Extract<SentEvent, `call.${string}`>;
 export type WidgetEventType = Extract<SentEvent, `widget.${string}`>;
-export type MessagingEventType = Exclude<SentEvent, CallEventType | WidgetEventType>;
+export type CampaignEventType = Extract<SentEvent, `campaign.${string}`>;
+export type MessagingEventType = Exclude<SentEvent, CallEventType | WidgetEventType | CampaignEventType>;
 export type MessagingChannel = MessagingEventType extends `${infer C}.${string}` ? C : never;
 
 /** A voice event: carries `call`. */
 export type CallEvent = EventsOf<CallEventType>;
+/** A campaign's start or completion: carries `campaign` (with its recipients' counts). */
+export type CampaignEvent = EventsOf<CampaignEventType>;
 /** A web widget chat event: carries `chat`. */
 export type WidgetEvent = EventsOf<WidgetEventType>;
 /** A messaging session event (WhatsApp, Telegram…): carries `chat`; `channel` is the channel type. */
@@ -38,7 +41,7 @@ export type WebhookTranscript = NonNullable<CallEvent["transcript"] | WidgetEven
  * in `custom` payload mode only the envelope (deliveryId, event, timestamp) and the selected
  * fields are present.
  */
-export type WebhookEvent = CallEvent | WidgetEvent | MessagingEvent;
+export type WebhookEvent = CallEvent | CampaignEvent | WidgetEvent | MessagingEvent;
 export type WebhookEventType = WebhookEvent["event"];
 
 // -- verification -------------------------------------------------------------------------------

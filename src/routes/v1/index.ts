@@ -21,6 +21,7 @@ import { registerEndCall } from "./calls/end";
 import { registerGetCall } from "./calls/get";
 import { registerGetCallRecording } from "./calls/get-recording";
 import { registerListCalls } from "./calls/list";
+import { registerCampaigns } from "./campaigns";
 import { registerChannels } from "./channels";
 import { registerGetChat } from "./chats/get";
 import { registerListChats } from "./chats/list";
@@ -62,6 +63,7 @@ export function v1Routes() {
   registerEndCall(v1);
   registerGetConcurrency(v1);
   registerPhoneNumbers(v1);
+  registerCampaigns(v1);
 
   registerListVoices(v1);
   registerCreateVoice(v1);

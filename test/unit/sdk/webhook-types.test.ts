@@ -12,6 +12,8 @@ const EVENTS: Record<WebhookEventType, true> = {
   "call.completed": true,
   "call.failed": true,
   "call.analyzed": true,
+  "campaign.started": true,
+  "campaign.completed": true,
   "widget.started": true,
   "widget.completed": true,
   "whatsapp.started": true,

@@ -31,6 +31,8 @@ describe("Send Test's events", () => {
       "call.completed",
       "call.failed",
       "call.analyzed",
+      "campaign.started",
+      "campaign.completed",
       "widget.started",
       "widget.completed",
       "whatsapp.started",

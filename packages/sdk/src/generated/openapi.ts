@@ -584,6 +584,158 @@ export interface paths {
         patch: operations["updatePhoneNumber"];
         trace?: never;
     };
+    "/v1/campaigns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List campaigns
+         * @description Newest first, each with its recipients' counts by state; `status` filters. See docs/pagination.md for the cursor contract.
+         */
+        get: operations["listCampaigns"];
+        put?: never;
+        /**
+         * Create a campaign with its recipients
+         * @description A draft campaign: its agent, caller ids, schedule, retries, limit on calls in flight, and its recipients, as JSON rows (`recipients`) or a CSV file (multipart/form-data: the other fields as JSON in `campaign`, the file in `csv`; a header row with `phone_number`, optional `timezone`, every other column a variable). Everything is checked first and every problem answered at once (`issues`, the first 100, path `recipients.<index>.<field>`; CSV rows also name their line); nothing is created unless all of it is valid. At most 10,000 recipients and 5 MiB. Start it with POST /v1/campaigns/{id}/start.
+         */
+        post: operations["createCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a campaign and its progress
+         * @description The campaign with `counts`: its recipients in each state (`pending`, `calling`, then the final states).
+         */
+        get: operations["getCampaign"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a campaign
+         * @description Deletes a draft, completed or canceled campaign and its recipients (their calls stay). A running or paused campaign answers 409: cancel it first.
+         */
+        delete: operations["deleteCampaign"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a draft or paused campaign
+         * @description Its name, caller ids, schedule, retries (the fields named; the others kept), limit on calls in flight or metadata. Only while it is a draft or paused (409 otherwise: pause a running campaign first). Its recipients and agent are fixed.
+         */
+        patch: operations["updateCampaign"];
+        trace?: never;
+    };
+    "/v1/campaigns/{id}/recipients": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a campaign's recipients
+         * @description In upload order (row 1 first; the cursor works as on every list, docs/pagination.md), each with its state, attempts and latest call; `state` filters.
+         */
+        get: operations["listCampaignRecipients"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns/{id}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a draft campaign
+         * @description draft → running: its recipients are called as its schedule and limits allow. Sends `campaign.started`. 409 for a campaign that is not a draft (resume a paused one) or whose agent was deleted.
+         */
+        post: operations["startCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns/{id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause a running campaign
+         * @description running → paused: no new call is placed; calls in flight finish. 409 for a campaign that is not running.
+         */
+        post: operations["pauseCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns/{id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a paused campaign
+         * @description paused → running, whoever paused it (`pausedReason` is cleared). 409 for a campaign that is not paused or whose agent was deleted.
+         */
+        post: operations["resumeCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/campaigns/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a campaign
+         * @description draft, running or paused → canceled: its pending recipients are canceled; calls in flight finish. 409 for a completed or canceled campaign.
+         */
+        post: operations["cancelCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/voices": {
         parameters: {
             query?: never;
@@ -1519,6 +1671,46 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "campaign.started": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * campaign.started: sent to endpoints subscribed to it
+         * @description Signed with the endpoint's secret (`X-Service-Signature`). An endpoint in `custom` payload mode receives a WebhookCustomPayload instead. Answer 2xx within the timeout; anything else is retried.
+         */
+        post: operations["webhookCampaignStarted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "campaign.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * campaign.completed: sent to endpoints subscribed to it
+         * @description Signed with the endpoint's secret (`X-Service-Signature`). An endpoint in `custom` payload mode receives a WebhookCustomPayload instead. Answer 2xx within the timeout; anything else is retried.
+         */
+        post: operations["webhookCampaignCompleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "widget.started": {
         parameters: {
             query?: never;
@@ -1757,7 +1949,7 @@ export interface components {
              */
             timestamp: string;
             /** @enum {string} */
-            event: "call.started" | "call.completed" | "call.failed" | "call.analyzed" | "widget.started" | "widget.completed" | "chat.started" | "chat.completed" | "whatsapp.started" | "whatsapp.completed" | "telegram.started" | "telegram.completed" | "sms.started" | "sms.completed" | "messenger.started" | "messenger.completed";
+            event: "call.started" | "call.completed" | "call.failed" | "call.analyzed" | "campaign.started" | "campaign.completed" | "widget.started" | "widget.completed" | "chat.started" | "chat.completed" | "whatsapp.started" | "whatsapp.completed" | "telegram.started" | "telegram.completed" | "sms.started" | "sms.completed" | "messenger.started" | "messenger.completed";
             channel?: string;
             call?: {
                 /**
@@ -1841,6 +2033,61 @@ export interface components {
                 endUserId?: string | null;
                 /** @description The name the messaging provider gives the end user; null for widget visitors. */
                 endUserName?: string | null;
+            } | null;
+            campaign?: {
+                /**
+                 * Format: uuid
+                 * @example 0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77
+                 */
+                id?: string;
+                name?: string;
+                /**
+                 * Format: uuid
+                 * @description Null once the agent was deleted (the campaign is paused then).
+                 */
+                agentId?: string | null;
+                fromNumbers?: string[];
+                /**
+                 * @description docs/campaigns.md, "States".
+                 * @enum {string}
+                 */
+                status?: "draft" | "running" | "paused" | "completed" | "canceled";
+                /** @description Why the platform paused it; null when running or paused by a user. */
+                pausedReason?: string | null;
+                schedule?: components["schemas"]["CampaignSchedule"];
+                retry?: {
+                    maxAttempts: number;
+                    delaySeconds: number;
+                    on: ("no-answer" | "busy" | "failed" | "voicemail")[];
+                };
+                maxCallsInFlight?: number;
+                /** @description Its calls queued, ringing or in progress now. */
+                callsInFlight?: number;
+                recipientCount?: number;
+                counts?: components["schemas"]["CampaignRecipientCounts"];
+                metadata?: {
+                    [key: string]: unknown;
+                };
+                /**
+                 * Format: date-time
+                 * @example 2025-03-03T14:00:00.000Z
+                 */
+                startedAt?: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2025-03-03T14:00:00.000Z
+                 */
+                completedAt?: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2025-03-03T14:00:00.000Z
+                 */
+                createdAt?: string;
+                /**
+                 * Format: date-time
+                 * @example 2025-03-03T14:00:00.000Z
+                 */
+                updatedAt?: string;
             } | null;
             transcript?: {
                 fullText?: string;
@@ -1942,6 +2189,58 @@ export interface components {
             /** @description Seconds the caller was connected to the destination; null until the leg ended. */
             connectedSeconds: number | null;
         } | null;
+        /** @description When calls may be placed, in each recipient's time zone (docs/campaigns.md, "Schedule"). Null: at any time. */
+        CampaignSchedule: {
+            /**
+             * @description ISO weekdays on which calls are placed: 1 is Monday, 7 Sunday.
+             * @example [
+             *       1,
+             *       2,
+             *       3,
+             *       4,
+             *       5
+             *     ]
+             */
+            days: number[];
+            /**
+             * @description The window's start, in the recipient's time zone.
+             * @example 09:00
+             */
+            start: string;
+            /**
+             * @description The window's end (exclusive), after `start` on the same day.
+             * @example 18:00
+             */
+            end: string;
+            /**
+             * @description IANA time zone for recipients whose row names none.
+             * @example America/New_York
+             */
+            timezone: string;
+        } | null;
+        /**
+         * @description Recipients in each state.
+         * @example {
+         *       "pending": 10,
+         *       "calling": 2,
+         *       "completed": 30,
+         *       "voicemail": 4,
+         *       "no-answer": 3,
+         *       "busy": 1,
+         *       "failed": 0,
+         *       "canceled": 0
+         *     }
+         */
+        CampaignRecipientCounts: {
+            pending: number;
+            calling: number;
+            completed: number;
+            voicemail: number;
+            "no-answer": number;
+            busy: number;
+            failed: number;
+            canceled: number;
+        };
         /** @description Agent replies: where the caller's wait went. */
         TurnLatency: {
             /** @description From the end of the caller's speech to the reply's first audio sent. */
@@ -2469,6 +2768,158 @@ export interface components {
                     };
                     latency?: components["schemas"]["TurnLatency"];
                 }[];
+            } | null;
+        };
+        CampaignStartedPayload: {
+            /**
+             * Format: uuid
+             * @description The same across retries of one (event, endpoint); de-duplicate on it.
+             * @example 0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77
+             */
+            deliveryId: string;
+            /** @enum {string} */
+            event: "campaign.started";
+            /** @enum {string} */
+            channel: "campaign";
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             * @example 2025-01-15T09:30:00.000Z
+             */
+            timestamp: string;
+            campaign: {
+                /**
+                 * Format: uuid
+                 * @example 0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77
+                 */
+                id: string;
+                name: string;
+                /**
+                 * Format: uuid
+                 * @description Null once the agent was deleted (the campaign is paused then).
+                 */
+                agentId: string | null;
+                fromNumbers: string[];
+                /**
+                 * @description docs/campaigns.md, "States".
+                 * @enum {string}
+                 */
+                status: "draft" | "running" | "paused" | "completed" | "canceled";
+                /** @description Why the platform paused it; null when running or paused by a user. */
+                pausedReason: string | null;
+                schedule: components["schemas"]["CampaignSchedule"];
+                retry: {
+                    maxAttempts: number;
+                    delaySeconds: number;
+                    on: ("no-answer" | "busy" | "failed" | "voicemail")[];
+                };
+                maxCallsInFlight: number;
+                /** @description Its calls queued, ringing or in progress now. */
+                callsInFlight: number;
+                recipientCount: number;
+                counts: components["schemas"]["CampaignRecipientCounts"];
+                metadata: {
+                    [key: string]: unknown;
+                };
+                /**
+                 * Format: date-time
+                 * @example 2025-03-03T14:00:00.000Z
+                 */
+                startedAt: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2025-03-03T14:00:00.000Z
+                 */
+                completedAt: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2025-03-03T14:00:00.000Z
+                 */
+                createdAt: string;
+                /**
+                 * Format: date-time
+                 * @example 2025-03-03T14:00:00.000Z
+                 */
+                updatedAt: string;
+            };
+            metadata: {
+                [key: string]: unknown;
+            } | null;
+        };
+        CampaignCompletedPayload: {
+            /**
+             * Format: uuid
+             * @description The same across retries of one (event, endpoint); de-duplicate on it.
+             * @example 0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77
+             */
+            deliveryId: string;
+            /** @enum {string} */
+            event: "campaign.completed";
+            /** @enum {string} */
+            channel: "campaign";
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             * @example 2025-01-15T09:30:00.000Z
+             */
+            timestamp: string;
+            campaign: {
+                /**
+                 * Format: uuid
+                 * @example 0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77
+                 */
+                id: string;
+                name: string;
+                /**
+                 * Format: uuid
+                 * @description Null once the agent was deleted (the campaign is paused then).
+                 */
+                agentId: string | null;
+                fromNumbers: string[];
+                /**
+                 * @description docs/campaigns.md, "States".
+                 * @enum {string}
+                 */
+                status: "draft" | "running" | "paused" | "completed" | "canceled";
+                /** @description Why the platform paused it; null when running or paused by a user. */
+                pausedReason: string | null;
+                schedule: components["schemas"]["CampaignSchedule"];
+                retry: {
+                    maxAttempts: number;
+                    delaySeconds: number;
+                    on: ("no-answer" | "busy" | "failed" | "voicemail")[];
+                };
+                maxCallsInFlight: number;
+                /** @description Its calls queued, ringing or in progress now. */
+                callsInFlight: number;
+                recipientCount: number;
+                counts: components["schemas"]["CampaignRecipientCounts"];
+                metadata: {
+                    [key: string]: unknown;
+                };
+                /**
+                 * Format: date-time
+                 * @example 2025-03-03T14:00:00.000Z
+                 */
+                startedAt: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2025-03-03T14:00:00.000Z
+                 */
+                completedAt: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2025-03-03T14:00:00.000Z
+                 */
+                createdAt: string;
+                /**
+                 * Format: date-time
+                 * @example 2025-03-03T14:00:00.000Z
+                 */
+                updatedAt: string;
+            };
+            metadata: {
+                [key: string]: unknown;
             } | null;
         };
         WidgetStartedPayload: {
@@ -4563,6 +5014,314 @@ export interface components {
              */
             agentId?: string | null;
         };
+        CampaignPage: {
+            data: components["schemas"]["Campaign"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            nextCursor: string | null;
+            hasMore: boolean;
+        };
+        Campaign: {
+            /**
+             * Format: uuid
+             * @example 0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77
+             */
+            id: string;
+            name: string;
+            /**
+             * Format: uuid
+             * @description Null once the agent was deleted (the campaign is paused then).
+             */
+            agentId: string | null;
+            fromNumbers: string[];
+            /**
+             * @description docs/campaigns.md, "States".
+             * @enum {string}
+             */
+            status: "draft" | "running" | "paused" | "completed" | "canceled";
+            /** @description Why the platform paused it; null when running or paused by a user. */
+            pausedReason: string | null;
+            schedule: components["schemas"]["CampaignSchedule"];
+            retry: {
+                maxAttempts: number;
+                delaySeconds: number;
+                on: ("no-answer" | "busy" | "failed" | "voicemail")[];
+            };
+            maxCallsInFlight: number;
+            /** @description Its calls queued, ringing or in progress now. */
+            callsInFlight: number;
+            recipientCount: number;
+            counts: components["schemas"]["CampaignRecipientCounts"];
+            metadata: {
+                [key: string]: unknown;
+            };
+            /**
+             * Format: date-time
+             * @example 2025-03-03T14:00:00.000Z
+             */
+            startedAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2025-03-03T14:00:00.000Z
+             */
+            completedAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2025-03-03T14:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2025-03-03T14:00:00.000Z
+             */
+            updatedAt: string;
+        };
+        /**
+         * @example {
+         *       "name": "March reminders",
+         *       "agentId": "0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77",
+         *       "fromNumbers": [
+         *         "+14155550100"
+         *       ],
+         *       "schedule": {
+         *         "days": [
+         *           1,
+         *           2,
+         *           3,
+         *           4,
+         *           5
+         *         ],
+         *         "start": "09:00",
+         *         "end": "18:00",
+         *         "timezone": "America/New_York"
+         *       },
+         *       "retry": {
+         *         "maxAttempts": 3,
+         *         "delaySeconds": 3600,
+         *         "on": [
+         *           "no-answer",
+         *           "busy"
+         *         ]
+         *       },
+         *       "maxCallsInFlight": 5,
+         *       "metadata": {},
+         *       "recipients": [
+         *         {
+         *           "phoneNumber": "+14155550123",
+         *           "variables": {
+         *             "first_name": "Ada"
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
+        CreateCampaign: components["schemas"]["CreateCampaignFields"] & {
+            recipients: components["schemas"]["CampaignRecipientInput"][];
+        };
+        /**
+         * @description Retries: defaults 1 attempt (no retry), 3600 s, on no-answer and busy.
+         * @default {
+         *       "maxAttempts": 1,
+         *       "delaySeconds": 3600,
+         *       "on": [
+         *         "no-answer",
+         *         "busy"
+         *       ]
+         *     }
+         */
+        CampaignRetry: {
+            /**
+             * @description Attempts per recipient in all, 1 to 5.
+             * @default 1
+             * @example 3
+             */
+            maxAttempts?: number;
+            /**
+             * @description Wait before the next attempt, 60 s to 7 days.
+             * @default 3600
+             * @example 3600
+             */
+            delaySeconds?: number;
+            /**
+             * @description Outcomes tried again while attempts remain.
+             * @default [
+             *       "no-answer",
+             *       "busy"
+             *     ]
+             * @example [
+             *       "no-answer",
+             *       "busy"
+             *     ]
+             */
+            on?: ("no-answer" | "busy" | "failed" | "voicemail")[];
+        };
+        CampaignRecipientInput: {
+            /**
+             * @description E.164; spaces, dashes, dots and parentheses are dropped ("+1 (415) 555-0100" is +14155550100). The + and country code are required.
+             * @example +14155550100
+             */
+            phoneNumber: string;
+            /**
+             * @description IANA time zone of this recipient (default: the schedule's).
+             * @example America/Chicago
+             */
+            timezone?: string | null;
+            /**
+             * @description Fill `{{name}}` in the agent's prompt and messages; must give every name they use.
+             * @example {
+             *       "first_name": "Ada"
+             *     }
+             */
+            variables?: {
+                [key: string]: string;
+            };
+        };
+        CreateCampaignFields: {
+            /** @example March reminders */
+            name: string;
+            /**
+             * Format: uuid
+             * @description The agent that talks on every call.
+             * @example 0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77
+             */
+            agentId: string;
+            /**
+             * @description Caller ids, used in turn: the workspace's phone numbers (GET /v1/phone-numbers) or the platform's shared ones.
+             * @example [
+             *       "+14155550100"
+             *     ]
+             */
+            fromNumbers: string[];
+            schedule?: components["schemas"]["CampaignSchedule"];
+            retry?: components["schemas"]["CampaignRetry"];
+            /**
+             * @description The campaign's own limit on calls in flight, 1 to the workspace's (GET /v1/concurrency); default 10 or the workspace's if lower.
+             * @example 5
+             */
+            maxCallsInFlight?: number;
+            /**
+             * @description Your own JSON object, returned as sent: at most 16 KB serialized, 50 top-level keys, 5 levels deep.
+             * @example {
+             *       "crmAccountId": "A-1042",
+             *       "team": "support"
+             *     }
+             */
+            metadata?: {
+                [key: string]: unknown;
+            };
+        };
+        CreateCampaignForm: {
+            /** @description The campaign as JSON (CreateCampaignFields: no `recipients`). */
+            campaign?: string;
+            /**
+             * Format: binary
+             * @description The recipients as UTF-8 CSV: a header row with `phone_number`, optional `timezone`, every other column a variable.
+             */
+            csv?: string;
+        };
+        /**
+         * @example {
+         *       "maxCallsInFlight": 3
+         *     }
+         */
+        UpdateCampaign: {
+            /** @example March reminders */
+            name?: string;
+            /**
+             * @description Caller ids, used in turn: the workspace's phone numbers (GET /v1/phone-numbers) or the platform's shared ones.
+             * @example [
+             *       "+14155550100"
+             *     ]
+             */
+            fromNumbers?: string[];
+            schedule?: components["schemas"]["CampaignSchedule"];
+            retry?: components["schemas"]["CampaignRetryPatch"];
+            /**
+             * @description The campaign's own limit on calls in flight, 1 to the workspace's (GET /v1/concurrency); default 10 or the workspace's if lower.
+             * @example 5
+             */
+            maxCallsInFlight?: number;
+            /**
+             * @description Your own JSON object, returned as sent: at most 16 KB serialized, 50 top-level keys, 5 levels deep.
+             * @example {
+             *       "crmAccountId": "A-1042",
+             *       "team": "support"
+             *     }
+             */
+            metadata?: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description The fields to change; the others keep their values. */
+        CampaignRetryPatch: {
+            /**
+             * @description Attempts per recipient in all, 1 to 5.
+             * @example 3
+             */
+            maxAttempts?: number;
+            /**
+             * @description Wait before the next attempt, 60 s to 7 days.
+             * @example 3600
+             */
+            delaySeconds?: number;
+            /**
+             * @description Outcomes tried again while attempts remain.
+             * @example [
+             *       "no-answer",
+             *       "busy"
+             *     ]
+             */
+            on?: ("no-answer" | "busy" | "failed" | "voicemail")[];
+        };
+        CampaignRecipientPage: {
+            data: components["schemas"]["CampaignRecipient"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            nextCursor: string | null;
+            hasMore: boolean;
+        };
+        CampaignRecipient: {
+            /**
+             * Format: uuid
+             * @example 0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77
+             */
+            id: string;
+            /** @description Its place in the upload, from 1. */
+            row: number;
+            /** @example +14155550123 */
+            phoneNumber: string;
+            timezone: string | null;
+            variables: {
+                [key: string]: string;
+            };
+            /**
+             * @description docs/campaigns.md, "States".
+             * @enum {string}
+             */
+            state: "pending" | "calling" | "completed" | "voicemail" | "no-answer" | "busy" | "failed" | "canceled";
+            /** @description Calls placed to it so far. */
+            attempts: number;
+            /**
+             * Format: date-time
+             * @description Not called again before this time (a retry's delay).
+             * @example 2025-03-03T14:00:00.000Z
+             */
+            nextAttemptAt: string | null;
+            /**
+             * Format: uuid
+             * @description Its latest call (GET /v1/calls/{id}).
+             */
+            lastCallId: string | null;
+            lastEndedReason: string | null;
+            /**
+             * Format: date-time
+             * @example 2025-03-03T14:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2025-03-03T14:00:00.000Z
+             */
+            updatedAt: string;
+        };
         VoicePage: {
             data: components["schemas"]["Voice"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
@@ -5667,7 +6426,7 @@ export interface components {
              *       "call.completed"
              *     ]
              */
-            events?: "all" | ("call.started" | "call.completed" | "call.failed" | "call.analyzed" | "widget.started" | "widget.completed" | "chat.started" | "chat.completed" | "whatsapp.started" | "whatsapp.completed" | "telegram.started" | "telegram.completed" | "sms.started" | "sms.completed" | "messenger.started" | "messenger.completed")[];
+            events?: "all" | ("call.started" | "call.completed" | "call.failed" | "call.analyzed" | "campaign.started" | "campaign.completed" | "widget.started" | "widget.completed" | "chat.started" | "chat.completed" | "whatsapp.started" | "whatsapp.completed" | "telegram.started" | "telegram.completed" | "sms.started" | "sms.completed" | "messenger.started" | "messenger.completed")[];
             /**
              * @default all
              * @enum {string}
@@ -5682,7 +6441,7 @@ export interface components {
              *       "transcript.fullText"
              *     ]
              */
-            customFields?: ("channel" | "call.id" | "call.status" | "call.direction" | "call.durationSeconds" | "call.fromNumber" | "call.toNumber" | "call.agentId" | "call.agentName" | "call.startedAt" | "call.endedAt" | "call.endedReason" | "call.endedReasonCategory" | "call.transfer" | "call.analysisSkipped" | "chat.id" | "chat.status" | "chat.agentId" | "chat.agentName" | "chat.startedAt" | "chat.endedAt" | "chat.messageCount" | "chat.channelId" | "chat.endUserId" | "chat.endUserName" | "transcript.fullText" | "transcript.turns" | "recording.url" | "recording.durationSeconds" | "analysis.summary" | "analysis.sentiment" | "analysis.topics" | "analysis.actionItems" | "report.successScore" | "report.criteriaResults" | "report.extractedData" | "metadata")[];
+            customFields?: ("channel" | "call.id" | "call.status" | "call.direction" | "call.durationSeconds" | "call.fromNumber" | "call.toNumber" | "call.agentId" | "call.agentName" | "call.startedAt" | "call.endedAt" | "call.endedReason" | "call.endedReasonCategory" | "call.transfer" | "call.analysisSkipped" | "chat.id" | "chat.status" | "chat.agentId" | "chat.agentName" | "chat.startedAt" | "chat.endedAt" | "chat.messageCount" | "chat.channelId" | "chat.endUserId" | "chat.endUserName" | "campaign.id" | "campaign.name" | "campaign.agentId" | "campaign.fromNumbers" | "campaign.status" | "campaign.pausedReason" | "campaign.schedule" | "campaign.retry" | "campaign.maxCallsInFlight" | "campaign.callsInFlight" | "campaign.recipientCount" | "campaign.counts" | "campaign.metadata" | "campaign.startedAt" | "campaign.completedAt" | "campaign.createdAt" | "campaign.updatedAt" | "transcript.fullText" | "transcript.turns" | "recording.url" | "recording.durationSeconds" | "analysis.summary" | "analysis.sentiment" | "analysis.topics" | "analysis.actionItems" | "report.successScore" | "report.criteriaResults" | "report.extractedData" | "metadata")[];
         };
         WebhookEndpointPage: {
             data: components["schemas"]["WebhookEndpoint"][];
@@ -5721,7 +6480,7 @@ export interface components {
              *       "call.completed"
              *     ]
              */
-            events?: "all" | ("call.started" | "call.completed" | "call.failed" | "call.analyzed" | "widget.started" | "widget.completed" | "chat.started" | "chat.completed" | "whatsapp.started" | "whatsapp.completed" | "telegram.started" | "telegram.completed" | "sms.started" | "sms.completed" | "messenger.started" | "messenger.completed")[];
+            events?: "all" | ("call.started" | "call.completed" | "call.failed" | "call.analyzed" | "campaign.started" | "campaign.completed" | "widget.started" | "widget.completed" | "chat.started" | "chat.completed" | "whatsapp.started" | "whatsapp.completed" | "telegram.started" | "telegram.completed" | "sms.started" | "sms.completed" | "messenger.started" | "messenger.completed")[];
             /** @enum {string} */
             payloadMode?: "all" | "custom";
             /**
@@ -5732,7 +6491,7 @@ export interface components {
              *       "transcript.fullText"
              *     ]
              */
-            customFields?: ("channel" | "call.id" | "call.status" | "call.direction" | "call.durationSeconds" | "call.fromNumber" | "call.toNumber" | "call.agentId" | "call.agentName" | "call.startedAt" | "call.endedAt" | "call.endedReason" | "call.endedReasonCategory" | "call.transfer" | "call.analysisSkipped" | "chat.id" | "chat.status" | "chat.agentId" | "chat.agentName" | "chat.startedAt" | "chat.endedAt" | "chat.messageCount" | "chat.channelId" | "chat.endUserId" | "chat.endUserName" | "transcript.fullText" | "transcript.turns" | "recording.url" | "recording.durationSeconds" | "analysis.summary" | "analysis.sentiment" | "analysis.topics" | "analysis.actionItems" | "report.successScore" | "report.criteriaResults" | "report.extractedData" | "metadata")[];
+            customFields?: ("channel" | "call.id" | "call.status" | "call.direction" | "call.durationSeconds" | "call.fromNumber" | "call.toNumber" | "call.agentId" | "call.agentName" | "call.startedAt" | "call.endedAt" | "call.endedReason" | "call.endedReasonCategory" | "call.transfer" | "call.analysisSkipped" | "chat.id" | "chat.status" | "chat.agentId" | "chat.agentName" | "chat.startedAt" | "chat.endedAt" | "chat.messageCount" | "chat.channelId" | "chat.endUserId" | "chat.endUserName" | "campaign.id" | "campaign.name" | "campaign.agentId" | "campaign.fromNumbers" | "campaign.status" | "campaign.pausedReason" | "campaign.schedule" | "campaign.retry" | "campaign.maxCallsInFlight" | "campaign.callsInFlight" | "campaign.recipientCount" | "campaign.counts" | "campaign.metadata" | "campaign.startedAt" | "campaign.completedAt" | "campaign.createdAt" | "campaign.updatedAt" | "transcript.fullText" | "transcript.turns" | "recording.url" | "recording.durationSeconds" | "analysis.summary" | "analysis.sentiment" | "analysis.topics" | "analysis.actionItems" | "report.successScore" | "report.criteriaResults" | "report.extractedData" | "metadata")[];
         };
         WebhookDelivery: {
             /** @description The delivery id, as in X-Service-Delivery-Id. */
@@ -5769,7 +6528,7 @@ export interface components {
              * @example widget.completed
              * @enum {string}
              */
-            event?: "call.started" | "call.completed" | "call.failed" | "call.analyzed" | "widget.started" | "widget.completed" | "whatsapp.started" | "whatsapp.completed" | "telegram.started" | "telegram.completed";
+            event?: "call.started" | "call.completed" | "call.failed" | "call.analyzed" | "campaign.started" | "campaign.completed" | "widget.started" | "widget.completed" | "whatsapp.started" | "whatsapp.completed" | "telegram.started" | "telegram.completed";
         };
         TestReceiverCaptures: {
             url: string;
@@ -8520,6 +9279,756 @@ export interface operations {
             };
             /** @description Service Unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listCampaigns: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. */
+                limit?: number;
+                /** @description `nextCursor` of the previous page. */
+                cursor?: string;
+                /** @description Only items created after this instant (ISO 8601, years 0001 to 9999). */
+                createdAfter?: string;
+                /** @description Only items created before this instant (ISO 8601, years 0001 to 9999). */
+                createdBefore?: string;
+                /** @description Only campaigns in this status. */
+                status?: "draft" | "running" | "paused" | "completed" | "canceled";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of campaigns. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignPage"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The campaign as JSON with `recipients`, or as multipart/form-data with a CSV file (one of them is required). */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CreateCampaign"];
+                "multipart/form-data": components["schemas"]["CreateCampaignForm"];
+            };
+        };
+        responses: {
+            /** @description The draft campaign, with its recipients' counts. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Campaign"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The campaign and its progress. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Campaign"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateCampaign"];
+            };
+        };
+        responses: {
+            /** @description The campaign as changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Campaign"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listCampaignRecipients: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. */
+                limit?: number;
+                /** @description `nextCursor` of the previous page. */
+                cursor?: string;
+                /** @description Only items created after this instant (ISO 8601, years 0001 to 9999). */
+                createdAfter?: string;
+                /** @description Only items created before this instant (ISO 8601, years 0001 to 9999). */
+                createdBefore?: string;
+                /** @description Only recipients in this state. */
+                state?: "pending" | "calling" | "completed" | "voicemail" | "no-answer" | "busy" | "failed" | "canceled";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of recipients. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignRecipientPage"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    startCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The campaign in its new state. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Campaign"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    pauseCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The campaign in its new state. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Campaign"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resumeCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The campaign in its new state. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Campaign"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cancelCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The campaign in its new state. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Campaign"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12072,7 +13581,7 @@ export interface operations {
                 /** @description Only deliveries whose latest attempt left them in this status. */
                 status?: "pending" | "succeeded" | "failed";
                 /** @description Only deliveries of this event. */
-                event?: "call.started" | "call.completed" | "call.failed" | "call.analyzed" | "widget.started" | "widget.completed" | "chat.started" | "chat.completed" | "whatsapp.started" | "whatsapp.completed" | "telegram.started" | "telegram.completed" | "sms.started" | "sms.completed" | "messenger.started" | "messenger.completed";
+                event?: "call.started" | "call.completed" | "call.failed" | "call.analyzed" | "campaign.started" | "campaign.completed" | "widget.started" | "widget.completed" | "chat.started" | "chat.completed" | "whatsapp.started" | "whatsapp.completed" | "telegram.started" | "telegram.completed" | "sms.started" | "sms.completed" | "messenger.started" | "messenger.completed";
             };
             header?: never;
             path: {
@@ -13232,7 +14741,7 @@ export interface operations {
                 /** @description Only deliveries whose latest attempt left them in this status. */
                 status?: "pending" | "succeeded" | "failed";
                 /** @description Only deliveries of this event. */
-                event?: "call.started" | "call.completed" | "call.failed" | "call.analyzed" | "widget.started" | "widget.completed" | "chat.started" | "chat.completed" | "whatsapp.started" | "whatsapp.completed" | "telegram.started" | "telegram.completed" | "sms.started" | "sms.completed" | "messenger.started" | "messenger.completed";
+                event?: "call.started" | "call.completed" | "call.failed" | "call.analyzed" | "campaign.started" | "campaign.completed" | "widget.started" | "widget.completed" | "chat.started" | "chat.completed" | "whatsapp.started" | "whatsapp.completed" | "telegram.started" | "telegram.completed" | "sms.started" | "sms.completed" | "messenger.started" | "messenger.completed";
             };
             header?: never;
             path: {
@@ -13498,6 +15007,60 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["CallAnalyzedPayload"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookCampaignStarted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">` (docs/webhooks.md). */
+                "x-service-signature": string;
+                /** @description The payload's deliveryId. */
+                "x-service-delivery-id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CampaignStartedPayload"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookCampaignCompleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">` (docs/webhooks.md). */
+                "x-service-signature": string;
+                /** @description The payload's deliveryId. */
+                "x-service-delivery-id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CampaignCompletedPayload"];
             };
         };
         responses: {
