@@ -90,7 +90,7 @@ export function checkRecipients(
         const firstRow = given[first];
         issues.push({
           path: at("phoneNumber"),
-          message: `${phone.number} is listed twice: first at recipients.${first}${firstRow?.line === undefined ? "" : ` (CSV line ${firstRow.line})`}${where(row)}`,
+          message: `${phone.number} is listed twice: first at recipients.${first}${firstRow?.line === undefined ? "" : ` (CSV line ${firstRow.line}), again on CSV line ${row.line}`}`,
         });
       } else seen.set(phone.number, i);
     }
