@@ -164,8 +164,11 @@ export const createCampaignFieldsSchema = z
   })
   .openapi("CreateCampaignFields");
 
-export const createCampaignSchema = createCampaignFieldsSchema
-  .extend({
+// A schema of its own, not an extension of CreateCampaignFields: the document would give it as
+// allOf of that strict object and the recipients, which no body satisfies.
+export const createCampaignSchema = z
+  .strictObject({
+    ...createCampaignFieldsSchema.shape,
     recipients: z
       .array(recipientInputSchema)
       .min(1, "name at least one recipient")

@@ -41,7 +41,8 @@ export type PhoneNumberListParams = QueryOf<"listPhoneNumbers">;
 export type Concurrency = Schemas["Concurrency"];
 export type Campaign = Schemas["Campaign"];
 export type CampaignCreateParams = Schemas["CreateCampaign"];
-export type CampaignCreateFields = Schemas["CreateCampaignFields"];
+/** A campaign without its recipients: the multipart form's `campaign` field (createFromCsv). */
+export type CampaignCreateFields = Omit<Schemas["CreateCampaign"], "recipients">;
 export type CampaignUpdateParams = Schemas["UpdateCampaign"];
 export type CampaignListParams = QueryOf<"listCampaigns">;
 export type CampaignRecipient = Schemas["CampaignRecipient"];

@@ -5,7 +5,12 @@ import { describe, expect, it } from "vitest";
 import { checkRecipients, normalisePhoneNumber, rowsFromCsv } from "../../../src/campaigns/recipients";
 import { ApiError } from "../../../src/lib/errors";
 
-const AGENT = { systemPrompt: "Remind {{first_name}}.", firstMessage: "Hi {{ first_name }}, about {{appointment}}.", voicemail: null };
+const NO_VOICEMAIL = { detection: "off" as const, message: null };
+const AGENT = {
+  systemPrompt: "Remind {{first_name}}.",
+  firstMessage: "Hi {{ first_name }}, about {{appointment}}.",
+  voicemail: NO_VOICEMAIL,
+};
 const csv = (text: string) => new TextEncoder().encode(text);
 const vars = { first_name: "Ada", appointment: "Monday" };
 
@@ -88,7 +93,7 @@ describe("checkRecipients (JSON rows)", () => {
   });
 
   it("needs no variable when the agent's templates use none, and none at all without an agent", () => {
-    const plain = { systemPrompt: "You remind people.", firstMessage: null, voicemail: null };
+    const plain = { systemPrompt: "You remind people.", firstMessage: null, voicemail: NO_VOICEMAIL };
     expect(checkRecipients([{ phoneNumber: "+14155550100" }], plain)).toHaveLength(1);
     expect(checkRecipients([{ phoneNumber: "+14155550100" }], null)).toHaveLength(1);
   });

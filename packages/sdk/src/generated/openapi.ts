@@ -5114,7 +5114,39 @@ export interface components {
          *       ]
          *     }
          */
-        CreateCampaign: components["schemas"]["CreateCampaignFields"] & {
+        CreateCampaign: {
+            /** @example March reminders */
+            name: string;
+            /**
+             * Format: uuid
+             * @description The agent that talks on every call.
+             * @example 0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77
+             */
+            agentId: string;
+            /**
+             * @description Caller ids, used in turn: the workspace's phone numbers (GET /v1/phone-numbers) or the platform's shared ones.
+             * @example [
+             *       "+14155550100"
+             *     ]
+             */
+            fromNumbers: string[];
+            schedule?: components["schemas"]["CampaignSchedule"];
+            retry?: components["schemas"]["CampaignRetry"];
+            /**
+             * @description The campaign's own limit on calls in flight, 1 to the workspace's (GET /v1/concurrency); default 10 or the workspace's if lower.
+             * @example 5
+             */
+            maxCallsInFlight?: number;
+            /**
+             * @description Your own JSON object, returned as sent: at most 16 KB serialized, 50 top-level keys, 5 levels deep.
+             * @example {
+             *       "crmAccountId": "A-1042",
+             *       "team": "support"
+             *     }
+             */
+            metadata?: {
+                [key: string]: unknown;
+            };
             recipients: components["schemas"]["CampaignRecipientInput"][];
         };
         /**
@@ -5173,40 +5205,6 @@ export interface components {
              */
             variables?: {
                 [key: string]: string;
-            };
-        };
-        CreateCampaignFields: {
-            /** @example March reminders */
-            name: string;
-            /**
-             * Format: uuid
-             * @description The agent that talks on every call.
-             * @example 0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77
-             */
-            agentId: string;
-            /**
-             * @description Caller ids, used in turn: the workspace's phone numbers (GET /v1/phone-numbers) or the platform's shared ones.
-             * @example [
-             *       "+14155550100"
-             *     ]
-             */
-            fromNumbers: string[];
-            schedule?: components["schemas"]["CampaignSchedule"];
-            retry?: components["schemas"]["CampaignRetry"];
-            /**
-             * @description The campaign's own limit on calls in flight, 1 to the workspace's (GET /v1/concurrency); default 10 or the workspace's if lower.
-             * @example 5
-             */
-            maxCallsInFlight?: number;
-            /**
-             * @description Your own JSON object, returned as sent: at most 16 KB serialized, 50 top-level keys, 5 levels deep.
-             * @example {
-             *       "crmAccountId": "A-1042",
-             *       "team": "support"
-             *     }
-             */
-            metadata?: {
-                [key: string]: unknown;
             };
         };
         CreateCampaignForm: {
