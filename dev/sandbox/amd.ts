@@ -36,14 +36,7 @@ const CNG_PERIOD_MS = 3_500;
 const CALLBACK_TIMEOUT_MS = 15_000;
 
 export type AmdMode = "Enable" | "DetectMessageEnd";
-export type AnsweredBy =
-  | "human"
-  | "machine_start"
-  | "machine_end_beep"
-  | "machine_end_silence"
-  | "machine_end_other"
-  | "fax"
-  | "unknown";
+export type AnsweredBy = "human" | "machine_start" | "machine_end_beep" | "machine_end_silence" | "machine_end_other" | "fax" | "unknown";
 
 /** What a call's detection did, on its SandboxCall (`amd`). Times are epoch ms. */
 export interface SandboxAmd {

@@ -273,12 +273,10 @@ export const agentSchema = z
         description: 'What the agent answers from (docs/knowledge.md, "Agents").',
         example: { knowledgeBaseIds: [], topK: 3, maxDistance: null, retrieval: "every_turn" },
       }),
-    voicemail: z
-      .object({ detection: z.enum(VOICEMAIL_DETECTION), message: z.string().nullable() })
-      .openapi({
-        description: 'Answering-machine detection on outbound phone calls (docs/campaigns.md, "Voicemail").',
-        example: { detection: "off", message: null },
-      }),
+    voicemail: z.object({ detection: z.enum(VOICEMAIL_DETECTION), message: z.string().nullable() }).openapi({
+      description: 'Answering-machine detection on outbound phone calls (docs/campaigns.md, "Voicemail").',
+      example: { detection: "off", message: null },
+    }),
     toolSecret: z.string().nullable().openapi({
       description:
         "Signs the agent's tool requests (X-Service-Signature, as webhooks). In full in the create and rotate responses (and the update that first created it), `tss_...XXXXXX` otherwise.",

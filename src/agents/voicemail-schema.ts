@@ -14,13 +14,10 @@ export const voicemailPlanSchema = z
         "Answering-machine detection on the agent's outbound phone calls: `off`; `hang-up`: on a machine or a fax the call is hung up at once; `leave-message`: on a machine the agent waits for the greeting's end (the beep), says `message`, then hangs up. Either ends the call with reason `voicemail` (docs/campaigns.md, \"Voicemail\").",
       example: "leave-message",
     }),
-    message: text({ min: 1, max: MAX_VOICEMAIL_MESSAGE, trim: true })
-      .nullable()
-      .default(null)
-      .openapi({
-        description: "Said to the answering machine after its beep (`leave-message`); `{{name}}` is filled from the call's variables.",
-        example: "Hi {{customer}}, this is Acme Dental about your appointment tomorrow. Please call us back. Goodbye.",
-      }),
+    message: text({ min: 1, max: MAX_VOICEMAIL_MESSAGE, trim: true }).nullable().default(null).openapi({
+      description: "Said to the answering machine after its beep (`leave-message`); `{{name}}` is filled from the call's variables.",
+      example: "Hi {{customer}}, this is Acme Dental about your appointment tomorrow. Please call us back. Goodbye.",
+    }),
   })
   .superRefine((plan, ctx) => {
     if (plan.detection === "leave-message" && plan.message === null)

@@ -36,7 +36,14 @@ export const registerTwilioAmd = (app: OpenAPIHono<AppEnv>) =>
       input: { call, answeredBy: verdict.answeredBy },
     });
     console.log(
-      JSON.stringify({ level: "info", msg: "answering-machine detection", callId, answeredBy: verdict.answeredBy, ms: verdict.durationMs, outcome }),
+      JSON.stringify({
+        level: "info",
+        msg: "answering-machine detection",
+        callId,
+        answeredBy: verdict.answeredBy,
+        ms: verdict.durationMs,
+        outcome,
+      }),
     );
     return c.body(null, 204);
   });

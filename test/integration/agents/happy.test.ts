@@ -352,7 +352,10 @@ describe("PATCH /v1/agents/{id}", () => {
     expect(agent.voicemail).toEqual({ detection: "hang-up", message: null });
     const patch = (voicemail: unknown) => ws.api(`/v1/agents/${agent.id}`, { method: "PATCH", json: { voicemail } });
     const leave = { detection: "leave-message", message: "  Hi {{name}}, call us back.  " };
-    expect((await body<Agent>(await patch(leave), 200)).voicemail).toEqual({ detection: "leave-message", message: "Hi {{name}}, call us back." });
+    expect((await body<Agent>(await patch(leave), 200)).voicemail).toEqual({
+      detection: "leave-message",
+      message: "Hi {{name}}, call us back.",
+    });
     expect((await body<Agent>(await patch({ detection: "off" }), 200)).voicemail).toEqual({ detection: "off", message: null });
     const fetched = await body<Agent>(await ws.api(`/v1/agents/${agent.id}`), 200);
     expect(fetched.voicemail).toEqual({ detection: "off", message: null });

@@ -38,7 +38,12 @@ describe.concurrent("answering-machine detection", () => {
     expect(machine.heardFrames).toBe(0);
     expect(machine.machine?.recording.frames).toBe(0);
     const call = await waitForCall(ws, placed.id, finished);
-    expect(call).toMatchObject({ status: "completed", endedReason: "voicemail", endedReasonCategory: "customer", answeredBy: "machine_start" });
+    expect(call).toMatchObject({
+      status: "completed",
+      endedReason: "voicemail",
+      endedReasonCategory: "customer",
+      answeredBy: "machine_start",
+    });
     expect(call.transcript.turns.filter((t) => t.role === "agent")).toEqual([]);
     // Hung up while the greeting played, before its beep.
     expect(machine.machine?.beep?.endAt).toBeUndefined();

@@ -77,7 +77,9 @@ describe("parseMachineVerdict", () => {
   const form = (p: Record<string, string>) => new URLSearchParams(p);
 
   it("reads Twilio's AnsweredBy, MachineDetectionDuration and CallSid", () => {
-    expect(parseMachineVerdict(form({ CallSid: CALL, AccountSid: SID, AnsweredBy: "machine_end_beep", MachineDetectionDuration: "4312" }))).toEqual({
+    expect(
+      parseMachineVerdict(form({ CallSid: CALL, AccountSid: SID, AnsweredBy: "machine_end_beep", MachineDetectionDuration: "4312" })),
+    ).toEqual({
       callSid: CALL,
       answeredBy: "machine_end_beep",
       durationMs: 4312,
@@ -99,7 +101,8 @@ describe("parseMachineVerdict", () => {
   it("sorts the verdicts into a person, a machine and a fax", () => {
     expect(answererOf("human")).toBe("person");
     expect(answererOf("unknown")).toBe("person");
-    for (const v of ["machine_start", "machine_end_beep", "machine_end_silence", "machine_end_other"] as const) expect(answererOf(v)).toBe("machine");
+    for (const v of ["machine_start", "machine_end_beep", "machine_end_silence", "machine_end_other"] as const)
+      expect(answererOf(v)).toBe("machine");
     expect(answererOf("fax")).toBe("fax");
   });
 });

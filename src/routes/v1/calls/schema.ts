@@ -80,7 +80,7 @@ export const callSchema = z
     transfer: callTransfer.nullable(),
     answeredBy: z.enum(ANSWERED_BY).nullable().openapi({
       description:
-        'Who answered an outbound phone call, as answering-machine detection heard it (Twilio\'s AnsweredBy: `human`, `machine_start`, `machine_end_beep`, `machine_end_silence`, `machine_end_other`, `fax`, `unknown`); null when the agent\'s voicemail detection was off or no verdict came (docs/campaigns.md, "Voicemail").',
+        "Who answered an outbound phone call, as answering-machine detection heard it (Twilio's AnsweredBy: `human`, `machine_start`, `machine_end_beep`, `machine_end_silence`, `machine_end_other`, `fax`, `unknown`); null when the agent's voicemail detection was off or no verdict came (docs/campaigns.md, \"Voicemail\").",
       example: "human",
     }),
     recording: z.object({ url: z.string(), durationSeconds: z.number() }).nullable(),
