@@ -4,6 +4,7 @@
 // Turn taking: the callee answers each time the agent finishes speaking (the playback buffer ran
 // dry and no audio came for 250 ms; see media-stream.ts), after REPLY_DELAY_MS.
 import { FRAME_MS, mulawEncode, pcm16FromBytes, resample, rms, TELEPHONY_RATE } from "../../src/calls/codec";
+import { GREETING } from "./amd";
 
 export type Scenario =
   | "invalid"
@@ -16,6 +17,8 @@ export type Scenario =
   | "hangs-up"
   | "tools"
   | "transfer"
+  | "machine"
+  | "fax"
   | "conversation";
 
 /** Numbers with a fixed behaviour (fictional 555-01xx numbers); any other valid E.164 number is a "conversation". */
@@ -30,6 +33,9 @@ export const SCENARIO_NUMBERS: Readonly<Record<string, Scenario>> = {
   "+12025550107": "hangs-up",
   "+12025550108": "tools",
   "+12025550109": "transfer",
+  // Answering-machine detection's callees (amd.ts): a voicemail greeting then a beep, and a fax.
+  "+12025550131": "machine",
+  "+12025550132": "fax",
 };
 
 export const scenarioFor = (to: string): Scenario => SCENARIO_NUMBERS[to] ?? "conversation";
@@ -135,6 +141,8 @@ export function linesOf(scenario: Scenario): string[] {
       return TOOLS_SCRIPT;
     case "transfer":
       return [TRANSFER_LINE];
+    case "machine":
+      return [GREETING];
     default:
       return [];
   }
@@ -166,7 +174,8 @@ export class Callee {
   connected(): void {
     // The barge-in callee waits for the agent, however long its first words take (a busy machine's
     // speech thread): it exists to talk over them, never to speak first.
-    if (this.scenario === "silent" || this.scenario === "barge-in") return;
+    // The machine and the fax are played by amd.ts: they never answer the agent.
+    if (["silent", "barge-in", "machine", "fax"].includes(this.scenario)) return;
     this.line.after(FIRST_WORDS_MS, () => {
       if (!this.agentHeard && this.step === 0 && !this.speaking) void this.next();
     });

@@ -40,6 +40,8 @@ export interface StreamHooks {
   started(): void;
   agentStarted(): void;
   agentFinished(): void;
+  /** The worker's audio as it arrives (μ-law), for a callee that records it (amd.ts). */
+  heard?(bytes: Uint8Array, at: number): void;
   /** The stream ended without the sandbox ending it: the worker refused or closed it, or it never connected. */
   lost(endedBy: "stream-refused" | "stream-closed" | "network"): void;
 }
@@ -372,6 +374,7 @@ export class MediaStream {
     }
     this.agent.lastFrameAt = at;
     this.agent.frames += bytes.length / FRAME_BYTES;
+    this.hooks.heard?.(bytes, at);
   }
 
   /** `clear`: the buffered audio is dropped at once and every pending mark is echoed, as Twilio does. */

@@ -21,6 +21,7 @@ import { realpathSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { fileURLToPath } from "node:url";
 import { listenLocal } from "../listen";
+import { AnsweringMachine, GREETING, parseAmdRequest, type SandboxAmd, type SandboxMachine } from "./amd";
 import { Callee, CalleeVoice, linesOf, type Scenario, scenarioFor } from "./callee";
 import { clock, MediaStream, twilioSignature } from "./media-stream";
 import { AccountNumbers, API_VERSION, rfc2822, TwilioError } from "./phone-numbers";
@@ -138,6 +139,10 @@ export interface SandboxCall {
   closeReason?: string;
   /** The HTTP status of a refused WebSocket upgrade. */
   rejectStatus?: number;
+  /** Answering-machine detection, when the call asked for it (MachineDetection, AsyncAmd): its verdict (amd.ts). */
+  amd?: SandboxAmd;
+  /** The answering machine's greeting, beep and recording (the machine number only; amd.ts). */
+  machine?: SandboxMachine;
 }
 
 export interface TelephonySandbox {
@@ -377,6 +382,8 @@ interface Live {
   timers: Set<NodeJS.Timeout>;
   stream?: MediaStream;
   callee?: Callee;
+  /** Answering-machine detection, and the machine or fax callee (amd.ts). */
+  answering?: AnsweringMachine;
   /** The transfer leg ringing or bridged, and how to end it. */
   dial?: { transfer: SandboxTransfer; finish(outcome: DialOutcome): void };
   /** Which TwiML document plays: each update starts a new one, and the one before stops. */
@@ -510,6 +517,7 @@ export async function startTelephonySandbox(opts: {
     // Twilio hangs up a <Dial>'s leg with its parent call.
     live.dial?.finish(live.dial.transfer.answeredAt === undefined ? "canceled" : "completed");
     live.stream?.stop();
+    live.answering?.ended();
     const { call } = live;
     call.endedAt = clock();
     call.endedBy = endedBy;
@@ -537,7 +545,11 @@ export async function startTelephonySandbox(opts: {
       call,
       { url, accountSid, authToken, customParameters: parameters },
       {
-        started: () => callee.connected(),
+        started: () => {
+          callee.connected();
+          live.answering?.started();
+        },
+        heard: (bytes, at) => live.answering?.heard(bytes, at),
         agentStarted: () => callee.agentStarted(),
         agentFinished: () => callee.agentFinished(),
         lost: (endedBy) => end(live, "completed", endedBy),
@@ -709,7 +721,7 @@ export async function startTelephonySandbox(opts: {
     return {
       account_sid: accountSid,
       annotation: null,
-      answered_by: null,
+      answered_by: call.amd?.answeredBy ?? null,
       api_version: API_VERSION,
       caller_name: null,
       date_created: rfc2822(call.createdAt),
@@ -786,6 +798,7 @@ export async function startTelephonySandbox(opts: {
     );
     const unknown = events.find((e) => !EVENTS.includes(e));
     if (unknown) throw new TwilioError(400, 21626, `Invalid StatusCallbackEvent: ${unknown}. Use ${EVENTS.join(", ")}.`);
+    const amd = parseAmdRequest(form);
     const rawTimeout = form.get("Timeout");
     const timeout = rawTimeout === null || rawTimeout === "" ? 60 : Number(rawTimeout);
     if (!Number.isInteger(timeout)) throw new TwilioError(400, 20001, `Timeout must be an integer number of seconds; got ${rawTimeout}.`);
@@ -802,6 +815,7 @@ export async function startTelephonySandbox(opts: {
       customParameters: stream.parameters,
     });
     live.method = method;
+    answering(live, amd);
     void progress(live);
     return live.call;
   };
@@ -863,6 +877,35 @@ export async function startTelephonySandbox(opts: {
     calls.push(call);
     lives.set(call.sid, live);
     return live;
+  };
+
+  /** The call's answering-machine detection (when asked) and, on their numbers, the machine or the fax (amd.ts). */
+  const answering = (live: Live, request: ReturnType<typeof parseAmdRequest>) => {
+    const { call } = live;
+    const kind = call.scenario === "machine" || call.scenario === "fax" || call.scenario === "silent" ? call.scenario : "person";
+    if (request) call.amd = { ...request };
+    const machine = new AnsweringMachine(
+      {
+        call,
+        accountSid,
+        authToken,
+        provider: opts.provider,
+        kind,
+        greeting: () => voice.audio(GREETING),
+        play: (text, audio) => live.stream?.play(text, audio) ?? Promise.resolve(),
+        after: (ms, fn) => after(live, ms, fn),
+        track: (work) => {
+          live.pending++;
+          void work.finally(() => live.pending--);
+        },
+        error: (message) => call.errors.push(message),
+        live: () => !live.ended,
+        aborted: stopping.signal,
+      },
+      call.amd,
+    );
+    call.machine = machine.machine;
+    live.answering = machine;
   };
 
   const dialIn = async (from: string, to: string): Promise<SandboxCall> => {

@@ -1,6 +1,6 @@
 // Where the agents row (drizzle) and the API shapes (zod) meet; nowhere else.
 import { jsonbMerge, type RowPatch } from "../db/patch";
-import { type Agent, type AnalysisPlan, agents, KNOWLEDGE_DEFAULTS, TURN_TAKING_DEFAULTS } from "../db/schema";
+import { type Agent, type AnalysisPlan, agents, KNOWLEDGE_DEFAULTS, TURN_TAKING_DEFAULTS, VOICEMAIL_DEFAULTS } from "../db/schema";
 import { maskToolSecret } from "../tools/secret";
 import type { AgentView, CreateAgentInput, UpdateAgentInput } from "./schema";
 
@@ -40,6 +40,7 @@ export const toAgent = (row: Agent, toolSecret: string | null, reveal = false): 
   turnTaking: { ...TURN_TAKING_DEFAULTS, ...row.turnTaking },
   tools: row.tools,
   knowledge: { ...KNOWLEDGE_DEFAULTS, ...row.knowledge },
+  voicemail: { ...VOICEMAIL_DEFAULTS, ...row.voicemail },
   toolSecret: toolSecret === null ? null : reveal ? toolSecret : maskToolSecret(toolSecret),
   createdAt: row.createdAt.toISOString(),
   updatedAt: row.updatedAt.toISOString(),
@@ -64,11 +65,12 @@ export const toNewAgentRow = (organizationId: string, input: CreateAgentInput, i
   turnTaking: input.turnTaking,
   tools: input.tools,
   knowledge: input.knowledge,
+  voicemail: input.voicemail,
   toolSecret: sealedToolSecret,
 });
 
 /**
- * Only the fields sent. `metadata` is replaced whole; `analysisPlan`, `turnTaking` and `knowledge` are merged key by key in
+ * Only the fields sent. `metadata` and `voicemail` are replaced whole; `analysisPlan`, `turnTaking` and `knowledge` are merged key by key in
  * the UPDATE itself (jsonb ||), so two concurrent PATCHes of different sub-fields both land.
  */
 export function toAgentPatch(input: UpdateAgentInput): AgentPatch {

@@ -1,10 +1,11 @@
 // Request and response shapes of the Agents resource. Field limits and defaults follow what
 // Vapi assistants, Retell agents and ElevenLabs agents accept; docs/agents.md says why.
 import { z } from "@hono/zod-openapi";
-import { KNOWLEDGE_DEFAULTS, TURN_TAKING_DEFAULTS } from "../db/schema";
+import { KNOWLEDGE_DEFAULTS, TURN_TAKING_DEFAULTS, VOICEMAIL_DEFAULTS } from "../db/schema";
 import { languageTag, metadataSchema, NON_EMPTY_PATCH, nonEmptyPatch, text } from "../lib/fields";
 import { pageQuerySchema, pageSchema } from "../lib/pagination";
 import { toolSchema, toolsSchema } from "../tools/schema";
+import { VOICEMAIL_DETECTION, voicemailPlanSchema } from "./voicemail-schema";
 
 export const AGENT_DEFAULTS = {
   systemPrompt: "",
@@ -272,6 +273,10 @@ export const agentSchema = z
         description: 'What the agent answers from (docs/knowledge.md, "Agents").',
         example: { knowledgeBaseIds: [], topK: 3, maxDistance: null, retrieval: "every_turn" },
       }),
+    voicemail: z.object({ detection: z.enum(VOICEMAIL_DETECTION), message: z.string().nullable() }).openapi({
+      description: 'Answering-machine detection on outbound phone calls (docs/campaigns.md, "Voicemail").',
+      example: { detection: "off", message: null },
+    }),
     toolSecret: z.string().nullable().openapi({
       description:
         "Signs the agent's tool requests (X-Service-Signature, as webhooks). In full in the create and rotate responses (and the update that first created it), `tss_...XXXXXX` otherwise.",
@@ -318,6 +323,7 @@ export const createAgentSchema = z
     turnTaking: turnTakingSchema.default(() => ({ ...TURN_TAKING_DEFAULTS })),
     tools: toolsSchema.default(() => []),
     knowledge: knowledgePlanSchema.default(() => ({ ...KNOWLEDGE_DEFAULTS, knowledgeBaseIds: [] })),
+    voicemail: voicemailPlanSchema.default(() => ({ ...VOICEMAIL_DEFAULTS })),
   })
   .openapi("CreateAgent", { example: CREATE_EXAMPLE });
 
@@ -341,6 +347,7 @@ export const updateAgentSchema = z
     turnTaking: turnTakingPatchSchema.optional(),
     tools: toolsSchema.optional().openapi({ description: "Replaces the whole list; send [] to remove every tool." }),
     knowledge: knowledgePatchSchema.optional(),
+    voicemail: voicemailPlanSchema.optional(),
   })
   .refine(nonEmptyPatch, NON_EMPTY_PATCH)
   .openapi("UpdateAgent", { example: { firstMessage: null, temperature: 0.3, analysisPlan: { summaryEnabled: false } } });

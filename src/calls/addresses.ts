@@ -9,6 +9,8 @@ export const TWILIO_MEDIA_PATH = (callId: string) => `/telephony/twilio/media/${
 export const TWILIO_STATUS_PATH = (callId: string) => `/telephony/twilio/status/${callId}`;
 /** Where Twilio tells how a transfer's <Dial> went (its `action`), and takes what the caller hears next. */
 export const TWILIO_DIAL_PATH = (callId: string) => `/telephony/twilio/dial/${callId}`;
+/** Where Twilio posts its answering-machine detection verdict (AsyncAmdStatusCallback). */
+export const TWILIO_AMD_PATH = (callId: string) => `/telephony/twilio/amd/${callId}`;
 export const WEB_CALL_SOCKET_PATH = (callId: string) => `/web-calls/${callId}/socket`;
 
 /** Set by the routes on a socket they hand to the call's Durable Object: which call, and which transport. */

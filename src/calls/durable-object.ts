@@ -3,6 +3,7 @@
 // watchdog: whatever happens to sockets, callbacks or the worker, a call that is not over by
 // its deadline is ended with `watchdog-timeout` and its terminal webhook fires.
 import { DurableObject } from "cloudflare:workers";
+import type { AnsweredBy } from "../db/schema";
 import { openScope } from "../db/scope";
 import { type Bindings, parseEnv } from "../env";
 import { contextOf } from "../services";
@@ -17,6 +18,8 @@ export class CallSession extends DurableObject<Bindings> {
   private session: CallSessionRuntime | null = null;
   /** The first message's audio, made while the phone rings (`prepare`); the session plays it on answer. */
   private prepared: Promise<PreparedSpeech | null> | null = null;
+  /** Answering-machine detection's verdict, when it came before the media stream: the session acts on it when it starts. */
+  private answeredBy: AnsweredBy | null = null;
 
   /** Arms the watchdog: the alarm fires at `deadline` (epoch ms). */
   async watch(callId: string, deadline: number): Promise<void> {
@@ -53,6 +56,16 @@ export class CallSession extends DurableObject<Bindings> {
     return this.endLive(callId, "ended-via-api", "hang-up on request left to the session");
   }
 
+  /**
+   * Answering-machine detection's verdict (src/calls/voicemail.ts): the session acts on it (the
+   * conversation, a hang-up, or the voicemail message), now or, before the stream came, when it starts.
+   */
+  machineDetected(callId: string, answeredBy: AnsweredBy): void {
+    console.log(JSON.stringify({ level: "info", msg: "machine detection verdict", callId, answeredBy, session: !!this.session }));
+    if (this.session) this.session.machineDetected(answeredBy);
+    else this.answeredBy = answeredBy;
+  }
+
   private endLive(callId: string, reason: EndedReason, msg: string): "ending" | null {
     const session = this.session;
     if (!session || !(session.live || session.isEnding)) return null;
@@ -84,6 +97,7 @@ export class CallSession extends DurableObject<Bindings> {
       recordings: this.env.RECORDINGS,
       ai: this.env.AI,
       prepared: this.prepared,
+      answeredBy: this.answeredBy,
       waitUntil: (p) => this.ctx.waitUntil(p),
       onClosed: () => {
         this.session = null;

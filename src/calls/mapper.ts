@@ -20,6 +20,7 @@ export function toCallView(call: Call, usage: CallUsage | undefined, origin: str
     createdAt: call.createdAt.toISOString(),
     transcript: transcriptOf(call.transcript),
     toolCallCount: call.transcript.filter((t) => t.role === "tool").length,
+    answeredBy: call.answeredBy ?? null,
     recording: recordingOf(call, origin),
     analysis: call.analysis ?? null,
     report: call.report ?? null,

@@ -8,8 +8,8 @@ import { ApiError } from "../lib/errors";
 import { newId } from "../lib/ids";
 import type { DomainContext, Op } from "../services";
 import { telephonyProvider } from "../telephony/registry";
-import { DialError } from "../telephony/types";
-import { TWILIO_MEDIA_PATH, TWILIO_STATUS_PATH, WEB_CALL_SOCKET_PATH } from "./addresses";
+import { DialError, type PlaceCallRequest } from "../telephony/types";
+import { TWILIO_AMD_PATH, TWILIO_MEDIA_PATH, TWILIO_STATUS_PATH, WEB_CALL_SOCKET_PATH } from "./addresses";
 import { withinInFlightLimit } from "./in-flight";
 import { finishCall, isEnded } from "./lifecycle";
 import { callerIdFor } from "./phone-numbers";
@@ -122,6 +122,7 @@ export async function placePhoneCall({
       streamParameters: { token: streamToken, callId: id },
       statusCallbackUrl: `${ctx.publicOrigin}${TWILIO_STATUS_PATH(id)}`,
       ringTimeoutSeconds: ctx.config.CALL_RING_TIMEOUT_SECONDS,
+      ...machineDetectionFor(agent, `${ctx.publicOrigin}${TWILIO_AMD_PATH(id)}`),
     });
     // The carrier took the call: its first message is synthesized while it rings (off the response path).
     if (agent.firstMessage) ctx.waitUntil(prepareFirstMessageWhileRinging(ctx.callSessions(), id));
@@ -135,6 +136,17 @@ export async function placePhoneCall({
     const ended = await finishCall(ctx, id, err.failure === "invalid-number" ? "dial-failed" : "telephony-provider-error");
     return { call: ended ?? row, replayed: false };
   }
+}
+
+/**
+ * The agent's voicemail plan as the carrier's detection (docs/campaigns.md, "Voicemail"): to hang up,
+ * the verdict as soon as the carrier knows; to leave a message, a machine's verdict once its greeting
+ * ended (the beep), so the message is said into the recording, not over the greeting.
+ */
+function machineDetectionFor(agent: Agent, callbackUrl: string): Pick<PlaceCallRequest, "machineDetection"> {
+  const { detection } = agent.voicemail;
+  if (detection === "off") return {};
+  return { machineDetection: { mode: detection === "hang-up" ? "Enable" : "DetectMessageEnd", callbackUrl } };
 }
 
 export interface WebCallSession {

@@ -1,7 +1,7 @@
 // One live call's lifecycle in its Durable Object: the media socket connecting (./connect.ts), the
 // call's pipeline of stages built and fed (./pipeline/), its timers, what the pipeline decides (an
 // end, a transfer, a failure), and the end, once (./ending.ts). docs/calls.md has the behaviour.
-import type { Agent, Call, TransferDestination } from "../db/schema";
+import type { Agent, AnsweredBy, Call, TransferDestination } from "../db/schema";
 import { openScope, type Scope } from "../db/scope";
 import type { AppConfig } from "../env";
 import type { WorkersAi } from "../providers/workers-ai";
@@ -16,6 +16,7 @@ import { renderTemplate } from "./prompt";
 import type { EndedReason } from "./states";
 import { TRANSFER_FAILED_MESSAGE, TransferLeg } from "./transfer";
 import { type SessionEvents, type Transport, TwilioTransport, WebTransport } from "./transports";
+import { type DetectionAction, detects, MachineDetection } from "./voicemail";
 
 const TICK_MS = 200;
 export interface SessionOptions {
@@ -29,6 +30,8 @@ export interface SessionOptions {
   ai?: WorkersAi;
   /** The first message's audio, made while the phone rang (src/calls/first-message.ts). */
   prepared?: Promise<PreparedSpeech | null> | null;
+  /** Answering-machine detection's verdict when it came before the media stream (src/calls/voicemail.ts). */
+  answeredBy?: AnsweredBy | null;
   waitUntil(p: Promise<unknown>): void;
   onClosed(): void;
 }
@@ -45,11 +48,17 @@ export class CallSessionRuntime implements SessionEvents {
   private ticker: ReturnType<typeof setInterval> | undefined;
   private state: "waiting" | "starting" | "live" | "ending" | "ended" = "waiting";
   private ending: Promise<void> | null = null;
+  private detection: MachineDetection | null = null;
+  /** When the conversation began (after a machine-detection wait, its end): the silence timeout counts from it. */
+  private conversingSince = 0;
+  /** A verdict that came while the session was still starting: acted on once it is live. */
+  private verdictBeforeLive: AnsweredBy | null;
 
   constructor(private readonly opts: SessionOptions) {
     this.scope = openScope(opts.config);
     this.deps = contextOf(this.scope, opts.config, opts.origin);
     this.transport = opts.kind === "twilio" ? new TwilioTransport(opts.socket, this) : new WebTransport(opts.socket, this);
+    this.verdictBeforeLive = opts.answeredBy ?? null;
   }
 
   onStart(params: Record<string, string>): void {
@@ -68,7 +77,10 @@ export class CallSessionRuntime implements SessionEvents {
     this.feed({ type: "mark", name, at: Date.now() });
   }
   private feed(frame: Frame): void {
-    if (this.state === "live") this.pipe?.pipeline.push(frame);
+    if (this.state !== "live") return;
+    // Waiting for the machine-detection verdict, or leaving a voicemail: the callee's audio is recorded, not answered.
+    if (frame.type === "audio-in" && this.detection?.muted) this.pipe?.recorder?.caller(frame.samples);
+    else this.pipe?.pipeline.push(frame);
   }
 
   onHangup(cause: string): void {
@@ -114,14 +126,42 @@ export class CallSessionRuntime implements SessionEvents {
       sink,
     });
     this.state = "live";
+    this.detection = new MachineDetection(agent.voicemail, call.variables, detects(call, agent), this.connectedAt);
     // The first message is synthesized while the call is marked started (not after); on a phone call it was made while ringing.
-    if (agent.firstMessage) void this.sayFirstMessage(call, renderTemplate(agent.firstMessage, call.variables));
+    // With machine detection it waits for the verdict (src/calls/voicemail.ts).
+    if (this.verdictBeforeLive) this.machineDetected(this.verdictBeforeLive);
+    else if (!this.detection.pending) this.converse();
     const deadline = new Date(this.connectedAt + (agent.maxDurationSeconds + config.CALL_WATCHDOG_GRACE_SECONDS) * 1000);
     const live = await connectedCallLive(this.deps, call.id, deadline);
     if (this.state !== "live") return;
     if (!live) return this.end("media-stream-failed"); // a no-op on the record: the call is already over
     this.transport.notify({ type: "status", status: "in-progress" });
     this.ticker = setInterval(() => this.tick(), TICK_MS);
+  }
+
+  /** The conversation starts: the first message, if the agent has one. */
+  private converse(): void {
+    const { call, agent } = this;
+    this.conversingSince = Date.now();
+    if (call && agent?.firstMessage) void this.sayFirstMessage(call, renderTemplate(agent.firstMessage, call.variables));
+  }
+
+  /**
+   * The carrier's answering-machine verdict (src/calls/voicemail.ts): a person gets the first
+   * message, a machine or a fax the agent's voicemail plan. Kept until the session is live.
+   */
+  machineDetected(answeredBy: AnsweredBy): void {
+    if (this.state === "waiting" || this.state === "starting") {
+      this.verdictBeforeLive = answeredBy;
+      return;
+    }
+    if (this.state !== "live" || !this.detection) return;
+    this.verdictBeforeLive = null;
+    const action: DetectionAction = this.detection.verdict(answeredBy);
+    log(this.opts.callId, "machine detection", { answeredBy, action: action.kind });
+    if (action.kind === "converse") this.converse();
+    else if (action.kind === "hang-up") void this.end("voicemail");
+    else if (action.kind === "leave-message") this.pipe?.context.say(action.text);
   }
 
   /** The first message; made while the phone rang, it is charged to the call now that it plays (src/calls/first-message.ts). */
@@ -153,8 +193,17 @@ export class CallSessionRuntime implements SessionEvents {
     if (this.state !== "live" || !pipe || !agent) return;
     const now = Date.now();
     if (now - this.connectedAt >= agent.maxDurationSeconds * 1000) return void this.end("max-duration-reached");
+    if (this.detection?.expired(now)) {
+      log(this.opts.callId, "machine detection late: the agent speaks");
+      this.converse();
+    }
+    // The voicemail message has played (its mark came back): hang up.
+    if (this.detection?.leavingMessage && pipe.context.idle && !pipe.out.playing) return void this.end("voicemail");
     pipe.out.tick(now);
-    if (pipe.idle() && now - pipe.lastActivity() >= agent.silenceTimeoutSeconds * 1000) void this.end("silence-timeout");
+    // The agent's own wait for a machine-detection verdict is not the callee's silence.
+    if (this.detection?.pending) return;
+    const quietSince = Math.max(pipe.lastActivity(), this.conversingSince);
+    if (pipe.idle() && now - quietSince >= agent.silenceTimeoutSeconds * 1000) void this.end("silence-timeout");
   }
 
   /**

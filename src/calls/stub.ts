@@ -1,6 +1,8 @@
 // How the worker reaches a call's Durable Object (src/calls/durable-object.ts): typed RPC for the
-// watchdog, the first message made while ringing, the carrier's hang-up and a hang-up on request
-// (the headers its media socket's upgrade request carries: addresses.ts).
+// watchdog, the first message made while ringing, the carrier's hang-up, a hang-up on request and
+// answering-machine detection's verdict (the headers its media socket's upgrade request carries:
+// addresses.ts).
+import type { AnsweredBy } from "../db/schema";
 import type { CallSession } from "./durable-object";
 
 /** The call's Durable Object (one per call, named by its id). */
@@ -33,4 +35,9 @@ export async function leaveHangUpToSession(ns: DurableObjectNamespace, callId: s
  */
 export async function hangUpLiveSession(ns: DurableObjectNamespace, callId: string): Promise<boolean> {
   return (await callStub(ns, callId).hangUpOnRequest(callId)) === "ending";
+}
+
+/** Hands answering-machine detection's verdict to the call's session (src/calls/voicemail.ts). */
+export async function tellSessionWhoAnswered(ns: DurableObjectNamespace, callId: string, answeredBy: AnsweredBy): Promise<void> {
+  await callStub(ns, callId).machineDetected(callId, answeredBy);
 }

@@ -1,5 +1,5 @@
 // Twilio: REST call creation with TwiML that connects a bidirectional Media Stream to our media
-// route, hang-up and cancel (Status=completed / canceled), transfer (the live call's TwiML replaced
+// route (with async answering-machine detection when asked), hang-up and cancel (Status=completed / canceled), transfer (the live call's TwiML replaced
 // by a <Dial>), X-Twilio-Signature checks on status callbacks and voice webhooks, whether a number
 // is the account's (IncomingPhoneNumbers, OutgoingCallerIds), and pointing a number's incoming calls
 // at our voice webhook (IncomingPhoneNumbers/{sid} VoiceUrl). Wire formats from Twilio's docs
@@ -97,6 +97,13 @@ export class Twilio implements TelephonyProvider {
       Timeout: String(req.ringTimeoutSeconds),
     });
     for (const event of ["initiated", "ringing", "answered", "completed"]) body.append("StatusCallbackEvent", event);
+    // Async AMD: the call connects (and streams) at once; the verdict comes to its own callback (amd.ts).
+    if (req.machineDetection) {
+      body.set("MachineDetection", req.machineDetection.mode);
+      body.set("AsyncAmd", "true");
+      body.set("AsyncAmdStatusCallback", req.machineDetection.callbackUrl);
+      body.set("AsyncAmdStatusCallbackMethod", "POST");
+    }
     // Creating a call is not idempotent at Twilio: never retried, or a timeout could dial twice.
     const res = await fetch(this.url("/Calls.json"), {
       method: "POST",

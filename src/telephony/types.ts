@@ -13,6 +13,19 @@ export interface PlaceCallRequest {
   statusCallbackUrl: string;
   /** How long to ring before giving up. */
   ringTimeoutSeconds: number;
+  /** Answering-machine detection, run by the carrier beside the call (Twilio's async AMD); absent: none. */
+  machineDetection?: MachineDetectionRequest;
+}
+
+/**
+ * `Enable`: the carrier reports as soon as it knows who answered (a machine as `machine_start`), to
+ * hang up on one; `DetectMessageEnd`: a machine is reported when its greeting ended
+ * (`machine_end_beep`, `…_silence`, `…_other`), to leave a message after the beep. The verdict is
+ * POSTed (signed, like a status callback) to `callbackUrl`.
+ */
+export interface MachineDetectionRequest {
+  mode: "Enable" | "DetectMessageEnd";
+  callbackUrl: string;
 }
 
 export type DialFailure = "invalid-number" | "refused" | "unavailable";

@@ -16,6 +16,10 @@ export const HANGS_UP = "+12025550107";
 export const TOOLS_CALLEE = "+12025550108";
 /** Asks to be transferred to billing. */
 export const TRANSFER_CALLEE = "+12025550109";
+/** An answering machine: a greeting, a beep, then it records (dev/sandbox/amd.ts). */
+export const MACHINE = "+12025550131";
+/** A fax machine: its calling tone; detection says `fax`. */
+export const FAX = "+12025550132";
 export const INVALID = "+15005550001";
 /** The platform's shared caller id: the stack's TWILIO_FROM_NUMBERS. */
 export const PLATFORM = "+15005550006";

@@ -232,6 +232,15 @@ export interface SandboxCall {
     outcome?: "completed" | "busy" | "no-answer" | "failed" | "canceled";
     duration?: number;
   };
+  /** Answering-machine detection, when the call asked for it: the verdict posted and the worker's answer (dev/sandbox/amd.ts). */
+  amd?: { mode: string; callbackUrl: string; answeredBy?: string; sentAt?: number; postedAt?: number; httpStatus?: number; error?: string };
+  /** The machine number's greeting, beep and what it recorded after the beep (transcribed once the call ended). */
+  machine?: {
+    greeting?: { startAt: number; endAt?: number };
+    beep?: { startAt: number; endAt?: number };
+    recording: { firstAt?: number; lastAt?: number; frames: number };
+    transcript?: string;
+  };
   errors: string[];
 }
 

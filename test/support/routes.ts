@@ -194,6 +194,12 @@ export const ROUTES: RouteCase[] = [
   },
   {
     method: "POST",
+    path: "/telephony/twilio/amd/:callId",
+    auth: "public",
+    why: "Twilio only: refused (401) without a valid X-Twilio-Signature, 404 for another call's CallSid (calls/voicemail.test.ts); stores who answered one call, once, and hands it to that call's session; reads nothing back",
+  },
+  {
+    method: "POST",
     path: "/telephony/twilio/dial/:callId",
     auth: "public",
     why: "Twilio only: refused (401) without a valid X-Twilio-Signature, 404 for a call that was not transferred or another call's CallSid (tools/calls.test.ts); records how one call's transfer leg went, once; answers TwiML (a hang-up, or a sentence then a hang-up); reads nothing back",

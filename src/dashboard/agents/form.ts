@@ -1,7 +1,7 @@
 // The agent form's fields ↔ the API's JSON shape: the form posts strings, createAgentSchema /
 // updateAgentSchema want numbers, lists and objects; their issues come back on the fields.
 import { AGENT_DEFAULTS, type AgentView } from "../../agents/schema";
-import { KNOWLEDGE_DEFAULTS, TURN_TAKING_DEFAULTS } from "../../db/schema";
+import { KNOWLEDGE_DEFAULTS, TURN_TAKING_DEFAULTS, VOICEMAIL_DEFAULTS } from "../../db/schema";
 import { type Form, jsonField, lines, many, num, one, opt } from "../forms";
 import type { FieldErrors } from "../ui";
 
@@ -18,6 +18,7 @@ export const valuesOf = (a: AgentView | null): Values => {
     tools: [],
     toolSecret: null,
     knowledge: KNOWLEDGE_DEFAULTS,
+    voicemail: VOICEMAIL_DEFAULTS,
   };
   return {
     name: d.name,
@@ -46,6 +47,8 @@ export const valuesOf = (a: AgentView | null): Values => {
     knowledgeTopK: String(d.knowledge.topK),
     knowledgeMaxDistance: d.knowledge.maxDistance === null ? "" : String(d.knowledge.maxDistance),
     knowledgeRetrieval: d.knowledge.retrieval,
+    voicemailDetection: d.voicemail.detection,
+    voicemailMessage: d.voicemail.message ?? "",
   };
 };
 
@@ -71,6 +74,17 @@ const knowledgeOf = (form: Form) =>
           topK: num(form, "knowledgeTopK"),
           maxDistance: orNull(form, "knowledgeMaxDistance"),
           retrieval: opt(form, "knowledgeRetrieval"),
+        },
+      };
+
+/** The Voicemail section → the API's `voicemail` plan; a form without the section leaves the agent's plan as it is. */
+const voicemailOf = (form: Form) =>
+  one(form, "voicemailDetection") === ""
+    ? {}
+    : {
+        voicemail: {
+          detection: one(form, "voicemailDetection"),
+          message: one(form, "voicemailMessage").trim() === "" ? null : one(form, "voicemailMessage"),
         },
       };
 
@@ -103,6 +117,7 @@ export function inputOf(form: Form, errors: FieldErrors) {
     },
     tools: jsonField(form, "tools", [], errors),
     ...knowledgeOf(form),
+    ...voicemailOf(form),
   };
 }
 
@@ -123,6 +138,8 @@ const FIELD_OF: Record<string, string> = {
   "knowledge.topK": "knowledgeTopK",
   "knowledge.maxDistance": "knowledgeMaxDistance",
   "knowledge.retrieval": "knowledgeRetrieval",
+  "voicemail.detection": "voicemailDetection",
+  "voicemail.message": "voicemailMessage",
 };
 
 export const onFields = (errors: FieldErrors): FieldErrors => {

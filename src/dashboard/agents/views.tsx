@@ -172,6 +172,26 @@ export const AgentForm: FC<AgentFormProps> = ({
           <TextArea name="metadata" label="Metadata (JSON object)" value={v("metadata")} errors={errors} rows={3} />
         </details>
         <KnowledgeSection values={values} errors={errors} bases={knowledgeBases} />
+        <h2>Voicemail</h2>
+        <Select
+          name="voicemailDetection"
+          label="When a machine answers an outbound call"
+          value={v("voicemailDetection")}
+          options={[
+            { value: "off", label: "No detection: the agent talks to whoever answers" },
+            { value: "hang-up", label: "Hang up" },
+            { value: "leave-message", label: "Wait for the beep and leave a message" },
+          ]}
+          errors={errors}
+        />
+        <TextArea
+          name="voicemailMessage"
+          label="Voicemail message"
+          value={v("voicemailMessage")}
+          errors={errors}
+          rows={2}
+          hint="Said after the beep, then the agent hangs up. {{name}} is replaced by the call's variable `name`."
+        />
         <h2>Turn-taking</h2>
         <div class="grid2">
           <Select

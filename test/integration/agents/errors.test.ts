@@ -165,6 +165,27 @@ describe("POST /v1/agents refuses", () => {
     await expectError(patched, 400, "validation_failed");
   });
 
+  it("a voicemail plan that leaves no message, leaves one too long, or names an unknown mode", async () => {
+    const ws = await createWorkspace();
+    const vm = (voicemail: unknown) => ({ ...valid, voicemail });
+    const missing = await refused(ws, vm({ detection: "leave-message" }), "voicemail.message");
+    expect(missing.message).toContain("leave-message");
+    await refused(ws, vm({ detection: "leave-message", message: "   " }), "voicemail.message");
+    await refused(ws, vm({ detection: "leave-message", message: "x".repeat(1_001) }), "voicemail.message");
+    await refused(ws, vm({ detection: "screen" }), "voicemail.detection");
+    await refused(ws, vm({ detection: "off", beep: true }), "voicemail");
+    expect(await agentCount(ws)).toBe(0);
+    const agent = await createAgent(ws);
+    const plan = { detection: "leave-message", message: "Call us back." };
+    expect((await ws.api(`/v1/agents/${agent.id}`, { method: "PATCH", json: { voicemail: plan } })).status).toBe(200);
+    const patched = await ws.api(`/v1/agents/${agent.id}`, { method: "PATCH", json: { voicemail: { detection: "leave-message" } } });
+    await expectError(patched, 400, "validation_failed");
+    expect((await json<{ voicemail: unknown }>(await ws.api(`/v1/agents/${agent.id}`))).voicemail).toEqual({
+      detection: "leave-message",
+      message: "Call us back.",
+    });
+  });
+
   it("language tags that are not BCP 47", async () => {
     const ws = await createWorkspace();
     for (const language of ["english", "en_US", "e", "en-", "en-USA", "", "en-US-x-private"]) {

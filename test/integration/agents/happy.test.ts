@@ -24,6 +24,7 @@ interface Agent {
   };
   turnTaking: Record<string, unknown>;
   tools: Array<Record<string, unknown>>;
+  voicemail: { detection: string; message: string | null };
   toolSecret: string | null;
   createdAt: string;
   updatedAt: string;
@@ -86,6 +87,7 @@ describe("POST /v1/agents", () => {
       turnTaking: { eagerness: "normal", minWaitMs: null, maxWaitMs: null, interruptionMinWords: 1, interruptionMinMs: null },
       tools: [],
       knowledge: { knowledgeBaseIds: [], topK: 3, maxDistance: null, retrieval: "every_turn" },
+      voicemail: { detection: "off", message: null },
       toolSecret: expect.stringMatching(/^tss_[A-Za-z0-9]{40}$/),
       createdAt: agent.createdAt,
       updatedAt: agent.createdAt,
@@ -119,6 +121,7 @@ describe("POST /v1/agents", () => {
         ],
       },
       turnTaking: { eagerness: "patient", minWaitMs: 0, maxWaitMs: 10_000, interruptionMinWords: 10, interruptionMinMs: 5_000 },
+      voicemail: { detection: "leave-message", message: "Hi {{customer}}, please call us back. 📞" },
     };
     // Written as raw JSON: an object literal cannot carry an own "__proto__" key.
     const metadataJson = '{"crm":{"id":"A-1","tags":["vip",1,true,null]},"ключ":"значение","__proto__":"kept"}';
@@ -341,6 +344,21 @@ describe("PATCH /v1/agents/{id}", () => {
     });
     const fetched = await body<Agent>(await ws.api(`/v1/agents/${agent.id}`), 200);
     expect(fetched.turnTaking).toMatchObject({ eagerness: "eager", interruptionMinWords: 2 });
+  });
+
+  it("replaces the voicemail plan whole: a message may stay with hang-up, and off clears nothing else", async () => {
+    const ws = await createWorkspace();
+    const agent = await createAgent(ws, { voicemail: { detection: "hang-up" } });
+    expect(agent.voicemail).toEqual({ detection: "hang-up", message: null });
+    const patch = (voicemail: unknown) => ws.api(`/v1/agents/${agent.id}`, { method: "PATCH", json: { voicemail } });
+    const leave = { detection: "leave-message", message: "  Hi {{name}}, call us back.  " };
+    expect((await body<Agent>(await patch(leave), 200)).voicemail).toEqual({
+      detection: "leave-message",
+      message: "Hi {{name}}, call us back.",
+    });
+    expect((await body<Agent>(await patch({ detection: "off" }), 200)).voicemail).toEqual({ detection: "off", message: null });
+    const fetched = await body<Agent>(await ws.api(`/v1/agents/${agent.id}`), 200);
+    expect(fetched.voicemail).toEqual({ detection: "off", message: null });
   });
 
   it("sets an owned voice", async () => {

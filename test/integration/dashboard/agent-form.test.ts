@@ -3,6 +3,7 @@
 // provider lists (its chat models: the sandbox's GET /v1/models), and the tool signing secret
 // rotated from the page: shown once, in full, then masked; the API signs with the new one. Its
 // Knowledge section links the workspace's knowledge bases through the API's schema and service.
+// Its Voicemail section sets the answering-machine detection plan.
 import { describe, expect, it } from "vitest";
 import { createAgent } from "../../support/calls";
 import { createWorkspace, json, type Workspace } from "../../support/harness";
@@ -121,5 +122,29 @@ describe("the agent form", () => {
       expect(error, field).toContain(message);
     }
     expect(await knowledge()).toEqual({ knowledgeBaseIds: [], topK: 3, maxDistance: null, retrieval: "every_turn" });
+  });
+  it("sets the voicemail plan in its Voicemail section: the message shown again, one missing refused on its field", async () => {
+    const ws = await createWorkspace("Agent voicemail");
+    const page = await pagesAs(ws.admin.email, ws.admin.password);
+    const agent = { name: "Reminders", personaId: crypto.randomUUID(), language: "en-US", llmModel: "gpt-4o-mini" };
+    const message = "Hi {{name}}, this is Acme Dental. Please call us back.";
+    const created = await page("/dashboard/agents", { ...agent, voicemailDetection: "leave-message", voicemailMessage: message });
+    expect(created.status).toBe(303);
+    const id = /\/dashboard\/agents\/([0-9a-f-]{36})/.exec(created.location ?? "")?.[1] as string;
+    const voicemail = async () => (await json<{ voicemail: unknown }>(await ws.api(`/v1/agents/${id}`))).voicemail;
+    expect(await voicemail()).toEqual({ detection: "leave-message", message });
+    const edit = (await page(`/dashboard/agents/${id}`)).html;
+    expect(edit).toMatch(/<option value="leave-message" selected="">/);
+    expect(field(edit, "voicemailMessage")).toBe(message);
+
+    const refused = await page(`/dashboard/agents/${id}`, { ...agent, voicemailDetection: "leave-message", voicemailMessage: "  " });
+    expect(refused.status).toBe(400);
+    expect(/id="f-voicemailMessage-error">([^<]*)</.exec(refused.html)?.[1]).toContain("required when detection is leave-message");
+    // Off, and a form without the section leaves the plan as it is.
+    expect((await page(`/dashboard/agents/${id}`, { ...agent, voicemailDetection: "off" })).status).toBe(303);
+    expect(await voicemail()).toEqual({ detection: "off", message: null });
+    expect((await page(`/dashboard/agents/${id}`, { ...agent, voicemailDetection: "hang-up" })).status).toBe(303);
+    expect((await page(`/dashboard/agents/${id}`, agent)).status).toBe(303);
+    expect(await voicemail()).toEqual({ detection: "hang-up", message: null });
   });
 });

@@ -139,6 +139,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/telephony/twilio/amd/{callId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Twilio's answering-machine detection verdict, AsyncAmdStatusCallback (form-encoded, X-Twilio-Signature) */
+        post: operations["twilioAmdStatusCallback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/telephony/twilio/dial/{callId}": {
         parameters: {
             query?: never;
@@ -4230,6 +4247,18 @@ export interface components {
                 retrieval: "every_turn" | "tool";
             };
             /**
+             * @description Answering-machine detection on outbound phone calls (docs/campaigns.md, "Voicemail").
+             * @example {
+             *       "detection": "off",
+             *       "message": null
+             *     }
+             */
+            voicemail: {
+                /** @enum {string} */
+                detection: "off" | "hang-up" | "leave-message";
+                message: string | null;
+            };
+            /**
              * @description Signs the agent's tool requests (X-Service-Signature, as webhooks). In full in the create and rotate responses (and the update that first created it), `tss_...XXXXXX` otherwise.
              * @example tss_...a1B2c3
              */
@@ -4461,6 +4490,7 @@ export interface components {
              */
             tools?: components["schemas"]["Tool"][];
             knowledge?: components["schemas"]["KnowledgePlan"];
+            voicemail?: components["schemas"]["VoicemailPlan"];
         };
         /**
          * @default {
@@ -4586,6 +4616,27 @@ export interface components {
             retrieval?: "every_turn" | "tool";
         };
         /**
+         * @description What the agent's outbound phone calls do when a machine answers. Replaced whole on update.
+         * @default {
+         *       "detection": "off",
+         *       "message": null
+         *     }
+         */
+        VoicemailPlan: {
+            /**
+             * @description Answering-machine detection on the agent's outbound phone calls: `off`; `hang-up`: on a machine or a fax the call is hung up at once; `leave-message`: on a machine the agent waits for the greeting's end (the beep), says `message`, then hangs up. Either ends the call with reason `voicemail` (docs/campaigns.md, "Voicemail").
+             * @example leave-message
+             * @enum {string}
+             */
+            detection: "off" | "hang-up" | "leave-message";
+            /**
+             * @description Said to the answering machine after its beep (`leave-message`); `{{name}}` is filled from the call's variables.
+             * @default null
+             * @example Hi {{customer}}, this is Acme Dental about your appointment tomorrow. Please call us back. Goodbye.
+             */
+            message?: string | null;
+        };
+        /**
          * @example {
          *       "firstMessage": null,
          *       "temperature": 0.3,
@@ -4660,6 +4711,7 @@ export interface components {
             /** @description Replaces the whole list; send [] to remove every tool. */
             tools?: components["schemas"]["Tool"][];
             knowledge?: components["schemas"]["KnowledgePlanPatch"];
+            voicemail?: components["schemas"]["VoicemailPlan"];
         };
         /** @description The sub-fields sent replace those of the current plan; the others are kept. */
         AnalysisPlanPatch: {
@@ -4779,6 +4831,12 @@ export interface components {
             /** @description Tool calls the agent made during the call (docs/tools.md). */
             toolCallCount: number;
             transfer: components["schemas"]["CallTransfer"];
+            /**
+             * @description Who answered an outbound phone call, as answering-machine detection heard it (Twilio's AnsweredBy: `human`, `machine_start`, `machine_end_beep`, `machine_end_silence`, `machine_end_other`, `fax`, `unknown`); null when the agent's voicemail detection was off or no verdict came (docs/campaigns.md, "Voicemail").
+             * @example human
+             * @enum {string|null}
+             */
+            answeredBy: "human" | "machine_start" | "machine_end_beep" | "machine_end_silence" | "machine_end_other" | "fax" | "unknown" | null;
             recording: {
                 url: string;
                 durationSeconds: number;
@@ -7087,6 +7145,72 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Applied (or already applied). */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    twilioAmdStatusCallback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The call's id. */
+                callId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Stored, and acted on while the call runs (or already stored). */
             204: {
                 headers: {
                     [name: string]: unknown;

@@ -2,7 +2,7 @@
 import { z } from "@hono/zod-openapi";
 import { CALL_STATUSES, ENDED_REASON_VALUES, FAULT_CATEGORIES } from "../../../calls/states";
 import { toolTurnSchema } from "../../../chats/schema";
-import { CALL_DIRECTIONS } from "../../../db/schema";
+import { ANSWERED_BY, CALL_DIRECTIONS } from "../../../db/schema";
 import { metadataSchema, text } from "../../../lib/fields";
 import { pageQuerySchema, pageSchema } from "../../../lib/pagination";
 import { analysisSkipped, callTransfer, turnLatency } from "../../../webhooks/payload-schema";
@@ -78,6 +78,11 @@ export const callSchema = z
     transcript: z.object({ fullText: z.string(), turns: z.array(turnSchema) }),
     toolCallCount: z.number().int().openapi({ description: "Tool calls the agent made during the call (docs/tools.md)." }),
     transfer: callTransfer.nullable(),
+    answeredBy: z.enum(ANSWERED_BY).nullable().openapi({
+      description:
+        "Who answered an outbound phone call, as answering-machine detection heard it (Twilio's AnsweredBy: `human`, `machine_start`, `machine_end_beep`, `machine_end_silence`, `machine_end_other`, `fax`, `unknown`); null when the agent's voicemail detection was off or no verdict came (docs/campaigns.md, \"Voicemail\").",
+      example: "human",
+    }),
     recording: z.object({ url: z.string(), durationSeconds: z.number() }).nullable(),
     analysis: z
       .object({
