@@ -4,6 +4,7 @@
 // Turn taking: the callee answers each time the agent finishes speaking (the playback buffer ran
 // dry and no audio came for 250 ms; see media-stream.ts), after REPLY_DELAY_MS.
 import { FRAME_MS, mulawEncode, pcm16FromBytes, resample, rms, TELEPHONY_RATE } from "../../src/calls/codec";
+import { IVR_DEPARTMENTS, IVR_INVALID, IVR_MENU, Ivr, KeyPresser, type KeypadCallee } from "./ivr";
 
 export type Scenario =
   | "invalid"
@@ -16,6 +17,8 @@ export type Scenario =
   | "hangs-up"
   | "tools"
   | "transfer"
+  | "ivr"
+  | "keypad"
   | "conversation";
 
 /** Numbers with a fixed behaviour (fictional 555-01xx numbers); any other valid E.164 number is a "conversation". */
@@ -30,6 +33,8 @@ export const SCENARIO_NUMBERS: Readonly<Record<string, Scenario>> = {
   "+12025550107": "hangs-up",
   "+12025550108": "tools",
   "+12025550109": "transfer",
+  "+12025550110": "ivr",
+  "+12025550111": "keypad",
 };
 
 export const scenarioFor = (to: string): Scenario => SCENARIO_NUMBERS[to] ?? "conversation";
@@ -118,6 +123,8 @@ export interface CalleeLine {
   /** A timer that is cancelled when the call ends. */
   after(ms: number, fn: () => void): void;
   error(message: string): void;
+  /** Presses a key: a `dtmf` message on the stream (ivr.ts). */
+  press(digit: string): void;
 }
 
 /** Every line a scenario's callee may say. */
@@ -135,6 +142,8 @@ export function linesOf(scenario: Scenario): string[] {
       return TOOLS_SCRIPT;
     case "transfer":
       return [TRANSFER_LINE];
+    case "ivr":
+      return [IVR_MENU, IVR_INVALID, ...Object.values(IVR_DEPARTMENTS).map((d) => d.line)];
     default:
       return [];
   }
@@ -146,12 +155,24 @@ export class Callee {
   private speaking = false;
   private agentHeard = false;
   private interrupted = false;
+  /** The IVR and keypad callees (ivr.ts) play their own part. */
+  readonly keypad: KeypadCallee | null;
+  readonly ivr: Ivr | null = null;
 
   constructor(
     readonly scenario: Scenario,
     private readonly voice: CalleeVoice,
     private readonly line: CalleeLine,
-  ) {}
+  ) {
+    const keypadLine = { ...line, say: (text: string) => this.say(text) };
+    if (scenario === "ivr") this.ivr = new Ivr(keypadLine);
+    this.keypad = this.ivr ?? (scenario === "keypad" ? new KeyPresser(keypadLine, FIRST_WORDS_MS, HANG_UP_DELAY_MS) : null);
+  }
+
+  /** The worker's <Play digits> played these keys on the call. */
+  heardDigits(digits: string): void {
+    this.keypad?.heard(digits);
+  }
 
   /** Every line this scenario may say, so their audio can be made while the phone rings. */
   lines(): string[] {
@@ -164,6 +185,7 @@ export class Callee {
 
   /** The media stream started. */
   connected(): void {
+    if (this.keypad) return this.keypad.connected();
     // The barge-in callee waits for the agent, however long its first words take (a busy machine's
     // speech thread): it exists to talk over them, never to speak first.
     if (this.scenario === "silent" || this.scenario === "barge-in") return;
@@ -174,6 +196,7 @@ export class Callee {
 
   agentStarted(): void {
     this.agentHeard = true;
+    this.keypad?.agentStarted();
     if (this.scenario === "barge-in" && !this.interrupted) {
       this.interrupted = true;
       this.line.after(BARGE_IN_MS, () => {
@@ -184,6 +207,7 @@ export class Callee {
 
   /** The agent stopped talking. A callee that is talking itself lets it pass (it talked over the agent). */
   agentFinished(): void {
+    if (this.keypad) return this.keypad.agentFinished();
     if (this.speaking) return;
     this.line.after(REPLY_DELAY_MS, () => {
       if (!this.speaking && !this.line.agentSpeaking()) void this.next();

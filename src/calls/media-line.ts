@@ -27,7 +27,8 @@ export const RECONNECT_MS = 10_000;
 export type Pressed = "pressed" | "caller-gone" | "refused" | "lost";
 
 interface Awaited {
-  tokenHash: string;
+  /** The new stream's token: compared as the stream starts, at once, so none of its first audio is lost. */
+  token: string;
   /** The stream being replaced has closed (the carrier stops it to play the keys). */
   oldClosed: boolean;
   started(): void;
@@ -92,7 +93,7 @@ export class MediaLine implements Transport {
     const back = new Promise<true>((resolve) => {
       started = () => resolve(true);
     });
-    const awaited: Awaited = { tokenHash, oldClosed: false, started };
+    const awaited: Awaited = { token, oldClosed: false, started };
     this.awaited = awaited;
     try {
       const sid = (await findCall(scope.db, call.id))?.providerCallId ?? call.providerCallId;
@@ -126,7 +127,7 @@ export class MediaLine implements Transport {
     const live = () => self.t !== null && self.t === this.current;
     const events: SessionEvents = {
       onStart: (params, streamId) => {
-        if (self.t && self.t === this.incoming) void this.started(self.t, params);
+        if (self.t && self.t === this.incoming) this.started(self.t, params);
         else if (live()) this.events.onStart(params, streamId);
       },
       onFrame: (frame, at) => live() && this.events.onFrame(frame, at),
@@ -145,11 +146,10 @@ export class MediaLine implements Transport {
   }
 
   /** The new stream started: with the token we gave the carrier it becomes the line. */
-  private async started(t: Transport, params: Record<string, string>): Promise<void> {
+  private started(t: Transport, params: Record<string, string>): void {
     const awaited = this.awaited;
-    const given = await sha256Hex(params.token ?? "");
-    if (!awaited || this.awaited !== awaited || this.incoming !== t || !safeEqual(given, awaited.tokenHash)) {
-      if (this.incoming === t) this.incoming = null;
+    if (!awaited || !safeEqual(params.token ?? "", awaited.token)) {
+      this.incoming = null;
       console.log(JSON.stringify({ level: "info", msg: "media stream refused: wrong stream token", callId: params.callId }));
       return t.close(1008, "stream token refused");
     }
