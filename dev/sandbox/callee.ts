@@ -185,7 +185,10 @@ export class Callee {
 
   /** The media stream started. */
   connected(): void {
-    if (this.keypad) return this.keypad.connected();
+    if (this.keypad) {
+      this.keypad.connected();
+      return;
+    }
     // The barge-in callee waits for the agent, however long its first words take (a busy machine's
     // speech thread): it exists to talk over them, never to speak first.
     if (this.scenario === "silent" || this.scenario === "barge-in") return;
@@ -207,7 +210,10 @@ export class Callee {
 
   /** The agent stopped talking. A callee that is talking itself lets it pass (it talked over the agent). */
   agentFinished(): void {
-    if (this.keypad) return this.keypad.agentFinished();
+    if (this.keypad) {
+      this.keypad.agentFinished();
+      return;
+    }
     if (this.speaking) return;
     this.line.after(REPLY_DELAY_MS, () => {
       if (!this.speaking && !this.line.agentSpeaking()) void this.next();

@@ -67,8 +67,14 @@ export class Ivr implements KeypadCallee {
   constructor(private readonly line: KeypadCalleeLine) {}
 
   connected(): void {
-    if (this.record.menus === 0) return this.line.after(IVR_ANSWER_DELAY_MS, () => void this.menu());
-    if (!this.unread) return;
+    // Keys pressed before the menu was said count too (an IVR takes keys typed ahead).
+    if (!this.unread) {
+      if (this.record.menus === 0)
+        this.line.after(IVR_ANSWER_DELAY_MS, () => {
+          if (this.record.menus === 0 && this.record.choices.length === 0) void this.menu();
+        });
+      return;
+    }
     const key = this.unread.replace(/[^0-9*#]/g, "")[0] ?? "";
     this.unread = "";
     const department = IVR_DEPARTMENTS[key];

@@ -151,7 +151,8 @@ export class MediaLine implements Transport {
     if (!awaited || !safeEqual(params.token ?? "", awaited.token)) {
       this.incoming = null;
       console.log(JSON.stringify({ level: "info", msg: "media stream refused: wrong stream token", callId: params.callId }));
-      return t.close(1008, "stream token refused");
+      t.close(1008, "stream token refused");
+      return;
     }
     const old = this.current;
     this.current = t;
