@@ -7,7 +7,8 @@
 // status callbacks, accepts the Media Streams WebSocket the sandbox opens to it, hangs up
 // (POST .../Calls/{sid}.json Status=completed) and transfers the call (the same resource with
 // Twiml=<Response><Dial>…: the stream stops, a simulated person answers the transfer leg, and the
-// call ends when that conversation does). The dialled number picks the callee's behaviour
+// call ends when that conversation does) or presses keys (<Play digits> then a new <Connect><Stream>:
+// ivr.ts). The dialled number picks the callee's behaviour
 // (callee.ts); the media stream and its measurements are in media-stream.ts; the account's
 // numbers (bought and verified, the only allowed `From`s) in phone-numbers.ts. See docs/sandbox.md.
 //

@@ -1859,6 +1859,8 @@ export interface components {
                      * @enum {boolean}
                      */
                     interrupted?: true;
+                    /** @description Caller turns of keys pressed on the phone's keypad: the keys in order. */
+                    dtmf?: string;
                     /** @description On a tool turn: which tool, how it went, how long it took. */
                     tool?: {
                         name: string;
@@ -2074,6 +2076,8 @@ export interface components {
                      * @enum {boolean}
                      */
                     interrupted?: true;
+                    /** @description Caller turns of keys pressed on the phone's keypad: the keys in order. */
+                    dtmf?: string;
                     /** @description On a tool turn: which tool, how it went, how long it took. */
                     tool?: {
                         name: string;
@@ -2202,6 +2206,8 @@ export interface components {
                      * @enum {boolean}
                      */
                     interrupted?: true;
+                    /** @description Caller turns of keys pressed on the phone's keypad: the keys in order. */
+                    dtmf?: string;
                     /** @description On a tool turn: which tool, how it went, how long it took. */
                     tool?: {
                         name: string;
@@ -2330,6 +2336,8 @@ export interface components {
                      * @enum {boolean}
                      */
                     interrupted?: true;
+                    /** @description Caller turns of keys pressed on the phone's keypad: the keys in order. */
+                    dtmf?: string;
                     /** @description On a tool turn: which tool, how it went, how long it took. */
                     tool?: {
                         name: string;
@@ -2458,6 +2466,8 @@ export interface components {
                      * @enum {boolean}
                      */
                     interrupted?: true;
+                    /** @description Caller turns of keys pressed on the phone's keypad: the keys in order. */
+                    dtmf?: string;
                     /** @description On a tool turn: which tool, how it went, how long it took. */
                     tool?: {
                         name: string;
@@ -3794,7 +3804,7 @@ export interface components {
              */
             updatedAt: string;
         };
-        Tool: components["schemas"]["FunctionTool"] | components["schemas"]["EndCallTool"] | components["schemas"]["TransferCallTool"];
+        Tool: components["schemas"]["FunctionTool"] | components["schemas"]["EndCallTool"] | components["schemas"]["TransferCallTool"] | components["schemas"]["SendDtmfTool"];
         FunctionTool: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -3892,6 +3902,16 @@ export interface components {
             description?: string;
             /** @example Transferring you to billing now. */
             message?: string;
+        };
+        /** @description Offered to the model on phone calls: it presses keys on the phone's keypad (0-9, *, #; w pauses half a second), to find its way through a phone menu (docs/tools.md). */
+        SendDtmfTool: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "send_dtmf";
+            /** @description When the model should press keys (a default is used otherwise). */
+            description?: string;
         };
         /**
          * @example {
@@ -4005,7 +4025,7 @@ export interface components {
             analysisPlan?: components["schemas"]["AnalysisPlan"];
             turnTaking?: components["schemas"]["TurnTaking"];
             /**
-             * @description At most 20: function tools of yours and the built-ins end_call and transfer_call (docs/tools.md).
+             * @description At most 20: function tools of yours and the built-ins end_call, transfer_call and send_dtmf (docs/tools.md).
              * @default []
              */
             tools?: components["schemas"]["Tool"][];
@@ -4321,6 +4341,11 @@ export interface components {
                     endMs: number;
                     /** @description The caller spoke over the agent; `text` is what it meant to say. */
                     interrupted?: boolean;
+                    /**
+                     * @description Caller turns of keys pressed on the phone's keypad: the keys in order; `text` reads "[keypad] 1 2 #" (docs/calls.md, "Keypad (DTMF)").
+                     * @example 12#
+                     */
+                    dtmf?: string;
                     tool?: components["schemas"]["ToolTurn"];
                     latency?: components["schemas"]["TurnLatency"] & unknown;
                 }[];
