@@ -107,7 +107,7 @@ export class LlmStage extends Stage {
         // Whole answers: what the tools' start messages said leads the reply.
         const text = [...result.turns.flatMap((t) => (t.role === "agent" ? [t.text] : [])), result.text].filter(Boolean).join(" ");
         add(text ? whole(text) : []);
-        after = { ended: result.ended, transfer: result.transfer, dtmf: result.dtmf ?? null };
+        after = { ended: result.ended, transfer: result.transfer, ...(result.dtmf && { dtmf: result.dtmf }) };
       } else {
         const chunker = new SentenceChunker();
         // Each round's words are spoken as they stream; the tools' messages are said in their place.
@@ -122,7 +122,7 @@ export class LlmStage extends Stage {
           add(whole(text));
         };
         const result = await this.port.turn(frame.messages, { round, onToolRound }, say);
-        after = { ended: result.ended, transfer: result.transfer, dtmf: result.dtmf ?? null };
+        after = { ended: result.ended, transfer: result.transfer, ...(result.dtmf && { dtmf: result.dtmf }) };
       }
     } catch (error) {
       if (!isCancel(error) && !cancel.signal.aborted) {
