@@ -5,6 +5,7 @@
 // dry and no audio came for 250 ms; see media-stream.ts), after REPLY_DELAY_MS.
 import { FRAME_MS, mulawEncode, pcm16FromBytes, resample, rms, TELEPHONY_RATE } from "../../src/calls/codec";
 import { GREETING } from "./amd";
+import { IVR_DEPARTMENTS, IVR_INVALID, IVR_MENU, Ivr, KeyPresser, type KeypadCallee } from "./ivr";
 
 export type Scenario =
   | "invalid"
@@ -19,6 +20,8 @@ export type Scenario =
   | "transfer"
   | "machine"
   | "fax"
+  | "ivr"
+  | "keypad"
   | "conversation";
 
 /** Numbers with a fixed behaviour (fictional 555-01xx numbers); any other valid E.164 number is a "conversation". */
@@ -36,6 +39,8 @@ export const SCENARIO_NUMBERS: Readonly<Record<string, Scenario>> = {
   // Answering-machine detection's callees (amd.ts): a voicemail greeting then a beep, and a fax.
   "+12025550131": "machine",
   "+12025550132": "fax",
+  "+12025550110": "ivr",
+  "+12025550111": "keypad",
 };
 
 export const scenarioFor = (to: string): Scenario => SCENARIO_NUMBERS[to] ?? "conversation";
@@ -124,6 +129,8 @@ export interface CalleeLine {
   /** A timer that is cancelled when the call ends. */
   after(ms: number, fn: () => void): void;
   error(message: string): void;
+  /** Presses a key: a `dtmf` message on the stream (ivr.ts). */
+  press(digit: string): void;
 }
 
 /** Every line a scenario's callee may say. */
@@ -143,6 +150,8 @@ export function linesOf(scenario: Scenario): string[] {
       return [TRANSFER_LINE];
     case "machine":
       return [GREETING];
+    case "ivr":
+      return [IVR_MENU, IVR_INVALID, ...Object.values(IVR_DEPARTMENTS).map((d) => d.line)];
     default:
       return [];
   }
@@ -154,12 +163,24 @@ export class Callee {
   private speaking = false;
   private agentHeard = false;
   private interrupted = false;
+  /** The IVR and keypad callees (ivr.ts) play their own part. */
+  readonly keypad: KeypadCallee | null;
+  readonly ivr: Ivr | null = null;
 
   constructor(
     readonly scenario: Scenario,
     private readonly voice: CalleeVoice,
     private readonly line: CalleeLine,
-  ) {}
+  ) {
+    const keypadLine = { ...line, say: (text: string) => this.say(text) };
+    if (scenario === "ivr") this.ivr = new Ivr(keypadLine);
+    this.keypad = this.ivr ?? (scenario === "keypad" ? new KeyPresser(keypadLine, FIRST_WORDS_MS, HANG_UP_DELAY_MS) : null);
+  }
+
+  /** The worker's <Play digits> played these keys on the call. */
+  heardDigits(digits: string): void {
+    this.keypad?.heard(digits);
+  }
 
   /** Every line this scenario may say, so their audio can be made while the phone rings. */
   lines(): string[] {
@@ -172,6 +193,10 @@ export class Callee {
 
   /** The media stream started. */
   connected(): void {
+    if (this.keypad) {
+      this.keypad.connected();
+      return;
+    }
     // The barge-in callee waits for the agent, however long its first words take (a busy machine's
     // speech thread): it exists to talk over them, never to speak first.
     // The machine and the fax are played by amd.ts: they never answer the agent.
@@ -183,6 +208,7 @@ export class Callee {
 
   agentStarted(): void {
     this.agentHeard = true;
+    this.keypad?.agentStarted();
     if (this.scenario === "barge-in" && !this.interrupted) {
       this.interrupted = true;
       this.line.after(BARGE_IN_MS, () => {
@@ -193,6 +219,10 @@ export class Callee {
 
   /** The agent stopped talking. A callee that is talking itself lets it pass (it talked over the agent). */
   agentFinished(): void {
+    if (this.keypad) {
+      this.keypad.agentFinished();
+      return;
+    }
     if (this.speaking) return;
     this.line.after(REPLY_DELAY_MS, () => {
       if (!this.speaking && !this.line.agentSpeaking()) void this.next();

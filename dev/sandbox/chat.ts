@@ -375,6 +375,19 @@ function mentionAt(text: string, name: string): number {
 
 type Reply = { kind: "text"; content: string } | { kind: "tool"; calls: Array<{ name: string; arguments: string }> };
 
+/** A rule of the system prompt: `When the user says "<phrase>", call <tool>` and optionally ` with <JSON object>`, ended by `.`. */
+const RULE_RE = /When the user says "([^"]+)", call ([A-Za-z0-9_-]{1,64})(?: with (\{[^\n]*?\}))?\.(?=\s|$)/g;
+
+/** The first rule whose phrase the last user message contains (case-insensitive) and whose tool is offered: that call. */
+function ruleFor(system: string, lastUser: string, tools: Tool[]): { name: string; arguments: string } | null {
+  const said = collapse(lastUser).toLowerCase();
+  for (const [, phrase, name, args] of system.matchAll(RULE_RE)) {
+    if (!phrase || !name || !said.includes(collapse(phrase).toLowerCase()) || !tools.some((t) => t.name === name)) continue;
+    return { name, arguments: args ?? "{}" };
+  }
+  return null;
+}
+
 /** The first of numbered knowledge passages (`[1] From "name", heading:` then its text, up to the next). */
 const FIRST_PASSAGE = /^\[1\] From ("[^"\n]*")[^\n]*:\n([\s\S]*?)(?:\n\n\[2\] From |$)/m;
 
@@ -433,6 +446,9 @@ function decide(req: ChatRequest): Reply {
         })),
       };
     }
+    // The system prompt's rules: `When the user says "…", call <tool> with {…}.`
+    const ruled = last.role === "user" && req.toolChoice === "auto" ? ruleFor(system, lastUser, req.tools) : null;
+    if (ruled) return { kind: "tool", calls: [ruled] };
   }
 
   // JSON

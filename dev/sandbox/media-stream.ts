@@ -1,6 +1,6 @@
 // The telephony sandbox's side of a bidirectional Twilio Media Stream (<Connect><Stream>): a
 // WebSocket client to the worker that sends `connected`, `start`, a `media` frame every 20 ms for
-// the whole call (the callee's speech, or μ-law silence), `mark` echoes and `stop`, and plays the
+// the whole call (the callee's speech, or μ-law silence), `dtmf` key presses, `mark` echoes and `stop`, and plays the
 // worker's `media` in real time at 8 kHz, honouring `mark` and `clear` as Twilio does. It also
 // measures the call for tests and benches (the fields of SandboxCall).
 //
@@ -131,6 +131,13 @@ export class MediaStream {
   play(text: string, audio: Uint8Array, opts: { bargeIn?: boolean } = {}): Promise<void> {
     if (this.state === "closed") return Promise.resolve();
     return new Promise((done) => this.speech.push({ text, audio, offset: 0, bargeIn: opts.bargeIn ?? false, done }));
+  }
+
+  /** The callee presses a key: Twilio's `dtmf` message (bidirectional streams only), recorded in `dtmfSent`. */
+  sendDigit(digit: string): void {
+    if (this.state !== "open") return;
+    this.send({ event: "dtmf", streamSid: this.streamSid, sequenceNumber: String(++this.seq), dtmf: { track: "inbound_track", digit } });
+    this.call.dtmfSent.push({ digit, at: clock() });
   }
 
   /** The call is over: sends `stop` and closes the socket (1000). */

@@ -7,7 +7,8 @@
 // status callbacks, accepts the Media Streams WebSocket the sandbox opens to it, hangs up
 // (POST .../Calls/{sid}.json Status=completed) and transfers the call (the same resource with
 // Twiml=<Response><Dial>…: the stream stops, a simulated person answers the transfer leg, and the
-// call ends when that conversation does). The dialled number picks the callee's behaviour
+// call ends when that conversation does) or presses keys (<Play digits> then a new <Connect><Stream>:
+// ivr.ts). The dialled number picks the callee's behaviour
 // (callee.ts); the media stream and its measurements are in media-stream.ts; the account's
 // numbers (bought and verified, the only allowed `From`s) in phone-numbers.ts. See docs/sandbox.md.
 //
@@ -23,6 +24,7 @@ import { fileURLToPath } from "node:url";
 import { listenLocal } from "../listen";
 import { AnsweringMachine, GREETING, parseAmdRequest, type SandboxAmd, type SandboxMachine } from "./amd";
 import { Callee, CalleeVoice, linesOf, type Scenario, scenarioFor } from "./callee";
+import { type IvrRecord, PLAYABLE_DIGITS, playMs } from "./ivr";
 import { clock, MediaStream, twilioSignature } from "./media-stream";
 import { AccountNumbers, API_VERSION, rfc2822, TwilioError } from "./phone-numbers";
 
@@ -92,6 +94,12 @@ export interface SandboxCall {
   twimlUpdates: Array<{ at: number; twiml: string }>;
   /** The latest <Dial> of such an update: the call's transfer. */
   transfer?: SandboxTransfer;
+  /** The keys the worker pressed (an update's <Play digits>, `w` pauses kept), when each began to play. */
+  digitsPlayed: Array<{ digits: string; at: number }>;
+  /** The keys the callee pressed (`dtmf` stream messages sent; the keypad callee). */
+  dtmfSent: Array<{ digit: string; at: number }>;
+  /** The IVR callee: menus said, keys heard, choices made (ivr.ts). */
+  ivr?: IvrRecord;
   scenario: Scenario;
   status: CallStatus;
   statuses: Array<{ status: CallStatus; at: number }>;
@@ -244,10 +252,11 @@ export type UpdateVerb =
   | { verb: "Dial"; number: string; callerId?: string; answerOnBridge: boolean; timeout: number; action?: string }
   | { verb: "Connect"; url: string; parameters: Record<string, string> }
   | { verb: "Say"; text: string }
+  | { verb: "Play"; digits: string }
   | { verb: "Pause"; seconds: number }
   | { verb: "Hangup" };
 
-const PLAYED_IN_UPDATES = "<Dial><Number>, <Connect><Stream>, <Say>, <Pause> and <Hangup/>";
+const PLAYED_IN_UPDATES = "<Dial><Number>, <Connect><Stream>, <Play digits>, <Say>, <Pause> and <Hangup/>";
 /** A child element: `<Name attrs/>` or `<Name attrs>inner</Name>`. */
 const ELEMENT = /<([A-Za-z]+)\b([^>]*?)(?:\/>|>([\s\S]*?)<\/\1\s*>)/g;
 
@@ -311,8 +320,8 @@ function parseDial(attrs: Record<string, string>, inner: string): UpdateVerb {
 
 /**
  * The TwiML of a call update, as verbs: it must hold a <Dial> (one <Number>, E.164: else 13223) or a
- * <Connect><Stream> (the last verb: the call ends with its stream), and may also hold <Say>, <Pause>
- * and <Hangup/>. Anything else is refused (12100); so are a <Dial action> that is no absolute URL or
+ * <Connect><Stream> (the last verb: the call ends with its stream), and may also hold <Play digits>
+ * (keys), <Say>, <Pause> and <Hangup/>. Anything else is refused (12100); so are a <Dial action> that is no absolute URL or
  * not POST, and a callerId that is no E.164 number (13214). Whether the account may show that
  * callerId is checked against the call. `{ requireTransfer: false }`: the answer of a <Dial action>,
  * which may hold only <Say>, <Pause> and <Hangup/>.
@@ -333,6 +342,16 @@ export function parseUpdateTwiml(twiml: string, opts: { requireTransfer?: boolea
       case "Say":
         verbs.push({ verb: "Say", text: decodeXml(inner).trim() });
         break;
+      case "Play": {
+        // Keys only (DTMF): the sandbox fetches no audio URL.
+        const digits = attrs.digits;
+        if (digits === undefined || inner.trim())
+          throw new TwilioError(400, 12100, 'The telephony sandbox plays <Play digits="…"/> (keys) only, not audio URLs.');
+        if (!PLAYABLE_DIGITS.test(digits))
+          throw new TwilioError(400, 12100, `<Play digits> may hold only 0-9, *, # and w; got ${JSON.stringify(digits)}.`);
+        verbs.push({ verb: "Play", digits });
+        break;
+      }
       case "Pause": {
         const length = Number(attrs.length ?? 1);
         verbs.push({ verb: "Pause", seconds: Number.isInteger(length) && length > 0 ? length : 1 });
@@ -582,6 +601,12 @@ export async function startTelephonySandbox(opts: {
       switch (v.verb) {
         case "Say":
           live.call.platformSaid.push(v.text);
+          break;
+        case "Play":
+          // The keys play on the line (the callee hears them once played), then the document goes on.
+          live.call.digitsPlayed.push({ digits: v.digits, at: clock() });
+          await wait(live, playMs(v.digits));
+          live.callee?.heardDigits(v.digits);
           break;
         case "Pause":
           await wait(live, v.seconds * 1000);
@@ -835,6 +860,8 @@ export async function startTelephonySandbox(opts: {
       callbacks: [],
       platformSaid: [],
       twimlUpdates: [],
+      digitsPlayed: [],
+      dtmfSent: [],
       createdAt: clock(),
       said: [],
       heardFrames: 0,
@@ -871,7 +898,9 @@ export async function startTelephonySandbox(opts: {
           if (live.stream) fn();
         }),
       error: (message) => call.errors.push(message),
+      press: (digit) => live.stream?.sendDigit(digit),
     });
+    if (live.callee.ivr) call.ivr = live.callee.ivr.record;
     live.callee.prepare(); // synthesize the lines while the phone rings
     setStatus(live, "queued");
     calls.push(call);

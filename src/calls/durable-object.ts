@@ -80,14 +80,20 @@ export class CallSession extends DurableObject<Bindings> {
     const callId = request.headers.get(CALL_ID_HEADER) ?? "";
     const url = new URL(request.url);
     if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") return new Response("expected a WebSocket upgrade", { status: 426 });
-    if (this.session) return new Response("this call already has a live media stream", { status: 409 });
     const kind = request.headers.get(TRANSPORT_HEADER) === "twilio" ? "twilio" : "web";
+    // Keys being pressed (send_dtmf): the carrier's new stream carries the same session on.
+    const reconnecting = kind === "twilio" && this.session?.awaitsStream === true;
+    if (this.session && !reconnecting) return new Response("this call already has a live media stream", { status: 409 });
     const config = parseEnv(this.env);
     const pair = new WebSocketPair();
     const [client, server] = [pair[0], pair[1]];
     // Binary frames as ArrayBuffer (the standard default is Blob, which would need an await per frame).
     (server as WebSocket & { binaryType: string }).binaryType = "arraybuffer";
     server.accept();
+    if (reconnecting) {
+      if (!this.session?.attach(server)) server.close(1011, "the call is not awaiting a stream");
+      return new Response(null, { status: 101, webSocket: client });
+    }
     this.session = new CallSessionRuntime({
       config,
       callId,

@@ -34,6 +34,17 @@ export class Recorder {
     this.callerAt += frame.length;
   }
 
+  /**
+   * The caller's track goes on in silence up to `atMs` from the connect: their audio paused (the
+   * stream was replaced while keys were pressed) and the tracks stay aligned.
+   */
+  callerUntil(atMs: number): void {
+    const at = Math.min(this.capacity, Math.round((atMs / 1000) * this.rate));
+    if (at <= this.callerAt) return;
+    this.callerFrames.push(new Int16Array(at - this.callerAt));
+    this.callerAt = at;
+  }
+
   agent(samples: Int16Array, atMs: number): void {
     const start = Math.max(Math.round((atMs / 1000) * this.rate), this.agentEnd);
     if (start >= this.capacity) return;

@@ -1,6 +1,7 @@
 // One live call's lifecycle in its Durable Object: the media socket connecting (./connect.ts), the
 // call's pipeline of stages built and fed (./pipeline/), its timers, what the pipeline decides (an
-// end, a transfer, a failure), and the end, once (./ending.ts). docs/calls.md has the behaviour.
+// end, a transfer, keys to press, a failure), and the end, once (./ending.ts). The media line
+// (./media-line.ts) outlives a stream: pressing keys replaces it. docs/calls.md has the behaviour.
 import type { Agent, AnsweredBy, Call, TransferDestination } from "../db/schema";
 import { openScope, type Scope } from "../db/scope";
 import type { AppConfig } from "../env";
@@ -10,12 +11,13 @@ import { connectCall } from "./connect";
 import { type Ending, endLiveCall, failureReason, hangUpAtCarrier, log } from "./ending";
 import { type PreparedSpeech, preparedAudio } from "./first-message";
 import { connectedCallLive } from "./lifecycle";
+import { MediaLine } from "./media-line";
 import { type CallPipeline, pipelineForCall } from "./pipeline/build";
 import type { Frame } from "./pipeline/frames";
 import { renderTemplate } from "./prompt";
 import type { EndedReason } from "./states";
 import { TRANSFER_FAILED_MESSAGE, TransferLeg } from "./transfer";
-import { type SessionEvents, type Transport, TwilioTransport, WebTransport } from "./transports";
+import type { SessionEvents } from "./transports";
 import { type DetectionAction, detects, MachineDetection } from "./voicemail";
 
 const TICK_MS = 200;
@@ -37,7 +39,7 @@ export interface SessionOptions {
 }
 
 export class CallSessionRuntime implements SessionEvents {
-  private readonly transport: Transport;
+  private readonly transport: MediaLine;
   private readonly scope: Scope;
   private readonly deps: DomainContext;
   private call: Call | null = null;
@@ -57,7 +59,7 @@ export class CallSessionRuntime implements SessionEvents {
   constructor(private readonly opts: SessionOptions) {
     this.scope = openScope(opts.config);
     this.deps = contextOf(this.scope, opts.config, opts.origin);
-    this.transport = opts.kind === "twilio" ? new TwilioTransport(opts.socket, this) : new WebTransport(opts.socket, this);
+    this.transport = new MediaLine(opts.socket, opts.kind, this);
     this.verdictBeforeLive = opts.answeredBy ?? null;
   }
 
@@ -75,6 +77,9 @@ export class CallSessionRuntime implements SessionEvents {
   }
   onMark(name: string): void {
     this.feed({ type: "mark", name, at: Date.now() });
+  }
+  onDigit(digit: string, at: number): void {
+    this.feed({ type: "key", digit, at });
   }
   private feed(frame: Frame): void {
     if (this.state !== "live") return;
@@ -175,6 +180,7 @@ export class CallSessionRuntime implements SessionEvents {
   private onOutput(frame: Frame): void {
     if (frame.type === "action" && frame.action.kind === "end") void this.end(frame.action.reason);
     else if (frame.type === "action" && frame.action.kind === "hand-on") void this.transfer(frame.action.to);
+    else if (frame.type === "action" && frame.action.kind === "press") void this.press(frame.action.digits);
     else if (frame.type === "error" && this.live) void this.end(failureReason(this.opts.callId, frame.error, frame.stage));
   }
 
@@ -186,6 +192,27 @@ export class CallSessionRuntime implements SessionEvents {
     if (this.state !== "live") return;
     if (handed === "caller-gone") return this.end("customer-ended-call");
     this.pipe?.context.say(TRANSFER_FAILED_MESSAGE);
+  }
+
+  /**
+   * send_dtmf once its reply played: the carrier plays the keys and brings the call back on a new
+   * stream (./media-line.ts), and the conversation goes on over it. Refused, the agent is told.
+   */
+  private async press(digits: string): Promise<void> {
+    if (this.state !== "live" || !this.call) return;
+    const pressed = await this.transport.press(this.scope, this.opts.config, this.opts.origin, this.call, digits);
+    if (this.state !== "live") return;
+    if (pressed === "caller-gone") return void this.end("customer-ended-call");
+    if (pressed === "lost") return void this.end("media-stream-failed");
+    if (pressed === "pressed") return this.pipe?.recorder?.callerUntil(Date.now() - this.connectedAt);
+    this.pipe?.context.note(`The keys ${digits} could not be pressed: the phone line refused them.`);
+  }
+
+  /** The carrier's new stream while keys are pressed (the call's Durable Object hands it over). */
+  attach(socket: WebSocket): boolean {
+    if (this.state !== "live" || !this.transport.awaitsStream) return false;
+    this.transport.attach(socket);
+    return true;
   }
 
   private tick(): void {
@@ -200,6 +227,7 @@ export class CallSessionRuntime implements SessionEvents {
     // The voicemail message has played (its mark came back): hang up.
     if (this.detection?.leavingMessage && pipe.context.idle && !pipe.out.playing) return void this.end("voicemail");
     pipe.out.tick(now);
+    pipe.keypad.tick(now);
     // The agent's own wait for a machine-detection verdict is not the callee's silence.
     if (this.detection?.pending) return;
     const quietSince = Math.max(pipe.lastActivity(), this.conversingSince);
@@ -250,5 +278,9 @@ export class CallSessionRuntime implements SessionEvents {
   }
   get isEnding(): boolean {
     return this.state === "ending";
+  }
+  /** Keys are being pressed: the call's next media stream is this session's (attach). */
+  get awaitsStream(): boolean {
+    return this.state === "live" && this.transport.awaitsStream;
   }
 }

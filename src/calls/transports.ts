@@ -10,6 +10,8 @@ export interface SessionEvents {
   onFrame(frame: Int16Array, at: number): void;
   /** Playback reached a mark we sent. */
   onMark(name: string): void;
+  /** The caller pressed a key on the phone's keypad (Twilio's `dtmf`; the web page's `{"type":"dtmf"}`). */
+  onDigit(digit: string, at: number): void;
   /** The other side hung up or closed. */
   onHangup(cause: string): void;
   onProtocolError(message: string): void;
@@ -47,6 +49,7 @@ export class TwilioTransport implements Transport {
         start?: { streamSid?: string; customParameters?: Record<string, string> };
         media?: { payload?: string; track?: string };
         mark?: { name?: string };
+        dtmf?: { digit?: unknown; track?: string };
       };
       try {
         msg = JSON.parse(e.data);
@@ -69,10 +72,15 @@ export class TwilioTransport implements Transport {
         case "mark":
           if (msg.mark?.name) events.onMark(msg.mark.name);
           return;
+        case "dtmf":
+          // Sent on bidirectional streams only, one key a message, the caller's (inbound_track).
+          if (!this.streamSid || (msg.dtmf?.track && msg.dtmf.track !== "inbound_track")) return;
+          if (typeof msg.dtmf?.digit !== "string") return events.onProtocolError("dtmf without a digit");
+          return events.onDigit(msg.dtmf.digit, Date.now());
         case "stop":
           return events.onHangup("stream-stopped");
         default:
-          return; // connected, dtmf and future events
+          return; // connected and future events
       }
     });
     ws.addEventListener("close", () => events.onHangup("socket-closed"));
@@ -129,7 +137,7 @@ export class WebTransport implements Transport {
     const frameSize = (WEB_CALL_RATE * FRAME_MS) / 1000;
     ws.addEventListener("message", (e) => {
       if (typeof e.data === "string") {
-        let msg: { type?: string; name?: string };
+        let msg: { type?: string; name?: string; digit?: unknown };
         try {
           msg = JSON.parse(e.data);
         } catch {
@@ -137,6 +145,7 @@ export class WebTransport implements Transport {
         }
         if (msg.type === "mark" && typeof msg.name === "string") events.onMark(msg.name);
         else if (msg.type === "hangup") events.onHangup("client-hangup");
+        else if (msg.type === "dtmf" && typeof msg.digit === "string") events.onDigit(msg.digit, Date.now());
         return;
       }
       const bytes = new Uint8Array(e.data as ArrayBuffer);

@@ -22,6 +22,7 @@ export function transcriptOf(unordered: TranscriptTurn[]) {
       startMs: t.startMs,
       endMs: t.endMs,
       ...(t.interrupted ? { interrupted: true as const } : {}),
+      ...(t.dtmf ? { dtmf: t.dtmf } : {}),
       ...(t.tool ? { tool: t.tool } : {}),
       ...(t.latency ? { latency: t.latency } : {}),
     })),

@@ -1,6 +1,6 @@
 // Twilio: REST call creation with TwiML that connects a bidirectional Media Stream to our media
 // route (with async answering-machine detection when asked), hang-up and cancel (Status=completed / canceled), transfer (the live call's TwiML replaced
-// by a <Dial>), X-Twilio-Signature checks on status callbacks and voice webhooks, whether a number
+// by a <Dial>), keys pressed (replaced by <Play digits> and a new <Connect><Stream>), X-Twilio-Signature checks on status callbacks and voice webhooks, whether a number
 // is the account's (IncomingPhoneNumbers, OutgoingCallerIds), and pointing a number's incoming calls
 // at our voice webhook (IncomingPhoneNumbers/{sid} VoiceUrl). Wire formats from Twilio's docs
 // (Calls, IncomingPhoneNumber and OutgoingCallerId resources, paging, "Webhooks security", Media
@@ -18,11 +18,22 @@ const xml = (s: string) => s.replace(/[<>&"']/g, (ch) => `&#${ch.charCodeAt(0)};
 
 /** `<Connect><Stream>`: Twilio streams both directions of the call's audio to `url`. */
 export function streamTwiml(url: string, parameters: Record<string, string>): string {
+  return `<?xml version="1.0" encoding="UTF-8"?><Response>${connectStream(url, parameters)}</Response>`;
+}
+
+const connectStream = (url: string, parameters: Record<string, string>) => {
   const params = Object.entries(parameters)
     .map(([name, value]) => `<Parameter name="${xml(name)}" value="${xml(value)}"/>`)
     .join("");
-  return `<?xml version="1.0" encoding="UTF-8"?><Response><Connect><Stream url="${xml(url)}">${params}</Stream></Connect></Response>`;
-}
+  return `<Connect><Stream url="${xml(url)}">${params}</Stream></Connect>`;
+};
+
+/**
+ * send_dtmf: `<Play digits>` presses the keys (a `w` pauses half a second), then a new
+ * `<Connect><Stream>` brings the call's audio back to us. The update ends the current stream.
+ */
+export const playDigitsTwiml = (digits: string, url: string, parameters: Record<string, string>) =>
+  `<?xml version="1.0" encoding="UTF-8"?><Response><Play digits="${xml(digits)}"/>${connectStream(url, parameters)}</Response>`;
 
 /**
  * `<Dial>` to one number: Twilio calls `to` from `callerId` and bridges the current call to it. The
@@ -151,13 +162,23 @@ export class Twilio implements TelephonyProvider {
     }
   }
 
-  async transfer(providerCallId: string, to: string, callerId: string, action?: string): Promise<void> {
+  transfer(providerCallId: string, to: string, callerId: string, action?: string): Promise<void> {
+    return this.update(providerCallId, dialTwiml(to, callerId, action), "transfer");
+  }
+
+  sendDigits(providerCallId: string, digits: string, streamUrl: string, parameters: Record<string, string>): Promise<void> {
+    return this.update(providerCallId, playDigitsTwiml(digits, streamUrl, parameters), "press keys on");
+  }
+
+  /** Replaces the live call's TwiML (`what` names the operation in a refusal). */
+  private async update(providerCallId: string, twiml: string, what: string): Promise<void> {
     const url = this.url(`/Calls/${encodeURIComponent(providerCallId)}.json`);
-    const body = new URLSearchParams({ Twiml: dialTwiml(to, callerId, action) });
+    const body = new URLSearchParams({ Twiml: twiml });
     // Retried only when Twilio answered that it did nothing (429, 503). Replacing the TwiML twice is
     // harmless before the first update took effect, but not after: a second update restarts the
-    // <Dial>, hanging up the leg the first one is ringing or has already bridged. A timeout, a broken
-    // connection or another 5xx may hide an update that took effect, so those fail at once.
+    // <Dial>, hanging up the leg the first one is ringing or has already bridged (or presses the
+    // keys twice). A timeout, a broken connection or another 5xx may hide an update that took
+    // effect, so those fail at once.
     const backoff = this.call.backoffMs ?? 250;
     for (let attempt = 0; ; attempt++) {
       try {
@@ -171,7 +192,8 @@ export class Twilio implements TelephonyProvider {
           await sleep(Math.min(5000, Math.max(hinted, backoff * 2 ** attempt)));
           continue;
         }
-        if (err.failure === "rejected" && (err.status === 400 || err.status === 404)) throw await this.notInProgress(providerCallId, err);
+        if (err.failure === "rejected" && (err.status === 400 || err.status === 404))
+          throw await this.notInProgress(providerCallId, err, what);
         throw err;
       }
     }
@@ -182,8 +204,8 @@ export class Twilio implements TelephonyProvider {
    * is looked up: a call that is not `in-progress` (or unknown, 404) is Twilio's 21220, "Call is not
    * in-progress. Cannot redirect."; anything else keeps Twilio's own refusal.
    */
-  private async notInProgress(providerCallId: string, refusal: ProviderError): Promise<ProviderError> {
-    const what = `Twilio cannot transfer call ${providerCallId}`;
+  private async notInProgress(providerCallId: string, refusal: ProviderError, operation: string): Promise<ProviderError> {
+    const what = `Twilio cannot ${operation} call ${providerCallId}`;
     if (refusal.status === 404) return new CallNotInProgressError(`${what}: Twilio does not know it (error 20404)`, 404, null);
     let status: string | null = null;
     try {

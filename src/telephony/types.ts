@@ -89,6 +89,14 @@ export interface TelephonyProvider {
    */
   transfer(providerCallId: string, to: string, callerId: string, action?: string): Promise<void>;
   /**
+   * Presses keys on the live call (send_dtmf): the carrier plays `digits` as DTMF tones (0-9, *, #;
+   * `w` pauses half a second), then streams the call's audio to `streamUrl` again, with
+   * `parameters` (a fresh stream token). A media stream cannot carry DTMF, so the carrier ends the
+   * current stream (Twilio: `stop`, then the socket closes) and opens a new one after the tones: the
+   * call goes on. Resolves once the carrier accepted the instructions. Throws as `transfer` does.
+   */
+  sendDigits(providerCallId: string, digits: string, streamUrl: string, parameters: Record<string, string>): Promise<void>;
+  /**
    * Whether the account may call from this number (Twilio: IncomingPhoneNumbers, then
    * OutgoingCallerIds); null when it is neither. Throws ProviderError when the carrier cannot say.
    */

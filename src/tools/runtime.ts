@@ -3,9 +3,12 @@
 // give it the results, and ask again, at most MAX_TOOL_ROUNDS times; the last round may only
 // answer in text. Every round is metered to the payer like any reply. Failures are spoken: the
 // tool's `requestFailed` message (or ours) comes before the model's answer. `end_call` ends the
-// conversation after this reply; `transfer_call` (phone calls only) hands the caller on after it.
+// conversation after this reply; `transfer_call` (phone calls only) hands the caller on after it;
+// `send_dtmf` (phone calls only) presses keys after it, and the agent then listens (no more rounds).
 // Chats ask for whole answers; live calls pass a `round` that streams each answer into speech, and
 // then everything the turn adds is said through `say` as it happens (src/calls/session.ts).
+
+import { dtmfProblem, MAX_DTMF_DIGITS } from "../calls/keypad";
 import type { Db } from "../db/client";
 import type {
   Agent,
@@ -13,6 +16,7 @@ import type {
   EndCallTool,
   FunctionTool,
   KnowledgePlan,
+  SendDtmfTool,
   ToolTurnDetail,
   TransferCallTool,
   TransferDestination,
@@ -37,6 +41,19 @@ export const DEFAULT_END_MESSAGE = "Thank you. Goodbye!";
 export const DEFAULT_TRANSFER_MESSAGE = "Please hold while I transfer your call.";
 const END_CALL_DESCRIPTION = "End the conversation: call it once the user says goodbye or the conversation is complete.";
 const TRANSFER_DESCRIPTION = "Transfer the caller to a person: call it when the caller asks for a human, or for one of the destinations.";
+const SEND_DTMF_DESCRIPTION =
+  "Press keys on the phone's keypad, as a person would, to choose an option in a phone menu or enter a number it asks for. The keys are pressed once what you say with the call has been said; then listen to what the line says next.";
+const SEND_DTMF_PARAMETERS = {
+  type: "object",
+  properties: {
+    digits: {
+      type: "string",
+      pattern: `^[0-9*#w]{1,${MAX_DTMF_DIGITS}}$`,
+      description: 'The keys in order: 0-9, * and #; w waits half a second. For example "1", "1234#" or "ww2".',
+    },
+  },
+  required: ["digits"],
+};
 /** What the model is told when its answer is empty after tools. */
 const EMPTY_REPLY = "Sorry, I could not answer that.";
 
@@ -63,6 +80,8 @@ export interface AgentTurn {
   ended: boolean;
   /** transfer_call was called (phone calls): the caller is handed to this destination after this reply. */
   transfer: TransferDestination | null;
+  /** send_dtmf was called (phone calls): these keys are pressed after this reply. */
+  dtmf?: string;
 }
 
 /**
@@ -83,18 +102,18 @@ export interface LiveTurn {
   prefetch?: Prefetch;
 }
 
-type Callable = FunctionTool | EndCallTool | TransferCallTool | KnowledgeTool;
+type Callable = FunctionTool | EndCallTool | TransferCallTool | SendDtmfTool | KnowledgeTool;
 
 /**
- * The tools the model is offered on this subject: transfer_call only on a call that can be
- * transferred (a phone call: a chat or a web call has no line to hand on).
+ * The tools the model is offered on this subject: transfer_call and send_dtmf only on a phone call
+ * (a chat or a web call has no line to hand on, nor a keypad to press).
  */
 export function offeredTools(tools: readonly AgentTool[], subject: ToolSubject, knowledge?: KnowledgePlan): Map<string, Callable> {
   const out = new Map<string, Callable>();
   for (const t of tools) {
     if (t.type === "function") out.set(t.name, t);
     else if (t.type === "end_call") out.set("end_call", t);
-    else if (subject.kind === "call" && subject.transferable) out.set("transfer_call", t);
+    else if (subject.kind === "call" && subject.transferable) out.set(t.type, t);
   }
   const search = knowledgeToolOf(knowledge);
   if (search) out.set(SEARCH_KNOWLEDGE, search);
@@ -128,7 +147,9 @@ export function modelTools(offered: Map<string, Callable>): Array<Record<string,
           ? { name, description: t.description, parameters: t.parameters }
           : t.type === "transfer_call"
             ? { name, description: t.description ?? TRANSFER_DESCRIPTION, parameters: transferParameters(t) }
-            : { name, description: t.description ?? END_CALL_DESCRIPTION, parameters: { type: "object", properties: {} } },
+            : t.type === "send_dtmf"
+              ? { name, description: t.description ?? SEND_DTMF_DESCRIPTION, parameters: SEND_DTMF_PARAMETERS }
+              : { name, description: t.description ?? END_CALL_DESCRIPTION, parameters: { type: "object", properties: {} } },
   }));
 }
 
@@ -215,6 +236,8 @@ export async function agentTurn(
   let toolCalls = 0;
   let ended: EndCallTool | null = null;
   let transfer: TransferDestination | null = null;
+  /** Keys send_dtmf presses after the reply (several calls: in order). */
+  let keys = "";
   let endedSaying = "";
   /** What was said so far (streamed rounds): the returned text. */
   const spoken: string[] = [];
@@ -300,6 +323,13 @@ export async function agentTurn(
           endedSaying = answer.content;
           return done({ transferring: true, destination: to.name ?? to.number });
         }
+        if (tool.type === "send_dtmf") {
+          const digits = (parsedArgs(c.arguments) as { digits?: unknown } | null)?.digits;
+          const problem = dtmfProblem(digits);
+          if (problem) return refusal(problem, "invalid_arguments");
+          keys += digits as string;
+          return done({ pressing: digits });
+        }
         return invokeTool(deps.config, {
           tool,
           call: { id: c.id, arguments: c.arguments },
@@ -363,6 +393,11 @@ export async function agentTurn(
         return { text: spoken.join(" "), turns, toolCalls, ended: !handOn, transfer: handOn };
       }
       return { text: [...failures, goodbye].join(" "), turns, toolCalls, ended: !handOn, transfer: handOn };
+    }
+    if (keys) {
+      // The keys are pressed once the model's words with them were said; then the agent listens to the line.
+      const text = streamed ? spoken.join(" ") : [...failures, answer.content].filter(Boolean).join(" ");
+      return { text, turns, toolCalls, ended: false, transfer: null, dtmf: keys };
     }
   }
 }

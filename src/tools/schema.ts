@@ -1,14 +1,14 @@
 // The `tools` field of an agent (docs/tools.md): request and response shapes. Names follow what
 // Vapi and Retell users know (a `function` tool with a JSON Schema `parameters` and a server
-// URL; the built-ins `end_call` and `transfer_call`), in our camelCase. The URL's SSRF check
+// URL; the built-ins `end_call`, `transfer_call` and `send_dtmf`), in our camelCase. The URL's SSRF check
 // needs the configuration and DNS, so it runs in the agents service (src/tools/service.ts).
 import { z } from "@hono/zod-openapi";
 import { text } from "../lib/fields";
 import { parametersProblems } from "./json-schema";
 
-export const TOOL_TYPES = ["function", "end_call", "transfer_call"] as const;
+export const TOOL_TYPES = ["function", "end_call", "transfer_call", "send_dtmf"] as const;
 /** Names the built-ins take in the model's list: a function tool may not use them. */
-export const BUILT_IN_NAMES = ["end_call", "transfer_call"] as const;
+export const BUILT_IN_NAMES = ["end_call", "transfer_call", "send_dtmf"] as const;
 export const MAX_TOOLS = 20;
 export const TOOL_TIMEOUT = { min: 1, max: 30, default: 10 } as const;
 export const MAX_DESTINATIONS = 20;
@@ -117,7 +117,21 @@ export const transferCallToolSchema = z
     description: "Offered to the model on phone calls: the caller is handed on to a destination with Twilio <Dial> (docs/tools.md).",
   });
 
-export const toolSchema = z.discriminatedUnion("type", [functionToolSchema, endCallToolSchema, transferCallToolSchema]).openapi("Tool");
+export const sendDtmfToolSchema = z
+  .strictObject({
+    type: z.literal("send_dtmf"),
+    description: text({ min: 1, max: 1_000, trim: true })
+      .optional()
+      .openapi({ description: "When the model should press keys (a default is used otherwise)." }),
+  })
+  .openapi("SendDtmfTool", {
+    description:
+      "Offered to the model on phone calls: it presses keys on the phone's keypad (0-9, *, #; w pauses half a second), to find its way through a phone menu (docs/tools.md).",
+  });
+
+export const toolSchema = z
+  .discriminatedUnion("type", [functionToolSchema, endCallToolSchema, transferCallToolSchema, sendDtmfToolSchema])
+  .openapi("Tool");
 
 export const toolsSchema = z
   .array(toolSchema)
@@ -135,6 +149,8 @@ export const toolsSchema = z
       names.add(name);
     });
   })
-  .openapi({ description: `At most ${MAX_TOOLS}: function tools of yours and the built-ins end_call and transfer_call (docs/tools.md).` });
+  .openapi({
+    description: `At most ${MAX_TOOLS}: function tools of yours and the built-ins end_call, transfer_call and send_dtmf (docs/tools.md).`,
+  });
 
 export type ToolInput = z.infer<typeof toolSchema>;

@@ -123,6 +123,7 @@ const callTurn = z.strictObject({
   startMs: z.number().openapi({ description: "Milliseconds from the moment the call connected." }),
   endMs: z.number(),
   interrupted: z.literal(true).optional().openapi({ description: "The caller spoke over the agent; `text` is what it meant to say." }),
+  dtmf: z.string().optional().openapi({ description: "Caller turns of keys pressed on the phone's keypad: the keys in order." }),
   tool: toolOfTurn,
   latency: turnLatency.optional().openapi({ description: "Agent replies: where the caller's wait went." }),
 });

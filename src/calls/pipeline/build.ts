@@ -1,9 +1,10 @@
-// One call's pipeline, assembled: transport in → turn detection → STT → context and tools → LLM →
+// One call's pipeline, assembled: transport in → turn detection → STT → keypad → context and tools → LLM →
 // TTS → transport out, with the recorder as an observer. The session (src/calls/session.ts) owns
 // it and takes what leaves it: actions, errors.
 import { TURN_TAKING_DEFAULTS } from "../../db/schema";
 import type { AppConfig } from "../../env";
 import { otlpConfig } from "../../lib/otlp";
+import { KEYPAD_INSTRUCTIONS } from "../keypad";
 import { renderTemplate } from "../prompt";
 import { saveTranscript } from "../queries/calls";
 import { Recorder } from "../recording";
@@ -11,6 +12,7 @@ import type { Transport } from "../transports";
 import { TurnDetector } from "../turns";
 import { type ContextOptions, ContextStage } from "./context";
 import type { Frame } from "./frames";
+import { KeypadStage } from "./keypad";
 import { LlmStage } from "./llm";
 import { type Clock, type Observer, Pipeline, systemClock } from "./pipeline";
 import { type CallPorts, callPorts, type PortContext } from "./providers";
@@ -28,6 +30,7 @@ export interface CallPipeline {
   turns: TurnDetectionStage;
   stt: SttStage | StreamingSttStage;
   context: ContextStage;
+  keypad: KeypadStage;
   out: TransportOutStage;
   /** Nothing going on: the caller silent, no transcript or reply under way, nothing playing (the silence timeout runs). */
   idle(): boolean;
@@ -81,10 +84,12 @@ export function buildCallPipeline(o: BuildOptions): CallPipeline {
       })
     : new SttStage(o.ports.transcribe, clock, plan.eagerness, o.ports.chargeTurn);
   const context = new ContextStage(o);
+  const keypad = new KeypadStage();
   const out = new TransportOutStage(transport, o.endCallPhrases, clock);
   const stages = [
     turns,
     stt,
+    keypad,
     context,
     new LlmStage(o.ports.llm, clock, config.CALL_PIPELINE),
     new TtsStage(o.ports.synthesize, transport.sampleRate, clock, o.ports.openSpeech),
@@ -92,7 +97,7 @@ export function buildCallPipeline(o: BuildOptions): CallPipeline {
   ];
   const observers = [...(o.observers ?? [])];
   if (o.recorder) observers.push(recording(o.recorder, o.connectedAt));
-  const idle = () => !out.playing && stt.pending === 0 && context.idle && !turns.inSpeech;
+  const idle = () => !out.playing && stt.pending === 0 && context.idle && !turns.inSpeech && keypad.idle;
   let moved = o.connectedAt;
   observers.push((frame) => {
     if (ACTIVITY.has(frame.type)) moved = clock.now();
@@ -112,7 +117,7 @@ export function buildCallPipeline(o: BuildOptions): CallPipeline {
     return { startAt: end.speechStartAt, endAt: end.speechEndAt, audioMs, text: stt.lastWords(end).transcript() };
   };
   const pipeline = new Pipeline(stages, o.sink, observers);
-  return { pipeline, recorder: o.recorder, turns, stt, context, out, idle, lastActivity, lastWords, tracer: NO_TRACE };
+  return { pipeline, recorder: o.recorder, turns, stt, context, keypad, out, idle, lastActivity, lastWords, tracer: NO_TRACE };
 }
 
 /** The recorder as an observer: the caller's frames, the agent's audio where it played, cut where the caller cut in. */
@@ -126,8 +131,7 @@ export function recording(recorder: Recorder, connectedAt: number): Observer {
 
 /** With streaming transcription, voice activity ends a stretch of sound after this much quiet. */
 const VAD_SEGMENT_MS = 200;
-const VOICE_INSTRUCTIONS =
-  "You are speaking on a live voice call. Answer in one to three short spoken sentences, without lists, markdown or emoji.";
+const VOICE_INSTRUCTIONS = `You are speaking on a live voice call. Answer in one to three short spoken sentences, without lists, markdown or emoji. ${KEYPAD_INSTRUCTIONS}`;
 /** Frames that count as the conversation moving (the silence timeout counts from the last). */
 const ACTIVITY = new Set<Frame["type"]>([
   "speech-started",
@@ -135,6 +139,7 @@ const ACTIVITY = new Set<Frame["type"]>([
   "speech-resumed",
   "turn-ended",
   "transcript",
+  "key",
   "reply-done",
   "mark",
 ]);

@@ -5,6 +5,7 @@
 // written into the agent's turn and its history entry.
 import type { TranscriptTurn } from "../../db/schema";
 import type { ChatMessage } from "../../providers/types";
+import { keypadText } from "../keypad";
 import { substantiveWords } from "./backchannels";
 import type { Direction, Frame, FrameOf, ToolTurn } from "./frames";
 import { Stage } from "./pipeline";
@@ -12,7 +13,7 @@ import { Stage } from "./pipeline";
 /** Voice activity starts a turn this long after its first sound (start delay, pre-roll aside): the turn that cut the agent began by then. */
 const CUT_TURN_SLACK_MS = 300;
 
-type Work = FrameOf<"transcript"> | { type: "say"; text: string; prepared?: Uint8Array };
+type Work = FrameOf<"transcript"> | FrameOf<"keypad"> | { type: "say"; text: string; prepared?: Uint8Array };
 
 interface Spoken {
   turn: TranscriptTurn;
@@ -60,6 +61,11 @@ export class ContextStage extends Stage {
     this.next();
   }
 
+  /** A note for the agent's next replies (a system message in its history), not a turn of the transcript. */
+  note(text: string): void {
+    this.history.push({ role: "system", content: text });
+  }
+
   /** The caller's last words, said as the call ended: kept in the transcript, not answered. */
   addLastWords(text: string, speechStartAt: number, speechEndAt: number): void {
     const { connectedAt } = this.opts;
@@ -75,6 +81,12 @@ export class ContextStage extends Stage {
           this.queue.push(frame);
           this.next();
         }
+        return true;
+      case "keypad":
+        // Keys are a turn of their own: a later backchannel resumes nothing from before them.
+        this.lastCut = null;
+        this.queue.push(frame);
+        this.next();
         return true;
       case "turn-outcome":
         return this.outcome(frame);
@@ -111,6 +123,10 @@ export class ContextStage extends Stage {
       this.push({ type: "say", reply, text: work.text, prepared: work.prepared });
       return;
     }
+    if (work.type === "keypad") {
+      this.keys(reply, work);
+      return;
+    }
     const { connectedAt } = this.opts;
     const { end } = work;
     this.turns.push({
@@ -127,6 +143,17 @@ export class ContextStage extends Stage {
     if (work.speculative) this.speculation = { reply, turn: this.turns.at(-1) as TranscriptTurn, said };
     else this.notify("user", work.text);
     this.push({ type: "reply", reply, messages: [...this.history], timing, speculative: work.speculative });
+  }
+
+  /** A keypad entry: the caller's turn (`dtmf` its keys), read by the LLM as `[keypad] 1 2 #`, answered like words. */
+  private keys(reply: number, { digits, startAt, endAt, waitMs }: FrameOf<"keypad">): void {
+    const { connectedAt } = this.opts;
+    const text = keypadText(digits);
+    this.turns.push({ role: "user", text, startMs: startAt - connectedAt, endMs: endAt - connectedAt, dtmf: digits });
+    this.history.push({ role: "user", content: text });
+    this.notify("user", text);
+    const timing = { speechEndAt: endAt - waitMs, endpointingMs: waitMs, sttMs: 0, discarded: 0 };
+    this.push({ type: "reply", reply, messages: [...this.history], timing });
   }
 
   /**

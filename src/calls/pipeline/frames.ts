@@ -23,10 +23,11 @@ export interface ReplyTiming {
   discarded: number;
 }
 
-/** What a finished reply asks for once it has played: the end of the call, or a transfer. */
+/** What a finished reply asks for once it has played: the end of the call, a transfer, or keys to press (send_dtmf). */
 export interface AfterReply {
   ended: boolean;
   transfer: TransferDestination | null;
+  dtmf?: string | null;
 }
 
 export type DataFrame =
@@ -34,6 +35,13 @@ export type DataFrame =
   /** `voiced`: set by turn detection: the frame is loud, within a stretch of speech. */
   | { type: "audio-in"; samples: Int16Array; at: number; voiced?: boolean }
   | { type: "mark"; name: string; at: number }
+  /** A key the caller pressed on the phone's keypad (src/calls/keypad.ts). */
+  | { type: "key"; digit: string; at: number }
+  // keypad
+  /** The caller began an entry on the keypad: like speech, it cuts the agent off. */
+  | { type: "keys-pressed"; at: number }
+  /** A whole keypad entry, a caller turn: its keys, when the first was pressed, and the wait from the last to its end. */
+  | { type: "keypad"; digits: string; startAt: number; endAt: number; waitMs: number }
   // turn detection
   | { type: "speech-started"; at: number }
   | { type: "speech-paused"; pause: number; audio: Int16Array; speechStartAt: number; speechEndAt: number; at: number }
@@ -102,7 +110,10 @@ export type DataFrame =
   /** For the web page: call state and transcript lines. */
   | { type: "notify"; event: Record<string, unknown> }
   /** For the session: what the conversation decided. */
-  | { type: "action"; action: { kind: "end"; reason: EndedReason } | { kind: "hand-on"; to: TransferDestination } }
+  | {
+      type: "action";
+      action: { kind: "end"; reason: EndedReason } | { kind: "hand-on"; to: TransferDestination } | { kind: "press"; digits: string };
+    }
   | { type: "error"; stage: PipelineStage; error: unknown };
 
 type TranscriptFrame = Extract<DataFrame, { type: "transcript" }>;

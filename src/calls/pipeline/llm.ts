@@ -1,5 +1,5 @@
 // The LLM stage: a reply request becomes the agent's turn (src/tools/runtime.ts: its tools, the
-// end_call and transfer_call decisions), its streamed text cut into sentence-sized chunks
+// end_call, transfer_call and send_dtmf decisions), its streamed text cut into sentence-sized chunks
 // (SentenceChunker) and sent down in clause-sized pieces as they are written (a chunk's pieces but
 // its last are `partial`), so speech starts on the first clause, and a voice that takes text as it
 // comes speaks each piece at once. Tool turns ride with the words said after them. An interruption
@@ -107,7 +107,7 @@ export class LlmStage extends Stage {
         // Whole answers: what the tools' start messages said leads the reply.
         const text = [...result.turns.flatMap((t) => (t.role === "agent" ? [t.text] : [])), result.text].filter(Boolean).join(" ");
         add(text ? whole(text) : []);
-        after = { ended: result.ended, transfer: result.transfer };
+        after = { ended: result.ended, transfer: result.transfer, ...(result.dtmf && { dtmf: result.dtmf }) };
       } else {
         const chunker = new SentenceChunker();
         // Each round's words are spoken as they stream; the tools' messages are said in their place.
@@ -122,7 +122,7 @@ export class LlmStage extends Stage {
           add(whole(text));
         };
         const result = await this.port.turn(frame.messages, { round, onToolRound }, say);
-        after = { ended: result.ended, transfer: result.transfer };
+        after = { ended: result.ended, transfer: result.transfer, ...(result.dtmf && { dtmf: result.dtmf }) };
       }
     } catch (error) {
       if (!isCancel(error) && !cancel.signal.aborted) {

@@ -2,8 +2,9 @@
 // so we know when it has played, and what is playing on the caller's timeline. The caller speaking
 // over it is a barge-in: the audio not yet played is cleared, an interruption goes to every stage,
 // and what the caller heard (whole chunks, and the share of words of the one playing) goes up to
-// the context. Once a reply has played (or was cut), what it decided happens: the end of the call
-// or a transfer, as an action for the session.
+// the context. Once a reply has played (or was cut), what it decided happens: the end of the call,
+// a transfer or keys pressed (send_dtmf), as an action for the session. A keypad entry cuts the
+// agent off like speech.
 
 import type { TransferDestination } from "../../db/schema";
 import type { EndedReason } from "../states";
@@ -36,6 +37,8 @@ export class TransportOutStage extends Stage {
   private playingNow: Playing | null = null;
   private endAfter: EndedReason | null = null;
   private transferTo: TransferDestination | null = null;
+  /** Keys send_dtmf presses once the reply has played. */
+  private keysAfter: string | null = null;
   private ended = false;
 
   constructor(
@@ -90,6 +93,7 @@ export class TransportOutStage extends Stage {
         }
         return true;
       case "speech-started":
+      case "keys-pressed":
         if (p) this.bargeIn(p, frame.at);
         return true;
       case "hangup":
@@ -115,6 +119,7 @@ export class TransportOutStage extends Stage {
   private done(frame: FrameOf<"speech-done">): true {
     if (frame.after.transfer) this.transferTo = frame.after.transfer;
     else if (frame.after.ended) this.endAfter = "agent-ended-call";
+    else if (frame.after.dtmf) this.keysAfter = frame.after.dtmf;
     const p = this.playingNow;
     if (p?.reply === frame.reply && !frame.cut && !this.ended) {
       p.mark = `reply-${frame.reply}`;
@@ -180,5 +185,10 @@ export class TransportOutStage extends Stage {
       this.transferTo = null;
       this.push({ type: "action", action: { kind: "hand-on", to } });
     } else if (this.endAfter) this.push({ type: "action", action: { kind: "end", reason: this.endAfter } });
+    else if (this.keysAfter) {
+      const digits = this.keysAfter;
+      this.keysAfter = null;
+      this.push({ type: "action", action: { kind: "press", digits } });
+    }
   }
 }

@@ -121,6 +121,19 @@ export async function renewRingingStreamToken(
   return row;
 }
 
+/**
+ * A new stream token for a call in progress whose stream the carrier is about to replace (send_dtmf:
+ * src/calls/media-line.ts): the old token no longer opens a stream. False when the call is not in progress.
+ */
+export async function rotateStreamToken(db: Db, callId: string, streamTokenHash: string): Promise<boolean> {
+  const rows = await db
+    .update(calls)
+    .set({ streamTokenHash })
+    .where(and(eq(calls.id, callId), eq(calls.status, "in-progress")))
+    .returning({ id: calls.id });
+  return rows.length > 0;
+}
+
 // --- Reading what a call runs with (any workspace: the runtime and the carrier's callbacks) ------
 
 /** Any workspace's call by id: for the runtime and the provider's callbacks (the API reads through ./service.ts). */

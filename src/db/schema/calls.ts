@@ -93,6 +93,8 @@ export interface TranscriptTurn {
   };
   /** Tool turns: the call, its outcome and latency (docs/tools.md). */
   tool?: ToolTurnDetail;
+  /** Caller turns of keys pressed on the phone's keypad: the keys in order (`text` reads `[keypad] 1 2 #`; docs/calls.md "Keypad (DTMF)"). */
+  dtmf?: string;
   /** Caller turns: how the turn was ended and transcribed (src/calls/turns.ts, docs/calls.md "Turn-taking"); not in the API's view. */
   turnTaking?: TurnTaking;
 }

@@ -36,7 +36,13 @@ export interface TransferCallTool {
   destinations: TransferDestination[];
 }
 
-export type AgentTool = FunctionTool | EndCallTool | TransferCallTool;
+/** Built-in, offered on phone calls only: the model presses keys on the phone's keypad (an IVR's menu). */
+export interface SendDtmfTool {
+  type: "send_dtmf";
+  description?: string;
+}
+
+export type AgentTool = FunctionTool | EndCallTool | TransferCallTool | SendDtmfTool;
 
 export const TOOL_OUTCOMES = [
   "ok",

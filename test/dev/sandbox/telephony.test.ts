@@ -837,7 +837,11 @@ describe.concurrent("telephony sandbox: transfers (a call update with <Dial>)", 
     await refused({ Twiml: dial("<Sip>sip:alice@example.com</Sip>") }, 12100, /<Sip>/);
     await refused({ Twiml: dial("<Number>+14155550100</Number><Number>+14155550101</Number>") }, 12100, /one <Number>/);
     await refused({ Twiml: "<Response><Say>Hello</Say></Response>" }, 12100, /neither/);
-    await refused({ Twiml: "<Response><Play>https://example.com/a.mp3</Play><Dial>+14155550100</Dial></Response>" }, 12100, /<Play>/);
+    await refused(
+      { Twiml: "<Response><Play>https://example.com/a.mp3</Play><Dial>+14155550100</Dial></Response>" },
+      12100,
+      /<Play digits=.*not audio URLs/,
+    );
     await refused({ Twiml: "<Dial>+14155550100</Dial>" }, 12100, /<Response>/);
     await refused({ Url: "https://example.com/twiml" }, 21205, /inline Twiml/);
     await refused({ Url: "https://example.com/twiml", Twiml: dial("+14155550100") }, 21205);
@@ -862,6 +866,24 @@ describe.concurrent("telephony sandbox: transfers (a call update with <Dial>)", 
     expect(await updateCall(sid, { Twiml: dial("+14155550100") })).toMatchObject({ status: 400, body: { code: 21220 } });
     await hangUp(sid, "canceled");
     expect((await sandbox.waitFor(sid)).transfer).toBeUndefined();
+  });
+
+  it("<Play digits> plays the keys, then the new stream opens; the IVR hears them and chooses", async ({ expect }) => {
+    const { sid, peer } = await answeredCall("keys-a", "+12025550110");
+    const next = worker.stream("keys-b");
+    const refused = await updateCall(sid, { Twiml: twiml("keys-b").replace("<Response>", '<Response><Play digits="1x"/>') });
+    expect(refused).toMatchObject({ status: 400, body: { code: 12100 } });
+    const keys = twiml("keys-b", "after-keys").replace("<Response>", '<Response><Play digits="w1"/>');
+    const sentAt = Date.now();
+    expect((await updateCall(sid, { Twiml: keys })).status).toBe(200);
+    await peer.next((m) => m.event === "stop");
+    const second = await next;
+    const start = await second.next((m) => m.event === "start");
+    expect(Date.now() - sentAt).toBeGreaterThanOrEqual(700); // the pause and the key played first
+    expect(start.msg.start?.customParameters.token).toBe("after-keys");
+    expect(callOf(sid)).toMatchObject({ digitsPlayed: [{ digits: "w1" }], ivr: { heard: "1", choices: ["appointments"] } });
+    second.ws.close(1000, "done");
+    expect(await sandbox.waitFor(sid)).toMatchObject({ status: "completed", endedBy: "stream-closed" });
   });
 
   it("an update with <Connect><Stream> moves the call to a new stream", async ({ expect }) => {

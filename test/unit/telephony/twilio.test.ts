@@ -5,7 +5,7 @@
 import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ProviderError } from "../../../src/providers/http";
-import { dialTwiml, Twilio } from "../../../src/telephony/twilio";
+import { dialTwiml, playDigitsTwiml, streamTwiml, Twilio } from "../../../src/telephony/twilio";
 import { CallNotInProgressError } from "../../../src/telephony/types";
 
 const SID = `AC${"a".repeat(32)}`;
@@ -182,5 +182,43 @@ describe("Twilio.hangUp and Twilio.cancel", () => {
     await expect(twilio().hangUp(CALL)).resolves.toBeUndefined();
     answers = [{ status: 500 }, { status: 500 }, { status: 500 }];
     await expect(twilio({ retries: 2 }).cancel(CALL)).rejects.toMatchObject({ name: "ProviderError", status: 500 });
+  });
+});
+
+describe("Twilio.sendDigits", () => {
+  const url = "wss://api.example.com/telephony/twilio/media/0193";
+  const twiml =
+    '<?xml version="1.0" encoding="UTF-8"?><Response><Play digits="1w#"/><Connect><Stream url="wss://api.example.com/telephony/twilio/media/0193">' +
+    '<Parameter name="token" value="t0k"/><Parameter name="callId" value="0193"/></Stream></Connect></Response>';
+
+  it("plays the keys, then streams the call to us again with the new parameters, escaped", () => {
+    expect(playDigitsTwiml("1w#", url, { token: "t0k", callId: "0193" })).toBe(twiml);
+    expect(playDigitsTwiml('1"/><Hangup/>', url, { token: 'a"&' })).toContain('<Play digits="1&#34;/&#62;&#60;Hangup/&#62;"/><Connect>');
+    expect(playDigitsTwiml("1", url, { token: 'a"&' })).toContain('<Parameter name="token" value="a&#34;&#38;"/>');
+    // The stream part is the one a call is placed with.
+    expect(playDigitsTwiml("1", url, { token: "t" }).replace('<Play digits="1"/>', "")).toBe(streamTwiml(url, { token: "t" }));
+  });
+
+  it("updates the live call with it, retrying only what did nothing (429), and maps a call that ended", async () => {
+    answers = [{ status: 429, json: { code: 20429, message: "Too Many Requests" }, headers: { "retry-after": "0" } }];
+    await twilio({ retries: 2 }).sendDigits(CALL, "1w#", url, { token: "t0k", callId: "0193" });
+    expect(seen).toHaveLength(2);
+    expect(seen[1]?.path).toBe(`/2010-04-01/Accounts/${SID}/Calls/${CALL}.json`);
+    expect(new URLSearchParams(seen[1]?.body).get("Twiml")).toBe(twiml);
+
+    seen = [];
+    answers = [{ status: 500 }];
+    await expect(twilio({ retries: 2 }).sendDigits(CALL, "1", url, {})).rejects.toMatchObject({ failure: "upstream", status: 500 });
+    expect(seen).toHaveLength(1); // the keys may have been pressed: never twice
+
+    answers = [
+      twilioError(400, 21220, "Call is not in-progress. Cannot redirect."),
+      { status: 200, json: { sid: CALL, status: "completed" } },
+    ];
+    const err = await twilio()
+      .sendDigits(CALL, "1", url, {})
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(CallNotInProgressError);
+    expect((err as Error).message).toBe(`Twilio cannot press keys on call ${CALL}: the call is completed, not in progress (error 21220)`);
   });
 });

@@ -136,6 +136,18 @@ describe("the tools a model is offered", () => {
     ]);
   });
 
+  it("send_dtmf is offered on phone calls only, with its keys' schema", () => {
+    const list: AgentTool[] = [{ type: "send_dtmf" }];
+    expect([...offeredTools(list, { kind: "chat", id: "c", channel: "widget" }).keys()]).toEqual([]);
+    expect([...offeredTools(list, { kind: "call", id: "c", transferable: false }).keys()]).toEqual([]);
+    const [def] = modelTools(offeredTools(list, { kind: "call", id: "c", transferable: true }));
+    expect(def?.function).toMatchObject({
+      name: "send_dtmf",
+      description: expect.stringContaining("Press keys on the phone's keypad"),
+      parameters: { type: "object", properties: { digits: { type: "string", pattern: "^[0-9*#w]{1,64}$" } }, required: ["digits"] },
+    });
+  });
+
   it("are the same on a web call; a phone call adds transfer_call, choosing by name when there are several", () => {
     expect([...offeredTools(tools, { kind: "call", id: "c", transferable: false }).keys()]).toEqual(["lookup", "end_call"]);
     const phone = offeredTools(tools, { kind: "call", id: "c", transferable: true });
@@ -213,6 +225,47 @@ describe("a live call's turn (streamed rounds)", () => {
   };
   const call = (name: string, args = "{}") => ({ id: `call_${name}`, type: "function", function: { name, arguments: args } });
   const subject = { kind: "call" as const, id: "c", transferable: true };
+
+  it("send_dtmf: the keys are pressed after the reply and the agent listens (no second round); bad keys are refused to the model", async () => {
+    const keys: AgentTool = { type: "send_dtmf" };
+    const { round, asked } = scripted([{ content: "Choosing appointments.", toolCalls: [call("send_dtmf", '{"digits":"1"}')] }]);
+    const turn = await agentTurn(
+      deps,
+      payer,
+      agent([keys]),
+      subject,
+      [{ role: "user", content: "Press 1 for appointments." }],
+      50,
+      undefined,
+      {
+        round,
+      },
+    );
+    expect(asked).toHaveLength(1);
+    expect(asked[0]?.offered).toEqual(["send_dtmf"]);
+    expect(turn).toMatchObject({ text: "Choosing appointments.", ended: false, transfer: null, dtmf: "1", toolCalls: 1 });
+    expect(turn.turns).toEqual([
+      expect.objectContaining({
+        role: "tool",
+        tool: expect.objectContaining({ name: "send_dtmf", outcome: "ok", arguments: { digits: "1" } }),
+      }),
+    ]);
+
+    const bad = scripted([
+      { content: "", toolCalls: [call("send_dtmf", '{"digits":"one"}')] },
+      { content: "I could not press that.", toolCalls: [] },
+    ]);
+    const refused = await agentTurn(deps, payer, agent([keys]), subject, [{ role: "user", content: "Press 1." }], 50, undefined, {
+      round: bad.round,
+    });
+    expect(bad.asked).toHaveLength(2);
+    expect(refused.dtmf).toBeUndefined();
+    const detail = refused.turns.find((t) => t.role === "tool");
+    expect(detail).toMatchObject({ tool: { name: "send_dtmf", outcome: "invalid_arguments" } });
+    expect(JSON.parse((bad.asked[1]?.last as { content: string }).content)).toEqual({
+      error: 'digits may hold only 0-9, *, # and w (half a second of pause); got "one"',
+    });
+  });
 
   it("transfer_call: says the destination's message itself and returns where to, recording the tool turn", async () => {
     const transfer: AgentTool = {

@@ -2123,6 +2123,8 @@ export interface components {
                      * @enum {boolean}
                      */
                     interrupted?: true;
+                    /** @description Caller turns of keys pressed on the phone's keypad: the keys in order. */
+                    dtmf?: string;
                     /** @description On a tool turn: which tool, how it went, how long it took. */
                     tool?: {
                         name: string;
@@ -2390,6 +2392,8 @@ export interface components {
                      * @enum {boolean}
                      */
                     interrupted?: true;
+                    /** @description Caller turns of keys pressed on the phone's keypad: the keys in order. */
+                    dtmf?: string;
                     /** @description On a tool turn: which tool, how it went, how long it took. */
                     tool?: {
                         name: string;
@@ -2518,6 +2522,8 @@ export interface components {
                      * @enum {boolean}
                      */
                     interrupted?: true;
+                    /** @description Caller turns of keys pressed on the phone's keypad: the keys in order. */
+                    dtmf?: string;
                     /** @description On a tool turn: which tool, how it went, how long it took. */
                     tool?: {
                         name: string;
@@ -2646,6 +2652,8 @@ export interface components {
                      * @enum {boolean}
                      */
                     interrupted?: true;
+                    /** @description Caller turns of keys pressed on the phone's keypad: the keys in order. */
+                    dtmf?: string;
                     /** @description On a tool turn: which tool, how it went, how long it took. */
                     tool?: {
                         name: string;
@@ -2774,6 +2782,8 @@ export interface components {
                      * @enum {boolean}
                      */
                     interrupted?: true;
+                    /** @description Caller turns of keys pressed on the phone's keypad: the keys in order. */
+                    dtmf?: string;
                     /** @description On a tool turn: which tool, how it went, how long it took. */
                     tool?: {
                         name: string;
@@ -4274,7 +4284,7 @@ export interface components {
              */
             updatedAt: string;
         };
-        Tool: components["schemas"]["FunctionTool"] | components["schemas"]["EndCallTool"] | components["schemas"]["TransferCallTool"];
+        Tool: components["schemas"]["FunctionTool"] | components["schemas"]["EndCallTool"] | components["schemas"]["TransferCallTool"] | components["schemas"]["SendDtmfTool"];
         FunctionTool: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -4372,6 +4382,16 @@ export interface components {
             description?: string;
             /** @example Transferring you to billing now. */
             message?: string;
+        };
+        /** @description Offered to the model on phone calls: it presses keys on the phone's keypad (0-9, *, #; w pauses half a second), to find its way through a phone menu (docs/tools.md). */
+        SendDtmfTool: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "send_dtmf";
+            /** @description When the model should press keys (a default is used otherwise). */
+            description?: string;
         };
         /**
          * @example {
@@ -4485,7 +4505,7 @@ export interface components {
             analysisPlan?: components["schemas"]["AnalysisPlan"];
             turnTaking?: components["schemas"]["TurnTaking"];
             /**
-             * @description At most 20: function tools of yours and the built-ins end_call and transfer_call (docs/tools.md).
+             * @description At most 20: function tools of yours and the built-ins end_call, transfer_call and send_dtmf (docs/tools.md).
              * @default []
              */
             tools?: components["schemas"]["Tool"][];
@@ -4824,6 +4844,11 @@ export interface components {
                     endMs: number;
                     /** @description The caller spoke over the agent; `text` is what it meant to say. */
                     interrupted?: boolean;
+                    /**
+                     * @description Caller turns of keys pressed on the phone's keypad: the keys in order; `text` reads "[keypad] 1 2 #" (docs/calls.md, "Keypad (DTMF)").
+                     * @example 12#
+                     */
+                    dtmf?: string;
                     tool?: components["schemas"]["ToolTurn"];
                     latency?: components["schemas"]["TurnLatency"] & unknown;
                 }[];

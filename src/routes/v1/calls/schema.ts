@@ -50,6 +50,11 @@ const turnSchema = z.object({
   startMs: z.number().openapi({ description: "Milliseconds from the moment the call connected." }),
   endMs: z.number(),
   interrupted: z.boolean().optional().openapi({ description: "The caller spoke over the agent; `text` is what it meant to say." }),
+  dtmf: z.string().optional().openapi({
+    description:
+      'Caller turns of keys pressed on the phone\'s keypad: the keys in order; `text` reads "[keypad] 1 2 #" (docs/calls.md, "Keypad (DTMF)").',
+    example: "12#",
+  }),
   tool: toolTurnSchema.optional().openapi({ description: "Tool turns: the call, its outcome and latency (docs/tools.md)." }),
   latency: turnLatency.optional().openapi({ description: 'Agent replies: where the caller\'s wait went (docs/calls.md, "Latency").' }),
 });

@@ -122,4 +122,17 @@ describe("transport out", () => {
     out.tick(2001 + MARK_GRACE_MS);
     expect(out.playing).toBeNull();
   });
+
+  it("send_dtmf's keys are pressed once the reply has played; a key press cuts the agent off like speech", () => {
+    const { sink, play, head, pipeline, sent } = setup();
+    play(1, ["Pressing one."], 1000, false);
+    head.send({ type: "speech-done", reply: 1, after: { ended: false, transfer: null, dtmf: "1w2" }, tools: [], cut: false });
+    expect(sink).toEqual([]);
+    pipeline.push({ type: "mark", name: "reply-1", at: 2000 }, 1);
+    expect(sink).toEqual([{ type: "action", action: { kind: "press", digits: "1w2" } }]);
+    play(2, ["Press one to confirm."], 3000, false);
+    pipeline.push({ type: "keys-pressed", at: 3500 }, 1);
+    expect(sent.at(-1)).toBe("clear");
+    expect(head.of("agent-cut").at(-1)).toMatchObject({ reply: 2, at: 3500 });
+  });
 });
