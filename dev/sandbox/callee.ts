@@ -16,6 +16,7 @@ export type Scenario =
   | "hangs-up"
   | "tools"
   | "transfer"
+  | "brief"
   | "conversation";
 
 /** Numbers with a fixed behaviour (fictional 555-01xx numbers); any other valid E.164 number is a "conversation". */
@@ -32,7 +33,13 @@ export const SCENARIO_NUMBERS: Readonly<Record<string, Scenario>> = {
   "+12025550109": "transfer",
 };
 
-export const scenarioFor = (to: string): Scenario => SCENARIO_NUMBERS[to] ?? "conversation";
+/**
+ * The brief callee's numbers, +1 555 and seven digits (area code 555 is not assigned): as many
+ * distinct numbers as a campaign's bench needs, each answering and hanging up BRIEF_MS later.
+ */
+export const BRIEF_NUMBER = /^\+1555\d{7}$/;
+
+export const scenarioFor = (to: string): Scenario => SCENARIO_NUMBERS[to] ?? (BRIEF_NUMBER.test(to) ? "brief" : "conversation");
 
 /** The default conversation: one sentence per turn, then silence. */
 export const SCRIPT = ["Hi, I would like to book an appointment.", "Tuesday morning works for me.", "No, that's all. Goodbye."];
@@ -64,6 +71,8 @@ export const FIRST_WORDS_MS = 3_000;
 export const REPLY_DELAY_MS = 200;
 /** How far into the agent's first utterance the barge-in callee starts talking. */
 export const BARGE_IN_MS = 600;
+/** How long the brief callee stays on the line, silent, before hanging up. */
+export const BRIEF_MS = 500;
 /** Pause between the hanging-up callee's line and its hang-up. */
 export const HANG_UP_DELAY_MS = 300;
 
@@ -167,6 +176,7 @@ export class Callee {
     // The barge-in callee waits for the agent, however long its first words take (a busy machine's
     // speech thread): it exists to talk over them, never to speak first.
     if (this.scenario === "silent" || this.scenario === "barge-in") return;
+    if (this.scenario === "brief") return this.line.after(BRIEF_MS, () => this.line.hangUp());
     this.line.after(FIRST_WORDS_MS, () => {
       if (!this.agentHeard && this.step === 0 && !this.speaking) void this.next();
     });
