@@ -4,7 +4,7 @@
 // Each write is one conditional statement, so two runners racing (or a runner and a call's end)
 // never both win the same recipient.
 import { and, asc, eq, exists, inArray, isNull, lt, lte, or, type SQL, sql } from "drizzle-orm";
-import type { Db } from "../../db/client";
+import { type Db, rowsOf } from "../../db/client";
 import {
   type Call,
   type Campaign,
@@ -103,27 +103,39 @@ export async function claimDue(
   zones: { open: string[]; scheduleZone: string } | null,
 ): Promise<CampaignRecipient[]> {
   if (limit <= 0 || zones?.open.length === 0) return [];
-  const running = sql`(select 1 from ${campaigns} where ${campaigns.id} = ${campaignId} and ${campaigns.status} = 'running' for share)`;
-  const chosen = db
-    .select({ id: r.id })
+  const inWindow = zones
+    ? sql`and ${zoneOf(zones.scheduleZone)} in (${sql.join(
+        zones.open.map((z) => sql`${z}`),
+        sql`, `,
+      )})`
+    : sql``;
+  // A materialized CTE: the rows are chosen once. As `id in (select … limit n for update skip
+  // locked)` the planner may run the sub-select again per row, and take more than `limit`.
+  const claimed = rowsOf<{ id: string }>(
+    await db.execute(sql`
+      with chosen as materialized (
+        select ${r.id} from ${r}
+        where ${r.campaignId} = ${campaignId} and ${r.state} = 'pending'
+          and (${r.nextAttemptAt} is null or ${r.nextAttemptAt} <= now()) ${inWindow}
+          and exists (select 1 from ${campaigns} where ${campaigns.id} = ${campaignId} and ${campaigns.status} = 'running' for share)
+        order by ${r.row} limit ${limit}
+        for update of ${r} skip locked
+      )
+      update ${r} set state = 'calling', attempts = ${r.attempts} + 1, last_call_id = null, next_attempt_at = null, updated_at = now()
+      from chosen where ${r.id} = chosen.id and ${r.state} = 'pending'
+      returning ${r.id}`),
+  );
+  if (claimed.length === 0) return [];
+  return await db
+    .select()
     .from(r)
     .where(
-      and(
-        eq(r.campaignId, campaignId),
-        eq(r.state, "pending"),
-        due(),
-        zones ? inArray(zoneOf(zones.scheduleZone), zones.open) : undefined,
-        exists(running),
+      inArray(
+        r.id,
+        claimed.map((c) => c.id),
       ),
     )
-    .orderBy(asc(r.row))
-    .limit(limit)
-    .for("update", { skipLocked: true });
-  return await db
-    .update(r)
-    .set({ state: "calling", attempts: sql`${r.attempts} + 1`, lastCallId: null, nextAttemptAt: null })
-    .where(and(inArray(r.id, chosen), eq(r.state, "pending")))
-    .returning();
+    .orderBy(asc(r.row));
 }
 
 /** Gives a claim back (its call was not placed: a limit was reached, or the campaign stopped): pending, the attempt not spent. */

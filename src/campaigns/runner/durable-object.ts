@@ -10,6 +10,9 @@ import { contextOf, publicOrigin } from "../../services";
 import { runCampaign, TICK_MS } from "./run";
 
 export class CampaignRunner extends DurableObject<Bindings> {
+  /** The run in progress: runs of one campaign never overlap here (a wake's alarm waits for it). */
+  private running: Promise<void> | null = null;
+
   /** Runs the campaign as soon as possible (its alarm set for now). `origin`: where the carrier calls back, kept for later runs. */
   async wake(campaignId: string, origin?: string): Promise<void> {
     await this.ctx.storage.put(origin ? { campaignId, origin } : { campaignId });
@@ -17,6 +20,14 @@ export class CampaignRunner extends DurableObject<Bindings> {
   }
 
   override async alarm(): Promise<void> {
+    while (this.running) await this.running;
+    this.running = this.run().finally(() => {
+      this.running = null;
+    });
+    await this.running;
+  }
+
+  private async run(): Promise<void> {
     const campaignId = await this.ctx.storage.get<string>("campaignId");
     if (!campaignId) return;
     const config = parseEnv(this.env);
