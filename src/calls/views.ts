@@ -82,6 +82,8 @@ export function callFields(call: Call) {
     ...endedReasonOf(call),
     transfer: transferOf(call),
     analysisSkipped: analysisSkippedOf(call),
+    campaignId: call.campaignId,
+    campaignRecipientId: call.campaignRecipientId,
   };
 }
 

@@ -1809,6 +1809,16 @@ export interface components {
                  * @enum {string|null}
                  */
                 analysisSkipped?: "not-connected" | "no-caller-speech" | null;
+                /**
+                 * Format: uuid
+                 * @description The campaign that placed the call; null when no campaign did.
+                 */
+                campaignId?: string | null;
+                /**
+                 * Format: uuid
+                 * @description The campaign's recipient (row) the call dialled; null when no campaign placed the call.
+                 */
+                campaignRecipientId?: string | null;
             } | null;
             chat?: {
                 /**
@@ -2056,6 +2066,16 @@ export interface components {
                  * @enum {string|null}
                  */
                 analysisSkipped: "not-connected" | "no-caller-speech" | null;
+                /**
+                 * Format: uuid
+                 * @description The campaign that placed the call; null when no campaign did.
+                 */
+                campaignId: string | null;
+                /**
+                 * Format: uuid
+                 * @description The campaign's recipient (row) the call dialled; null when no campaign placed the call.
+                 */
+                campaignRecipientId: string | null;
             } | null;
             transcript: {
                 fullText: string;
@@ -2184,6 +2204,16 @@ export interface components {
                  * @enum {string|null}
                  */
                 analysisSkipped: "not-connected" | "no-caller-speech" | null;
+                /**
+                 * Format: uuid
+                 * @description The campaign that placed the call; null when no campaign did.
+                 */
+                campaignId: string | null;
+                /**
+                 * Format: uuid
+                 * @description The campaign's recipient (row) the call dialled; null when no campaign placed the call.
+                 */
+                campaignRecipientId: string | null;
             } | null;
             transcript: {
                 fullText: string;
@@ -2312,6 +2342,16 @@ export interface components {
                  * @enum {string|null}
                  */
                 analysisSkipped: "not-connected" | "no-caller-speech" | null;
+                /**
+                 * Format: uuid
+                 * @description The campaign that placed the call; null when no campaign did.
+                 */
+                campaignId: string | null;
+                /**
+                 * Format: uuid
+                 * @description The campaign's recipient (row) the call dialled; null when no campaign placed the call.
+                 */
+                campaignRecipientId: string | null;
             } | null;
             transcript: {
                 fullText: string;
@@ -2440,6 +2480,16 @@ export interface components {
                  * @enum {string|null}
                  */
                 analysisSkipped: "not-connected" | "no-caller-speech" | null;
+                /**
+                 * Format: uuid
+                 * @description The campaign that placed the call; null when no campaign did.
+                 */
+                campaignId: string | null;
+                /**
+                 * Format: uuid
+                 * @description The campaign's recipient (row) the call dialled; null when no campaign placed the call.
+                 */
+                campaignRecipientId: string | null;
             } | null;
             transcript: {
                 fullText: string;
@@ -4356,6 +4406,16 @@ export interface components {
              * @enum {string|null}
              */
             analysisSkipped: "not-connected" | "no-caller-speech" | null;
+            /**
+             * Format: uuid
+             * @description The campaign that placed the call; null when no campaign did.
+             */
+            campaignId: string | null;
+            /**
+             * Format: uuid
+             * @description The campaign's recipient (row) the call dialled; null when no campaign placed the call.
+             */
+            campaignRecipientId: string | null;
             cost: {
                 credits: number;
                 stt: {
@@ -5682,7 +5742,7 @@ export interface components {
              *       "transcript.fullText"
              *     ]
              */
-            customFields?: ("channel" | "call.id" | "call.status" | "call.direction" | "call.durationSeconds" | "call.fromNumber" | "call.toNumber" | "call.agentId" | "call.agentName" | "call.startedAt" | "call.endedAt" | "call.endedReason" | "call.endedReasonCategory" | "call.transfer" | "call.analysisSkipped" | "chat.id" | "chat.status" | "chat.agentId" | "chat.agentName" | "chat.startedAt" | "chat.endedAt" | "chat.messageCount" | "chat.channelId" | "chat.endUserId" | "chat.endUserName" | "transcript.fullText" | "transcript.turns" | "recording.url" | "recording.durationSeconds" | "analysis.summary" | "analysis.sentiment" | "analysis.topics" | "analysis.actionItems" | "report.successScore" | "report.criteriaResults" | "report.extractedData" | "metadata")[];
+            customFields?: ("channel" | "call.id" | "call.status" | "call.direction" | "call.durationSeconds" | "call.fromNumber" | "call.toNumber" | "call.agentId" | "call.agentName" | "call.startedAt" | "call.endedAt" | "call.endedReason" | "call.endedReasonCategory" | "call.transfer" | "call.analysisSkipped" | "call.campaignId" | "call.campaignRecipientId" | "chat.id" | "chat.status" | "chat.agentId" | "chat.agentName" | "chat.startedAt" | "chat.endedAt" | "chat.messageCount" | "chat.channelId" | "chat.endUserId" | "chat.endUserName" | "transcript.fullText" | "transcript.turns" | "recording.url" | "recording.durationSeconds" | "analysis.summary" | "analysis.sentiment" | "analysis.topics" | "analysis.actionItems" | "report.successScore" | "report.criteriaResults" | "report.extractedData" | "metadata")[];
         };
         WebhookEndpointPage: {
             data: components["schemas"]["WebhookEndpoint"][];
@@ -5732,7 +5792,7 @@ export interface components {
              *       "transcript.fullText"
              *     ]
              */
-            customFields?: ("channel" | "call.id" | "call.status" | "call.direction" | "call.durationSeconds" | "call.fromNumber" | "call.toNumber" | "call.agentId" | "call.agentName" | "call.startedAt" | "call.endedAt" | "call.endedReason" | "call.endedReasonCategory" | "call.transfer" | "call.analysisSkipped" | "chat.id" | "chat.status" | "chat.agentId" | "chat.agentName" | "chat.startedAt" | "chat.endedAt" | "chat.messageCount" | "chat.channelId" | "chat.endUserId" | "chat.endUserName" | "transcript.fullText" | "transcript.turns" | "recording.url" | "recording.durationSeconds" | "analysis.summary" | "analysis.sentiment" | "analysis.topics" | "analysis.actionItems" | "report.successScore" | "report.criteriaResults" | "report.extractedData" | "metadata")[];
+            customFields?: ("channel" | "call.id" | "call.status" | "call.direction" | "call.durationSeconds" | "call.fromNumber" | "call.toNumber" | "call.agentId" | "call.agentName" | "call.startedAt" | "call.endedAt" | "call.endedReason" | "call.endedReasonCategory" | "call.transfer" | "call.analysisSkipped" | "call.campaignId" | "call.campaignRecipientId" | "chat.id" | "chat.status" | "chat.agentId" | "chat.agentName" | "chat.startedAt" | "chat.endedAt" | "chat.messageCount" | "chat.channelId" | "chat.endUserId" | "chat.endUserName" | "transcript.fullText" | "transcript.turns" | "recording.url" | "recording.durationSeconds" | "analysis.summary" | "analysis.sentiment" | "analysis.topics" | "analysis.actionItems" | "report.successScore" | "report.criteriaResults" | "report.extractedData" | "metadata")[];
         };
         WebhookDelivery: {
             /** @description The delivery id, as in X-Service-Delivery-Id. */
