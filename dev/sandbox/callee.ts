@@ -176,7 +176,10 @@ export class Callee {
     // The barge-in callee waits for the agent, however long its first words take (a busy machine's
     // speech thread): it exists to talk over them, never to speak first.
     if (this.scenario === "silent" || this.scenario === "barge-in") return;
-    if (this.scenario === "brief") return this.line.after(BRIEF_MS, () => this.line.hangUp());
+    if (this.scenario === "brief") {
+      this.line.after(BRIEF_MS, () => this.line.hangUp());
+      return;
+    }
     this.line.after(FIRST_WORDS_MS, () => {
       if (!this.agentHeard && this.step === 0 && !this.speaking) void this.next();
     });

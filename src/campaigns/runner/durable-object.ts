@@ -8,8 +8,9 @@ import { type Bindings, parseEnv } from "../../env";
 import { ApiError } from "../../lib/errors";
 import { contextOf, publicOrigin } from "../../services";
 import { runCampaign, TICK_MS } from "./run";
+import type { RunnerRpc } from "./stub";
 
-export class CampaignRunner extends DurableObject<Bindings> {
+export class CampaignRunner extends DurableObject<Bindings> implements RunnerRpc {
   /** The run in progress: runs of one campaign never overlap here (a wake's alarm waits for it). */
   private running: Promise<void> | null = null;
 
