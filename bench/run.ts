@@ -3,7 +3,7 @@
 //   npm run bench                      embedded stack (PGlite in memory, in-memory Redis bridge)
 //   DATABASE_URL=… REDIS_URL=… npm run bench   the same on real PostgreSQL / Redis
 //   npm run bench -- --quick           1 s per case: a smoke run
-//   npm run bench -- --only calls      one part only (routes, strategies, webhooks, models, messaging, calls, tools, knowledge, dashboard)
+//   npm run bench -- --only calls      one part only (routes, strategies, webhooks, models, messaging, calls, tools, knowledge, campaigns, dashboard)
 //
 // It starts the stack (dev/stack.ts), measures on a worker of the same build started without
 // wrangler's inspector and file watcher (bench/worker-launch.ts), creates a workspace
@@ -30,6 +30,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { type Stack, startStack } from "../dev/stack";
 import { type CallsBenchResult, DEFAULTS, QUICK, runCallsBench } from "./calls";
+import { CAMPAIGN_DEFAULTS, CAMPAIGN_QUICK, type CampaignBenchResult, campaignLines, runCampaignBench } from "./campaigns";
 import { type CostsResult, measureCosts } from "./costs";
 import { DASHBOARD_DEFAULTS, DASHBOARD_QUICK, type DashboardBenchResult, dashboardLines, runDashboardBench } from "./dashboard";
 import { type EmbeddedDbProcess, startEmbeddedDbProcess } from "./embedded-db";
@@ -62,7 +63,7 @@ import { runWebhookBench, type WebhookBenchResult, webhookLines } from "./webhoo
 import { startBenchWorker } from "./worker-launch";
 import { WorkerLog } from "./worker-log";
 
-const PARTS = ["routes", "strategies", "webhooks", "models", "messaging", "calls", "tools", "knowledge", "dashboard"] as const;
+const PARTS = ["routes", "strategies", "webhooks", "models", "messaging", "calls", "tools", "knowledge", "campaigns", "dashboard"] as const;
 type Part = (typeof PARTS)[number];
 
 const HELP = `Usage: npm run bench -- [options]
@@ -196,6 +197,8 @@ const plan = [
   want("tools") && `tools: ${toolRuns} widget chats with one tool call each`,
   want("knowledge") &&
     `knowledge: ${(args.quick ? KNOWLEDGE_QUICK : KNOWLEDGE_DEFAULTS).passages} passages seeded, ${(args.quick ? KNOWLEDGE_QUICK : KNOWLEDGE_DEFAULTS).runs} queries, a 100-page PDF, 30 questions`,
+  want("campaigns") &&
+    `campaigns: ${(args.quick ? CAMPAIGN_QUICK : CAMPAIGN_DEFAULTS).recipients} recipients at ${(args.quick ? CAMPAIGN_QUICK : CAMPAIGN_DEFAULTS).inFlight} in flight, a worker restart halfway`,
   want("dashboard") &&
     `dashboard: ${(args.quick ? DASHBOARD_QUICK : DASHBOARD_DEFAULTS).calls} calls seeded, ${(args.quick ? DASHBOARD_QUICK : DASHBOARD_DEFAULTS).runs} requests per page`,
 ].filter(Boolean);
@@ -433,6 +436,11 @@ try {
     );
     knowledge = await runKnowledgeBench(stack, ws, { ...(args.quick ? KNOWLEDGE_QUICK : KNOWLEDGE_DEFAULTS), log });
   }
+  let campaigns: CampaignBenchResult | undefined;
+  if (want("campaigns")) {
+    log("Campaigns (bench/campaigns.ts): a campaign paced by its runner, a worker restart halfway, next to an integrator's loop…");
+    campaigns = await runCampaignBench(stack, { ...(args.quick ? CAMPAIGN_QUICK : CAMPAIGN_DEFAULTS), log });
+  }
   let dashboard: DashboardBenchResult | undefined;
   if (want("dashboard")) {
     // Last: it fills the workspace with calls, which no other part should see.
@@ -513,6 +521,8 @@ try {
   const toolsFailed = tools?.failures ?? 0;
   if (knowledge) console.log(`\n${knowledgeLines(knowledge, KNOWLEDGE_GOALS).join("\n")}`);
   const knowledgeFailed = knowledge?.failures.length ?? 0;
+  if (campaigns) console.log(`\n${campaignLines(campaigns).join("\n")}`);
+  const campaignsFailed = campaigns?.failures.length ?? 0;
   if (dashboard) console.log(`\n${dashboardLines(dashboard).join("\n")}`);
   const dashboardFailed = dashboard?.failures.length ?? 0;
   const verdicts = judge({ rows: want("routes") ? rows : [], costs, models, webhooks, messaging, calls });
@@ -540,6 +550,7 @@ try {
     messaging,
     calls,
     tools,
+    campaigns,
     knowledge,
     dashboard,
     verdicts,
@@ -551,6 +562,7 @@ try {
       (callsFailed > 0 ? 1 : 0) +
       (toolsFailed > 0 ? 1 : 0) +
       (knowledgeFailed > 0 ? 1 : 0) +
+      (campaignsFailed > 0 ? 1 : 0) +
       (dashboardFailed > 0 ? 1 : 0),
     totalSeconds: round((Date.now() - started) / 1000, 0),
   };
@@ -571,6 +583,7 @@ try {
     callsFailed > 0 ||
     toolsFailed > 0 ||
     knowledgeFailed > 0 ||
+    campaignsFailed > 0 ||
     dashboardFailed > 0
   ) {
     const what = [
@@ -581,6 +594,7 @@ try {
       callsFailed > 0 && `${callsFailed} conversation calls did not end as they should`,
       toolsFailed > 0 && `tools: ${tools?.failuresWhy.join("; ")}`,
       knowledgeFailed > 0 && `knowledge: ${knowledge?.failures.join("; ")}`,
+      campaignsFailed > 0 && `campaigns: ${campaigns?.failures.slice(0, 5).join("; ")}`,
       dashboardFailed > 0 && `dashboard: ${dashboard?.failures.join("; ")}`,
     ].filter(Boolean);
     console.error(`\nFAILED: ${what.join("; ")}.`);

@@ -219,6 +219,8 @@ export type AppConfig = z.infer<typeof envSchema>;
 /** Cloudflare bindings as wrangler passes them (vars and secrets are strings), plus the Durable Object, bucket and Workers AI. */
 export type Bindings = Partial<Record<keyof z.input<typeof envSchema>, string>> & {
   CALL_SESSIONS?: DurableObjectNamespace;
+  /** One Durable Object per campaign: its runner's alarm (src/campaigns/runner/). */
+  CAMPAIGN_RUNNERS?: DurableObjectNamespace;
   RECORDINGS?: R2Bucket;
   /** Knowledge bases' original documents (docs/knowledge.md). */
   KNOWLEDGE?: R2Bucket;

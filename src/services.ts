@@ -30,20 +30,26 @@ export interface DomainContext {
   /** The request's origin, for the built-in test receiver's URL when PUBLIC_BASE_URL is unset. */
   origin?: string;
   providers: Providers;
+  /**
+   * The campaigns' runners (one Durable Object per campaign, src/campaigns/runner/), where the
+   * worker has the binding: a campaign call's end wakes its runner. Absent in Node tools.
+   */
+  campaignRunners?: DurableObjectNamespace;
 }
 
 /** The service's public origin: PUBLIC_BASE_URL, else the origin the request came to. */
 export const publicOrigin = (config: Pick<AppConfig, "PUBLIC_BASE_URL">, requestOrigin: string | undefined): string =>
   config.PUBLIC_BASE_URL ?? requestOrigin ?? "";
 
-/** A context for work outside a request (a call's Durable Object, a cron run). */
-export function contextOf(scope: Scope, config: AppConfig, origin?: string): DomainContext {
+/** A context for work outside a request (a call's Durable Object, a cron run); `env` gives the campaigns' runners. */
+export function contextOf(scope: Scope, config: AppConfig, origin?: string, env: Pick<Bindings, "CAMPAIGN_RUNNERS"> = {}): DomainContext {
   return {
     db: scope.db,
     config,
     waitUntil: (p) => scope.defer(p),
     origin: origin ?? config.PUBLIC_BASE_URL,
     providers: providersOf(config),
+    campaignRunners: env.CAMPAIGN_RUNNERS,
   };
 }
 
@@ -79,9 +85,9 @@ export function buildServices(
   scope: Scope,
   config: AppConfig,
   origin: string | undefined,
-  env: Pick<Bindings, "CALL_SESSIONS" | "KNOWLEDGE">,
+  env: Pick<Bindings, "CALL_SESSIONS" | "KNOWLEDGE" | "CAMPAIGN_RUNNERS">,
 ): Services {
-  const ctx = contextOf(scope, config, origin);
+  const ctx = contextOf(scope, config, origin, env);
   return {
     webhooks: ctx,
     publicOrigin: publicOrigin(config, origin),

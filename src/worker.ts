@@ -2,6 +2,7 @@
 import { flushLastUsed } from "./api-keys/service";
 import { createApp } from "./app";
 import { sweepStaleCalls } from "./calls/watchdog";
+import { wakeRunningCampaigns } from "./campaigns/runner/backstop";
 import { sweepIdleChats } from "./chats/runtime";
 import { openScope } from "./db/scope";
 import { type Bindings, parseEnv } from "./env";
@@ -18,7 +19,8 @@ export default {
    * Cron trigger (wrangler.toml), every minute: the call watchdog's backstop sweep, idle widget chats
    * ended (widget.completed), API keys' last-used moved from Redis to Postgres, and credit holds
    * whose worker died released (older than the longest a provider call may take), idle messaging
-   * conversations ended (`<type>.completed`), and inbound messages left unanswered answered.
+   * conversations ended (`<type>.completed`), inbound messages left unanswered answered, and
+   * running campaigns' runners woken (a lost alarm costs a minute, nothing more).
    */
   async scheduled(_controller, env, ctx) {
     const config = parseEnv(env);
@@ -32,6 +34,7 @@ export default {
         flushLastUsed({ ctx: { db: scope.db, redis: redisFor(config) } }),
         sweepExpiredHolds(scope.db, holdLifetimeMs(config)),
         sweepInbound(deps),
+        wakeRunningCampaigns(deps),
       ]);
       for (const r of results) {
         if (r.status === "rejected") console.error(JSON.stringify({ level: "error", msg: "cron sweep failed", error: String(r.reason) }));
@@ -43,3 +46,4 @@ export default {
 } satisfies ExportedHandler<Bindings>;
 
 export { CallSession } from "./calls/durable-object";
+export { CampaignRunner } from "./campaigns/runner/durable-object";

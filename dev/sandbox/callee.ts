@@ -22,6 +22,7 @@ export type Scenario =
   | "fax"
   | "ivr"
   | "keypad"
+  | "brief"
   | "conversation";
 
 /** Numbers with a fixed behaviour (fictional 555-01xx numbers); any other valid E.164 number is a "conversation". */
@@ -43,7 +44,13 @@ export const SCENARIO_NUMBERS: Readonly<Record<string, Scenario>> = {
   "+12025550111": "keypad",
 };
 
-export const scenarioFor = (to: string): Scenario => SCENARIO_NUMBERS[to] ?? "conversation";
+/**
+ * The brief callee's numbers, +1 555 and seven digits (area code 555 is not assigned): as many
+ * distinct numbers as a campaign's bench needs, each answering and hanging up BRIEF_MS later.
+ */
+export const BRIEF_NUMBER = /^\+1555\d{7}$/;
+
+export const scenarioFor = (to: string): Scenario => SCENARIO_NUMBERS[to] ?? (BRIEF_NUMBER.test(to) ? "brief" : "conversation");
 
 /** The default conversation: one sentence per turn, then silence. */
 export const SCRIPT = ["Hi, I would like to book an appointment.", "Tuesday morning works for me.", "No, that's all. Goodbye."];
@@ -75,6 +82,8 @@ export const FIRST_WORDS_MS = 3_000;
 export const REPLY_DELAY_MS = 200;
 /** How far into the agent's first utterance the barge-in callee starts talking. */
 export const BARGE_IN_MS = 600;
+/** How long the brief callee stays on the line, silent, before hanging up. */
+export const BRIEF_MS = 500;
 /** Pause between the hanging-up callee's line and its hang-up. */
 export const HANG_UP_DELAY_MS = 300;
 
@@ -201,6 +210,10 @@ export class Callee {
     // speech thread): it exists to talk over them, never to speak first.
     // The machine and the fax are played by amd.ts: they never answer the agent.
     if (["silent", "barge-in", "machine", "fax"].includes(this.scenario)) return;
+    if (this.scenario === "brief") {
+      this.line.after(BRIEF_MS, () => this.line.hangUp());
+      return;
+    }
     this.line.after(FIRST_WORDS_MS, () => {
       if (!this.agentHeard && this.step === 0 && !this.speaking) void this.next();
     });

@@ -101,6 +101,7 @@ export class CallSession extends DurableObject<Bindings> {
       socket: server,
       origin: url.origin,
       recordings: this.env.RECORDINGS,
+      campaignRunners: this.env.CAMPAIGN_RUNNERS,
       ai: this.env.AI,
       prepared: this.prepared,
       answeredBy: this.answeredBy,
@@ -138,7 +139,7 @@ export class CallSession extends DurableObject<Bindings> {
       if (this.session?.live || this.session?.isEnding) await this.session.end("watchdog-timeout");
       else
         await finishCall(
-          contextOf(scope, config),
+          contextOf(scope, config, undefined, this.env),
           callId,
           call.status === "queued" && call.type === "web" && !call.sessionTokenUsedAt ? "web-call-not-joined" : "watchdog-timeout",
         );

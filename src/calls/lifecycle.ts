@@ -1,6 +1,8 @@
 // What happens when a call changes state: the webhook of the change, and after the end, the
 // analysis and `call.analyzed`. Called by whichever writer won the transition (the media
 // session, a provider callback, the API or the watchdog), so each event fires once.
+
+import { recordCampaignOutcome } from "../campaigns/runner/outcome";
 import type { Call, TranscriptTurn } from "../db/schema";
 import { rootCause } from "../lib/errors";
 import type { DomainContext } from "../services";
@@ -45,7 +47,7 @@ export async function connectedCallLive(deps: DomainContext, callId: string, dea
 
 /**
  * Ends the call with a reason. The winner fires `call.completed` (a conversation that ended) or
- * `call.failed` (it never connected, or died), then runs the analysis in the background: only
+ * `call.failed` (it never connected, or died), records a campaign call's outcome, then runs the analysis in the background: only
  * for a call that connected and where the caller said something (else the call's
  * `analysisSkipped` says why, and nothing is asked of the LLM or charged).
  */
@@ -59,6 +61,12 @@ export async function finishCall(
   const row = await endCall(deps.db, callId, reason, transcript, recording);
   if (!row) return null;
   await fire(deps, row, row.status === "completed" ? "call.completed" : "call.failed");
+  // A campaign's call: its recipient's outcome (a retry, or final), and its runner woken to fill the
+  // place. A failure here is left to the runner, which finds the ended call and records it.
+  if (row.campaignId)
+    await recordCampaignOutcome(deps, row).catch((err: Error) =>
+      console.error(JSON.stringify({ level: "error", msg: "campaign outcome not recorded", callId: row.id, error: err.message })),
+    );
   if (analysisSkippedOf(row) === null) deps.waitUntil(analyze(deps, row));
   else deps.waitUntil(refreshCost(deps.db, row.id));
   return row;

@@ -28,6 +28,8 @@ export interface SessionOptions {
   socket: WebSocket;
   origin: string;
   recordings?: R2Bucket;
+  /** The campaigns' runners: a campaign call's end wakes its runner (src/campaigns/runner/outcome.ts). */
+  campaignRunners?: DurableObjectNamespace;
   /** The Workers AI binding, when the worker has one (streaming transcription through it: STREAMING_STT_PROVIDER). */
   ai?: WorkersAi;
   /** The first message's audio, made while the phone rang (src/calls/first-message.ts). */
@@ -58,7 +60,7 @@ export class CallSessionRuntime implements SessionEvents {
 
   constructor(private readonly opts: SessionOptions) {
     this.scope = openScope(opts.config);
-    this.deps = contextOf(this.scope, opts.config, opts.origin);
+    this.deps = contextOf(this.scope, opts.config, opts.origin, { CAMPAIGN_RUNNERS: opts.campaignRunners });
     this.transport = new MediaLine(opts.socket, opts.kind, this);
     this.verdictBeforeLive = opts.answeredBy ?? null;
   }

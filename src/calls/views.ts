@@ -83,6 +83,8 @@ export function callFields(call: Call) {
     ...endedReasonOf(call),
     transfer: transferOf(call),
     analysisSkipped: analysisSkippedOf(call),
+    campaignId: call.campaignId,
+    campaignRecipientId: call.campaignRecipientId,
   };
 }
 

@@ -23,6 +23,7 @@ import {
 } from "./queries/campaigns";
 import { pageOfRecipients } from "./queries/recipients";
 import { checkRecipients, type Issue, invalidCampaign, isTimeZone, rowsFromCsv } from "./recipients";
+import { wakeCampaign } from "./runner/stub";
 import {
   type CreateCampaignFields,
   DEFAULT_CAMPAIGN_CALLS_IN_FLIGHT,
@@ -232,7 +233,10 @@ async function transition(
 }
 
 /** draft → running: sets startedAt and sends campaign.started (with the counts). */
-export async function startCampaign({ ctx, input: { id } }: Op<{ id: string }, "db" | "organizationId" | keyof WebhookDeps>) {
+export async function startCampaign({
+  ctx,
+  input: { id },
+}: Op<{ id: string }, "db" | "organizationId" | "campaignRunners" | "publicOrigin" | keyof WebhookDeps>) {
   const campaign = await transition(ctx, id, {
     from: "draft",
     action: "started",
@@ -248,6 +252,8 @@ export async function startCampaign({ ctx, input: { id } }: Op<{ id: string }, "
     data: campaignEventData(campaign, counts),
     subjectId: id,
   });
+  // Its runner dials from now on, by itself (./runner); the request does not wait for any call.
+  await wakeCampaign({ ctx, input: { campaignId: id } });
   return { campaign, counts };
 }
 
@@ -263,7 +269,10 @@ export async function pauseCampaign({ ctx, input: { id } }: Op<{ id: string }>):
 }
 
 /** paused → running (whoever paused it; the reason is cleared). */
-export async function resumeCampaign({ ctx, input: { id } }: Op<{ id: string }>): Promise<CampaignWithCounts> {
+export async function resumeCampaign({
+  ctx,
+  input: { id },
+}: Op<{ id: string }, "db" | "organizationId" | "campaignRunners" | "publicOrigin">): Promise<CampaignWithCounts> {
   const campaign = await transition(ctx, id, {
     from: "paused",
     action: "resumed",
@@ -271,6 +280,7 @@ export async function resumeCampaign({ ctx, input: { id } }: Op<{ id: string }>)
     set: { status: "running", pausedReason: null },
     needsAgent: true,
   });
+  await wakeCampaign({ ctx, input: { campaignId: id } });
   return (await withCounts(ctx, [campaign]))[0] as CampaignWithCounts;
 }
 

@@ -16,6 +16,8 @@ export const CALL_FIELDS = [
   "endedReasonCategory",
   "transfer",
   "analysisSkipped",
+  "campaignId",
+  "campaignRecipientId",
 ] as const;
 export const CHAT_FIELDS = [
   "id",

@@ -39,6 +39,13 @@ export const analysisSkipped = z.enum(["not-connected", "no-caller-speech"]).nul
     "Why the call is not analysed (no `call.analyzed` follows): `not-connected` (it never connected) or `no-caller-speech` (the caller said nothing); null while an analysis may come, once it is there, or when it failed (`analysisError`).",
 });
 
+/** A campaign's call: its campaign and the recipient row it dialled (docs/campaigns.md); null for any other call. */
+export const campaignId = z.uuid().nullable().openapi({ description: "The campaign that placed the call; null when no campaign did." });
+export const campaignRecipientId = z
+  .uuid()
+  .nullable()
+  .openapi({ description: "The campaign's recipient (row) the call dialled; null when no campaign placed the call." });
+
 const callShape = {
   id: z.uuid().openapi({ example: EXAMPLE_ID }),
   status: z.enum(CALL_STATUSES),
@@ -63,6 +70,8 @@ const callShape = {
     .openapi({ description: "`none` for a normal end, else where the fault lies; null until the call ended." }),
   transfer: callTransfer.nullable(),
   analysisSkipped,
+  campaignId,
+  campaignRecipientId,
 } satisfies Record<(typeof CALL_FIELDS)[number], z.ZodType>;
 
 const chatShape = {

@@ -181,6 +181,8 @@ describe("webhook delivery (direct mode)", () => {
         ...["agentId", "agentName", "direction", "durationSeconds", "endedAt", "fromNumber", "id", "startedAt", "status", "toNumber"],
         // how it ended (docs/webhooks.md): on every call.* event, as on the API's call
         ...["endedReason", "endedReasonCategory", "transfer", "analysisSkipped"],
+        // the campaign and its row that placed it (docs/campaigns.md); null for any other call
+        ...["campaignId", "campaignRecipientId"],
       ].sort(),
     );
     expect(body.transcript.turns[0]).toEqual({

@@ -2018,6 +2018,16 @@ export interface components {
                  * @enum {string|null}
                  */
                 analysisSkipped?: "not-connected" | "no-caller-speech" | null;
+                /**
+                 * Format: uuid
+                 * @description The campaign that placed the call; null when no campaign did.
+                 */
+                campaignId?: string | null;
+                /**
+                 * Format: uuid
+                 * @description The campaign's recipient (row) the call dialled; null when no campaign placed the call.
+                 */
+                campaignRecipientId?: string | null;
             } | null;
             chat?: {
                 /**
@@ -2374,6 +2384,16 @@ export interface components {
                  * @enum {string|null}
                  */
                 analysisSkipped: "not-connected" | "no-caller-speech" | null;
+                /**
+                 * Format: uuid
+                 * @description The campaign that placed the call; null when no campaign did.
+                 */
+                campaignId: string | null;
+                /**
+                 * Format: uuid
+                 * @description The campaign's recipient (row) the call dialled; null when no campaign placed the call.
+                 */
+                campaignRecipientId: string | null;
             } | null;
             transcript: {
                 fullText: string;
@@ -2504,6 +2524,16 @@ export interface components {
                  * @enum {string|null}
                  */
                 analysisSkipped: "not-connected" | "no-caller-speech" | null;
+                /**
+                 * Format: uuid
+                 * @description The campaign that placed the call; null when no campaign did.
+                 */
+                campaignId: string | null;
+                /**
+                 * Format: uuid
+                 * @description The campaign's recipient (row) the call dialled; null when no campaign placed the call.
+                 */
+                campaignRecipientId: string | null;
             } | null;
             transcript: {
                 fullText: string;
@@ -2634,6 +2664,16 @@ export interface components {
                  * @enum {string|null}
                  */
                 analysisSkipped: "not-connected" | "no-caller-speech" | null;
+                /**
+                 * Format: uuid
+                 * @description The campaign that placed the call; null when no campaign did.
+                 */
+                campaignId: string | null;
+                /**
+                 * Format: uuid
+                 * @description The campaign's recipient (row) the call dialled; null when no campaign placed the call.
+                 */
+                campaignRecipientId: string | null;
             } | null;
             transcript: {
                 fullText: string;
@@ -2764,6 +2804,16 @@ export interface components {
                  * @enum {string|null}
                  */
                 analysisSkipped: "not-connected" | "no-caller-speech" | null;
+                /**
+                 * Format: uuid
+                 * @description The campaign that placed the call; null when no campaign did.
+                 */
+                campaignId: string | null;
+                /**
+                 * Format: uuid
+                 * @description The campaign's recipient (row) the call dialled; null when no campaign placed the call.
+                 */
+                campaignRecipientId: string | null;
             } | null;
             transcript: {
                 fullText: string;
@@ -4890,6 +4940,16 @@ export interface components {
              * @enum {string|null}
              */
             analysisSkipped: "not-connected" | "no-caller-speech" | null;
+            /**
+             * Format: uuid
+             * @description The campaign that placed the call; null when no campaign did.
+             */
+            campaignId: string | null;
+            /**
+             * Format: uuid
+             * @description The campaign's recipient (row) the call dialled; null when no campaign placed the call.
+             */
+            campaignRecipientId: string | null;
             cost: {
                 credits: number;
                 stt: {
@@ -6522,7 +6582,7 @@ export interface components {
              *       "transcript.fullText"
              *     ]
              */
-            customFields?: ("channel" | "call.id" | "call.status" | "call.direction" | "call.durationSeconds" | "call.fromNumber" | "call.toNumber" | "call.agentId" | "call.agentName" | "call.startedAt" | "call.endedAt" | "call.endedReason" | "call.endedReasonCategory" | "call.transfer" | "call.analysisSkipped" | "chat.id" | "chat.status" | "chat.agentId" | "chat.agentName" | "chat.startedAt" | "chat.endedAt" | "chat.messageCount" | "chat.channelId" | "chat.endUserId" | "chat.endUserName" | "campaign.id" | "campaign.name" | "campaign.agentId" | "campaign.fromNumbers" | "campaign.status" | "campaign.pausedReason" | "campaign.schedule" | "campaign.retry" | "campaign.maxCallsInFlight" | "campaign.callsInFlight" | "campaign.recipientCount" | "campaign.counts" | "campaign.metadata" | "campaign.startedAt" | "campaign.completedAt" | "campaign.createdAt" | "campaign.updatedAt" | "transcript.fullText" | "transcript.turns" | "recording.url" | "recording.durationSeconds" | "analysis.summary" | "analysis.sentiment" | "analysis.topics" | "analysis.actionItems" | "report.successScore" | "report.criteriaResults" | "report.extractedData" | "metadata")[];
+            customFields?: ("channel" | "call.id" | "call.status" | "call.direction" | "call.durationSeconds" | "call.fromNumber" | "call.toNumber" | "call.agentId" | "call.agentName" | "call.startedAt" | "call.endedAt" | "call.endedReason" | "call.endedReasonCategory" | "call.transfer" | "call.analysisSkipped" | "call.campaignId" | "call.campaignRecipientId" | "chat.id" | "chat.status" | "chat.agentId" | "chat.agentName" | "chat.startedAt" | "chat.endedAt" | "chat.messageCount" | "chat.channelId" | "chat.endUserId" | "chat.endUserName" | "campaign.id" | "campaign.name" | "campaign.agentId" | "campaign.fromNumbers" | "campaign.status" | "campaign.pausedReason" | "campaign.schedule" | "campaign.retry" | "campaign.maxCallsInFlight" | "campaign.callsInFlight" | "campaign.recipientCount" | "campaign.counts" | "campaign.metadata" | "campaign.startedAt" | "campaign.completedAt" | "campaign.createdAt" | "campaign.updatedAt" | "transcript.fullText" | "transcript.turns" | "recording.url" | "recording.durationSeconds" | "analysis.summary" | "analysis.sentiment" | "analysis.topics" | "analysis.actionItems" | "report.successScore" | "report.criteriaResults" | "report.extractedData" | "metadata")[];
         };
         WebhookEndpointPage: {
             data: components["schemas"]["WebhookEndpoint"][];
@@ -6572,7 +6632,7 @@ export interface components {
              *       "transcript.fullText"
              *     ]
              */
-            customFields?: ("channel" | "call.id" | "call.status" | "call.direction" | "call.durationSeconds" | "call.fromNumber" | "call.toNumber" | "call.agentId" | "call.agentName" | "call.startedAt" | "call.endedAt" | "call.endedReason" | "call.endedReasonCategory" | "call.transfer" | "call.analysisSkipped" | "chat.id" | "chat.status" | "chat.agentId" | "chat.agentName" | "chat.startedAt" | "chat.endedAt" | "chat.messageCount" | "chat.channelId" | "chat.endUserId" | "chat.endUserName" | "campaign.id" | "campaign.name" | "campaign.agentId" | "campaign.fromNumbers" | "campaign.status" | "campaign.pausedReason" | "campaign.schedule" | "campaign.retry" | "campaign.maxCallsInFlight" | "campaign.callsInFlight" | "campaign.recipientCount" | "campaign.counts" | "campaign.metadata" | "campaign.startedAt" | "campaign.completedAt" | "campaign.createdAt" | "campaign.updatedAt" | "transcript.fullText" | "transcript.turns" | "recording.url" | "recording.durationSeconds" | "analysis.summary" | "analysis.sentiment" | "analysis.topics" | "analysis.actionItems" | "report.successScore" | "report.criteriaResults" | "report.extractedData" | "metadata")[];
+            customFields?: ("channel" | "call.id" | "call.status" | "call.direction" | "call.durationSeconds" | "call.fromNumber" | "call.toNumber" | "call.agentId" | "call.agentName" | "call.startedAt" | "call.endedAt" | "call.endedReason" | "call.endedReasonCategory" | "call.transfer" | "call.analysisSkipped" | "call.campaignId" | "call.campaignRecipientId" | "chat.id" | "chat.status" | "chat.agentId" | "chat.agentName" | "chat.startedAt" | "chat.endedAt" | "chat.messageCount" | "chat.channelId" | "chat.endUserId" | "chat.endUserName" | "campaign.id" | "campaign.name" | "campaign.agentId" | "campaign.fromNumbers" | "campaign.status" | "campaign.pausedReason" | "campaign.schedule" | "campaign.retry" | "campaign.maxCallsInFlight" | "campaign.callsInFlight" | "campaign.recipientCount" | "campaign.counts" | "campaign.metadata" | "campaign.startedAt" | "campaign.completedAt" | "campaign.createdAt" | "campaign.updatedAt" | "transcript.fullText" | "transcript.turns" | "recording.url" | "recording.durationSeconds" | "analysis.summary" | "analysis.sentiment" | "analysis.topics" | "analysis.actionItems" | "report.successScore" | "report.criteriaResults" | "report.extractedData" | "metadata")[];
         };
         WebhookDelivery: {
             /** @description The delivery id, as in X-Service-Delivery-Id. */

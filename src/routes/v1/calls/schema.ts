@@ -5,7 +5,7 @@ import { toolTurnSchema } from "../../../chats/schema";
 import { ANSWERED_BY, CALL_DIRECTIONS } from "../../../db/schema";
 import { metadataSchema, text } from "../../../lib/fields";
 import { pageQuerySchema, pageSchema } from "../../../lib/pagination";
-import { analysisSkipped, callTransfer, turnLatency } from "../../../webhooks/payload-schema";
+import { analysisSkipped, callTransfer, campaignId, campaignRecipientId, turnLatency } from "../../../webhooks/payload-schema";
 
 export const E164 = /^\+[1-9]\d{6,14}$/;
 const EXAMPLE_ID = "0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77";
@@ -106,6 +106,8 @@ export const callSchema = z
       .nullable(),
     analysisError: z.string().nullable(),
     analysisSkipped,
+    campaignId,
+    campaignRecipientId,
     cost: z.object({
       credits: z.number(),
       stt: usageLine,
