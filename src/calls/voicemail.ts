@@ -1,18 +1,14 @@
 // Answering-machine detection on an outbound phone call (docs/campaigns.md, "Voicemail"). The
 // carrier decides who answered (Twilio's async AMD) while the call already streams; its verdict
 // comes to the AMD callback (src/routes/telephony/twilio-amd.ts), which stores it and hands it to
-// the call's session through its Durable Object. While the verdict is pending the agent holds its
+// the call's session through its Durable Object (./machine-verdict.ts). While the verdict is pending the agent holds its
 // first message and the callee's audio is kept from the conversation (a greeting is speech too: it
 // must not start a reply), up to DETECTION_HOLD_MS; then a person (or a verdict of `unknown`) gets
 // the conversation, a machine or a fax the agent's plan: hang up, or say the message after the
 // beep and then hang up. Either way the call ends with reason `voicemail`.
 import type { Agent, AnsweredBy, Call, VoicemailPlan } from "../db/schema";
-import type { Op } from "../services";
 import { answererOf } from "../telephony/amd";
-import { isEnded } from "./lifecycle";
 import { renderTemplate } from "./prompt";
-import { saveAnsweredBy } from "./queries/answered-by";
-import { tellSessionWhoAnswered } from "./stub";
 
 /**
  * The longest the agent stays silent waiting for a verdict. Twilio decides a person within about
@@ -85,19 +81,4 @@ export class MachineDetection {
     this.phase = "message";
     return { kind: "leave-message", text: renderTemplate(this.plan.message, this.variables) };
   }
-}
-
-/**
- * The AMD callback's work (the route checked the signature and that `call` is the callback's): the
- * verdict is stored (the first one only), and a call still under way hands it to its session. A
- * verdict for an ended call is only stored: nothing else happens to it.
- */
-export async function recordMachineVerdict({
-  ctx,
-  input: { call, answeredBy },
-}: Op<{ call: Call; answeredBy: AnsweredBy }, "db" | "callSessions">): Promise<"told-session" | "stored"> {
-  const first = await saveAnsweredBy(ctx.db, call.id, answeredBy);
-  if (!first || isEnded(call)) return "stored";
-  await tellSessionWhoAnswered(ctx.callSessions(), call.id, answeredBy);
-  return "told-session";
 }

@@ -1,6 +1,6 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import { recordMachineVerdict } from "../../calls/machine-verdict";
 import { findCall } from "../../calls/queries/calls";
-import { recordMachineVerdict } from "../../calls/voicemail";
 import type { AppEnv } from "../../context";
 import { ApiError } from "../../lib/errors";
 import { isUuid } from "../../lib/ids";

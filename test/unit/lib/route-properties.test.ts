@@ -22,6 +22,7 @@ describe("readsAlongsideTheKeyCheck", () => {
         "GET /v1/calls/:id",
         "GET /v1/chats",
         "GET /v1/chats/:id",
+        "GET /v1/concurrency",
         "GET /v1/usage",
         "GET /v1/widgets",
         "GET /v1/widgets/:id",
