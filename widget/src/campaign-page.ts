@@ -31,9 +31,6 @@ const POLL_MS = 2_000;
 
 export {}; // a module: its names are its own, not the page's globals
 
-const root = document.querySelector<HTMLElement>("[data-campaign-page]");
-if (root) setUp(root);
-
 function el(tag: string, className: string, text?: string): HTMLElement {
   const node = document.createElement(tag);
   if (className) node.className = className;
@@ -127,3 +124,7 @@ function setUp(page: HTMLElement): void {
   const inFlight = Number(live("callsInFlight")?.textContent ?? "0");
   if (followed({ status: page.dataset.status ?? "", callsInFlight: inFlight })) window.setTimeout(tick, POLL_MS);
 }
+
+// Last: what setUp calls (the constants above) is defined by then.
+const root = document.querySelector<HTMLElement>("[data-campaign-page]");
+if (root) setUp(root);
