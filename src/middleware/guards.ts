@@ -18,9 +18,10 @@ export const CHAT_BODY_LIMIT = 1024 * 1024;
 export const UPLOAD_BODY_LIMIT = 25 * 1024 * 1024 + 64 * 1024;
 const UPLOAD_PATHS = new Set(["/v1/stt", "/v1/audio/transcriptions"]);
 const CHAT_PATHS = new Set(["/v1/llm/chat", "/v1/chat/completions"]);
-/** A new campaign: its recipients as JSON rows or a CSV file (multipart), up to 10,000 of them (docs/campaigns.md, "Limits"). */
+/** A new campaign: its recipients as JSON rows or a CSV file (multipart), up to 10,000 of them (docs/campaigns.md, "Limits"), from the API or the dashboard's form. */
 export const CAMPAIGN_BODY_LIMIT = 5 * 1024 * 1024;
 const CAMPAIGN_PATH = "/v1/campaigns";
+const CAMPAIGN_PATHS = new Set([CAMPAIGN_PATH, "/dashboard/campaigns"]);
 /** A knowledge base's documents: a file (multipart) or text and URLs (JSON), on the API and the dashboard. */
 const DOCUMENT_PATHS = /^\/(v1\/knowledge-bases|dashboard\/knowledge)\/[^/]+\/documents$/;
 
@@ -31,7 +32,7 @@ const DOCUMENT_PATHS = /^\/(v1\/knowledge-bases|dashboard\/knowledge)\/[^/]+\/do
  */
 export function bodyLimitFor(path: string): number {
   if (UPLOAD_PATHS.has(path) || DOCUMENT_PATHS.test(path)) return UPLOAD_BODY_LIMIT;
-  if (path === CAMPAIGN_PATH) return CAMPAIGN_BODY_LIMIT;
+  if (CAMPAIGN_PATHS.has(path)) return CAMPAIGN_BODY_LIMIT;
   if (CHAT_PATHS.has(path)) return CHAT_BODY_LIMIT;
   if (path.startsWith("/widget/")) return WIDGET_BODY_LIMIT;
   return JSON_BODY_LIMIT;

@@ -49,6 +49,7 @@ const NAV: Array<{ href: string; label: string; key: string; admin?: boolean; se
   { href: "/dashboard/knowledge", label: "Knowledge", key: "knowledge" },
   { href: "/dashboard/phone-numbers", label: "Phone Numbers", key: "phone-numbers" },
   { href: "/dashboard/calls", label: "Calls", key: "calls" },
+  { href: "/dashboard/campaigns", label: "Campaigns", key: "campaigns" },
   { href: "/dashboard/widgets", label: "Widgets", key: "widgets" },
   { href: "/dashboard/channels", label: "Channels", key: "channels" },
   { href: "/dashboard/chats", label: "Chats", key: "chats" },

@@ -11,6 +11,7 @@ import { agentPages } from "./agents";
 import { apiKeyPages } from "./api-keys";
 import { authPages } from "./auth";
 import { callPages } from "./calls";
+import { campaignPages } from "./campaigns";
 import { channelPages } from "./channels";
 import { chatPages } from "./chats";
 import { homePages } from "./home";
@@ -35,6 +36,7 @@ export function dashboardPages(): OpenAPIHono<AppEnv> {
   pages.route("/knowledge", knowledgePages());
   pages.route("/phone-numbers", phoneNumberPages());
   pages.route("/calls", callPages());
+  pages.route("/campaigns", campaignPages());
   pages.route("/usage", usagePages());
   pages.route("/widgets", widgetPages());
   pages.route("/channels", channelPages());

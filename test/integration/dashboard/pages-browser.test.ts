@@ -181,6 +181,7 @@ describe.runIf(hasBrowser)("dashboard: a first-time user", () => {
       "Knowledge",
       "Phone Numbers",
       "Calls",
+      "Campaigns",
       "Widgets",
       "Channels",
       "Chats",

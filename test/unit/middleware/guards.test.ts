@@ -6,7 +6,7 @@ import { DRAIN_LIMIT, decodeUtf8, parseUrlEncoded, readLimited, YIELD_EVERY } fr
 import { ApiError } from "../../../src/lib/errors";
 import { findBadText, instant } from "../../../src/lib/fields";
 import { pageQuerySchema } from "../../../src/lib/pagination";
-import { bodyLimitFor, CHAT_BODY_LIMIT, JSON_BODY_LIMIT, UPLOAD_BODY_LIMIT } from "../../../src/middleware/guards";
+import { bodyLimitFor, CAMPAIGN_BODY_LIMIT, CHAT_BODY_LIMIT, JSON_BODY_LIMIT, UPLOAD_BODY_LIMIT } from "../../../src/middleware/guards";
 import { WIDGET_BODY_LIMIT } from "../../../src/routes/widget/shared";
 
 describe("findBadText (item 1)", () => {
@@ -134,6 +134,10 @@ describe("bodyLimitFor (item 6)", () => {
     expect(bodyLimitFor("/v1/audio/transcriptions")).toBe(UPLOAD_BODY_LIMIT);
     expect(bodyLimitFor("/v1/chat/completions")).toBe(CHAT_BODY_LIMIT);
     expect(bodyLimitFor("/widget/v1/chat")).toBe(WIDGET_BODY_LIMIT);
+    // A new campaign's recipients, from the API or the dashboard's form; the dashboard's other campaign forms are small.
+    expect(bodyLimitFor("/v1/campaigns")).toBe(CAMPAIGN_BODY_LIMIT);
+    expect(bodyLimitFor("/dashboard/campaigns")).toBe(CAMPAIGN_BODY_LIMIT);
+    expect(bodyLimitFor("/dashboard/campaigns/x/start")).toBe(JSON_BODY_LIMIT);
     for (const path of ["/webhooks/x/deliveries", "/dashboard/agents", "/telephony/twilio/status/x", "/health", "/nowhere"]) {
       expect(bodyLimitFor(path)).toBe(JSON_BODY_LIMIT);
     }

@@ -29,3 +29,7 @@ export declare const WIDGET_PREVIEW_JS: string;
 export declare const KNOWLEDGE_CSS: string;
 /** widget/src/knowledge-page.ts: a knowledge base's page (upload progress, documents followed while processed, the test question in place). */
 export declare const KNOWLEDGE_PAGE_JS: string;
+/** campaigns.css: the Campaigns screens (progress bars, counts per state, the new campaign form, the recipients). */
+export declare const CAMPAIGNS_CSS: string;
+/** widget/src/campaign-page.ts: a campaign's page, followed while it runs (status, counts, bar, the rows shown). */
+export declare const CAMPAIGN_PAGE_JS: string;
