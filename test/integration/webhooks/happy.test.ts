@@ -37,7 +37,16 @@ describe("webhook endpoints", () => {
       useTestReceiver: false,
       testMode: false,
       channels: ["voice", "widget"],
-      events: ["call.started", "call.completed", "call.failed", "call.analyzed", "widget.started", "widget.completed"],
+      events: [
+        "call.started",
+        "call.completed",
+        "call.failed",
+        "call.analyzed",
+        "campaign.started",
+        "campaign.completed",
+        "widget.started",
+        "widget.completed",
+      ],
       payloadMode: "all",
       customFields: [],
       disabledReason: null,
@@ -58,7 +67,14 @@ describe("webhook endpoints", () => {
     const none = await createEndpoint(ws, { url: "https://hooks.example.com/a", events: [] });
     expect(none.events).toEqual([]);
     const all = await json<EndpointView>(await ws.api(`/v1/webhook-endpoints/${none.id}`, { method: "PATCH", json: { events: "all" } }));
-    expect(all.events).toEqual(["call.started", "call.completed", "call.failed", "call.analyzed"]);
+    expect(all.events).toEqual([
+      "call.started",
+      "call.completed",
+      "call.failed",
+      "call.analyzed",
+      "campaign.started",
+      "campaign.completed",
+    ]);
     await refused(ws, { url: "https://hooks.example.com/a", channels: ["voice"], events: ["widget.started"] }, "events");
     await expectError(
       await ws.api("/v1/webhook-endpoints", {
@@ -93,7 +109,7 @@ describe("webhook endpoints", () => {
     const ws = await createWorkspace();
     const e = await createEndpoint(ws, { url: "https://hooks.example.com/a", channels: ["voice", "voice"], events: "all" });
     expect(e.channels).toEqual(["voice"]);
-    expect(e.events).toEqual(["call.started", "call.completed", "call.failed", "call.analyzed"]);
+    expect(e.events).toEqual(["call.started", "call.completed", "call.failed", "call.analyzed", "campaign.started", "campaign.completed"]);
     const patched = await json<EndpointView>(
       await ws.api(`/v1/webhook-endpoints/${e.id}`, {
         method: "PATCH",
@@ -103,7 +119,16 @@ describe("webhook endpoints", () => {
     expect(patched.channels).toEqual(["widget", "voice"]);
     expect(patched.events).toEqual(["widget.started"]);
     const all = await json<EndpointView>(await ws.api(`/v1/webhook-endpoints/${e.id}`, { method: "PATCH", json: { events: "all" } }));
-    expect(all.events).toEqual(["widget.started", "widget.completed", "call.started", "call.completed", "call.failed", "call.analyzed"]);
+    expect(all.events).toEqual([
+      "widget.started",
+      "widget.completed",
+      "call.started",
+      "call.completed",
+      "call.failed",
+      "call.analyzed",
+      "campaign.started",
+      "campaign.completed",
+    ]);
   });
 
   it("concurrent updates do not lose each other (PATCH vs PATCH, PATCH vs the service turning it off)", async () => {
