@@ -1,20 +1,13 @@
 // A campaign created with a CSV upload: multipart/form-data with the campaign as JSON in the field
 // `campaign` (every field of the JSON body but `recipients`) and the file in the field `csv`. Read
 // into what createCampaign takes; the file's bytes are decoded and checked by recipients.ts.
-import { ApiError, invalidInput } from "../lib/errors";
+import { readMultipart } from "../lib/body";
+import { invalidInput } from "../lib/errors";
 import { createCampaignFieldsSchema } from "./schema";
 import type { CreateCampaignInput } from "./service";
 
 export async function readCampaignForm(request: Request): Promise<CreateCampaignInput> {
-  let form: FormData;
-  try {
-    form = await request.formData();
-  } catch {
-    throw new ApiError(
-      "validation_failed",
-      "The multipart body is malformed: send multipart/form-data with the campaign as JSON in `campaign` and the CSV file in `csv`.",
-    );
-  }
+  const form = await readMultipart(request, "the campaign as JSON in `campaign` and the CSV file in `csv`");
   const csv = form.get("csv") as unknown as File | string | null;
   const fields = form.get("campaign");
   const missing: Array<{ path: string[]; message: string }> = [];

@@ -1,6 +1,7 @@
 // A document upload's multipart form (field `file`, optional `name`), read into what addDocumentFrom
 // takes; the API and the dashboard read it the same way. A body of another type is a 415, a form
 // that is not such a form a 400 saying so; `name` is checked as JSON's `name` is.
+import { readMultipart } from "../lib/body";
 import { ApiError, invalidInput } from "../lib/errors";
 import type { AddDocumentInput } from "./add";
 import { documentNameSchema } from "./schema";
@@ -15,15 +16,7 @@ export async function readDocumentForm(request: Request): Promise<AddDocumentInp
       `Send a file as multipart/form-data, or text or a URL as application/json (got ${type || "no Content-Type"}).`,
     );
   }
-  let form: FormData;
-  try {
-    form = await request.formData();
-  } catch {
-    throw new ApiError(
-      "validation_failed",
-      "The multipart body is malformed: send multipart/form-data with the document in the field `file`.",
-    );
-  }
+  const form = await readMultipart(request, "the document in the field `file`");
   const file = form.get("file") as unknown as File | string | null;
   if (file === null || typeof file === "string") {
     throw invalidInput("form", [

@@ -141,3 +141,15 @@ export function parseUrlEncoded(text: string): Array<[string, string]> | null {
   }
   return pairs;
 }
+
+/**
+ * A multipart/form-data body read into its fields, or `400 validation_failed` saying what to send
+ * (`expected`: "the document in the field `file`") when it is malformed.
+ */
+export async function readMultipart(request: Request, expected: string): Promise<FormData> {
+  try {
+    return await request.formData();
+  } catch {
+    throw new ApiError("validation_failed", `The multipart body is malformed: send multipart/form-data with ${expected}.`);
+  }
+}
