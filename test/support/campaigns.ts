@@ -32,6 +32,16 @@ export const recipients = (n: number, base = 4155550000) =>
     variables: { first_name: `Person ${i + 1}`, appointment: "Tuesday 10:00" },
   }));
 
+/**
+ * A schedule whose window is closed now (one minute, twelve hours away, UTC): a campaign started
+ * with it is running, and its runner (woken by start and resume) dials no one, so its recipients
+ * stay pending for tests of the moves and the counts.
+ */
+export function closedNow(): { days: number[]; start: string; end: string; timezone: string } {
+  const hh = String((new Date().getUTCHours() + 12) % 24).padStart(2, "0");
+  return { days: [1, 2, 3, 4, 5, 6, 7], start: `${hh}:00`, end: `${hh}:01`, timezone: "UTC" };
+}
+
 /** POST /v1/campaigns with JSON (the caller checks the status). */
 export const postCampaign = (ws: Workspace, body: Record<string, unknown>) => ws.api("/v1/campaigns", { method: "POST", json: body });
 

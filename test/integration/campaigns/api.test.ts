@@ -9,6 +9,7 @@ import {
   allRecipients,
   type CampaignView,
   campaignAgent,
+  closedNow,
   createCampaign,
   postCampaign,
   recipients,
@@ -202,12 +203,8 @@ describe("creating a campaign", () => {
 describe("a campaign's life", () => {
   it("start, pause, resume, cancel; each illegal move a 409 saying what is allowed; changes only while draft or paused", async () => {
     const ws = await createWorkspace();
-    // A window that is closed now (a minute, twelve hours away): the runner, woken by start and
-    // resume, dials no one, so the recipients stay pending until canceled.
-    const hour = (new Date().getUTCHours() + 12) % 24;
-    const hh = String(hour).padStart(2, "0");
-    const closed = { days: [1, 2, 3, 4, 5, 6, 7], start: `${hh}:00`, end: `${hh}:01`, timezone: "UTC" };
-    const campaign = await createCampaign(ws, { schedule: closed });
+    // Closed now: the runner that start and resume wake dials no one, so the recipients stay pending until canceled.
+    const campaign = await createCampaign(ws, { schedule: closedNow() });
     const at = `/v1/campaigns/${campaign.id}`;
     expect((await expectError(await post(ws, `${at}/pause`), 409, "conflict")).message).toBe(
       "The campaign is a draft: only a running campaign can be paused.",

@@ -8,7 +8,7 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type CampaignFields, campaignSession } from "../../support/campaign-pages";
-import { type CampaignView, campaignAgent, createCampaign, SHARED_NUMBER } from "../../support/campaigns";
+import { type CampaignView, campaignAgent, closedNow, createCampaign, SHARED_NUMBER } from "../../support/campaigns";
 import { createWorkspace, json, type Workspace } from "../../support/harness";
 import { fieldError } from "../../support/knowledge-pages";
 
@@ -171,7 +171,8 @@ describe("the Campaigns screen", () => {
   });
 
   it("moves the campaign as its status allows, each move the service's; a move it refuses is the page with the reason (409)", async () => {
-    const campaign = await createCampaign(ws, { agentId });
+    // Closed now: the runner that start and resume wake dials no one, so cancel finds all three pending.
+    const campaign = await createCampaign(ws, { agentId, schedule: closedNow() });
     const status = async () => (await json<CampaignView>(await ws.api(`/v1/campaigns/${campaign.id}`))).status;
     const go = async (action: string, done: string) => {
       const res = await s.act(campaign.id, action);

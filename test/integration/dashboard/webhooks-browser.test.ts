@@ -175,17 +175,17 @@ describe.runIf(hasBrowser)("dashboard: webhooks", () => {
 
     // Channels drive the events; select all / deselect all act on the chosen channels' events.
     const events = page.locator('input[name="events"]:visible');
-    expect(await events.count()).toBe(4);
+    expect(await events.count()).toBe(6); // call.* and campaign.*
     await page.getByRole("button", { name: "Deselect all" }).click();
     expect(await page.locator('input[name="events"]:checked').count()).toBe(0);
     await page.getByLabel("Chat (messaging)").check();
     // The messaging events this platform sends (WhatsApp, Telegram): not the spec's SMS, Messenger or chat.*.
-    expect(await events.count()).toBe(8);
+    expect(await events.count()).toBe(10);
     expect(await page.getByLabel("sms.started").count()).toBe(0);
     await page.getByRole("button", { name: "Select all", exact: true }).click();
-    expect(await page.locator('input[name="events"]:checked').count()).toBe(8);
+    expect(await page.locator('input[name="events"]:checked').count()).toBe(10);
     await page.getByLabel("Chat (messaging)").uncheck();
-    expect(await events.count()).toBe(4);
+    expect(await events.count()).toBe(6);
 
     await page.getByLabel(/Custom fields/).check();
     expect(await page.locator("#f-customFields").isVisible()).toBe(true);
@@ -286,7 +286,7 @@ describe.runIf(hasBrowser)("dashboard: webhooks", () => {
     expect(await page.getByLabel("Production URL").inputValue()).toBe("ftp://hooks.example.com/voice");
     expect(await page.getByLabel("Name", { exact: true }).inputValue()).toBe("Bad URL hook");
     expect(await page.getByLabel("Test Mode: send live deliveries to the Test URL").isChecked()).toBe(true);
-    expect(await page.locator('input[name="events"]:checked').count()).toBe(4);
+    expect(await page.locator('input[name="events"]:checked').count()).toBe(6);
     await screenshot(page, "webhooks-errors");
 
     // A malformed id answers the 404 page, like a missing one.
