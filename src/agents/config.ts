@@ -8,11 +8,14 @@ export function agentConfigOf(row: AgentConfig): AgentConfig {
   return Object.fromEntries(AGENT_CONFIG_KEYS.map((key) => [key, row[key]])) as AgentConfig;
 }
 
-/** The agent as it was at a version: the row's identity and secret with that version's configuration. */
-export const agentWithConfig = (row: Agent, config: AgentConfig): Agent => ({ ...row, ...agentConfigOf(config) });
-
 const sentOnly = <T extends object>(value: T): Partial<T> =>
   Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+
+/**
+ * The agent as it was at a version: the row's identity and secret with that version's configuration
+ * (a field added to agents after the version was made keeps the row's value).
+ */
+export const agentWithConfig = (row: Agent, config: AgentConfig): Agent => ({ ...row, ...sentOnly(agentConfigOf(config)) });
 
 /**
  * `config` with a PATCH applied: the fields sent replace the current ones (`metadata`, `tools` and

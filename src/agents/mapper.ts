@@ -2,6 +2,7 @@
 import {
   type Agent,
   type AgentConfig,
+  type AgentVersion,
   type AnalysisPlan,
   agents,
   KNOWLEDGE_DEFAULTS,
@@ -9,7 +10,9 @@ import {
   VOICEMAIL_DEFAULTS,
 } from "../db/schema";
 import { maskToolSecret } from "../tools/secret";
+import type { ListedVersion } from "./queries/versions";
 import type { AgentConfigView, AgentView, CreateAgentInput } from "./schema";
+import type { AgentVersionSummaryView, AgentVersionView } from "./versions-schema";
 
 type NewAgentRow = typeof agents.$inferInsert & AgentConfig & { id: string; organizationId: string };
 
@@ -82,4 +85,20 @@ export const toNewAgentRow = (organizationId: string, input: CreateAgentInput, i
   knowledge: input.knowledge,
   voicemail: input.voicemail,
   toolSecret: sealedToolSecret,
+});
+
+/** A version as the list shows it; `liveVersion` is its agent's. */
+export const toAgentVersionSummary = (row: ListedVersion | AgentVersion, liveVersion: number): AgentVersionSummaryView => ({
+  agentId: row.agentId,
+  version: row.version,
+  live: row.version === liveVersion,
+  changes: row.changes,
+  createdBy: { type: row.createdByType, id: row.createdById },
+  createdAt: row.createdAt.toISOString(),
+});
+
+/** One version with its whole configuration. */
+export const toAgentVersion = (row: AgentVersion, liveVersion: number): AgentVersionView => ({
+  ...toAgentVersionSummary(row, liveVersion),
+  config: toAgentConfig(row.config),
 });
