@@ -4,7 +4,7 @@ import {
   type AgentConfig,
   type AgentVersion,
   type AnalysisPlan,
-  agents,
+  type agents,
   KNOWLEDGE_DEFAULTS,
   TURN_TAKING_DEFAULTS,
   VOICEMAIL_DEFAULTS,

@@ -287,7 +287,7 @@ export const agentSchema = z
     id: z.uuid().openapi({ example: EXAMPLE_ID }),
     ...agentConfigSchema.shape,
     liveVersion: z.number().int().openapi({ description: "The version calls, chats and campaigns run with.", example: 2 }),
-    latestVersion: z.number().int().openapi({ description: "The newest version (docs/agents.md, \"Versions\").", example: 3 }),
+    latestVersion: z.number().int().openapi({ description: 'The newest version (docs/agents.md, "Versions").', example: 3 }),
     hasDraft: z.boolean().openapi({ description: "A version newer than the live one exists: latestVersion > liveVersion.", example: true }),
     toolSecret: z.string().nullable().openapi({
       description:

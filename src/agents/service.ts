@@ -80,10 +80,7 @@ export interface SavedAgent {
 }
 
 /** Every agent gets its tool signing secret when it is created (docs/tools.md), and its version 1, live. */
-export async function createAgent({
-  ctx,
-  input,
-}: Op<CreateAgentInput, "db" | "organizationId" | "config" | "actor">): Promise<SavedAgent> {
+export async function createAgent({ ctx, input }: Op<CreateAgentInput, "db" | "organizationId" | "config" | "actor">): Promise<SavedAgent> {
   const { db, organizationId } = ctx;
   await Promise.all([
     requireUsableVoice(db, organizationId, input.voiceId),

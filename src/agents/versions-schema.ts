@@ -8,8 +8,7 @@ const EXAMPLE_ID = "0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77";
 /** Postgres integer's ceiling: a larger number names no version (and is a 400, not a database error). */
 const MAX_VERSION = 2_147_483_647;
 
-const versionNumber = (description: string) =>
-  z.coerce.number().int().min(1).max(MAX_VERSION).openapi({ description, example: 2 });
+const versionNumber = (description: string) => z.coerce.number().int().min(1).max(MAX_VERSION).openapi({ description, example: 2 });
 
 const pathVersion = (name: string, description: string) =>
   z.coerce
@@ -64,7 +63,10 @@ const versionFields = {
   createdBy: z
     .object({
       type: z.enum(["api_key", "user", "system"]),
-      id: z.uuid().nullable().openapi({ description: "The API key's or the user's id; null for the platform (versions made by a migration)." }),
+      id: z
+        .uuid()
+        .nullable()
+        .openapi({ description: "The API key's or the user's id; null for the platform (versions made by a migration)." }),
     })
     .openapi({ example: { type: "api_key", id: EXAMPLE_ID } }),
   createdAt: z.iso.datetime().openapi({ example: "2025-01-15T09:30:00.000Z" }),

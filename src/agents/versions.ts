@@ -24,7 +24,10 @@ export interface VersionOfAgent {
 }
 
 /** One version of the workspace's agent, with the agent; 404 for an unknown agent or version. */
-export async function getAgentVersion({ ctx, input: { agentId, version } }: Op<{ agentId: string; version: number }>): Promise<VersionOfAgent> {
+export async function getAgentVersion({
+  ctx,
+  input: { agentId, version },
+}: Op<{ agentId: string; version: number }>): Promise<VersionOfAgent> {
   const [agent, row] = await Promise.all([
     getAgent({ ctx, input: { id: agentId } }),
     isUuid(agentId) ? selectVersion(ctx.db, ctx.organizationId, agentId, version) : undefined,
@@ -52,8 +55,7 @@ export interface VersionPageParams {
 }
 
 // The cursor is the last version number seen, opaque to clients like every other cursor.
-const encodeCursor = (version: number) =>
-  btoa(JSON.stringify({ version })).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+const encodeCursor = (version: number) => btoa(JSON.stringify({ version })).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 function decodeCursor(cursor: string): number {
   try {
     const { version } = JSON.parse(atob(cursor.replace(/-/g, "+").replace(/_/g, "/"))) as { version?: unknown };
@@ -88,7 +90,10 @@ export interface VersionDiff {
 }
 
 /** What changed from one version to another: per top-level field, its value in each. */
-export async function diffAgentVersions({ ctx, input: { agentId, from, to } }: Op<{ agentId: string; from: number; to: number }>): Promise<VersionDiff> {
+export async function diffAgentVersions({
+  ctx,
+  input: { agentId, from, to },
+}: Op<{ agentId: string; from: number; to: number }>): Promise<VersionDiff> {
   if (!isUuid(agentId)) throw agentNotFound();
   const rows = await selectVersions(ctx.db, ctx.organizationId, agentId, [from, to]);
   const before = rows.find((r) => r.version === from);
@@ -129,7 +134,10 @@ export async function publishAgentVersion({
  * Rolls back to an earlier version: its configuration becomes a new version, published at once,
  * so history only grows (rolling back to 2 from 3 makes 4, equal to 2).
  */
-export async function rollbackAgent({ ctx, input: { agentId, version } }: Op<{ agentId: string; version: number }, ChangeNeeds>): Promise<SavedAgent> {
+export async function rollbackAgent({
+  ctx,
+  input: { agentId, version },
+}: Op<{ agentId: string; version: number }, ChangeNeeds>): Promise<SavedAgent> {
   if (!isUuid(agentId)) throw agentNotFound();
   const row = await whileVoiceExists(
     withAgentLocked(ctx.db, ctx.organizationId, agentId, async (locked) => {

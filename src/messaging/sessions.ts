@@ -45,7 +45,12 @@ export async function openSession(
  */
 export async function appendEndUserTurn(
   deps: DomainContext,
-  to: { session: Chat; channel: MessagingChannel; agent: Pick<Agent, "id" | "name" | "liveVersion">; endUser: { id: string; name?: string } },
+  to: {
+    session: Chat;
+    channel: MessagingChannel;
+    agent: Pick<Agent, "id" | "name" | "liveVersion">;
+    endUser: { id: string; name?: string };
+  },
   turn: ChatTurn,
 ): Promise<Chat> {
   const { channel, agent, endUser } = to;

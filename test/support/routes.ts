@@ -473,6 +473,8 @@ export const ROUTES: RouteCase[] = [
     },
     resource: agent,
   },
+  { method: "POST", path: "/dashboard/agents/:id/publish", auth: "page", fields: { version: "1" }, resource: agent },
+  { method: "POST", path: "/dashboard/agents/:id/rollback", auth: "page", fields: { version: "1" }, resource: agent },
   { method: "POST", path: "/dashboard/agents/:id/tools/remove", auth: "page", fields: { name: "lookup_order" }, resource: agent },
   {
     method: "POST",

@@ -6,7 +6,16 @@
 import { and, desc, eq, gt, inArray, lt, type SQL, sql } from "drizzle-orm";
 import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
 import type { Db } from "../../db/client";
-import { type Agent, type AgentConfig, type AgentVersion, agents, agentVersions, apiKeys, users, type VersionAuthorType } from "../../db/schema";
+import {
+  type Agent,
+  type AgentConfig,
+  type AgentVersion,
+  agents,
+  agentVersions,
+  apiKeys,
+  users,
+  type VersionAuthorType,
+} from "../../db/schema";
 import { ownedRow } from "../../db/tenancy";
 import { agentConfigOf } from "../config";
 
@@ -64,7 +73,11 @@ export async function withAgentLocked<T>(
   work: (locked: LockedAgent) => Promise<T>,
 ): Promise<T | undefined> {
   return db.transaction(async (tx) => {
-    const [agent] = await tx.select().from(agents).where(ownedRow(agents, organizationId, agentId)).for("update");
+    const [agent] = await tx
+      .select()
+      .from(agents)
+      .where(ownedRow(agents, organizationId, agentId))
+      .for("update");
     if (!agent) return undefined;
     const setRow = async (set: PgUpdateSetSource<typeof agents>): Promise<Agent> => {
       const [row] = await tx.update(agents).set(set).where(eq(agents.id, agent.id)).returning();
@@ -125,11 +138,7 @@ export async function selectVersions(db: Db, organizationId: string, agentId: st
     .select()
     .from(agentVersions)
     .where(
-      and(
-        eq(agentVersions.organizationId, organizationId),
-        eq(agentVersions.agentId, agentId),
-        inArray(agentVersions.version, versions),
-      ),
+      and(eq(agentVersions.organizationId, organizationId), eq(agentVersions.agentId, agentId), inArray(agentVersions.version, versions)),
     );
 }
 

@@ -41,7 +41,8 @@ const patch = async (ws: Workspace, id: string, json: Record<string, unknown>, q
   body<AgentView>(await ws.api(`/v1/agents/${id}${query}`, { method: "PATCH", json }));
 const get = async (ws: Workspace, id: string) => body<AgentView>(await ws.api(`/v1/agents/${id}`));
 const version = async (ws: Workspace, id: string, n: number) => body<VersionView>(await ws.api(`/v1/agents/${id}/versions/${n}`));
-const versions = async (ws: Workspace, id: string, query = "") => body<Page<VersionView>>(await ws.api(`/v1/agents/${id}/versions${query}`));
+const versions = async (ws: Workspace, id: string, query = "") =>
+  body<Page<VersionView>>(await ws.api(`/v1/agents/${id}/versions${query}`));
 
 describe("agent versions", () => {
   it("numbers every change, keeps drafts off the live agent, publishes and rolls back append-only", async () => {
@@ -69,7 +70,11 @@ describe("agent versions", () => {
     const drafted = await patch(ws, agent.id, { systemPrompt: "Three (draft)." }, "?draft=true");
     expect(drafted).toMatchObject({ systemPrompt: "Two.", liveVersion: 2, latestVersion: 3, hasDraft: true });
     expect(await get(ws, agent.id)).toMatchObject({ systemPrompt: "Two.", liveVersion: 2, hasDraft: true });
-    expect(await version(ws, agent.id, 3)).toMatchObject({ live: false, changes: ["systemPrompt"], config: { systemPrompt: "Three (draft)." } });
+    expect(await version(ws, agent.id, 3)).toMatchObject({
+      live: false,
+      changes: ["systemPrompt"],
+      config: { systemPrompt: "Three (draft)." },
+    });
     const placed = await body<{ call: { id: string; agentVersion: number } }>(
       await ws.api(`/v1/agents/${agent.id}/web-call`, { method: "POST", json: {} }),
       201,
@@ -83,7 +88,13 @@ describe("agent versions", () => {
 
     // Publish (default: the newest).
     const published = await body<AgentView>(await ws.api(`/v1/agents/${agent.id}/publish`, { method: "POST" }));
-    expect(published).toMatchObject({ systemPrompt: "Three (draft).", temperature: 1.1, liveVersion: 4, latestVersion: 4, hasDraft: false });
+    expect(published).toMatchObject({
+      systemPrompt: "Three (draft).",
+      temperature: 1.1,
+      liveVersion: 4,
+      latestVersion: 4,
+      hasDraft: false,
+    });
 
     // Roll back to 2: a new version 5 with version 2's configuration, live.
     const rolled = await body<AgentView>(await ws.api(`/v1/agents/${agent.id}/rollback`, { method: "POST", json: { version: 2 } }));
@@ -92,9 +103,12 @@ describe("agent versions", () => {
     expect((await version(ws, agent.id, 5)).changes).toEqual(["systemPrompt", "temperature"]);
 
     // Publishing an older version by number: the newer ones stay, so the agent has a draft again.
-    expect(
-      await body<AgentView>(await ws.api(`/v1/agents/${agent.id}/publish`, { method: "POST", json: { version: 1 } })),
-    ).toMatchObject({ systemPrompt: "One.", liveVersion: 1, latestVersion: 5, hasDraft: true });
+    expect(await body<AgentView>(await ws.api(`/v1/agents/${agent.id}/publish`, { method: "POST", json: { version: 1 } }))).toMatchObject({
+      systemPrompt: "One.",
+      liveVersion: 1,
+      latestVersion: 5,
+      hasDraft: true,
+    });
 
     // The list: newest first, paged, without configurations.
     const first = await versions(ws, agent.id, "?limit=2");
@@ -159,7 +173,11 @@ describe("agent versions", () => {
     await expectError(await ws.api(`/v1/agents/${agent.id}/versions/two`), 400, "validation_failed");
     await expectError(await ws.api(`/v1/agents/${agent.id}/rollback`, { method: "POST", json: {} }), 400, "validation_failed");
     await expectError(await ws.api(`/v1/agents/${agent.id}/versions?cursor=nope`), 400, "bad_request");
-    await expectError(await ws.api(`/v1/agents/${agent.id}?draft=maybe`, { method: "PATCH", json: { name: "X" } }), 400, "validation_failed");
+    await expectError(
+      await ws.api(`/v1/agents/${agent.id}?draft=maybe`, { method: "PATCH", json: { name: "X" } }),
+      400,
+      "validation_failed",
+    );
     // Another workspace's agent is not found, its versions neither.
     const other = await createWorkspace();
     await expectError(await other.api(`/v1/agents/${agent.id}/versions/1`), 404, "not_found");

@@ -105,7 +105,10 @@ describe("changedFields and diffConfigs", () => {
   });
 
   it("does not see a change in the order of an object's keys (jsonb keeps none)", () => {
-    const reordered = { ...base, turnTaking: { interruptionMinMs: null, interruptionMinWords: 1, maxWaitMs: null, minWaitMs: null, eagerness: "normal" as const } };
+    const reordered = {
+      ...base,
+      turnTaking: { interruptionMinMs: null, interruptionMinWords: 1, maxWaitMs: null, minWaitMs: null, eagerness: "normal" as const },
+    };
     expect(changedFields(base, reordered)).toEqual([]);
     expect(changedFields(base, { ...base, endCallPhrases: ["bye", "goodbye"] })).toEqual(["endCallPhrases"]);
   });

@@ -20,6 +20,9 @@ export const rollbackAgentRoute = createRoute({
 
 export const registerRollbackAgent = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(rollbackAgentRoute, async (c) => {
-    const saved = await rollbackAgent({ ctx: c.var.ctx, input: { agentId: c.req.valid("param").id, version: c.req.valid("json").version } });
+    const saved = await rollbackAgent({
+      ctx: c.var.ctx,
+      input: { agentId: c.req.valid("param").id, version: c.req.valid("json").version },
+    });
     return c.json(toAgent(saved.agent, saved.toolSecret), 200);
   });
