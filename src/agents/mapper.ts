@@ -1,11 +1,20 @@
 // Where the agents row (drizzle) and the API shapes (zod) meet; nowhere else.
-import { jsonbMerge, type RowPatch } from "../db/patch";
-import { type Agent, type AnalysisPlan, agents, KNOWLEDGE_DEFAULTS, TURN_TAKING_DEFAULTS, VOICEMAIL_DEFAULTS } from "../db/schema";
+import {
+  type Agent,
+  type AgentConfig,
+  type AgentVersion,
+  type AnalysisPlan,
+  type agents,
+  KNOWLEDGE_DEFAULTS,
+  TURN_TAKING_DEFAULTS,
+  VOICEMAIL_DEFAULTS,
+} from "../db/schema";
 import { maskToolSecret } from "../tools/secret";
-import type { AgentView, CreateAgentInput, UpdateAgentInput } from "./schema";
+import type { ListedVersion } from "./queries/versions";
+import type { AgentConfigView, AgentView, CreateAgentInput } from "./schema";
+import type { AgentVersionSummaryView, AgentVersionView } from "./versions-schema";
 
-type NewAgentRow = typeof agents.$inferInsert;
-type AgentPatch = RowPatch<NewAgentRow>;
+type NewAgentRow = typeof agents.$inferInsert & AgentConfig & { id: string; organizationId: string };
 
 const toAnalysisPlan = (plan: AnalysisPlan): AgentView["analysisPlan"] => ({
   summaryEnabled: plan.summaryEnabled,
@@ -18,12 +27,8 @@ const toAnalysisPlan = (plan: AnalysisPlan): AgentView["analysisPlan"] => ({
   })),
 });
 
-/**
- * The API's view of an agent. `toolSecret` is the secret in clear or already masked
- * (src/agents/service.ts withToolSecret), masked unless `reveal`; null when the agent has none yet.
- */
-export const toAgent = (row: Agent, toolSecret: string | null, reveal = false): AgentView => ({
-  id: row.id,
+/** A configuration as the API shows it (an agent's, a version's): the plans with their defaults filled. */
+export const toAgentConfig = (row: AgentConfig): AgentConfigView => ({
   name: row.name,
   personaId: row.personaId,
   systemPrompt: row.systemPrompt,
@@ -41,6 +46,19 @@ export const toAgent = (row: Agent, toolSecret: string | null, reveal = false): 
   tools: row.tools,
   knowledge: { ...KNOWLEDGE_DEFAULTS, ...row.knowledge },
   voicemail: { ...VOICEMAIL_DEFAULTS, ...row.voicemail },
+});
+
+/**
+ * The API's view of an agent: its live configuration and its versions' numbers. `toolSecret` is the
+ * secret in clear or already masked (src/agents/service.ts withToolSecret), masked unless `reveal`;
+ * null when the agent has none yet.
+ */
+export const toAgent = (row: Agent, toolSecret: string | null, reveal = false): AgentView => ({
+  id: row.id,
+  ...toAgentConfig(row),
+  liveVersion: row.liveVersion,
+  latestVersion: row.latestVersion,
+  hasDraft: row.latestVersion > row.liveVersion,
   toolSecret: toolSecret === null ? null : reveal ? toolSecret : maskToolSecret(toolSecret),
   createdAt: row.createdAt.toISOString(),
   updatedAt: row.updatedAt.toISOString(),
@@ -69,27 +87,18 @@ export const toNewAgentRow = (organizationId: string, input: CreateAgentInput, i
   toolSecret: sealedToolSecret,
 });
 
-/**
- * Only the fields sent. `metadata` and `voicemail` are replaced whole; `analysisPlan`, `turnTaking` and `knowledge` are merged key by key in
- * the UPDATE itself (jsonb ||), so two concurrent PATCHes of different sub-fields both land.
- */
-export function toAgentPatch(input: UpdateAgentInput): AgentPatch {
-  const { analysisPlan, turnTaking, knowledge, ...rest } = input;
-  const patch: AgentPatch = {};
-  for (const [key, value] of Object.entries(rest) as Array<[keyof typeof rest, unknown]>) {
-    if (value !== undefined) Object.assign(patch, { [key]: value });
-  }
-  if (analysisPlan !== undefined) {
-    const sent = Object.fromEntries(Object.entries(analysisPlan).filter(([, v]) => v !== undefined));
-    patch.analysisPlan = jsonbMerge(agents.analysisPlan, sent);
-  }
-  if (turnTaking !== undefined) {
-    const sent = Object.fromEntries(Object.entries(turnTaking).filter(([, v]) => v !== undefined));
-    patch.turnTaking = jsonbMerge(agents.turnTaking, sent);
-  }
-  if (knowledge !== undefined) {
-    const sent = Object.fromEntries(Object.entries(knowledge).filter(([, v]) => v !== undefined));
-    patch.knowledge = jsonbMerge(agents.knowledge, sent);
-  }
-  return patch;
-}
+/** A version as the list shows it; `liveVersion` is its agent's. */
+export const toAgentVersionSummary = (row: ListedVersion | AgentVersion, liveVersion: number): AgentVersionSummaryView => ({
+  agentId: row.agentId,
+  version: row.version,
+  live: row.version === liveVersion,
+  changes: row.changes,
+  createdBy: { type: row.createdByType, id: row.createdById },
+  createdAt: row.createdAt.toISOString(),
+});
+
+/** One version with its whole configuration. */
+export const toAgentVersion = (row: AgentVersion, liveVersion: number): AgentVersionView => ({
+  ...toAgentVersionSummary(row, liveVersion),
+  config: toAgentConfig(row.config),
+});

@@ -225,9 +225,9 @@ const knowledgePatchSchema = z
   })
   .openapi("KnowledgePlanPatch", { description: "The sub-fields sent replace those of the current plan; the others are kept." });
 
-export const agentSchema = z
+/** An agent's whole configuration: the agent's own fields, and what each version keeps. */
+export const agentConfigSchema = z
   .object({
-    id: z.uuid().openapi({ example: EXAMPLE_ID }),
     name: z.string(),
     personaId: z.uuid(),
     systemPrompt: z.string(),
@@ -277,6 +277,18 @@ export const agentSchema = z
       description: 'Answering-machine detection on outbound phone calls (docs/campaigns.md, "Voicemail").',
       example: { detection: "off", message: null },
     }),
+  })
+  .openapi("AgentConfig");
+
+export type AgentConfigView = z.infer<typeof agentConfigSchema>;
+
+export const agentSchema = z
+  .object({
+    id: z.uuid().openapi({ example: EXAMPLE_ID }),
+    ...agentConfigSchema.shape,
+    liveVersion: z.number().int().openapi({ description: "The version calls, chats and campaigns run with.", example: 2 }),
+    latestVersion: z.number().int().openapi({ description: 'The newest version (docs/agents.md, "Versions").', example: 3 }),
+    hasDraft: z.boolean().openapi({ description: "A version newer than the live one exists: latestVersion > liveVersion.", example: true }),
     toolSecret: z.string().nullable().openapi({
       description:
         "Signs the agent's tool requests (X-Service-Signature, as webhooks). In full in the create and rotate responses (and the update that first created it), `tss_...XXXXXX` otherwise.",

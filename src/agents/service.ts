@@ -15,11 +15,13 @@ import { ownedKnowledgeBaseIds } from "../knowledge/service";
 import { ApiError } from "../lib/errors";
 import { isUuid, newId } from "../lib/ids";
 import { type Page, type PageParams, pageOf } from "../lib/pagination";
-import type { Ctx, Op } from "../services";
+import type { Actor, Ctx, Op } from "../services";
 import { maskedToolSecret } from "../tools/secret";
 import { checkToolUrls, mintToolSecret } from "../tools/service";
 import { findVisibleVoice } from "../voices/service";
-import { toAgentPatch, toNewAgentRow } from "./mapper";
+import { agentConfigOf, applyAgentPatch, changedFields } from "./config";
+import { toNewAgentRow } from "./mapper";
+import { insertAgentWithFirstVersion, type VersionAuthor, withAgentLocked } from "./queries/versions";
 import type { CreateAgentInput, UpdateAgentInput } from "./schema";
 
 export type { Agent };
@@ -54,8 +56,11 @@ async function requireUsableVoice(db: Db, organizationId: string, voiceId: strin
   if (!(await findVisibleVoice({ ctx: { db, organizationId }, input: { id: voiceId } }))) throw unusableVoice();
 }
 
+/** Who a version records as its author: the request's API key or user (docs/agents.md, "Versions"). */
+export const authorOf = (actor: Actor): VersionAuthor => (actor.type === "system" ? { type: "system", id: null } : actor);
+
 /** The voice was deleted between the check and the write: the same 400 as if it never existed. */
-async function whileVoiceExists<T>(write: Promise<T>): Promise<T> {
+export async function whileVoiceExists<T>(write: Promise<T>): Promise<T> {
   try {
     return await write;
   } catch (err) {
@@ -74,8 +79,8 @@ export interface SavedAgent {
   secretCreated: boolean;
 }
 
-/** Every agent gets its tool signing secret when it is created (docs/tools.md). */
-export async function createAgent({ ctx, input }: Op<CreateAgentInput, "db" | "organizationId" | "config">): Promise<SavedAgent> {
+/** Every agent gets its tool signing secret when it is created (docs/tools.md), and its version 1, live. */
+export async function createAgent({ ctx, input }: Op<CreateAgentInput, "db" | "organizationId" | "config" | "actor">): Promise<SavedAgent> {
   const { db, organizationId } = ctx;
   await Promise.all([
     requireUsableVoice(db, organizationId, input.voiceId),
@@ -84,13 +89,8 @@ export async function createAgent({ ctx, input }: Op<CreateAgentInput, "db" | "o
   ]);
   const id = newId();
   const secret = await mintToolSecret({ ctx, input: { agentId: id } });
-  const [row] = await whileVoiceExists(
-    db
-      .insert(agents)
-      .values(toNewAgentRow(organizationId, input, id, secret.sealed))
-      .returning(),
-  );
-  if (!row) throw new Error("insert returned no row");
+  const values = toNewAgentRow(organizationId, input, id, secret.sealed);
+  const row = await whileVoiceExists(insertAgentWithFirstVersion(db, values, agentConfigOf(values), authorOf(ctx.actor)));
   return { agent: row, toolSecret: secret.plain, secretCreated: true };
 }
 
@@ -192,14 +192,16 @@ export async function listAgentFirstMessages({
 }
 
 /**
- * Only the fields sent change (mapper.ts: `metadata` and `tools` replaced whole, `analysisPlan`
- * merged); 404 when not the workspace's. An agent created before tools existed gets its signing
- * secret with its first tools (shown in full in that response).
+ * Only the fields sent change (config.ts: `metadata`, `tools` and `voicemail` replaced whole, the plans
+ * merged); 404 when not the workspace's. Each change is a new version (docs/agents.md, "Versions"):
+ * published at once, built on the live configuration; or, with `draft`, built on the newest version
+ * and not live. A change that leaves its base as it was makes no version. An agent created before
+ * tools existed gets its signing secret with its first tools (shown in full in that response).
  */
 export async function updateAgent({
   ctx,
-  input: { id, patch: input },
-}: Op<{ id: string; patch: UpdateAgentInput }, "db" | "organizationId" | "config">): Promise<SavedAgent> {
+  input: { id, patch: input, draft = false },
+}: Op<{ id: string; patch: UpdateAgentInput; draft?: boolean }, "db" | "organizationId" | "config" | "actor">): Promise<SavedAgent> {
   if (!isUuid(id)) throw agentNotFound();
   const { db, organizationId } = ctx;
   await Promise.all([
@@ -207,10 +209,18 @@ export async function updateAgent({
     input.tools ? checkToolUrls({ ctx, input: { tools: input.tools } }) : undefined,
     requireOwnKnowledgeBases(db, organizationId, input.knowledge?.knowledgeBaseIds),
   ]);
-  const patch = toAgentPatch(input);
   const minted = input.tools?.length ? await mintToolSecret({ ctx, input: { agentId: id } }) : null;
-  if (minted) patch.toolSecret = sql`coalesce(${agents.toolSecret}, ${minted.sealed})`;
-  const [row] = await whileVoiceExists(db.update(agents).set(patch).where(scoped(organizationId, id)).returning());
+  const row = await whileVoiceExists(
+    withAgentLocked(db, organizationId, id, async (locked) => {
+      const newest = (await locked.version(locked.agent.latestVersion))?.config ?? agentConfigOf(locked.agent);
+      const base = draft ? newest : agentConfigOf(locked.agent);
+      const config = applyAgentPatch(base, input);
+      if (changedFields(base, config).length === 0) return locked.agent;
+      const toolSecret = minted ? sql`coalesce(${agents.toolSecret}, ${minted.sealed})` : undefined;
+      const changes = changedFields(newest, config);
+      return (await locked.append({ config, changes, author: authorOf(ctx.actor), publish: !draft, toolSecret })).agent;
+    }),
+  );
   if (!row) throw agentNotFound();
   if (minted && row.toolSecret === minted.sealed) return { agent: row, toolSecret: minted.plain, secretCreated: true };
   return withToolSecret({ ctx, input: row });

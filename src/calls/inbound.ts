@@ -53,6 +53,7 @@ export async function answerIncomingCall({
         organizationId: number.organizationId,
         agentId: agent.id,
         agentName: agent.name,
+        agentVersion: agent.liveVersion,
         type: "phone",
         direction: "inbound",
         status: "ringing",

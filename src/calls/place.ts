@@ -57,6 +57,7 @@ const newCall = (ctx: Ctx, agent: Agent, id: string, type: "phone" | "web") => (
   organizationId: ctx.organizationId,
   agentId: agent.id,
   agentName: agent.name,
+  agentVersion: agent.liveVersion,
   type,
   direction: type === "phone" ? ("outbound" as const) : ("web" as const),
   status: "queued" as const,

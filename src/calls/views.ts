@@ -78,6 +78,7 @@ export function callFields(call: Call) {
     toNumber: call.toNumber,
     agentId: call.agentId,
     agentName: call.agentName,
+    agentVersion: call.agentVersion,
     startedAt: call.startedAt?.toISOString() ?? null,
     endedAt: call.endedAt?.toISOString() ?? null,
     ...endedReasonOf(call),

@@ -51,6 +51,7 @@ export const toChatSummary = (chat: ChatRow, usage: ChatUsage): ChatSummaryView 
   channelId: channelIdOf(chat),
   agentId: chat.agentId,
   agentName: chat.agentName,
+  agentVersion: chat.agentVersion,
   status: chat.status,
   endedReason: chat.endedReason,
   endUser: { id: chat.endUserId, name: chat.endUserName, origin: chat.origin },

@@ -29,6 +29,7 @@ export function chatEventData(chat: Chat, withTranscript: boolean): EventData {
       status: chat.status,
       agentId: chat.agentId,
       agentName: chat.agentName,
+      agentVersion: chat.agentVersion,
       startedAt: chat.startedAt.toISOString(),
       endedAt: chat.endedAt?.toISOString() ?? null,
       messageCount: chat.messageCount,
@@ -54,7 +55,16 @@ const fire = (deps: DomainContext, chat: Chat, phase: "started" | "completed") =
 
 export type NewChat = Pick<
   Chat,
-  "organizationId" | "channel" | "widgetId" | "channelId" | "agentId" | "agentName" | "endUserId" | "endUserName" | "origin"
+  | "organizationId"
+  | "channel"
+  | "widgetId"
+  | "channelId"
+  | "agentId"
+  | "agentName"
+  | "agentVersion"
+  | "endUserId"
+  | "endUserName"
+  | "origin"
 > & { transcript?: ChatTurn[] };
 
 /**

@@ -44,6 +44,10 @@ const chatFields = {
   channelId: z.uuid().nullable().openapi({ description: "The widget or the messaging channel; null once it was deleted." }),
   agentId: z.uuid().nullable().openapi({ description: "Null once the agent was deleted (agentName stays)." }),
   agentName: z.string(),
+  agentVersion: z.number().int().nullable().openapi({
+    description: 'The agent\'s version the chat ran with (docs/agents.md, "Versions"); null for chats before versions.',
+    example: 2,
+  }),
   status: z.enum(CHAT_STATUSES),
   endedReason: z.enum(CHAT_ENDED_REASONS).nullable(),
   endUser: z

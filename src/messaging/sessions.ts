@@ -16,7 +16,7 @@ import type { DomainContext } from "../services";
 export async function openSession(
   deps: DomainContext,
   channel: MessagingChannel,
-  agent: Pick<Agent, "id" | "name">,
+  agent: Pick<Agent, "id" | "name" | "liveVersion">,
   endUser: { id: string; name?: string },
 ): Promise<Chat> {
   const existing = await selectOpenConversation(deps.db, channel.id, endUser.id);
@@ -28,6 +28,7 @@ export async function openSession(
     channelId: channel.id,
     agentId: agent.id,
     agentName: agent.name,
+    agentVersion: agent.liveVersion,
     endUserId: endUser.id,
     endUserName: endUser.name ?? null,
     origin: null,
@@ -44,7 +45,12 @@ export async function openSession(
  */
 export async function appendEndUserTurn(
   deps: DomainContext,
-  to: { session: Chat; channel: MessagingChannel; agent: Pick<Agent, "id" | "name">; endUser: { id: string; name?: string } },
+  to: {
+    session: Chat;
+    channel: MessagingChannel;
+    agent: Pick<Agent, "id" | "name" | "liveVersion">;
+    endUser: { id: string; name?: string };
+  },
   turn: ChatTurn,
 ): Promise<Chat> {
   const { channel, agent, endUser } = to;

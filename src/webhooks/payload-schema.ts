@@ -46,6 +46,13 @@ export const campaignRecipientId = z
   .nullable()
   .openapi({ description: "The campaign's recipient (row) the call dialled; null when no campaign placed the call." });
 
+/** The agent's version a call or chat ran with (docs/agents.md, "Versions"). */
+const agentVersion = z
+  .number()
+  .int()
+  .nullable()
+  .openapi({ description: "The agent's version it ran with; null when it began before agents had versions.", example: 2 });
+
 const callShape = {
   id: z.uuid().openapi({ example: EXAMPLE_ID }),
   status: z.enum(CALL_STATUSES),
@@ -58,6 +65,7 @@ const callShape = {
   toNumber: z.string().nullable(),
   agentId: z.uuid().nullable().openapi({ description: "Null once the agent was deleted (agentName stays)." }),
   agentName: z.string().nullable(),
+  agentVersion,
   startedAt: time().nullable(),
   endedAt: time().nullable(),
   endedReason: z
@@ -79,6 +87,7 @@ const chatShape = {
   status: z.enum(CHAT_STATUSES),
   agentId: z.uuid().nullable(),
   agentName: z.string().nullable(),
+  agentVersion,
   startedAt: time().nullable(),
   endedAt: time().nullable(),
   messageCount: z.number().int().nullable(),

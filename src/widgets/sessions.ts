@@ -14,7 +14,7 @@ export async function startSession(
   deps: DomainContext,
   input: {
     widget: Widget;
-    agent: Pick<Agent, "id" | "name">;
+    agent: Pick<Agent, "id" | "name" | "liveVersion">;
     visitorId: string;
     origin: string;
     greeting: string | null;
@@ -29,6 +29,7 @@ export async function startSession(
     channelId: null,
     agentId: input.agent.id,
     agentName: input.agent.name,
+    agentVersion: input.agent.liveVersion,
     endUserId: input.visitorId,
     endUserName: null,
     origin: input.origin,

@@ -8,7 +8,7 @@ import { type Params, ROUTES, type RouteCase } from "../support/routes";
 /** Fills `:name` parameters from `params`, and any other with a fresh UUID (a missing resource). */
 const fill = (path: string, params: Params) => path.replace(/:(\w+)/g, (_, name: string) => params[name] ?? randomUUID());
 const call = (route: RouteCase, params: Params, headers: Record<string, string>) =>
-  request(fill(route.path, params), {
+  request(fill(route.path, { ...route.params, ...params }), {
     method: route.method,
     headers,
     ...(route.body !== undefined ? { json: route.body } : {}),

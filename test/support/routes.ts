@@ -26,6 +26,8 @@ export interface RouteCase {
   auth: "api_key" | "session" | "public" | "page";
   /** Admin-only routes: members lack it (settings:read / settings:write). */
   permission?: "settings:read" | "settings:write";
+  /** Path parameters that name no resource (a version number): the same in every request of the suite. */
+  params?: Params;
   /** Routes with path parameters: makes the resource in `ws`, for the tenancy check. */
   resource?: (ws: Workspace) => Promise<Params>;
   /** A valid body, so the request would pass validation and reach auth and tenancy. */
@@ -287,6 +289,17 @@ export const ROUTES: RouteCase[] = [
   },
   { method: "POST", path: "/v1/agents/:id/rotate-tool-secret", auth: "api_key", resource: agentWithTools },
   { method: "DELETE", path: "/v1/agents/:id", auth: "api_key", resource: agent },
+  { method: "GET", path: "/v1/agents/:id/versions", auth: "api_key", resource: agent },
+  { method: "GET", path: "/v1/agents/:id/versions/:version", auth: "api_key", params: { version: "1" }, resource: agent },
+  {
+    method: "GET",
+    path: "/v1/agents/:id/versions/:from/diff/:to",
+    auth: "api_key",
+    params: { from: "1", to: "1" },
+    resource: agent,
+  },
+  { method: "POST", path: "/v1/agents/:id/publish", auth: "api_key", body: { version: 1 }, resource: agent },
+  { method: "POST", path: "/v1/agents/:id/rollback", auth: "api_key", body: { version: 1 }, resource: agent },
 
   { method: "POST", path: "/v1/agents/:id/calls", auth: "api_key", body: { phoneNumber: "+12025550100" }, resource: agent },
   { method: "POST", path: "/v1/agents/:id/web-call", auth: "api_key", body: {}, resource: agent },
@@ -460,6 +473,8 @@ export const ROUTES: RouteCase[] = [
     },
     resource: agent,
   },
+  { method: "POST", path: "/dashboard/agents/:id/publish", auth: "page", fields: { version: "1" }, resource: agent },
+  { method: "POST", path: "/dashboard/agents/:id/rollback", auth: "page", fields: { version: "1" }, resource: agent },
   { method: "POST", path: "/dashboard/agents/:id/tools/remove", auth: "page", fields: { name: "lookup_order" }, resource: agent },
   {
     method: "POST",

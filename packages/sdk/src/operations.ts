@@ -22,6 +22,11 @@ export const OPERATIONS = {
   updateAgent: { method: "PATCH", path: "/v1/agents/{id}", sdk: "agents.update" },
   deleteAgent: { method: "DELETE", path: "/v1/agents/{id}", sdk: "agents.del" },
   rotateAgentToolSecret: { method: "POST", path: "/v1/agents/{id}/rotate-tool-secret", sdk: "agents.rotateToolSecret" },
+  listAgentVersions: { method: "GET", path: "/v1/agents/{id}/versions", sdk: "agents.listVersions" },
+  getAgentVersion: { method: "GET", path: "/v1/agents/{id}/versions/{version}", sdk: "agents.retrieveVersion" },
+  diffAgentVersions: { method: "GET", path: "/v1/agents/{id}/versions/{from}/diff/{to}", sdk: "agents.diffVersions" },
+  publishAgentVersion: { method: "POST", path: "/v1/agents/{id}/publish", sdk: "agents.publish" },
+  rollbackAgent: { method: "POST", path: "/v1/agents/{id}/rollback", sdk: "agents.rollback" },
 
   createCall: { method: "POST", path: "/v1/agents/{id}/calls", sdk: "calls.create" },
   createWebCall: { method: "POST", path: "/v1/agents/{id}/web-call", sdk: "calls.createWebCall" },

@@ -2,6 +2,7 @@
 // The Agents screens: the list, and the form that creates and edits every field.
 import type { FC } from "hono/jsx";
 import type { Agent } from "../../agents/service";
+import type { ListedVersion } from "../../agents/versions";
 import {
   Checkbox,
   Csrf,
@@ -25,6 +26,7 @@ import { type KnowledgeChoice, KnowledgeSection } from "./knowledge";
 import { AGENT_TEMPLATES } from "./templates";
 import { ToolBuilder, type ToolValues } from "./tools";
 import { TryPanel } from "./try";
+import { VersionList } from "./versions";
 
 const NEW = "/dashboard/agents/new";
 
@@ -68,6 +70,8 @@ export interface AgentFormProps {
   tool: { values: ToolValues; errors: FieldErrors };
   /** The workspace's knowledge bases, by name, for the Knowledge section. */
   knowledgeBases: KnowledgeChoice[];
+  /** The agent's newest versions (edit page). */
+  versions: ListedVersion[];
 }
 
 /** The New agent page's starting points. */
@@ -98,12 +102,19 @@ export const AgentForm: FC<AgentFormProps> = ({
   heardVoice,
   tool,
   knowledgeBases,
+  versions,
 }) => {
   const v = (k: string) => String(values[k] ?? "");
   return (
     <Layout shell={shell} css={AGENTS_CSS}>
       {notice ? <Flash>{notice}</Flash> : null}
       <ErrorSummary errors={errors} />
+      {agent && agent.latestVersion > agent.liveVersion ? (
+        <Flash kind="warn">
+          Version {agent.latestVersion} is a draft, not live: the form shows the live version {agent.liveVersion}. Publish it under
+          Versions.
+        </Flash>
+      ) : null}
       {agent ? <TryPanel agent={agent} csrf={shell.csrf} nonce={shell.nonce} /> : <Templates />}
       <form method="post" action={agent ? `/dashboard/agents/${agent.id}` : "/dashboard/agents"} class="card" novalidate>
         <Csrf token={shell.csrf} />
@@ -265,12 +276,22 @@ export const AgentForm: FC<AgentFormProps> = ({
           </p>
         ) : null}
         <p class="row">
-          <button type="submit">{agent ? "Save agent" : "Create agent"}</button>
+          {agent ? (
+            <>
+              <button type="submit">Save and publish</button>
+              <button type="submit" name="draft" value="1" class="secondary">
+                Save as draft
+              </button>
+            </>
+          ) : (
+            <button type="submit">Create agent</button>
+          )}
           <a class="button secondary" href="/dashboard/agents">
             Cancel
           </a>
         </p>
       </form>
+      {agent ? <VersionList agent={agent} versions={versions} csrf={shell.csrf} /> : null}
       {agent ? <ToolBuilder agent={agent} csrf={shell.csrf} values={tool.values} errors={tool.errors} /> : null}
       {agent ? (
         <form

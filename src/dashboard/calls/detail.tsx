@@ -54,6 +54,7 @@ const Facts: FC<{ call: Call; v: CallView }> = ({ call, v }) => (
       {call.agentId ? <Id label="Agent id" id="agent-id" value={call.agentId} /> : <p />}
       <p>
         <strong>Agent</strong> {call.agentId ? <a href={`/dashboard/agents/${call.agentId}`}>{call.agentName}</a> : call.agentName}
+        {call.agentVersion ? <span class="muted"> (version {call.agentVersion})</span> : null}
       </p>
       <p>
         <strong>Type</strong> {call.type}, {call.direction}

@@ -91,6 +91,13 @@ export const agents = pgTable(
      * webhook endpoint secrets (src/tools/secret.ts). Null until the agent first has a function tool.
      */
     toolSecret: text("tool_secret"),
+    /**
+     * Versions (docs/agents.md, "Versions"): the row's configuration is always that of `liveVersion`;
+     * `latestVersion` numbers the next one (bumped under the row's lock, so concurrent changes get
+     * distinct numbers). Versions above `liveVersion` are drafts, kept only in agent_versions.
+     */
+    liveVersion: integer("live_version").notNull().default(1),
+    latestVersion: integer("latest_version").notNull().default(1),
     ...timestamps,
   },
   (t) => [index("agents_org_idx").on(t.organizationId, t.id)],

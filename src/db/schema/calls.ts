@@ -162,6 +162,8 @@ export const calls = pgTable(
     agentId: uuid("agent_id").references(() => agents.id, { onDelete: "set null" }),
     /** The agent's name when the call was placed (the agent may be renamed or deleted later). */
     agentName: text("agent_name").notNull(),
+    /** The agent's live version when the call was created (docs/agents.md, "Versions"); null for calls before versions. */
+    agentVersion: integer("agent_version"),
     type: text("type").$type<"phone" | "web">().notNull(),
     direction: text("direction").$type<CallDirection>().notNull(),
     status: text("status").$type<CallStatus>().notNull(),

@@ -58,6 +58,8 @@ export const chats = pgTable(
     channelId: uuid("channel_id").references(() => messagingChannels.id, { onDelete: "set null" }),
     agentId: uuid("agent_id").references(() => agents.id, { onDelete: "set null" }),
     agentName: text("agent_name").notNull(),
+    /** The agent's live version when the chat began (docs/agents.md, "Versions"); null for chats before versions. */
+    agentVersion: integer("agent_version"),
     /** Widget: the widget's own random id for the browser (localStorage), not a person. Telegram: the chat id; WhatsApp: the user's WhatsApp id. */
     endUserId: text("end_user_id").notNull(),
     /** Messaging: the name the provider gives. */

@@ -15,6 +15,11 @@ import { registerGetAgent } from "./agents/get";
 import { registerListAgents } from "./agents/list";
 import { registerRotateToolSecret } from "./agents/rotate-tool-secret";
 import { registerUpdateAgent } from "./agents/update";
+import { registerDiffAgentVersions } from "./agents/versions/diff";
+import { registerGetAgentVersion } from "./agents/versions/get";
+import { registerListAgentVersions } from "./agents/versions/list";
+import { registerPublishAgent } from "./agents/versions/publish";
+import { registerRollbackAgent } from "./agents/versions/rollback";
 import { registerCreateCall } from "./calls/create";
 import { registerCreateWebCall } from "./calls/create-web-call";
 import { registerEndCall } from "./calls/end";
@@ -54,6 +59,11 @@ export function v1Routes() {
   registerGetAgent(v1);
   registerUpdateAgent(v1);
   registerDeleteAgent(v1);
+  registerListAgentVersions(v1);
+  registerGetAgentVersion(v1);
+  registerDiffAgentVersions(v1);
+  registerPublishAgent(v1);
+  registerRollbackAgent(v1);
 
   registerCreateCall(v1);
   registerCreateWebCall(v1);

@@ -25,6 +25,9 @@ interface Agent {
   turnTaking: Record<string, unknown>;
   tools: Array<Record<string, unknown>>;
   voicemail: { detection: string; message: string | null };
+  liveVersion: number;
+  latestVersion: number;
+  hasDraft: boolean;
   toolSecret: string | null;
   createdAt: string;
   updatedAt: string;
@@ -88,6 +91,9 @@ describe("POST /v1/agents", () => {
       tools: [],
       knowledge: { knowledgeBaseIds: [], topK: 3, maxDistance: null, retrieval: "every_turn" },
       voicemail: { detection: "off", message: null },
+      liveVersion: 1,
+      latestVersion: 1,
+      hasDraft: false,
       toolSecret: expect.stringMatching(/^tss_[A-Za-z0-9]{40}$/),
       createdAt: agent.createdAt,
       updatedAt: agent.createdAt,
@@ -289,7 +295,15 @@ describe("PATCH /v1/agents/{id}", () => {
     const res = await ws.api(`/v1/agents/${agent.id}`, { method: "PATCH", json: { name: " Renamed ✨ ", temperature: 1.5 } });
     const updated = await body<Agent>(res, 200);
 
-    expect(updated).toEqual({ ...agent, name: "Renamed ✨", temperature: 1.5, updatedAt: updated.updatedAt });
+    // A change is a new version, live at once (docs/agents.md, "Versions").
+    expect(updated).toEqual({
+      ...agent,
+      name: "Renamed ✨",
+      temperature: 1.5,
+      liveVersion: 2,
+      latestVersion: 2,
+      updatedAt: updated.updatedAt,
+    });
     expect(Date.parse(updated.updatedAt)).toBeGreaterThan(Date.parse(agent.updatedAt));
     expect(await body<Agent>(await ws.api(`/v1/agents/${agent.id}`), 200)).toEqual(updated);
   });

@@ -40,6 +40,22 @@ describe("SDK resources", () => {
     await expect(client.agents.retrieve(agent.id)).rejects.toBeInstanceOf(NotFoundError);
   });
 
+  it("agents' versions: saveDraft, publish, rollback, listVersions, retrieveVersion, diffVersions", async () => {
+    const client = sdkFor(await createWorkspace());
+    const agent = await client.agents.create({ name: "Front desk", personaId: PERSONA, systemPrompt: "One." });
+    const drafted = await client.agents.saveDraft(agent.id, { systemPrompt: "Two." });
+    expect(drafted).toMatchObject({ systemPrompt: "One.", liveVersion: 1, latestVersion: 2, hasDraft: true });
+    expect(await client.agents.publish(agent.id)).toMatchObject({ systemPrompt: "Two.", liveVersion: 2, hasDraft: false });
+    expect(await client.agents.rollback(agent.id, { version: 1 })).toMatchObject({ systemPrompt: "One.", liveVersion: 3 });
+    const versions = await client.agents.listVersions(agent.id, { limit: 2 });
+    expect(versions.data.map((v) => v.version)).toEqual([3, 2]);
+    expect(versions.hasMore).toBe(true);
+    expect((await client.agents.retrieveVersion(agent.id, 2)).config.systemPrompt).toBe("Two.");
+    const diff = await client.agents.diffVersions(agent.id, 2, 3);
+    expect(diff.changes).toEqual([{ field: "systemPrompt", before: "Two.", after: "One." }]);
+    await expect(client.agents.retrieveVersion(agent.id, 9)).rejects.toBeInstanceOf(NotFoundError);
+  });
+
   it("voices: system voices listed; an owned voice created, retrieved, updated, filtered, deleted", async () => {
     const client = sdkFor(await createWorkspace());
     const system = await client.voices.list({ type: "system", limit: 100 });

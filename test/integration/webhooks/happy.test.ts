@@ -208,6 +208,8 @@ describe("webhook delivery (direct mode)", () => {
         ...["endedReason", "endedReasonCategory", "transfer", "analysisSkipped"],
         // the campaign and its row that placed it (docs/campaigns.md); null for any other call
         ...["campaignId", "campaignRecipientId"],
+        // the agent's version it ran with (docs/agents.md, "Versions")
+        "agentVersion",
       ].sort(),
     );
     expect(body.transcript.turns[0]).toEqual({

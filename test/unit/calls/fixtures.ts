@@ -9,6 +9,7 @@ export const callRow = (over: Partial<Call> = {}): Call => ({
   organizationId: "0193b6e2-0000-7000-8000-000000000001",
   agentId: "0193b6e2-0000-7000-8000-000000000002",
   agentName: "Front desk",
+  agentVersion: 2,
   type: "phone",
   direction: "outbound",
   status: "completed",

@@ -20,6 +20,7 @@ const conversation: Chat = {
   channelId: "c",
   agentId: "a",
   agentName: "Desk",
+  agentVersion: 1,
   endUserId: "4915112345678",
   endUserName: "Grace",
   origin: null,
@@ -46,6 +47,7 @@ const widgetChat: Chat = {
   channelId: null,
   agentId: "a",
   agentName: "Desk",
+  agentVersion: 1,
   endUserId: "v_12345678",
   endUserName: null,
   origin: "https://shop.example",
@@ -69,19 +71,19 @@ const open = { status: "in-progress", endedReason: null, endedAt: null } as cons
 describe("chat event payloads, byte for byte", () => {
   it("a messaging conversation's started and completed", () => {
     expect(payload("whatsapp.started", chatEventData({ ...conversation, ...open }, false))).toBe(
-      '{"deliveryId":"d","event":"whatsapp.started","channel":"whatsapp","timestamp":"2026-01-01T00:40:00.000Z","chat":{"id":"0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77","status":"in-progress","agentId":"a","agentName":"Desk","startedAt":"2026-01-01T00:00:00.000Z","endedAt":null,"messageCount":2,"channelId":"c","endUserId":"4915112345678","endUserName":"Grace"},"transcript":null,"recording":null,"analysis":null,"report":null,"metadata":{"channelId":"c","channelType":"whatsapp","endUserId":"4915112345678"}}',
+      '{"deliveryId":"d","event":"whatsapp.started","channel":"whatsapp","timestamp":"2026-01-01T00:40:00.000Z","chat":{"id":"0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77","status":"in-progress","agentId":"a","agentName":"Desk","agentVersion":1,"startedAt":"2026-01-01T00:00:00.000Z","endedAt":null,"messageCount":2,"channelId":"c","endUserId":"4915112345678","endUserName":"Grace"},"transcript":null,"recording":null,"analysis":null,"report":null,"metadata":{"channelId":"c","channelType":"whatsapp","endUserId":"4915112345678"}}',
     );
     expect(payload("whatsapp.completed", chatEventData(conversation, true))).toBe(
-      '{"deliveryId":"d","event":"whatsapp.completed","channel":"whatsapp","timestamp":"2026-01-01T00:40:00.000Z","chat":{"id":"0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77","status":"completed","agentId":"a","agentName":"Desk","startedAt":"2026-01-01T00:00:00.000Z","endedAt":"2026-01-01T00:30:09.000Z","messageCount":2,"channelId":"c","endUserId":"4915112345678","endUserName":"Grace"},"transcript":{"fullText":"User: Hola\\nAgent: Hi Grace","turns":[{"role":"user","text":"Hola"},{"role":"agent","text":"Hi Grace"}]},"recording":null,"analysis":null,"report":null,"metadata":{"channelId":"c","channelType":"whatsapp","endUserId":"4915112345678","endedReason":"inactivity"}}',
+      '{"deliveryId":"d","event":"whatsapp.completed","channel":"whatsapp","timestamp":"2026-01-01T00:40:00.000Z","chat":{"id":"0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77","status":"completed","agentId":"a","agentName":"Desk","agentVersion":1,"startedAt":"2026-01-01T00:00:00.000Z","endedAt":"2026-01-01T00:30:09.000Z","messageCount":2,"channelId":"c","endUserId":"4915112345678","endUserName":"Grace"},"transcript":{"fullText":"User: Hola\\nAgent: Hi Grace","turns":[{"role":"user","text":"Hola"},{"role":"agent","text":"Hi Grace"}]},"recording":null,"analysis":null,"report":null,"metadata":{"channelId":"c","channelType":"whatsapp","endUserId":"4915112345678","endedReason":"inactivity"}}',
     );
   });
 
   it("a widget chat's started and completed", () => {
     expect(payload("widget.started", chatEventData({ ...widgetChat, ...open }, false))).toBe(
-      '{"deliveryId":"d","event":"widget.started","channel":"widget","timestamp":"2026-01-01T00:40:00.000Z","chat":{"id":"0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b78","status":"in-progress","agentId":"a","agentName":"Desk","startedAt":"2026-01-01T00:00:00.000Z","endedAt":null,"messageCount":2,"channelId":"w","endUserId":"v_12345678","endUserName":null},"transcript":null,"recording":null,"analysis":null,"report":null,"metadata":{"widgetId":"w","visitorId":"v_12345678","origin":"https://shop.example"}}',
+      '{"deliveryId":"d","event":"widget.started","channel":"widget","timestamp":"2026-01-01T00:40:00.000Z","chat":{"id":"0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b78","status":"in-progress","agentId":"a","agentName":"Desk","agentVersion":1,"startedAt":"2026-01-01T00:00:00.000Z","endedAt":null,"messageCount":2,"channelId":"w","endUserId":"v_12345678","endUserName":null},"transcript":null,"recording":null,"analysis":null,"report":null,"metadata":{"widgetId":"w","visitorId":"v_12345678","origin":"https://shop.example"}}',
     );
     expect(payload("widget.completed", chatEventData(widgetChat, true))).toBe(
-      '{"deliveryId":"d","event":"widget.completed","channel":"widget","timestamp":"2026-01-01T00:40:00.000Z","chat":{"id":"0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b78","status":"completed","agentId":"a","agentName":"Desk","startedAt":"2026-01-01T00:00:00.000Z","endedAt":"2026-01-01T00:31:00.000Z","messageCount":2,"channelId":"w","endUserId":"v_12345678","endUserName":null},"transcript":{"fullText":"Agent: Hi\\nUser: Hello","turns":[{"role":"agent","text":"Hi"},{"role":"user","text":"Hello"}]},"recording":null,"analysis":null,"report":null,"metadata":{"widgetId":"w","visitorId":"v_12345678","origin":"https://shop.example","endedReason":"inactivity"}}',
+      '{"deliveryId":"d","event":"widget.completed","channel":"widget","timestamp":"2026-01-01T00:40:00.000Z","chat":{"id":"0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b78","status":"completed","agentId":"a","agentName":"Desk","agentVersion":1,"startedAt":"2026-01-01T00:00:00.000Z","endedAt":"2026-01-01T00:31:00.000Z","messageCount":2,"channelId":"w","endUserId":"v_12345678","endUserName":null},"transcript":{"fullText":"Agent: Hi\\nUser: Hello","turns":[{"role":"agent","text":"Hi"},{"role":"user","text":"Hello"}]},"recording":null,"analysis":null,"report":null,"metadata":{"widgetId":"w","visitorId":"v_12345678","origin":"https://shop.example","endedReason":"inactivity"}}',
     );
   });
 });

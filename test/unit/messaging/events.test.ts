@@ -13,6 +13,7 @@ const session: Chat = {
   channelId: "c",
   agentId: "a",
   agentName: "Desk",
+  agentVersion: 1,
   endUserId: "4915112345678",
   endUserName: "Grace",
   origin: null,

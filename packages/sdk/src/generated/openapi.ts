@@ -423,9 +423,106 @@ export interface paths {
         head?: never;
         /**
          * Update an agent
-         * @description Partial update with the create rules: only the fields sent change. `metadata` is replaced whole; `analysisPlan` sub-fields sent replace the current ones, the others are kept.
+         * @description Partial update with the create rules: only the fields sent change. `metadata` is replaced whole; `analysisPlan` sub-fields sent replace the current ones, the others are kept. Each change is a new version, live at once; with `?draft=true` it is saved as a draft (built on the newest version, not live until published), and the response is the agent as it stands, live configuration unchanged.
          */
         patch: operations["updateAgent"];
+        trace?: never;
+    };
+    "/v1/agents/{id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an agent's versions
+         * @description Newest first: number, time, who made it and the fields it changed, without the configuration (get one for that).
+         */
+        get: operations["listAgentVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agents/{id}/versions/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Fetch one version of an agent, with its whole configuration */
+        get: operations["getAgentVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agents/{id}/versions/{from}/diff/{to}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare two versions of an agent
+         * @description Each top-level configuration field whose value differs, with its value in `from` and in `to`; empty when they are equal.
+         */
+        get: operations["diffAgentVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agents/{id}/publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a version of an agent live
+         * @description The version (default: the newest) becomes the one calls, chats and campaigns run with; the agent takes its configuration. The body is optional.
+         */
+        post: operations["publishAgentVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agents/{id}/rollback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Roll an agent back to an earlier version
+         * @description The version's configuration becomes a new version, live at once: history only grows (from 3, rolling back to 2 makes 4).
+         */
+        post: operations["rollbackAgent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/agents/{id}/calls": {
@@ -1992,6 +2089,11 @@ export interface components {
                 agentId?: string | null;
                 agentName?: string | null;
                 /**
+                 * @description The agent's version it ran with; null when it began before agents had versions.
+                 * @example 2
+                 */
+                agentVersion?: number | null;
+                /**
                  * Format: date-time
                  * @example 2025-01-15T09:30:00.000Z
                  */
@@ -2040,6 +2142,11 @@ export interface components {
                 /** Format: uuid */
                 agentId?: string | null;
                 agentName?: string | null;
+                /**
+                 * @description The agent's version it ran with; null when it began before agents had versions.
+                 * @example 2
+                 */
+                agentVersion?: number | null;
                 /**
                  * Format: date-time
                  * @example 2025-01-15T09:30:00.000Z
@@ -2358,6 +2465,11 @@ export interface components {
                 agentId: string | null;
                 agentName: string | null;
                 /**
+                 * @description The agent's version it ran with; null when it began before agents had versions.
+                 * @example 2
+                 */
+                agentVersion: number | null;
+                /**
                  * Format: date-time
                  * @example 2025-01-15T09:30:00.000Z
                  */
@@ -2497,6 +2609,11 @@ export interface components {
                  */
                 agentId: string | null;
                 agentName: string | null;
+                /**
+                 * @description The agent's version it ran with; null when it began before agents had versions.
+                 * @example 2
+                 */
+                agentVersion: number | null;
                 /**
                  * Format: date-time
                  * @example 2025-01-15T09:30:00.000Z
@@ -2638,6 +2755,11 @@ export interface components {
                 agentId: string | null;
                 agentName: string | null;
                 /**
+                 * @description The agent's version it ran with; null when it began before agents had versions.
+                 * @example 2
+                 */
+                agentVersion: number | null;
+                /**
                  * Format: date-time
                  * @example 2025-01-15T09:30:00.000Z
                  */
@@ -2777,6 +2899,11 @@ export interface components {
                  */
                 agentId: string | null;
                 agentName: string | null;
+                /**
+                 * @description The agent's version it ran with; null when it began before agents had versions.
+                 * @example 2
+                 */
+                agentVersion: number | null;
                 /**
                  * Format: date-time
                  * @example 2025-01-15T09:30:00.000Z
@@ -3058,6 +3185,11 @@ export interface components {
                 agentId: string | null;
                 agentName: string | null;
                 /**
+                 * @description The agent's version it ran with; null when it began before agents had versions.
+                 * @example 2
+                 */
+                agentVersion: number | null;
+                /**
                  * Format: date-time
                  * @example 2025-01-15T09:30:00.000Z
                  */
@@ -3162,6 +3294,11 @@ export interface components {
                 /** Format: uuid */
                 agentId: string | null;
                 agentName: string | null;
+                /**
+                 * @description The agent's version it ran with; null when it began before agents had versions.
+                 * @example 2
+                 */
+                agentVersion: number | null;
                 /**
                  * Format: date-time
                  * @example 2025-01-15T09:30:00.000Z
@@ -3268,6 +3405,11 @@ export interface components {
                 agentId: string | null;
                 agentName: string | null;
                 /**
+                 * @description The agent's version it ran with; null when it began before agents had versions.
+                 * @example 2
+                 */
+                agentVersion: number | null;
+                /**
                  * Format: date-time
                  * @example 2025-01-15T09:30:00.000Z
                  */
@@ -3372,6 +3514,11 @@ export interface components {
                 /** Format: uuid */
                 agentId: string | null;
                 agentName: string | null;
+                /**
+                 * @description The agent's version it ran with; null when it began before agents had versions.
+                 * @example 2
+                 */
+                agentVersion: number | null;
                 /**
                  * Format: date-time
                  * @example 2025-01-15T09:30:00.000Z
@@ -3478,6 +3625,11 @@ export interface components {
                 agentId: string | null;
                 agentName: string | null;
                 /**
+                 * @description The agent's version it ran with; null when it began before agents had versions.
+                 * @example 2
+                 */
+                agentVersion: number | null;
+                /**
                  * Format: date-time
                  * @example 2025-01-15T09:30:00.000Z
                  */
@@ -3582,6 +3734,11 @@ export interface components {
                 /** Format: uuid */
                 agentId: string | null;
                 agentName: string | null;
+                /**
+                 * @description The agent's version it ran with; null when it began before agents had versions.
+                 * @example 2
+                 */
+                agentVersion: number | null;
                 /**
                  * Format: date-time
                  * @example 2025-01-15T09:30:00.000Z
@@ -3688,6 +3845,11 @@ export interface components {
                 agentId: string | null;
                 agentName: string | null;
                 /**
+                 * @description The agent's version it ran with; null when it began before agents had versions.
+                 * @example 2
+                 */
+                agentVersion: number | null;
+                /**
                  * Format: date-time
                  * @example 2025-01-15T09:30:00.000Z
                  */
@@ -3792,6 +3954,11 @@ export interface components {
                 /** Format: uuid */
                 agentId: string | null;
                 agentName: string | null;
+                /**
+                 * @description The agent's version it ran with; null when it began before agents had versions.
+                 * @example 2
+                 */
+                agentVersion: number | null;
                 /**
                  * Format: date-time
                  * @example 2025-01-15T09:30:00.000Z
@@ -3898,6 +4065,11 @@ export interface components {
                 agentId: string | null;
                 agentName: string | null;
                 /**
+                 * @description The agent's version it ran with; null when it began before agents had versions.
+                 * @example 2
+                 */
+                agentVersion: number | null;
+                /**
                  * Format: date-time
                  * @example 2025-01-15T09:30:00.000Z
                  */
@@ -4002,6 +4174,11 @@ export interface components {
                 /** Format: uuid */
                 agentId: string | null;
                 agentName: string | null;
+                /**
+                 * @description The agent's version it ran with; null when it began before agents had versions.
+                 * @example 2
+                 */
+                agentVersion: number | null;
                 /**
                  * Format: date-time
                  * @example 2025-01-15T09:30:00.000Z
@@ -4318,6 +4495,21 @@ export interface components {
                 detection: "off" | "hang-up" | "leave-message";
                 message: string | null;
             };
+            /**
+             * @description The version calls, chats and campaigns run with.
+             * @example 2
+             */
+            liveVersion: number;
+            /**
+             * @description The newest version (docs/agents.md, "Versions").
+             * @example 3
+             */
+            latestVersion: number;
+            /**
+             * @description A version newer than the live one exists: latestVersion > liveVersion.
+             * @example true
+             */
+            hasDraft: boolean;
             /**
              * @description Signs the agent's tool requests (X-Service-Signature, as webhooks). In full in the create and rotate responses (and the update that first created it), `tss_...XXXXXX` otherwise.
              * @example tss_...a1B2c3
@@ -4849,6 +5041,228 @@ export interface components {
              */
             retrieval?: "every_turn" | "tool";
         };
+        AgentVersionPage: {
+            data: components["schemas"]["AgentVersionSummary"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            nextCursor: string | null;
+            hasMore: boolean;
+        };
+        AgentVersionSummary: {
+            /**
+             * Format: uuid
+             * @example 0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77
+             */
+            agentId: string;
+            /** @example 2 */
+            version: number;
+            /** @description Whether this is the version calls and chats run with now. */
+            live: boolean;
+            /**
+             * @description The top-level fields that differ from the previous version (none for version 1).
+             * @example [
+             *       "systemPrompt",
+             *       "temperature"
+             *     ]
+             */
+            changes: ("name" | "personaId" | "systemPrompt" | "firstMessage" | "language" | "voiceId" | "llmModel" | "temperature" | "maxDurationSeconds" | "silenceTimeoutSeconds" | "endCallPhrases" | "metadata" | "analysisPlan" | "turnTaking" | "tools" | "knowledge" | "voicemail")[];
+            /**
+             * @example {
+             *       "type": "api_key",
+             *       "id": "0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77"
+             *     }
+             */
+            createdBy: {
+                /** @enum {string} */
+                type: "api_key" | "user" | "system";
+                /**
+                 * Format: uuid
+                 * @description The API key's or the user's id; null for the platform (versions made by a migration).
+                 */
+                id: string | null;
+            };
+            /**
+             * Format: date-time
+             * @example 2025-01-15T09:30:00.000Z
+             */
+            createdAt: string;
+        };
+        AgentVersion: {
+            /**
+             * Format: uuid
+             * @example 0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77
+             */
+            agentId: string;
+            /** @example 2 */
+            version: number;
+            /** @description Whether this is the version calls and chats run with now. */
+            live: boolean;
+            /**
+             * @description The top-level fields that differ from the previous version (none for version 1).
+             * @example [
+             *       "systemPrompt",
+             *       "temperature"
+             *     ]
+             */
+            changes: ("name" | "personaId" | "systemPrompt" | "firstMessage" | "language" | "voiceId" | "llmModel" | "temperature" | "maxDurationSeconds" | "silenceTimeoutSeconds" | "endCallPhrases" | "metadata" | "analysisPlan" | "turnTaking" | "tools" | "knowledge" | "voicemail")[];
+            /**
+             * @example {
+             *       "type": "api_key",
+             *       "id": "0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77"
+             *     }
+             */
+            createdBy: {
+                /** @enum {string} */
+                type: "api_key" | "user" | "system";
+                /**
+                 * Format: uuid
+                 * @description The API key's or the user's id; null for the platform (versions made by a migration).
+                 */
+                id: string | null;
+            };
+            /**
+             * Format: date-time
+             * @example 2025-01-15T09:30:00.000Z
+             */
+            createdAt: string;
+            config: components["schemas"]["AgentConfig"];
+        };
+        AgentConfig: {
+            name: string;
+            /** Format: uuid */
+            personaId: string;
+            systemPrompt: string;
+            firstMessage: string | null;
+            /** @example en-US */
+            language: string;
+            /** Format: uuid */
+            voiceId: string | null;
+            /** @example gpt-4o-mini */
+            llmModel: string;
+            /** @example 0.7 */
+            temperature: number;
+            /** @example 600 */
+            maxDurationSeconds: number;
+            /** @example 30 */
+            silenceTimeoutSeconds: number;
+            endCallPhrases: string[];
+            /**
+             * @example {
+             *       "crmAccountId": "A-1042"
+             *     }
+             */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /**
+             * @example {
+             *       "summaryEnabled": true,
+             *       "successCriteria": [
+             *         "The caller booked an appointment"
+             *       ],
+             *       "extractionFields": []
+             *     }
+             */
+            analysisPlan: {
+                summaryEnabled: boolean;
+                successCriteria: string[];
+                extractionFields: {
+                    name: string;
+                    /** @enum {string} */
+                    type: "string" | "number" | "boolean" | "enum";
+                    description: string;
+                    choices?: string[];
+                }[];
+            };
+            /**
+             * @description When the caller's turn ends and what interrupts the agent (docs/agents.md, "Turn-taking").
+             * @example {
+             *       "eagerness": "normal",
+             *       "minWaitMs": null,
+             *       "maxWaitMs": null,
+             *       "interruptionMinWords": 1,
+             *       "interruptionMinMs": null
+             *     }
+             */
+            turnTaking: {
+                /** @enum {string} */
+                eagerness: "patient" | "normal" | "eager";
+                minWaitMs: number | null;
+                maxWaitMs: number | null;
+                interruptionMinWords: number;
+                interruptionMinMs: number | null;
+            };
+            /** @description Functions of yours the agent may call, and the built-ins (docs/tools.md). */
+            tools: components["schemas"]["Tool"][];
+            /**
+             * @description What the agent answers from (docs/knowledge.md, "Agents").
+             * @example {
+             *       "knowledgeBaseIds": [],
+             *       "topK": 3,
+             *       "maxDistance": null,
+             *       "retrieval": "every_turn"
+             *     }
+             */
+            knowledge: {
+                knowledgeBaseIds: string[];
+                topK: number;
+                maxDistance: number | null;
+                /** @enum {string} */
+                retrieval: "every_turn" | "tool";
+            };
+            /**
+             * @description Answering-machine detection on outbound phone calls (docs/campaigns.md, "Voicemail").
+             * @example {
+             *       "detection": "off",
+             *       "message": null
+             *     }
+             */
+            voicemail: {
+                /** @enum {string} */
+                detection: "off" | "hang-up" | "leave-message";
+                message: string | null;
+            };
+        };
+        /**
+         * @example {
+         *       "agentId": "0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77",
+         *       "from": 1,
+         *       "to": 2,
+         *       "changes": [
+         *         {
+         *           "field": "temperature",
+         *           "before": 0.7,
+         *           "after": 0.3
+         *         }
+         *       ]
+         *     }
+         */
+        AgentVersionDiff: {
+            /** Format: uuid */
+            agentId: string;
+            from: number;
+            to: number;
+            /** @description Each top-level field that differs: its value in `from` and in `to` (objects and arrays whole). */
+            changes: {
+                /** @enum {string} */
+                field: "name" | "personaId" | "systemPrompt" | "firstMessage" | "language" | "voiceId" | "llmModel" | "temperature" | "maxDurationSeconds" | "silenceTimeoutSeconds" | "endCallPhrases" | "metadata" | "analysisPlan" | "turnTaking" | "tools" | "knowledge" | "voicemail";
+                before?: unknown;
+                after?: unknown;
+            }[];
+        };
+        PublishAgentVersion: {
+            /**
+             * @description The version to make live; the newest when left out.
+             * @example 2
+             */
+            version?: number;
+        };
+        RollbackAgent: {
+            /**
+             * @description The earlier version whose configuration becomes a new, live version.
+             * @example 2
+             */
+            version: number;
+        };
         Call: {
             /**
              * Format: uuid
@@ -4874,6 +5288,11 @@ export interface components {
             /** Format: uuid */
             agentId: string | null;
             agentName: string;
+            /**
+             * @description The agent's version the call ran with (docs/agents.md, "Versions"); null for calls before versions.
+             * @example 2
+             */
+            agentVersion: number | null;
             /** Format: date-time */
             startedAt: string | null;
             /** Format: date-time */
@@ -5630,6 +6049,11 @@ export interface components {
              */
             agentId: string | null;
             agentName: string;
+            /**
+             * @description The agent's version the chat ran with (docs/agents.md, "Versions"); null for chats before versions.
+             * @example 2
+             */
+            agentVersion: number | null;
             /** @enum {string} */
             status: "in-progress" | "completed";
             /** @enum {string|null} */
@@ -5709,6 +6133,11 @@ export interface components {
              */
             agentId: string | null;
             agentName: string;
+            /**
+             * @description The agent's version the chat ran with (docs/agents.md, "Versions"); null for chats before versions.
+             * @example 2
+             */
+            agentVersion: number | null;
             /** @enum {string} */
             status: "in-progress" | "completed";
             /** @enum {string|null} */
@@ -6582,7 +7011,7 @@ export interface components {
              *       "transcript.fullText"
              *     ]
              */
-            customFields?: ("channel" | "call.id" | "call.status" | "call.direction" | "call.durationSeconds" | "call.fromNumber" | "call.toNumber" | "call.agentId" | "call.agentName" | "call.startedAt" | "call.endedAt" | "call.endedReason" | "call.endedReasonCategory" | "call.transfer" | "call.analysisSkipped" | "call.campaignId" | "call.campaignRecipientId" | "chat.id" | "chat.status" | "chat.agentId" | "chat.agentName" | "chat.startedAt" | "chat.endedAt" | "chat.messageCount" | "chat.channelId" | "chat.endUserId" | "chat.endUserName" | "campaign.id" | "campaign.name" | "campaign.agentId" | "campaign.fromNumbers" | "campaign.status" | "campaign.pausedReason" | "campaign.schedule" | "campaign.retry" | "campaign.maxCallsInFlight" | "campaign.callsInFlight" | "campaign.recipientCount" | "campaign.counts" | "campaign.metadata" | "campaign.startedAt" | "campaign.completedAt" | "campaign.createdAt" | "campaign.updatedAt" | "transcript.fullText" | "transcript.turns" | "recording.url" | "recording.durationSeconds" | "analysis.summary" | "analysis.sentiment" | "analysis.topics" | "analysis.actionItems" | "report.successScore" | "report.criteriaResults" | "report.extractedData" | "metadata")[];
+            customFields?: ("channel" | "call.id" | "call.status" | "call.direction" | "call.durationSeconds" | "call.fromNumber" | "call.toNumber" | "call.agentId" | "call.agentName" | "call.agentVersion" | "call.startedAt" | "call.endedAt" | "call.endedReason" | "call.endedReasonCategory" | "call.transfer" | "call.analysisSkipped" | "call.campaignId" | "call.campaignRecipientId" | "chat.id" | "chat.status" | "chat.agentId" | "chat.agentName" | "chat.agentVersion" | "chat.startedAt" | "chat.endedAt" | "chat.messageCount" | "chat.channelId" | "chat.endUserId" | "chat.endUserName" | "campaign.id" | "campaign.name" | "campaign.agentId" | "campaign.fromNumbers" | "campaign.status" | "campaign.pausedReason" | "campaign.schedule" | "campaign.retry" | "campaign.maxCallsInFlight" | "campaign.callsInFlight" | "campaign.recipientCount" | "campaign.counts" | "campaign.metadata" | "campaign.startedAt" | "campaign.completedAt" | "campaign.createdAt" | "campaign.updatedAt" | "transcript.fullText" | "transcript.turns" | "recording.url" | "recording.durationSeconds" | "analysis.summary" | "analysis.sentiment" | "analysis.topics" | "analysis.actionItems" | "report.successScore" | "report.criteriaResults" | "report.extractedData" | "metadata")[];
         };
         WebhookEndpointPage: {
             data: components["schemas"]["WebhookEndpoint"][];
@@ -6632,7 +7061,7 @@ export interface components {
              *       "transcript.fullText"
              *     ]
              */
-            customFields?: ("channel" | "call.id" | "call.status" | "call.direction" | "call.durationSeconds" | "call.fromNumber" | "call.toNumber" | "call.agentId" | "call.agentName" | "call.startedAt" | "call.endedAt" | "call.endedReason" | "call.endedReasonCategory" | "call.transfer" | "call.analysisSkipped" | "call.campaignId" | "call.campaignRecipientId" | "chat.id" | "chat.status" | "chat.agentId" | "chat.agentName" | "chat.startedAt" | "chat.endedAt" | "chat.messageCount" | "chat.channelId" | "chat.endUserId" | "chat.endUserName" | "campaign.id" | "campaign.name" | "campaign.agentId" | "campaign.fromNumbers" | "campaign.status" | "campaign.pausedReason" | "campaign.schedule" | "campaign.retry" | "campaign.maxCallsInFlight" | "campaign.callsInFlight" | "campaign.recipientCount" | "campaign.counts" | "campaign.metadata" | "campaign.startedAt" | "campaign.completedAt" | "campaign.createdAt" | "campaign.updatedAt" | "transcript.fullText" | "transcript.turns" | "recording.url" | "recording.durationSeconds" | "analysis.summary" | "analysis.sentiment" | "analysis.topics" | "analysis.actionItems" | "report.successScore" | "report.criteriaResults" | "report.extractedData" | "metadata")[];
+            customFields?: ("channel" | "call.id" | "call.status" | "call.direction" | "call.durationSeconds" | "call.fromNumber" | "call.toNumber" | "call.agentId" | "call.agentName" | "call.agentVersion" | "call.startedAt" | "call.endedAt" | "call.endedReason" | "call.endedReasonCategory" | "call.transfer" | "call.analysisSkipped" | "call.campaignId" | "call.campaignRecipientId" | "chat.id" | "chat.status" | "chat.agentId" | "chat.agentName" | "chat.agentVersion" | "chat.startedAt" | "chat.endedAt" | "chat.messageCount" | "chat.channelId" | "chat.endUserId" | "chat.endUserName" | "campaign.id" | "campaign.name" | "campaign.agentId" | "campaign.fromNumbers" | "campaign.status" | "campaign.pausedReason" | "campaign.schedule" | "campaign.retry" | "campaign.maxCallsInFlight" | "campaign.callsInFlight" | "campaign.recipientCount" | "campaign.counts" | "campaign.metadata" | "campaign.startedAt" | "campaign.completedAt" | "campaign.createdAt" | "campaign.updatedAt" | "transcript.fullText" | "transcript.turns" | "recording.url" | "recording.durationSeconds" | "analysis.summary" | "analysis.sentiment" | "analysis.topics" | "analysis.actionItems" | "report.successScore" | "report.criteriaResults" | "report.extractedData" | "metadata")[];
         };
         WebhookDelivery: {
             /** @description The delivery id, as in X-Service-Delivery-Id. */
@@ -8567,7 +8996,10 @@ export interface operations {
     };
     updateAgent: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `true`: save the change as a new version that is not live (a draft, built on the newest version); calls keep the live one until it is published. */
+                draft?: "true" | "false";
+            };
             header?: never;
             path: {
                 id: string;
@@ -8581,6 +9013,364 @@ export interface operations {
         };
         responses: {
             /** @description The updated agent. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Agent"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAgentVersions: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. */
+                limit?: number;
+                /** @description `nextCursor` of the previous page. */
+                cursor?: string;
+                /** @description Only items created after this instant (ISO 8601, years 0001 to 9999). */
+                createdAfter?: string;
+                /** @description Only items created before this instant (ISO 8601, years 0001 to 9999). */
+                createdBefore?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of versions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentVersionPage"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAgentVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                /** @description The version's number. */
+                version: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The version. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentVersion"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    diffAgentVersions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                /** @description The version compared from (before). */
+                from: number;
+                /** @description The version compared to (after). */
+                to: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentVersionDiff"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    publishAgentVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PublishAgentVersion"];
+            };
+        };
+        responses: {
+            /** @description The agent, now live at that version. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Agent"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rollbackAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RollbackAgent"];
+            };
+        };
+        responses: {
+            /** @description The agent, live at the new version. */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -10,5 +10,7 @@ export const registerEditAgentPage = (app: OpenAPIHono<AppEnv>) =>
   app.get("/:id", async (c) => {
     const agent = await ownAgent(c, c.req.param("id"));
     const { toolSecret } = await withToolSecret({ ctx: c.var.ctx, input: agent });
-    return renderForm(c, agent, valuesOf(toAgent(agent, toolSecret)), {}, 200, c.req.query("saved") ? "Agent saved." : undefined);
+    const saved = c.req.query("saved");
+    const notice = saved === "draft" ? "Saved as a draft: not live until published." : saved ? "Agent saved." : undefined;
+    return renderForm(c, agent, valuesOf(toAgent(agent, toolSecret)), {}, 200, notice);
   });

@@ -3,6 +3,7 @@
 // voice choices, and the ownership lookup (the API's own: agents/service.ts).
 import type { Context } from "hono";
 import { type Agent, getAgent, llmModelChoices } from "../../../agents/service";
+import { listAgentVersions } from "../../../agents/versions";
 import type { AppEnv } from "../../../context";
 import type { Values } from "../../../dashboard/agents/form";
 import { EMPTY_TOOL, type ToolValues } from "../../../dashboard/agents/tools";
@@ -33,11 +34,12 @@ export async function renderForm(
   newToolSecret?: string,
   tool?: { values: ToolValues; errors: FieldErrors },
 ) {
-  const [shell, voices, models, knowledgeBases] = await Promise.all([
+  const [shell, voices, models, knowledgeBases, versions] = await Promise.all([
     shellOf(c, agent ? `Agent: ${agent.name}` : "New agent", "agents"),
     voiceOptions(c, String(values.voiceId ?? "")),
     llmModelChoices({ ctx: c.var.ctx }),
     listKnowledgeBasesByName({ ctx: c.var.ctx }),
+    agent ? listAgentVersions({ ctx: c.var.ctx, input: { agentId: agent.id, limit: 20 } }) : null,
   ]);
   return c.html(
     <AgentForm
@@ -52,6 +54,7 @@ export async function renderForm(
       newToolSecret={newToolSecret}
       tool={tool ?? { values: EMPTY_TOOL, errors: {} }}
       knowledgeBases={knowledgeBases.map((b) => ({ id: b.id, name: b.name }))}
+      versions={versions?.page.data ?? []}
     />,
     status,
   );

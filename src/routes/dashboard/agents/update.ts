@@ -3,7 +3,7 @@ import { updateAgentSchema } from "../../../agents/schema";
 import { updateAgent } from "../../../agents/service";
 import type { AppEnv } from "../../../context";
 import { inputOf, onFields, typedValues } from "../../../dashboard/agents/form";
-import { apiErrorFields, validate } from "../../../dashboard/forms";
+import { apiErrorFields, one, validate } from "../../../dashboard/forms";
 import type { FieldErrors } from "../../../dashboard/ui";
 import { ownAgent, renderForm } from "./shared";
 
@@ -16,8 +16,9 @@ export const registerUpdateAgentPage = (app: OpenAPIHono<AppEnv>) =>
     const checked = validate(updateAgentSchema, inputOf(form, pre), pre);
     if (!checked.ok) return renderForm(c, agent, typedValues(form), onFields(checked.errors), 400);
     try {
-      await updateAgent({ ctx: c.var.ctx, input: { id: agent.id, patch: checked.data } });
-      return c.redirect(`/dashboard/agents/${agent.id}?saved=1`, 303);
+      const draft = one(form, "draft") === "1";
+      await updateAgent({ ctx: c.var.ctx, input: { id: agent.id, patch: checked.data, draft } });
+      return c.redirect(`/dashboard/agents/${agent.id}?saved=${draft ? "draft" : "1"}`, 303);
     } catch (err) {
       return renderForm(c, agent, typedValues(form), onFields(apiErrorFields(err)), 400);
     }

@@ -77,6 +77,10 @@ export const callSchema = z
     toNumber: z.string().nullable(),
     agentId: z.uuid().nullable(),
     agentName: z.string(),
+    agentVersion: z.number().int().nullable().openapi({
+      description: 'The agent\'s version the call ran with (docs/agents.md, "Versions"); null for calls before versions.',
+      example: 2,
+    }),
     startedAt: z.iso.datetime().nullable(),
     endedAt: z.iso.datetime().nullable(),
     createdAt: z.iso.datetime(),
