@@ -25,10 +25,10 @@ export const RUN_TIME_CAP_MS = 60_000;
 /** What the agent is told it is in: a text conversation, as a widget chat is. */
 const TEST_INSTRUCTIONS = "You are chatting with a user in a text conversation. Answer in plain text, briefly and helpfully.";
 
-class CapReached extends Error {}
+export class CapReached extends Error {}
 
 /** `work`, or CapReached once the deadline passes (the work goes on unheeded; its result is dropped). */
-function beforeDeadline<T>(work: Promise<T>, deadline: number, capMs: number): Promise<T> {
+export function beforeDeadline<T>(work: Promise<T>, deadline: number, capMs: number): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const cap = new Promise<never>((_, reject) => {
     timer = setTimeout(

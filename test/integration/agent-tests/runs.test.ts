@@ -11,6 +11,7 @@ import { agentTestRuns, usageEvents } from "../../../src/db/schema";
 import { createTest, FINAL, finalRun, runToEnd, scriptedTest, startRun, type TestRunView, testAgent } from "../../support/agent-tests";
 import { receiversPerTest } from "../../support/deliveries";
 import { createWorkspace, expectError, json, testDb } from "../../support/harness";
+import { servedContract } from "../../support/openapi";
 import { agentWithTools, startToolServer, type ToolServer } from "../../support/tools";
 
 const { subscribed } = receiversPerTest();
@@ -239,7 +240,7 @@ describe("all of an agent's tests", () => {
 });
 
 describe("test_run.completed", () => {
-  it("is delivered with the run as the API shows it", async () => {
+  it("is delivered with the run as the API shows it, in the shape the document describes", async () => {
     const ws = await createWorkspace();
     const { receiver } = await subscribed(ws, { channels: ["chat"], events: ["test_run.completed"] });
     const agent = await testAgent(ws);
@@ -249,5 +250,7 @@ describe("test_run.completed", () => {
     const body = JSON.parse(delivery?.body ?? "{}");
     expect(body).toMatchObject({ event: "test_run.completed", channel: "test_run", metadata: null });
     expect(body.testRun).toEqual(run);
+    // As the served document describes test_run.completed.
+    expect((await servedContract()).checkWebhook("test_run.completed", body)).toEqual([]);
   });
 });
