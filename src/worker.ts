@@ -1,4 +1,6 @@
 // Entry point of the Cloudflare Worker. (Workers require the default export.)
+
+import { endStaleRuns } from "./agent-tests/service";
 import { flushLastUsed } from "./api-keys/service";
 import { createApp } from "./app";
 import { sweepStaleCalls } from "./calls/watchdog";
@@ -20,7 +22,8 @@ export default {
    * ended (widget.completed), API keys' last-used moved from Redis to Postgres, and credit holds
    * whose worker died released (older than the longest a provider call may take), idle messaging
    * conversations ended (`<type>.completed`), inbound messages left unanswered answered, and
-   * running campaigns' runners woken (a lost alarm costs a minute, nothing more).
+   * running campaigns' runners woken (a lost alarm costs a minute, nothing more), and agent test
+   * runs whose worker stopped ended with the reason.
    */
   async scheduled(_controller, env, ctx) {
     const config = parseEnv(env);
@@ -35,6 +38,7 @@ export default {
         sweepExpiredHolds(scope.db, holdLifetimeMs(config)),
         sweepInbound(deps),
         wakeRunningCampaigns(deps),
+        endStaleRuns(deps),
       ]);
       for (const r of results) {
         if (r.status === "rejected") console.error(JSON.stringify({ level: "error", msg: "cron sweep failed", error: String(r.reason) }));

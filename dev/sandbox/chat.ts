@@ -2,6 +2,7 @@
 // with replies computed from the input by fixed rules (see docs/sandbox.md). Not a model:
 // the same request always gets the same choices and usage; only `id` and `created` vary.
 import { createHash, randomBytes } from "node:crypto";
+import { CALLER_PROMPT_START, callerReply, JUDGE_PROMPT_START, judgeReply, PROSE_ANSWER } from "./agent-tests";
 import { ApiError, invalid } from "./errors";
 
 // ---------------------------------------------------------------------------------------------
@@ -419,6 +420,10 @@ function decide(req: ChatRequest): Reply {
     if (passage) return `From ${passage[1]}: ${collapse(passage[2] as string)}`;
     return GOODBYE_RE.test(lastUser) ? `Goodbye! ${echo(lastUser)}` : echo(lastUser);
   })();
+  // The two roles of an agent test (dev/sandbox/agent-tests.ts), and a model that ignores the format asked for.
+  if (req.model === "fault-prose") return { kind: "text", content: PROSE_ANSWER };
+  if (system.startsWith(CALLER_PROMPT_START)) return { kind: "text", content: callerReply(system, req.messages) };
+  if (system.startsWith(JUDGE_PROMPT_START)) return { kind: "text", content: judgeReply(system, lastUser) };
   const words = collapse(lastUser) === "" ? 0 : collapse(lastUser).split(" ").length;
   const derive: Derive = { sentence, words, nonEmpty: words > 0 };
 

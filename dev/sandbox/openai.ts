@@ -8,7 +8,7 @@
 // audio, and transcription returns the text the sandbox embedded in its own WAVs, or the text of
 // a speech it synthesized recently whose loudness envelope the audio matches. Failures are
 // chosen per request through the model name (fault-500, fault-429, fault-timeout,
-// fault-garbage, fault-flaky-N, fault-slow-MS). See docs/sandbox.md.
+// fault-garbage, fault-prose, fault-flaky-N, fault-slow-MS). See docs/sandbox.md.
 //
 //   npx tsx dev/sandbox/openai.ts          # PORT (default 8790), SANDBOX_API_KEY, SANDBOX_ELEVENLABS_API_KEY, SANDBOX_CARTESIA_API_KEY, SANDBOX_DEEPGRAM_API_KEY (default random)
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
@@ -164,6 +164,8 @@ export async function startProviderSandbox(
       };
     if (model === "fault-timeout") return { kind: "hold" };
     if (model === "fault-garbage") return { kind: "garbage" };
+    // A well-formed answer whose text ignores the format asked for (dev/sandbox/agent-tests.ts): no fault at this level.
+    if (model === "fault-prose") return { kind: "none" };
     const flakyN = /^fault-flaky-(\d{1,4})$/.exec(model);
     if (flakyN) {
       const key = fingerprint();
@@ -176,7 +178,7 @@ export async function startProviderSandbox(
     if (slow) return { kind: "delay", ms: Math.min(Number(slow[1]), SLOW_MAX_MS) };
     throw new ApiError(
       404,
-      `The model \`${model}\` does not exist: the sandbox's fault models are fault-500, fault-429, fault-timeout, fault-garbage, fault-flaky-N and fault-slow-MS.`,
+      `The model \`${model}\` does not exist: the sandbox's fault models are fault-500, fault-429, fault-timeout, fault-garbage, fault-prose, fault-flaky-N and fault-slow-MS.`,
       "invalid_request_error",
       "model_not_found",
       "model",

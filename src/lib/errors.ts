@@ -64,6 +64,11 @@ export const ERRORS = {
     when: 'The workspace has as many calls in flight as it may (`maxCallsInFlight` on GET /v1/me; docs/campaigns.md, "Calls in flight"); try again when one has ended, or place it through a campaign, which waits its turn.',
     retryAfterSeconds: 5,
   },
+  test_runs_limit: {
+    status: 429,
+    when: 'The workspace has as many agent test runs queued or running as it may (docs/agent-tests.md, "Limits"); try again when some have finished.',
+    retryAfterSeconds: 10,
+  },
   variables_missing: {
     status: 400,
     when: "The agent's system prompt, first message or voicemail message names a `{{variable}}` the call (or the campaign's row) does not give; `issues` names each.",

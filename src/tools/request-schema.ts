@@ -10,8 +10,11 @@ export const TOOL_EVENT = "tool.call";
 /** The most of an answer that is read; a longer one is a failure (the model's context is not a dump). */
 export const TOOL_RESPONSE_CAP = 16 * 1024;
 
-/** Where a tool can be called in a chat: a chat's channel, or `dashboard` (the test chat of an agent's page, stored nowhere). */
-export const TOOL_CHAT_CHANNELS = [...CHAT_CHANNELS, "dashboard"] as const;
+/**
+ * Where a tool can be called in a chat: a chat's channel, `dashboard` (the test chat of an agent's
+ * page, stored nowhere) or `test` (an agent test's run, docs/agent-tests.md).
+ */
+export const TOOL_CHAT_CHANNELS = [...CHAT_CHANNELS, "dashboard", "test"] as const;
 export type ToolChatChannel = (typeof TOOL_CHAT_CHANNELS)[number];
 
 const EXAMPLE_ID = "0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77";
@@ -37,7 +40,7 @@ export const toolRequestSchema = z
       .nullable()
       .openapi({
         description:
-          "The chat the tool is called in (widget or messaging; `dashboard`: the test chat of the agent's dashboard page, whose id names no stored chat); null on a call.",
+          "The chat the tool is called in (widget or messaging; `dashboard`: the test chat of the agent's dashboard page, whose id names no stored chat; `test`: an agent test's run, `id` the run's); null on a call.",
       }),
     call: z
       .strictObject({ id: z.uuid() })

@@ -7,6 +7,7 @@ export const EVENTS_BY_CHANNEL: Record<Channel, readonly string[]> = {
   voice: ["call.started", "call.completed", "call.failed", "call.analyzed", "campaign.started", "campaign.completed"],
   widget: ["widget.started", "widget.completed"],
   // Messaging sessions are named after their channel type; chat.* are selectable but never dispatched (spec).
+  // An agent test's run is a text conversation (docs/agent-tests.md, "Webhook"): an endpoint of the chat channel may select it.
   chat: [
     "chat.started",
     "chat.completed",
@@ -18,6 +19,7 @@ export const EVENTS_BY_CHANNEL: Record<Channel, readonly string[]> = {
     "sms.completed",
     "messenger.started",
     "messenger.completed",
+    "test_run.completed",
   ],
 };
 
@@ -40,7 +42,8 @@ export const eventsFor = (channels: readonly Channel[]): string[] => channels.fl
 
 /**
  * The `channel` value inside a payload: `voice`, `widget`, the messaging channel type (`whatsapp`),
- * or `campaign` (campaign.* events, selected under the voice channel), so a receiver can narrow on it.
+ * `campaign` (campaign.* events, selected under the voice channel) or `test_run` (test_run.* events,
+ * selected under the chat channel), so a receiver can narrow on it.
  */
 export const payloadChannel = (event: string): string => {
   const prefix = event.split(".")[0] ?? "";
@@ -50,6 +53,9 @@ export const payloadChannel = (event: string): string => {
 
 /** A campaign's event (campaign.started, campaign.completed): its payload carries `campaign`, not `call`. */
 export const isCampaignEvent = (event: string): boolean => event.startsWith("campaign.");
+
+/** An agent test's event (test_run.completed): its payload carries `testRun`, not `chat`. */
+export const isTestRunEvent = (event: string): boolean => event.startsWith("test_run.");
 
 /** The OpenAPI document's `webhooks` entry of the `custom` payload mode (any event; src/webhooks/payload-schema.ts). */
 export const CUSTOM_PAYLOAD_WEBHOOK = "custom-payload";

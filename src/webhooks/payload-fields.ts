@@ -53,3 +53,23 @@ export const CAMPAIGN_FIELDS = [
   "createdAt",
   "updatedAt",
 ] as const;
+/** The fields of a test_run event's `testRun` object: the run as GET /v1/agents/{id}/test-runs/{runId} shows it. */
+export const TEST_RUN_FIELDS = [
+  "id",
+  "testId",
+  "testName",
+  "agentId",
+  "agentVersion",
+  "batchId",
+  "mode",
+  "status",
+  "transcript",
+  "results",
+  "toolsCalled",
+  "latency",
+  "costMicro",
+  "error",
+  "startedAt",
+  "finishedAt",
+  "createdAt",
+] as const;

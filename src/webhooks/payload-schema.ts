@@ -4,13 +4,14 @@
 // these shapes by the compiler (`satisfies`), and the tests validate real deliveries against
 // the document, so the description cannot drift from what is sent.
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
+import { testRunSchema } from "../agent-tests/schema";
 import { campaignSchema } from "../campaigns/schema";
 import { CHAT_STATUSES } from "../chats/schema";
 import { CALL_DIRECTIONS, CALL_STATUSES, ENDED_REASON_VALUES, FAULT_CATEGORIES, TRANSFER_OUTCOMES } from "../db/schema/calls";
 import { TOOL_OUTCOMES } from "../db/schema/tools";
 import { publicSecurity } from "../lib/openapi";
-import { ALL_EVENTS, CUSTOM_PAYLOAD_WEBHOOK, isCampaignEvent, NEVER_DISPATCHED, payloadChannel } from "./events";
-import type { CALL_FIELDS, CAMPAIGN_FIELDS, CHAT_FIELDS } from "./payload-fields";
+import { ALL_EVENTS, CUSTOM_PAYLOAD_WEBHOOK, isCampaignEvent, isTestRunEvent, NEVER_DISPATCHED, payloadChannel } from "./events";
+import type { CALL_FIELDS, CAMPAIGN_FIELDS, CHAT_FIELDS, TEST_RUN_FIELDS } from "./payload-fields";
 
 const EXAMPLE_ID = "0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77";
 const time = () => z.iso.datetime().openapi({ example: "2025-01-15T09:30:00.000Z" });
@@ -105,6 +106,11 @@ const campaignShape = campaignSchema.shape satisfies Record<(typeof CAMPAIGN_FIE
 export const callPayloadSchema = z.strictObject(callShape);
 export const campaignPayloadSchema = z.strictObject(campaignShape);
 export type CampaignPayload = z.infer<typeof campaignPayloadSchema>;
+
+/** A test_run event's `testRun`: the API's AgentTestRun (src/agent-tests/schema.ts), field for field. */
+const testRunShape = testRunSchema.shape satisfies Record<(typeof TEST_RUN_FIELDS)[number], z.ZodType>;
+export const testRunPayloadSchema = z.strictObject(testRunShape);
+export type TestRunPayload = z.infer<typeof testRunPayloadSchema>;
 export const chatPayloadSchema = z.strictObject(chatShape);
 export type CallPayload = z.infer<typeof callPayloadSchema>;
 export type ChatPayload = z.infer<typeof chatPayloadSchema>;
@@ -195,6 +201,15 @@ function eventPayloadSchema(event: string) {
       campaign: campaignPayloadSchema,
       metadata: metadata.nullable(),
     });
+  if (isTestRunEvent(event))
+    return z.strictObject({
+      deliveryId: envelope.deliveryId,
+      event: z.literal(event),
+      channel: z.literal(channel),
+      timestamp: envelope.timestamp,
+      testRun: testRunPayloadSchema,
+      metadata: metadata.nullable(),
+    });
   const common = {
     deliveryId: envelope.deliveryId,
     event: z.literal(event),
@@ -222,6 +237,7 @@ export const customPayloadSchema = z
     call: z.strictObject(callShape).partial().nullable().optional(),
     chat: z.strictObject(chatShape).partial().nullable().optional(),
     campaign: z.strictObject(campaignShape).partial().nullable().optional(),
+    testRun: z.strictObject(testRunShape).partial().nullable().optional(),
     transcript: z
       .strictObject({ fullText: z.string(), turns: z.array(z.union([callTurn, chatTurn])) })
       .partial()
@@ -259,7 +275,7 @@ export function registerWebhookEvents(app: Pick<OpenAPIHono, "openAPIRegistry">)
     responses: { 200: { description: "Any 2xx acknowledges the delivery." } },
   });
   for (const event of SENT_EVENTS) {
-    const name = `${event.replace(/(^|\.)(\w)/g, (_, __, c: string) => c.toUpperCase())}Payload`;
+    const name = `${event.replace(/(^|[._])(\w)/g, (_, __, c: string) => c.toUpperCase())}Payload`;
     app.openAPIRegistry.registerWebhook({
       method: "post",
       path: event,

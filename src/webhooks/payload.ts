@@ -2,25 +2,28 @@
 //
 // Leaf path syntax: dot-separated object keys from the payload's root, e.g. `call.id`,
 // `transcript.fullText`, `analysis.topics`, `report.extractedData`. Arrays and
-// `report.extractedData` / `metadata` / `call.transfer` and a campaign's `counts`, `schedule`,
-// `retry` and `metadata` are leaves (no indexing into them).
+// `report.extractedData` / `metadata` / `call.transfer`, a campaign's `counts`, `schedule`,
+// `retry` and `metadata`, and a test run's `transcript`, `results`, `toolsCalled` and `latency`
+// are leaves (no indexing into them).
 // Unknown paths are refused when the endpoint is saved. The envelope (`deliveryId`, `event`,
 // `timestamp`) is always sent so a receiver can verify, route and de-duplicate.
 
 import type { ToolOutcome } from "../db/schema/tools";
-import { isCampaignEvent } from "./events";
-import { CALL_FIELDS, CAMPAIGN_FIELDS, CHAT_FIELDS } from "./payload-fields";
-import type { CallPayload, CallTranscript, CampaignPayload, ChatPayload, ChatTranscript } from "./payload-schema";
+import { isCampaignEvent, isTestRunEvent } from "./events";
+import { CALL_FIELDS, CAMPAIGN_FIELDS, CHAT_FIELDS, TEST_RUN_FIELDS } from "./payload-fields";
+import type { CallPayload, CallTranscript, CampaignPayload, ChatPayload, ChatTranscript, TestRunPayload } from "./payload-schema";
 
 // The shapes are zod schemas (payload-schema.ts, imported for types only: the dashboard's
 // browser bundle takes shapePayload from this file without zod).
-export type { CallPayload, CampaignPayload, ChatPayload };
+export type { CallPayload, CampaignPayload, ChatPayload, TestRunPayload };
 
 export interface EventData {
   call?: Partial<CallPayload> & { id: string };
   chat?: Partial<ChatPayload> & { id: string };
   /** campaign.* events: the campaign with its recipients' counts (src/campaigns/views.ts campaignEventData). */
   campaign?: CampaignPayload;
+  /** test_run.* events: the run as the API shows it (src/agent-tests/views.ts testRunEventData). */
+  testRun?: TestRunPayload;
   transcript?: CallTranscript | ChatTranscript | null;
   recording?: { url: string; durationSeconds: number | string } | null;
   analysis?: { summary: string; sentiment: string; topics: string[]; actionItems: string[] } | null;
@@ -40,6 +43,7 @@ export const LEAF_PATHS: readonly string[] = [
   ...CALL_FIELDS.map((f) => `call.${f}`),
   ...CHAT_FIELDS.map((f) => `chat.${f}`),
   ...CAMPAIGN_FIELDS.map((f) => `campaign.${f}`),
+  ...TEST_RUN_FIELDS.map((f) => `testRun.${f}`),
   "transcript.fullText",
   "transcript.turns",
   "recording.url",
@@ -97,6 +101,12 @@ export function buildPayload(input: { deliveryId: string; event: string; channel
   if (isCampaignEvent(input.event)) {
     // A campaign is no conversation: no transcript, recording or analysis to be null.
     body.campaign = pick(data.campaign, CAMPAIGN_FIELDS) ?? null;
+    body.metadata = data.metadata ?? null;
+    return body;
+  }
+  if (isTestRunEvent(input.event)) {
+    // A run's transcript and results are in its own object.
+    body.testRun = pick(data.testRun, TEST_RUN_FIELDS) ?? null;
     body.metadata = data.metadata ?? null;
     return body;
   }

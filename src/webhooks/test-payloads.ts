@@ -3,10 +3,11 @@
 // mappers (callEventData, chatEventData), so a test payload has exactly the shape a real one has.
 // Nothing is read or written: the call or chat exists only in the payload.
 
+import { testRunEventData } from "../agent-tests/views";
 import { callEventData } from "../calls/views";
 import { campaignEventData } from "../campaigns/views";
 import { chatEventData } from "../chats/runtime";
-import type { Call, Campaign, Chat, ChatChannel, ChatTurn, TranscriptTurn } from "../db/schema";
+import type { AgentTestRun, Call, Campaign, Chat, ChatChannel, ChatTurn, TranscriptTurn } from "../db/schema";
 import { newId } from "../lib/ids";
 import { PLATFORM_EVENTS } from "./events";
 import type { EventData } from "./payload";
@@ -181,6 +182,38 @@ function testCampaign(phase: string, now: Date): { campaign: Campaign; counts: R
   return { campaign, counts };
 }
 
+/** A test run as the row stands when test_run.completed fires: a short scripted conversation that passed. */
+function testRun(now: Date): AgentTestRun {
+  const at = (s: number) => seconds(now, s).toISOString();
+  return {
+    id: newId(),
+    organizationId: NO_WORKSPACE,
+    testId: TEST_CHANNEL_ID,
+    agentId: TEST_AGENT.id,
+    agentVersion: null,
+    batchId: null,
+    mode: "chat",
+    status: "passed",
+    transcript: [
+      { role: "user", text: "Is the webhook working?", at: at(3) },
+      { role: "agent", text: "Yes: this is a test run.", at: at(2) },
+    ],
+    results: {
+      criteria: [{ criterion: 'The agent says "test run"', passed: true, reason: 'The transcript mentions "test run".' }],
+      extractedData: {},
+      toolExpectations: [],
+    },
+    toolsCalled: [],
+    latency: { turns: 1, averageMs: 850, maxMs: 850, totalMs: 850 },
+    costMicro: 120,
+    error: null,
+    startedAt: seconds(now, 4),
+    finishedAt: now,
+    createdAt: seconds(now, 5),
+    updatedAt: now,
+  };
+}
+
 /**
  * The data of a test `event` (one of TEST_EVENTS), as its real emitter builds it. A test call has
  * no recording (its URL would answer 404), so no origin is needed for one.
@@ -193,5 +226,6 @@ export function testEventData(event: string, now = new Date()): EventData {
     const { campaign, counts } = testCampaign(phase, now);
     return campaignEventData(campaign, counts as Parameters<typeof campaignEventData>[1]);
   }
+  if (prefix === "test_run") return testRunEventData(testRun(now), "Test scenario");
   return chatEventData(testChat(prefix as ChatChannel, phase, now), phase === "completed");
 }

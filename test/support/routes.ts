@@ -62,6 +62,19 @@ const agentWithTools = async (ws: Workspace) => ({
     ],
   }),
 });
+/** A scripted test of one of the workspace's agents. */
+const agentTest = async (ws: Workspace) => {
+  const { id } = await agent(ws);
+  const body = { name: "Tenant's test", scenario: { kind: "script", turns: ["Hello"] } };
+  return { id, testId: await createdId(ws, `/v1/agents/${id}/tests`, body) };
+};
+/** A run of that test (it plays in the background; any status will do). */
+const agentTestRun = async (ws: Workspace) => {
+  const { id, testId } = await agentTest(ws);
+  const res = await ws.api(`/v1/agents/${id}/tests/${testId}/runs`, { method: "POST" });
+  if (res.status !== 202) throw new Error(`running a test failed: ${res.status} ${await res.text()}`);
+  return { id, runId: ((await res.json()) as { data: Array<{ id: string }> }).data[0]?.id as string };
+};
 const knowledgeBase = async (ws: Workspace) => ({ id: await createdId(ws, "/v1/knowledge-bases", { name: "Tenant's knowledge" }) });
 /** A knowledge base with one document (text: processed in the background, any status will do). */
 const knowledgeDocument = async (ws: Workspace) => {
@@ -300,6 +313,21 @@ export const ROUTES: RouteCase[] = [
   },
   { method: "POST", path: "/v1/agents/:id/publish", auth: "api_key", body: { version: 1 }, resource: agent },
   { method: "POST", path: "/v1/agents/:id/rollback", auth: "api_key", body: { version: 1 }, resource: agent },
+  { method: "GET", path: "/v1/agents/:id/tests", auth: "api_key", resource: agent },
+  {
+    method: "POST",
+    path: "/v1/agents/:id/tests",
+    auth: "api_key",
+    body: { name: "Security check", scenario: { kind: "script", turns: ["Hi"] } },
+    resource: agent,
+  },
+  { method: "POST", path: "/v1/agents/:id/tests/runs", auth: "api_key", resource: agentTest },
+  { method: "GET", path: "/v1/agents/:id/tests/:testId", auth: "api_key", resource: agentTest },
+  { method: "PATCH", path: "/v1/agents/:id/tests/:testId", auth: "api_key", body: { name: "Renamed" }, resource: agentTest },
+  { method: "DELETE", path: "/v1/agents/:id/tests/:testId", auth: "api_key", resource: agentTest },
+  { method: "POST", path: "/v1/agents/:id/tests/:testId/runs", auth: "api_key", resource: agentTest },
+  { method: "GET", path: "/v1/agents/:id/test-runs", auth: "api_key", resource: agent },
+  { method: "GET", path: "/v1/agents/:id/test-runs/:runId", auth: "api_key", resource: agentTestRun },
 
   { method: "POST", path: "/v1/agents/:id/calls", auth: "api_key", body: { phoneNumber: "+12025550100" }, resource: agent },
   { method: "POST", path: "/v1/agents/:id/web-call", auth: "api_key", body: {}, resource: agent },

@@ -1,4 +1,5 @@
 import { APIClient, type ClientOptions } from "./core.js";
+import { AgentTests } from "./resources/agent-tests.js";
 import { Agents } from "./resources/agents.js";
 import { Calls } from "./resources/calls.js";
 import { Campaigns } from "./resources/campaigns.js";
@@ -27,6 +28,7 @@ import { webhooks } from "./webhooks.js";
 export class VoiceAgentPlatform {
   readonly me: Me;
   readonly agents: Agents;
+  readonly agentTests: AgentTests;
   readonly calls: Calls;
   readonly phoneNumbers: PhoneNumbers;
   readonly campaigns: Campaigns;
@@ -54,6 +56,7 @@ export class VoiceAgentPlatform {
     this.client = client;
     this.me = new Me(client);
     this.agents = new Agents(client);
+    this.agentTests = new AgentTests(client);
     this.calls = new Calls(client);
     this.phoneNumbers = new PhoneNumbers(client);
     this.campaigns = new Campaigns(client);

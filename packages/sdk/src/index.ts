@@ -22,6 +22,7 @@ export {
 export type { components, operations, paths } from "./generated/openapi.js";
 export { OPERATIONS, type OperationId } from "./operations.js";
 export { Page, type PageBody, PagePromise } from "./pagination.js";
+export type { RunAndWaitOptions, RunAndWaitResult } from "./resources/agent-tests.js";
 export type { KnowledgeFileParams } from "./resources/knowledge-bases.js";
 export type { SttCreateParams, TranscriptionCreateParams, Uploadable } from "./resources/models.js";
 export {
@@ -47,6 +48,8 @@ export {
   type RawBody,
   type SignatureInput,
   signPayload,
+  type TestRunEvent,
+  type TestRunEventType,
   type WebhookCall,
   type WebhookChat,
   type WebhookEvent,

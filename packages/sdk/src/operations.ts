@@ -28,6 +28,16 @@ export const OPERATIONS = {
   publishAgentVersion: { method: "POST", path: "/v1/agents/{id}/publish", sdk: "agents.publish" },
   rollbackAgent: { method: "POST", path: "/v1/agents/{id}/rollback", sdk: "agents.rollback" },
 
+  listAgentTests: { method: "GET", path: "/v1/agents/{id}/tests", sdk: "agentTests.list" },
+  createAgentTest: { method: "POST", path: "/v1/agents/{id}/tests", sdk: "agentTests.create" },
+  runAgentTests: { method: "POST", path: "/v1/agents/{id}/tests/runs", sdk: "agentTests.runAll" },
+  getAgentTest: { method: "GET", path: "/v1/agents/{id}/tests/{testId}", sdk: "agentTests.retrieve" },
+  updateAgentTest: { method: "PATCH", path: "/v1/agents/{id}/tests/{testId}", sdk: "agentTests.update" },
+  deleteAgentTest: { method: "DELETE", path: "/v1/agents/{id}/tests/{testId}", sdk: "agentTests.del" },
+  runAgentTest: { method: "POST", path: "/v1/agents/{id}/tests/{testId}/runs", sdk: "agentTests.run" },
+  listAgentTestRuns: { method: "GET", path: "/v1/agents/{id}/test-runs", sdk: "agentTests.runs.list" },
+  getAgentTestRun: { method: "GET", path: "/v1/agents/{id}/test-runs/{runId}", sdk: "agentTests.runs.retrieve" },
+
   createCall: { method: "POST", path: "/v1/agents/{id}/calls", sdk: "calls.create" },
   createWebCall: { method: "POST", path: "/v1/agents/{id}/web-call", sdk: "calls.createWebCall" },
   listCalls: { method: "GET", path: "/v1/calls", sdk: "calls.list" },

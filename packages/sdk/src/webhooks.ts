@@ -18,13 +18,16 @@ type EventsOf<E extends SentEvent> = { [K in E]: PayloadOf<K> }[E];
 export type CallEventType = Extract<SentEvent, `call.${string}`>;
 export type WidgetEventType = Extract<SentEvent, `widget.${string}`>;
 export type CampaignEventType = Extract<SentEvent, `campaign.${string}`>;
-export type MessagingEventType = Exclude<SentEvent, CallEventType | WidgetEventType | CampaignEventType>;
+export type TestRunEventType = Extract<SentEvent, `test_run.${string}`>;
+export type MessagingEventType = Exclude<SentEvent, CallEventType | WidgetEventType | CampaignEventType | TestRunEventType>;
 export type MessagingChannel = MessagingEventType extends `${infer C}.${string}` ? C : never;
 
 /** A voice event: carries `call`. */
 export type CallEvent = EventsOf<CallEventType>;
 /** A campaign's start or completion: carries `campaign` (with its recipients' counts). */
 export type CampaignEvent = EventsOf<CampaignEventType>;
+/** An agent test's run finished (docs/agent-tests.md): carries `testRun` (its status, transcript and results). */
+export type TestRunEvent = EventsOf<TestRunEventType>;
 /** A web widget chat event: carries `chat`. */
 export type WidgetEvent = EventsOf<WidgetEventType>;
 /** A messaging session event (WhatsApp, Telegram…): carries `chat`; `channel` is the channel type. */
@@ -41,7 +44,7 @@ export type WebhookTranscript = NonNullable<CallEvent["transcript"] | WidgetEven
  * in `custom` payload mode only the envelope (deliveryId, event, timestamp) and the selected
  * fields are present.
  */
-export type WebhookEvent = CallEvent | CampaignEvent | WidgetEvent | MessagingEvent;
+export type WebhookEvent = CallEvent | CampaignEvent | WidgetEvent | MessagingEvent | TestRunEvent;
 export type WebhookEventType = WebhookEvent["event"];
 
 // -- verification -------------------------------------------------------------------------------

@@ -1,3 +1,4 @@
+export * from "./agent-tests";
 export * from "./agent-versions";
 export * from "./agents";
 export * from "./api-keys";

@@ -9,6 +9,7 @@ import { createApiRouter } from "../../context";
 import { authenticate, requireSettingsAccess } from "../../middleware/auth";
 import { sameOriginForCookies, v1BodyPolicy } from "../../middleware/guards";
 import { rateLimit } from "../../middleware/ratelimit";
+import { registerAgentTests } from "./agent-tests";
 import { registerCreateAgent } from "./agents/create";
 import { registerDeleteAgent } from "./agents/delete";
 import { registerGetAgent } from "./agents/get";
@@ -64,6 +65,7 @@ export function v1Routes() {
   registerDiffAgentVersions(v1);
   registerPublishAgent(v1);
   registerRollbackAgent(v1);
+  registerAgentTests(v1);
 
   registerCreateCall(v1);
   registerCreateWebCall(v1);

@@ -121,6 +121,7 @@ describe("packages/sdk/README.md", () => {
       "3. Lists and pages",
       "4. Models: chat, speech, transcription",
       "5. Errors",
+      "8. Agent tests from CI",
     ]);
     expect(handlers.map((b) => b.section)).toEqual(["6. Webhooks", "7. Tools"]);
     expect(docsToolServers.map((b) => b.section)).toEqual(["What your server receives"]);
@@ -134,7 +135,7 @@ describe("packages/sdk/README.md", () => {
     expect(checked.stdout).toBe("");
   }, 60_000);
 
-  it("runs the tour (sections 1 to 5) against the local stack: the call ends, then its recording is read", async () => {
+  it("runs the tour (sections 1 to 5 and 8) against the local stack: the call ends, then its recording is read; the agent's tests pass", async () => {
     const out = await runTs("tour.ts", { PLATFORM_API_KEY: ws.apiKey, PLATFORM_BASE_URL: baseUrl() });
     expect(out).toContain(ws.organizationId); // 1: me
     expect(out).toMatch(/^completed [a-z-]+ /m); // 2: the call, read again until it ended
@@ -142,6 +143,8 @@ describe("packages/sdk/README.md", () => {
     expect(out).toMatch(/^recording: \d{5,} bytes, \d+ s$/m);
     expect(out).toContain("Front desk"); // 3: the agents, every page
     expect(out).toContain("no such agent"); // 5: the error's class
+    expect(out).toMatch(/^passed Answers about opening hours$/m); // 8: the agent's test, run until it passed
+    expect(out).toContain('ok   The agent talks about "opening hours": The transcript mentions "opening hours".');
   }, 180_000);
 
   it("section 6's handler verifies a real delivery of the platform, and throws on a tampered one", async () => {

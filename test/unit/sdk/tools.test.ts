@@ -75,7 +75,7 @@ describe("constructToolRequest", () => {
     expectTypeOf(req.toolCall.arguments).toEqualTypeOf<{ orderId: string }>();
     expectTypeOf(req.chat).toEqualTypeOf<ToolRequestChat | null>();
     expectTypeOf(req.call).toEqualTypeOf<ToolRequestCall | null>();
-    expectTypeOf<ToolRequestChat["channel"]>().toEqualTypeOf<"widget" | "telegram" | "whatsapp" | "dashboard">();
+    expectTypeOf<ToolRequestChat["channel"]>().toEqualTypeOf<"widget" | "telegram" | "whatsapp" | "dashboard" | "test">();
     expectTypeOf<ToolRequest["toolCall"]["arguments"]>().toEqualTypeOf<Record<string, unknown>>();
     // The client carries the same function.
     const client = new VoiceAgentPlatform({ apiKey: "sk-live-x", baseURL: "https://api.example.test" });

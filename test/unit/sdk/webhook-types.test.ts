@@ -24,6 +24,7 @@ const EVENTS: Record<WebhookEventType, true> = {
   "sms.completed": true,
   "messenger.started": true,
   "messenger.completed": true,
+  "test_run.completed": true,
 };
 
 describe("SDK webhook event types", () => {

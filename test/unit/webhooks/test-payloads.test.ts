@@ -39,6 +39,7 @@ describe("Send Test's events", () => {
       "whatsapp.completed",
       "telegram.started",
       "telegram.completed",
+      "test_run.completed",
     ]);
     expect(DEFAULT_TEST_EVENT).toBe("call.completed");
   });

@@ -525,6 +525,132 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/agents/{id}/tests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an agent's tests
+         * @description Newest first. See docs/pagination.md for the cursor contract.
+         */
+        get: operations["listAgentTests"];
+        put?: never;
+        /**
+         * Create a test of an agent
+         * @description A scenario (a simulated caller with a persona and a goal, or a fixed script of the caller's turns), the criteria the conversation is judged by (the analysis plan's success criteria and extraction fields) and optional expectations on the tools the agent calls. At most 50 tests an agent (409 past it). Run it with POST /v1/agents/{id}/tests/{testId}/runs.
+         */
+        post: operations["createAgentTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agents/{id}/tests/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run all of an agent's tests
+         * @description Queues a run of each of the agent's tests, sharing a `batchId`, and answers 202 at once; they play in the background, five at a time. Read them with GET /v1/agents/{id}/test-runs?batchId=…. 400 when the agent has no tests; 429 `test_runs_limit` when the workspace would have too many runs queued or running.
+         */
+        post: operations["runAgentTests"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agents/{id}/tests/{testId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a test */
+        get: operations["getAgentTest"];
+        put?: never;
+        post?: never;
+        /** Delete a test and its runs */
+        delete: operations["deleteAgentTest"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a test
+         * @description The fields sent replace the test's (a scenario or the criteria as a whole); the others are kept. Past runs keep what they ran.
+         */
+        patch: operations["updateAgentTest"];
+        trace?: never;
+    };
+    "/v1/agents/{id}/tests/{testId}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run a test
+         * @description Queues a run of the test as a chat (text only) and answers 202 at once; the run plays in the background: the scenario against the agent (its tools called for real), then the judge. Poll GET /v1/agents/{id}/test-runs/{runId}, or listen for `test_run.completed`. 429 `test_runs_limit` when the workspace has too many runs queued or running.
+         */
+        post: operations["runAgentTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agents/{id}/test-runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an agent's test runs
+         * @description Newest first; `testId`, `batchId` and `status` filter. See docs/pagination.md for the cursor contract.
+         */
+        get: operations["listAgentTestRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agents/{id}/test-runs/{runId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a test run
+         * @description Its status, transcript, each criterion with the judge's reason, the tools called, latency and cost.
+         */
+        get: operations["getAgentTestRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/agents/{id}/calls": {
         parameters: {
             query?: never;
@@ -2025,6 +2151,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "test_run.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * test_run.completed: sent to endpoints subscribed to it
+         * @description Signed with the endpoint's secret (`X-Service-Signature`). An endpoint in `custom` payload mode receives a WebhookCustomPayload instead. Answer 2xx within the timeout; anything else is retried.
+         */
+        post: operations["webhookTestRunCompleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "tool.call": {
         parameters: {
             query?: never;
@@ -2063,7 +2209,7 @@ export interface components {
              */
             timestamp: string;
             /** @enum {string} */
-            event: "call.started" | "call.completed" | "call.failed" | "call.analyzed" | "campaign.started" | "campaign.completed" | "widget.started" | "widget.completed" | "chat.started" | "chat.completed" | "whatsapp.started" | "whatsapp.completed" | "telegram.started" | "telegram.completed" | "sms.started" | "sms.completed" | "messenger.started" | "messenger.completed";
+            event: "call.started" | "call.completed" | "call.failed" | "call.analyzed" | "campaign.started" | "campaign.completed" | "widget.started" | "widget.completed" | "chat.started" | "chat.completed" | "whatsapp.started" | "whatsapp.completed" | "telegram.started" | "telegram.completed" | "sms.started" | "sms.completed" | "messenger.started" | "messenger.completed" | "test_run.completed";
             channel?: string;
             call?: {
                 /**
@@ -2222,6 +2368,81 @@ export interface components {
                  * @example 2025-03-03T14:00:00.000Z
                  */
                 updatedAt?: string;
+            } | null;
+            testRun?: {
+                /** Format: uuid */
+                id?: string;
+                /** Format: uuid */
+                testId?: string;
+                /** @description The test's name when the run was read (null if it was deleted). */
+                testName?: string | null;
+                /** Format: uuid */
+                agentId?: string;
+                /** @description The agent's version it plays against: the one named when it was started, else the live version then. */
+                agentVersion?: number | null;
+                /**
+                 * Format: uuid
+                 * @description Runs started together by POST /v1/agents/{id}/tests/runs share it.
+                 */
+                batchId?: string | null;
+                /** @enum {string} */
+                mode?: "chat";
+                /**
+                 * @description `queued`, `running`, then final: `passed` (every criterion and expectation), `failed` (one did not, or a cap was reached), `error` (the run could not be judged).
+                 * @enum {string}
+                 */
+                status?: "queued" | "running" | "passed" | "failed" | "error";
+                transcript?: {
+                    /** @enum {string} */
+                    role: "agent" | "user" | "tool";
+                    text: string;
+                    /** Format: date-time */
+                    at: string;
+                    tool?: {
+                        name: string;
+                        arguments?: unknown;
+                        outcome: string;
+                        result: string;
+                    };
+                }[];
+                /** @description Each criterion with the judge's reason, the extracted data, each tool expectation; null until judged. */
+                results?: {
+                    criteria: {
+                        passed: boolean;
+                        reason: string;
+                        criterion: string;
+                    }[];
+                    extractedData: {
+                        [key: string]: unknown;
+                    };
+                    toolExpectations: {
+                        passed: boolean;
+                        reason: string;
+                        tool: string;
+                    }[];
+                } | null;
+                toolsCalled?: {
+                    name: string;
+                    arguments?: unknown;
+                    outcome: string;
+                }[];
+                /** @description The agent's replies: how many, and how long the caller waited for each (tool rounds included). */
+                latency?: {
+                    turns: number;
+                    averageMs: number | null;
+                    maxMs: number | null;
+                    totalMs: number;
+                } | null;
+                /** @description What the run's model calls cost (the agent's, the caller's, the judge's), in millionths of a credit. */
+                costMicro?: number;
+                /** @description Why the run failed or errored, in words. */
+                error?: string | null;
+                /** Format: date-time */
+                startedAt?: string | null;
+                /** Format: date-time */
+                finishedAt?: string | null;
+                /** Format: date-time */
+                createdAt?: string;
             } | null;
             transcript?: {
                 fullText?: string;
@@ -4226,6 +4447,102 @@ export interface components {
                 }[];
             } | null;
         };
+        TestRunCompletedPayload: {
+            /**
+             * Format: uuid
+             * @description The same across retries of one (event, endpoint); de-duplicate on it.
+             * @example 0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77
+             */
+            deliveryId: string;
+            /** @enum {string} */
+            event: "test_run.completed";
+            /** @enum {string} */
+            channel: "test_run";
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             * @example 2025-01-15T09:30:00.000Z
+             */
+            timestamp: string;
+            testRun: {
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                testId: string;
+                /** @description The test's name when the run was read (null if it was deleted). */
+                testName: string | null;
+                /** Format: uuid */
+                agentId: string;
+                /** @description The agent's version it plays against: the one named when it was started, else the live version then. */
+                agentVersion: number | null;
+                /**
+                 * Format: uuid
+                 * @description Runs started together by POST /v1/agents/{id}/tests/runs share it.
+                 */
+                batchId: string | null;
+                /** @enum {string} */
+                mode: "chat";
+                /**
+                 * @description `queued`, `running`, then final: `passed` (every criterion and expectation), `failed` (one did not, or a cap was reached), `error` (the run could not be judged).
+                 * @enum {string}
+                 */
+                status: "queued" | "running" | "passed" | "failed" | "error";
+                transcript: {
+                    /** @enum {string} */
+                    role: "agent" | "user" | "tool";
+                    text: string;
+                    /** Format: date-time */
+                    at: string;
+                    tool?: {
+                        name: string;
+                        arguments?: unknown;
+                        outcome: string;
+                        result: string;
+                    };
+                }[];
+                /** @description Each criterion with the judge's reason, the extracted data, each tool expectation; null until judged. */
+                results: {
+                    criteria: {
+                        passed: boolean;
+                        reason: string;
+                        criterion: string;
+                    }[];
+                    extractedData: {
+                        [key: string]: unknown;
+                    };
+                    toolExpectations: {
+                        passed: boolean;
+                        reason: string;
+                        tool: string;
+                    }[];
+                } | null;
+                toolsCalled: {
+                    name: string;
+                    arguments?: unknown;
+                    outcome: string;
+                }[];
+                /** @description The agent's replies: how many, and how long the caller waited for each (tool rounds included). */
+                latency: {
+                    turns: number;
+                    averageMs: number | null;
+                    maxMs: number | null;
+                    totalMs: number;
+                } | null;
+                /** @description What the run's model calls cost (the agent's, the caller's, the judge's), in millionths of a credit. */
+                costMicro: number;
+                /** @description Why the run failed or errored, in words. */
+                error: string | null;
+                /** Format: date-time */
+                startedAt: string | null;
+                /** Format: date-time */
+                finishedAt: string | null;
+                /** Format: date-time */
+                createdAt: string;
+            };
+            metadata: {
+                [key: string]: unknown;
+            } | null;
+        };
         /** @description One call of an agent's tool, POSTed to the tool's `url` (docs/tools.md). */
         ToolRequest: {
             /**
@@ -4261,12 +4578,12 @@ export interface components {
                  */
                 arguments?: unknown;
             };
-            /** @description The chat the tool is called in (widget or messaging; `dashboard`: the test chat of the agent's dashboard page, whose id names no stored chat); null on a call. */
+            /** @description The chat the tool is called in (widget or messaging; `dashboard`: the test chat of the agent's dashboard page, whose id names no stored chat; `test`: an agent test's run, `id` the run's); null on a call. */
             chat: {
                 /** Format: uuid */
                 id: string;
                 /** @enum {string} */
-                channel: "widget" | "telegram" | "whatsapp" | "dashboard";
+                channel: "widget" | "telegram" | "whatsapp" | "dashboard" | "test";
             } | null;
             /** @description The phone or web call the tool is called in; null in a chat. */
             call: {
@@ -4292,7 +4609,7 @@ export interface components {
              * @example unauthorized
              * @enum {string}
              */
-            code: "bad_request" | "invalid_json" | "validation_failed" | "caller_id_not_verified" | "stream_not_supported" | "channel_credentials_rejected" | "url_fetch_failed" | "invalid_audio" | "unauthorized" | "insufficient_credits" | "forbidden" | "csrf_rejected" | "origin_not_allowed" | "channel_disabled" | "not_found" | "conflict" | "idempotency_conflict" | "phone_number_taken" | "channel_taken" | "read_only" | "knowledge_limit_reached" | "session_ended" | "upgrade_required" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "calls_in_flight_limit" | "variables_missing" | "provider_rate_limited" | "internal_error" | "misconfigured" | "provider_error" | "receiver_failed" | "channel_provider_error" | "telephony_error" | "provider_not_configured" | "telephony_unavailable" | "cache_unavailable" | "service_unavailable" | "provider_timeout";
+            code: "bad_request" | "invalid_json" | "validation_failed" | "caller_id_not_verified" | "stream_not_supported" | "channel_credentials_rejected" | "url_fetch_failed" | "invalid_audio" | "unauthorized" | "insufficient_credits" | "forbidden" | "csrf_rejected" | "origin_not_allowed" | "channel_disabled" | "not_found" | "conflict" | "idempotency_conflict" | "phone_number_taken" | "channel_taken" | "read_only" | "knowledge_limit_reached" | "session_ended" | "upgrade_required" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "calls_in_flight_limit" | "test_runs_limit" | "variables_missing" | "provider_rate_limited" | "internal_error" | "misconfigured" | "provider_error" | "receiver_failed" | "channel_provider_error" | "telephony_error" | "provider_not_configured" | "telephony_unavailable" | "cache_unavailable" | "service_unavailable" | "provider_timeout";
             /** @example The API key is invalid or has been revoked. */
             message: string;
             /** @example 0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77 */
@@ -5262,6 +5579,246 @@ export interface components {
              * @example 2
              */
             version: number;
+        };
+        AgentTestPage: {
+            data: components["schemas"]["AgentTest"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            nextCursor: string | null;
+            hasMore: boolean;
+        };
+        AgentTest: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            agentId: string;
+            name: string;
+            scenario: components["schemas"]["TestScenario"];
+            criteria: components["schemas"]["TestCriteria"];
+            toolExpectations: components["schemas"]["ToolExpectation"][];
+            judgeModel: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description A simulated caller (an LLM with a persona and a goal) or a fixed script of the caller's turns. */
+        TestScenario: components["schemas"]["SimulatedScenario"] | components["schemas"]["ScriptScenario"];
+        SimulatedScenario: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "simulated";
+            /**
+             * @description Who the simulated caller is and how they speak.
+             * @example A busy parent, polite but in a hurry.
+             */
+            persona: string;
+            /**
+             * @description What the caller wants; they end the conversation (`[END]`) once it is reached or cannot be.
+             * @example Book a check-up for next Tuesday morning.
+             */
+            goal: string;
+            /** @description The caller's first words, said as written; otherwise the simulated caller chooses them. */
+            firstMessage?: string;
+            /**
+             * @description The most exchanges (caller message and agent reply); a caller still talking then fails the run. 1 to 20.
+             * @default 10
+             */
+            maxTurns?: number;
+        };
+        ScriptScenario: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "script";
+            /**
+             * @description The caller's messages, each said after the agent's reply to the one before.
+             * @example [
+             *       "Hi",
+             *       "Where is my order 7?"
+             *     ]
+             */
+            turns: string[];
+        };
+        /** @description Judged from the transcript once the conversation ends, as a call's analysis plan is. */
+        TestCriteria: {
+            /**
+             * @description Each is judged passed or failed after the call.
+             * @default []
+             * @example [
+             *       "The caller booked an appointment"
+             *     ]
+             */
+            successCriteria?: string[];
+            /**
+             * @description Values extracted from each call into `report.extractedData`, keyed by name.
+             * @default []
+             */
+            extractionFields?: components["schemas"]["ExtractionField"][];
+        };
+        ToolExpectation: {
+            /**
+             * @description The tool's name (a function tool's `name`, `end_call`, `search_knowledge`).
+             * @example lookup_order
+             */
+            tool: string;
+            /**
+             * @description false: the run fails if the agent calls it.
+             * @default true
+             */
+            called?: boolean;
+            /**
+             * @description Arguments one of its calls must have: each equal (JSON), or `{contains}` for a string.
+             * @example {
+             *       "orderId": "7"
+             *     }
+             */
+            arguments?: {
+                [key: string]: unknown;
+            };
+        };
+        /**
+         * @example {
+         *       "name": "Order status",
+         *       "scenario": {
+         *         "kind": "script",
+         *         "turns": [
+         *           "Where is my order 7?"
+         *         ]
+         *       },
+         *       "criteria": {
+         *         "successCriteria": [
+         *           "The agent says \"order 7\""
+         *         ],
+         *         "extractionFields": []
+         *       },
+         *       "toolExpectations": [
+         *         {
+         *           "tool": "lookup_order",
+         *           "called": true,
+         *           "arguments": {
+         *             "orderId": "7"
+         *           }
+         *         }
+         *       ],
+         *       "judgeModel": null
+         *     }
+         */
+        CreateAgentTest: {
+            /** @example Books a check-up */
+            name: string;
+            scenario: components["schemas"]["TestScenario"];
+            criteria?: components["schemas"]["TestCriteria"];
+            /** @default [] */
+            toolExpectations?: components["schemas"]["ToolExpectation"][];
+            /**
+             * @description The model that plays the simulated caller and judges; null: the deployment's default chat model.
+             * @default null
+             */
+            judgeModel?: string | null;
+        };
+        /** @description The runs queued; poll GET /v1/agents/{id}/test-runs/{runId} until each is final. */
+        StartedAgentTestRuns: {
+            /** Format: uuid */
+            batchId: string | null;
+            data: components["schemas"]["AgentTestRun"][];
+        };
+        AgentTestRun: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            testId: string;
+            /** @description The test's name when the run was read (null if it was deleted). */
+            testName: string | null;
+            /** Format: uuid */
+            agentId: string;
+            /** @description The agent's version it plays against: the one named when it was started, else the live version then. */
+            agentVersion: number | null;
+            /**
+             * Format: uuid
+             * @description Runs started together by POST /v1/agents/{id}/tests/runs share it.
+             */
+            batchId: string | null;
+            /** @enum {string} */
+            mode: "chat";
+            /**
+             * @description `queued`, `running`, then final: `passed` (every criterion and expectation), `failed` (one did not, or a cap was reached), `error` (the run could not be judged).
+             * @enum {string}
+             */
+            status: "queued" | "running" | "passed" | "failed" | "error";
+            transcript: {
+                /** @enum {string} */
+                role: "agent" | "user" | "tool";
+                text: string;
+                /** Format: date-time */
+                at: string;
+                tool?: {
+                    name: string;
+                    arguments?: unknown;
+                    outcome: string;
+                    result: string;
+                };
+            }[];
+            /** @description Each criterion with the judge's reason, the extracted data, each tool expectation; null until judged. */
+            results: {
+                criteria: {
+                    passed: boolean;
+                    reason: string;
+                    criterion: string;
+                }[];
+                extractedData: {
+                    [key: string]: unknown;
+                };
+                toolExpectations: {
+                    passed: boolean;
+                    reason: string;
+                    tool: string;
+                }[];
+            } | null;
+            toolsCalled: {
+                name: string;
+                arguments?: unknown;
+                outcome: string;
+            }[];
+            /** @description The agent's replies: how many, and how long the caller waited for each (tool rounds included). */
+            latency: {
+                turns: number;
+                averageMs: number | null;
+                maxMs: number | null;
+                totalMs: number;
+            } | null;
+            /** @description What the run's model calls cost (the agent's, the caller's, the judge's), in millionths of a credit. */
+            costMicro: number;
+            /** @description Why the run failed or errored, in words. */
+            error: string | null;
+            /** Format: date-time */
+            startedAt: string | null;
+            /** Format: date-time */
+            finishedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        RunAgentTests: {
+            /** @description The agent's version to play against; omitted: its live configuration. */
+            version?: number;
+        };
+        /** @description The fields sent replace the test's; the others are kept. */
+        UpdateAgentTest: {
+            /** @example Books a check-up */
+            name?: string;
+            scenario?: components["schemas"]["TestScenario"];
+            criteria?: components["schemas"]["TestCriteria"];
+            toolExpectations?: components["schemas"]["ToolExpectation"][];
+            /** @description The model that plays the simulated caller and judges; null: the deployment's default chat model. */
+            judgeModel?: string | null;
+        };
+        AgentTestRunPage: {
+            data: components["schemas"]["AgentTestRun"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            nextCursor: string | null;
+            hasMore: boolean;
         };
         Call: {
             /**
@@ -6996,7 +7553,7 @@ export interface components {
              *       "call.completed"
              *     ]
              */
-            events?: "all" | ("call.started" | "call.completed" | "call.failed" | "call.analyzed" | "campaign.started" | "campaign.completed" | "widget.started" | "widget.completed" | "chat.started" | "chat.completed" | "whatsapp.started" | "whatsapp.completed" | "telegram.started" | "telegram.completed" | "sms.started" | "sms.completed" | "messenger.started" | "messenger.completed")[];
+            events?: "all" | ("call.started" | "call.completed" | "call.failed" | "call.analyzed" | "campaign.started" | "campaign.completed" | "widget.started" | "widget.completed" | "chat.started" | "chat.completed" | "whatsapp.started" | "whatsapp.completed" | "telegram.started" | "telegram.completed" | "sms.started" | "sms.completed" | "messenger.started" | "messenger.completed" | "test_run.completed")[];
             /**
              * @default all
              * @enum {string}
@@ -7011,7 +7568,7 @@ export interface components {
              *       "transcript.fullText"
              *     ]
              */
-            customFields?: ("channel" | "call.id" | "call.status" | "call.direction" | "call.durationSeconds" | "call.fromNumber" | "call.toNumber" | "call.agentId" | "call.agentName" | "call.agentVersion" | "call.startedAt" | "call.endedAt" | "call.endedReason" | "call.endedReasonCategory" | "call.transfer" | "call.analysisSkipped" | "call.campaignId" | "call.campaignRecipientId" | "chat.id" | "chat.status" | "chat.agentId" | "chat.agentName" | "chat.agentVersion" | "chat.startedAt" | "chat.endedAt" | "chat.messageCount" | "chat.channelId" | "chat.endUserId" | "chat.endUserName" | "campaign.id" | "campaign.name" | "campaign.agentId" | "campaign.fromNumbers" | "campaign.status" | "campaign.pausedReason" | "campaign.schedule" | "campaign.retry" | "campaign.maxCallsInFlight" | "campaign.callsInFlight" | "campaign.recipientCount" | "campaign.counts" | "campaign.metadata" | "campaign.startedAt" | "campaign.completedAt" | "campaign.createdAt" | "campaign.updatedAt" | "transcript.fullText" | "transcript.turns" | "recording.url" | "recording.durationSeconds" | "analysis.summary" | "analysis.sentiment" | "analysis.topics" | "analysis.actionItems" | "report.successScore" | "report.criteriaResults" | "report.extractedData" | "metadata")[];
+            customFields?: ("channel" | "call.id" | "call.status" | "call.direction" | "call.durationSeconds" | "call.fromNumber" | "call.toNumber" | "call.agentId" | "call.agentName" | "call.agentVersion" | "call.startedAt" | "call.endedAt" | "call.endedReason" | "call.endedReasonCategory" | "call.transfer" | "call.analysisSkipped" | "call.campaignId" | "call.campaignRecipientId" | "chat.id" | "chat.status" | "chat.agentId" | "chat.agentName" | "chat.agentVersion" | "chat.startedAt" | "chat.endedAt" | "chat.messageCount" | "chat.channelId" | "chat.endUserId" | "chat.endUserName" | "campaign.id" | "campaign.name" | "campaign.agentId" | "campaign.fromNumbers" | "campaign.status" | "campaign.pausedReason" | "campaign.schedule" | "campaign.retry" | "campaign.maxCallsInFlight" | "campaign.callsInFlight" | "campaign.recipientCount" | "campaign.counts" | "campaign.metadata" | "campaign.startedAt" | "campaign.completedAt" | "campaign.createdAt" | "campaign.updatedAt" | "testRun.id" | "testRun.testId" | "testRun.testName" | "testRun.agentId" | "testRun.agentVersion" | "testRun.batchId" | "testRun.mode" | "testRun.status" | "testRun.transcript" | "testRun.results" | "testRun.toolsCalled" | "testRun.latency" | "testRun.costMicro" | "testRun.error" | "testRun.startedAt" | "testRun.finishedAt" | "testRun.createdAt" | "transcript.fullText" | "transcript.turns" | "recording.url" | "recording.durationSeconds" | "analysis.summary" | "analysis.sentiment" | "analysis.topics" | "analysis.actionItems" | "report.successScore" | "report.criteriaResults" | "report.extractedData" | "metadata")[];
         };
         WebhookEndpointPage: {
             data: components["schemas"]["WebhookEndpoint"][];
@@ -7050,7 +7607,7 @@ export interface components {
              *       "call.completed"
              *     ]
              */
-            events?: "all" | ("call.started" | "call.completed" | "call.failed" | "call.analyzed" | "campaign.started" | "campaign.completed" | "widget.started" | "widget.completed" | "chat.started" | "chat.completed" | "whatsapp.started" | "whatsapp.completed" | "telegram.started" | "telegram.completed" | "sms.started" | "sms.completed" | "messenger.started" | "messenger.completed")[];
+            events?: "all" | ("call.started" | "call.completed" | "call.failed" | "call.analyzed" | "campaign.started" | "campaign.completed" | "widget.started" | "widget.completed" | "chat.started" | "chat.completed" | "whatsapp.started" | "whatsapp.completed" | "telegram.started" | "telegram.completed" | "sms.started" | "sms.completed" | "messenger.started" | "messenger.completed" | "test_run.completed")[];
             /** @enum {string} */
             payloadMode?: "all" | "custom";
             /**
@@ -7061,7 +7618,7 @@ export interface components {
              *       "transcript.fullText"
              *     ]
              */
-            customFields?: ("channel" | "call.id" | "call.status" | "call.direction" | "call.durationSeconds" | "call.fromNumber" | "call.toNumber" | "call.agentId" | "call.agentName" | "call.agentVersion" | "call.startedAt" | "call.endedAt" | "call.endedReason" | "call.endedReasonCategory" | "call.transfer" | "call.analysisSkipped" | "call.campaignId" | "call.campaignRecipientId" | "chat.id" | "chat.status" | "chat.agentId" | "chat.agentName" | "chat.agentVersion" | "chat.startedAt" | "chat.endedAt" | "chat.messageCount" | "chat.channelId" | "chat.endUserId" | "chat.endUserName" | "campaign.id" | "campaign.name" | "campaign.agentId" | "campaign.fromNumbers" | "campaign.status" | "campaign.pausedReason" | "campaign.schedule" | "campaign.retry" | "campaign.maxCallsInFlight" | "campaign.callsInFlight" | "campaign.recipientCount" | "campaign.counts" | "campaign.metadata" | "campaign.startedAt" | "campaign.completedAt" | "campaign.createdAt" | "campaign.updatedAt" | "transcript.fullText" | "transcript.turns" | "recording.url" | "recording.durationSeconds" | "analysis.summary" | "analysis.sentiment" | "analysis.topics" | "analysis.actionItems" | "report.successScore" | "report.criteriaResults" | "report.extractedData" | "metadata")[];
+            customFields?: ("channel" | "call.id" | "call.status" | "call.direction" | "call.durationSeconds" | "call.fromNumber" | "call.toNumber" | "call.agentId" | "call.agentName" | "call.agentVersion" | "call.startedAt" | "call.endedAt" | "call.endedReason" | "call.endedReasonCategory" | "call.transfer" | "call.analysisSkipped" | "call.campaignId" | "call.campaignRecipientId" | "chat.id" | "chat.status" | "chat.agentId" | "chat.agentName" | "chat.agentVersion" | "chat.startedAt" | "chat.endedAt" | "chat.messageCount" | "chat.channelId" | "chat.endUserId" | "chat.endUserName" | "campaign.id" | "campaign.name" | "campaign.agentId" | "campaign.fromNumbers" | "campaign.status" | "campaign.pausedReason" | "campaign.schedule" | "campaign.retry" | "campaign.maxCallsInFlight" | "campaign.callsInFlight" | "campaign.recipientCount" | "campaign.counts" | "campaign.metadata" | "campaign.startedAt" | "campaign.completedAt" | "campaign.createdAt" | "campaign.updatedAt" | "testRun.id" | "testRun.testId" | "testRun.testName" | "testRun.agentId" | "testRun.agentVersion" | "testRun.batchId" | "testRun.mode" | "testRun.status" | "testRun.transcript" | "testRun.results" | "testRun.toolsCalled" | "testRun.latency" | "testRun.costMicro" | "testRun.error" | "testRun.startedAt" | "testRun.finishedAt" | "testRun.createdAt" | "transcript.fullText" | "transcript.turns" | "recording.url" | "recording.durationSeconds" | "analysis.summary" | "analysis.sentiment" | "analysis.topics" | "analysis.actionItems" | "report.successScore" | "report.criteriaResults" | "report.extractedData" | "metadata")[];
         };
         WebhookDelivery: {
             /** @description The delivery id, as in X-Service-Delivery-Id. */
@@ -7098,7 +7655,7 @@ export interface components {
              * @example widget.completed
              * @enum {string}
              */
-            event?: "call.started" | "call.completed" | "call.failed" | "call.analyzed" | "campaign.started" | "campaign.completed" | "widget.started" | "widget.completed" | "whatsapp.started" | "whatsapp.completed" | "telegram.started" | "telegram.completed";
+            event?: "call.started" | "call.completed" | "call.failed" | "call.analyzed" | "campaign.started" | "campaign.completed" | "widget.started" | "widget.completed" | "whatsapp.started" | "whatsapp.completed" | "telegram.started" | "telegram.completed" | "test_run.completed";
         };
         TestReceiverCaptures: {
             url: string;
@@ -9377,6 +9934,660 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Agent"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAgentTests: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. */
+                limit?: number;
+                /** @description `nextCursor` of the previous page. */
+                cursor?: string;
+                /** @description Only items created after this instant (ISO 8601, years 0001 to 9999). */
+                createdAfter?: string;
+                /** @description Only items created before this instant (ISO 8601, years 0001 to 9999). */
+                createdBefore?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of tests. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentTestPage"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createAgentTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateAgentTest"];
+            };
+        };
+        responses: {
+            /** @description The test. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentTest"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    runAgentTests: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RunAgentTests"];
+            };
+        };
+        responses: {
+            /** @description The runs, queued. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StartedAgentTestRuns"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAgentTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                testId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The test. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentTest"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteAgentTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                testId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateAgentTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                testId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateAgentTest"];
+            };
+        };
+        responses: {
+            /** @description The test as changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentTest"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    runAgentTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                testId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RunAgentTests"];
+            };
+        };
+        responses: {
+            /** @description The run, queued. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StartedAgentTestRuns"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAgentTestRuns: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. */
+                limit?: number;
+                /** @description `nextCursor` of the previous page. */
+                cursor?: string;
+                /** @description Only items created after this instant (ISO 8601, years 0001 to 9999). */
+                createdAfter?: string;
+                /** @description Only items created before this instant (ISO 8601, years 0001 to 9999). */
+                createdBefore?: string;
+                /** @description Only this test's runs. */
+                testId?: string;
+                /** @description Only the runs started together with this batch id. */
+                batchId?: string;
+                status?: "queued" | "running" | "passed" | "failed" | "error";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of runs. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentTestRunPage"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAgentTestRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                runId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentTestRun"];
                 };
             };
             /** @description Bad Request */
@@ -14578,7 +15789,7 @@ export interface operations {
                 /** @description Only deliveries whose latest attempt left them in this status. */
                 status?: "pending" | "succeeded" | "failed";
                 /** @description Only deliveries of this event. */
-                event?: "call.started" | "call.completed" | "call.failed" | "call.analyzed" | "campaign.started" | "campaign.completed" | "widget.started" | "widget.completed" | "chat.started" | "chat.completed" | "whatsapp.started" | "whatsapp.completed" | "telegram.started" | "telegram.completed" | "sms.started" | "sms.completed" | "messenger.started" | "messenger.completed";
+                event?: "call.started" | "call.completed" | "call.failed" | "call.analyzed" | "campaign.started" | "campaign.completed" | "widget.started" | "widget.completed" | "chat.started" | "chat.completed" | "whatsapp.started" | "whatsapp.completed" | "telegram.started" | "telegram.completed" | "sms.started" | "sms.completed" | "messenger.started" | "messenger.completed" | "test_run.completed";
             };
             header?: never;
             path: {
@@ -15738,7 +16949,7 @@ export interface operations {
                 /** @description Only deliveries whose latest attempt left them in this status. */
                 status?: "pending" | "succeeded" | "failed";
                 /** @description Only deliveries of this event. */
-                event?: "call.started" | "call.completed" | "call.failed" | "call.analyzed" | "campaign.started" | "campaign.completed" | "widget.started" | "widget.completed" | "chat.started" | "chat.completed" | "whatsapp.started" | "whatsapp.completed" | "telegram.started" | "telegram.completed" | "sms.started" | "sms.completed" | "messenger.started" | "messenger.completed";
+                event?: "call.started" | "call.completed" | "call.failed" | "call.analyzed" | "campaign.started" | "campaign.completed" | "widget.started" | "widget.completed" | "chat.started" | "chat.completed" | "whatsapp.started" | "whatsapp.completed" | "telegram.started" | "telegram.completed" | "sms.started" | "sms.completed" | "messenger.started" | "messenger.completed" | "test_run.completed";
             };
             header?: never;
             path: {
@@ -16328,6 +17539,33 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["MessengerCompletedPayload"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookTestRunCompleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">` (docs/webhooks.md). */
+                "x-service-signature": string;
+                /** @description The payload's deliveryId. */
+                "x-service-delivery-id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TestRunCompletedPayload"];
             };
         };
         responses: {

@@ -1,0 +1,60 @@
+// Tool expectations (docs/agent-tests.md, "Tool expectations"): checked from the run's tool turns,
+// without a model. A tool expected called passes when one of its calls has every argument named
+// (equal as JSON, or containing a `{contains}` string, case-insensitive); one expected not called
+// passes when no call names it.
+import type { ChatTurn, ToolExpectation } from "../db/schema";
+
+export interface ExpectationResult {
+  tool: string;
+  passed: boolean;
+  reason: string;
+}
+
+type Call = { name: string; arguments: unknown };
+
+const canonical = (v: unknown): string =>
+  JSON.stringify(v, (_k, x) =>
+    x && typeof x === "object" && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => a.localeCompare(b))) : x,
+  );
+
+function matches(expected: unknown, actual: unknown): boolean {
+  if (expected && typeof expected === "object" && !Array.isArray(expected)) {
+    const keys = Object.keys(expected);
+    const contains = (expected as { contains?: unknown }).contains;
+    if (keys.length === 1 && typeof contains === "string")
+      return typeof actual === "string" && actual.toLowerCase().includes(contains.toLowerCase());
+  }
+  return canonical(expected) === canonical(actual);
+}
+
+/** Where a call's arguments differ from the expectation's, in words; null when they match. */
+function mismatch(expected: Record<string, unknown>, args: unknown): string | null {
+  const given = args && typeof args === "object" ? (args as Record<string, unknown>) : {};
+  for (const [name, want] of Object.entries(expected)) {
+    if (!matches(want, given[name])) return `${name} was ${JSON.stringify(given[name] ?? null)}, expected ${JSON.stringify(want)}`;
+  }
+  return null;
+}
+
+export const toolCallsOf = (transcript: readonly ChatTurn[]): Call[] =>
+  transcript.flatMap((t) => (t.role === "tool" && t.tool ? [{ name: t.tool.name, arguments: t.tool.arguments }] : []));
+
+export function checkExpectations(expectations: readonly ToolExpectation[], calls: readonly Call[]): ExpectationResult[] {
+  return expectations.map((e) => {
+    const of = calls.filter((c) => c.name === e.tool);
+    if (e.called === false)
+      return of.length === 0
+        ? { tool: e.tool, passed: true, reason: `${e.tool} was not called.` }
+        : { tool: e.tool, passed: false, reason: `${e.tool} was called ${of.length} time(s); it must not be.` };
+    if (of.length === 0) return { tool: e.tool, passed: false, reason: `${e.tool} was never called.` };
+    if (!e.arguments) return { tool: e.tool, passed: true, reason: `${e.tool} was called ${of.length} time(s).` };
+    const problems = of.map((c) => mismatch(e.arguments as Record<string, unknown>, c.arguments));
+    if (problems.some((p) => p === null))
+      return { tool: e.tool, passed: true, reason: `${e.tool} was called with the expected arguments.` };
+    return {
+      tool: e.tool,
+      passed: false,
+      reason: `${e.tool} was called, but not with the expected arguments: ${problems[problems.length - 1]}.`,
+    };
+  });
+}

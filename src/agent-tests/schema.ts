@@ -1,0 +1,224 @@
+// Request and response shapes of agent tests and their runs (docs/agent-tests.md). The criteria
+// are the analysis plan's (src/agents/schema.ts): the same success criteria and extraction fields
+// a call's analysis judges.
+import { z } from "@hono/zod-openapi";
+import { analysisPlanSchema } from "../agents/schema";
+import { TEST_RUN_STATUSES } from "../db/schema/agent-tests";
+import { NON_EMPTY_PATCH, nonEmptyPatch, text } from "../lib/fields";
+import { pageQuerySchema, pageSchema } from "../lib/pagination";
+
+/** A simulated conversation's turn cap when the scenario names none, and the most it may name. */
+export const DEFAULT_MAX_TURNS = 10;
+export const MAX_TURNS = 20;
+/** The most tests one agent has (a run of all of them is one request). */
+export const MAX_TESTS_PER_AGENT = 50;
+
+const simulatedSchema = z
+  .strictObject({
+    kind: z.literal("simulated"),
+    persona: text({ min: 1, max: 2_000, trim: true }).openapi({
+      description: "Who the simulated caller is and how they speak.",
+      example: "A busy parent, polite but in a hurry.",
+    }),
+    goal: text({ min: 1, max: 2_000, trim: true }).openapi({
+      description: "What the caller wants; they end the conversation (`[END]`) once it is reached or cannot be.",
+      example: "Book a check-up for next Tuesday morning.",
+    }),
+    firstMessage: text({ min: 1, max: 2_000, trim: true })
+      .optional()
+      .openapi({ description: "The caller's first words, said as written; otherwise the simulated caller chooses them." }),
+    maxTurns: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_TURNS)
+      .default(DEFAULT_MAX_TURNS)
+      .openapi({
+        description: `The most exchanges (caller message and agent reply); a caller still talking then fails the run. 1 to ${MAX_TURNS}.`,
+      }),
+  })
+  .openapi("SimulatedScenario");
+
+const scriptSchema = z
+  .strictObject({
+    kind: z.literal("script"),
+    turns: z
+      .array(text({ min: 1, max: 2_000, trim: true }))
+      .min(1)
+      .max(MAX_TURNS)
+      .openapi({
+        description: "The caller's messages, each said after the agent's reply to the one before.",
+        example: ["Hi", "Where is my order 7?"],
+      }),
+  })
+  .openapi("ScriptScenario");
+
+export const scenarioSchema = z.discriminatedUnion("kind", [simulatedSchema, scriptSchema]).openapi("TestScenario", {
+  description: "A simulated caller (an LLM with a persona and a goal) or a fixed script of the caller's turns.",
+});
+
+export const criteriaSchema = analysisPlanSchema
+  .pick({ successCriteria: true, extractionFields: true })
+  .openapi("TestCriteria", { description: "Judged from the transcript once the conversation ends, as a call's analysis plan is." });
+
+export const toolExpectationSchema = z
+  .strictObject({
+    tool: z
+      .string()
+      .min(1)
+      .max(64)
+      .openapi({ description: "The tool's name (a function tool's `name`, `end_call`, `search_knowledge`).", example: "lookup_order" }),
+    called: z.boolean().default(true).openapi({ description: "false: the run fails if the agent calls it." }),
+    arguments: z
+      // A value, or `{contains}` (an object with that one string key): one schema, so the document says "any value".
+      .record(z.string(), z.unknown())
+      .optional()
+      .openapi({
+        description: "Arguments one of its calls must have: each equal (JSON), or `{contains}` for a string.",
+        example: { orderId: "7" },
+      }),
+  })
+  .openapi("ToolExpectation");
+
+const testFields = {
+  name: () => text({ min: 1, max: 200, trim: true, singleLine: true }).openapi({ example: "Books a check-up" }),
+  toolExpectations: () => z.array(toolExpectationSchema).max(20),
+  judgeModel: () =>
+    z.string().min(1).max(100).nullable().openapi({
+      description: "The model that plays the simulated caller and judges; null: the deployment's default chat model.",
+    }),
+};
+
+export const createTestSchema = z
+  .strictObject({
+    name: testFields.name(),
+    scenario: scenarioSchema,
+    criteria: criteriaSchema.default({ successCriteria: [], extractionFields: [] }),
+    toolExpectations: testFields.toolExpectations().default([]),
+    judgeModel: testFields.judgeModel().default(null),
+  })
+  .openapi("CreateAgentTest", {
+    example: {
+      name: "Order status",
+      scenario: { kind: "script", turns: ["Where is my order 7?"] },
+      criteria: { successCriteria: ['The agent says "order 7"'], extractionFields: [] },
+      toolExpectations: [{ tool: "lookup_order", called: true, arguments: { orderId: "7" } }],
+      judgeModel: null,
+    },
+  });
+export type CreateTestInput = z.infer<typeof createTestSchema>;
+
+export const updateTestSchema = z
+  .strictObject({
+    name: testFields.name().optional(),
+    scenario: scenarioSchema.optional(),
+    criteria: criteriaSchema.optional(),
+    toolExpectations: testFields.toolExpectations().optional(),
+    judgeModel: testFields.judgeModel().optional(),
+  })
+  .refine(nonEmptyPatch, NON_EMPTY_PATCH)
+  .openapi("UpdateAgentTest", { description: "The fields sent replace the test's; the others are kept." });
+export type UpdateTestInput = z.infer<typeof updateTestSchema>;
+
+const time = () => z.string().openapi({ format: "date-time" });
+
+export const agentTestSchema = z
+  .object({
+    id: z.uuid(),
+    agentId: z.uuid(),
+    name: z.string(),
+    scenario: scenarioSchema,
+    criteria: criteriaSchema,
+    toolExpectations: z.array(toolExpectationSchema),
+    judgeModel: z.string().nullable(),
+    createdAt: time(),
+    updatedAt: time(),
+  })
+  .openapi("AgentTest");
+export type AgentTestView = z.infer<typeof agentTestSchema>;
+
+export const agentTestPageSchema = pageSchema(agentTestSchema, "AgentTestPage");
+
+const judged = z.object({ passed: z.boolean(), reason: z.string() });
+
+export const testRunSchema = z
+  .object({
+    id: z.uuid(),
+    testId: z.uuid(),
+    testName: z.string().nullable().openapi({ description: "The test's name when the run was read (null if it was deleted)." }),
+    agentId: z.uuid(),
+    agentVersion: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "The agent's version it plays against: the one named when it was started, else the live version then." }),
+    batchId: z.uuid().nullable().openapi({ description: "Runs started together by POST /v1/agents/{id}/tests/runs share it." }),
+    mode: z.literal("chat"),
+    status: z.enum(TEST_RUN_STATUSES).openapi({
+      description:
+        "`queued`, `running`, then final: `passed` (every criterion and expectation), `failed` (one did not, or a cap was reached), `error` (the run could not be judged).",
+    }),
+    transcript: z.array(
+      z.object({
+        role: z.enum(["agent", "user", "tool"]),
+        text: z.string(),
+        at: time(),
+        tool: z.object({ name: z.string(), arguments: z.unknown(), outcome: z.string(), result: z.string() }).optional(),
+      }),
+    ),
+    results: z
+      .object({
+        criteria: z.array(judged.extend({ criterion: z.string() })),
+        extractedData: z.record(z.string(), z.unknown()),
+        toolExpectations: z.array(judged.extend({ tool: z.string() })),
+      })
+      .nullable()
+      .openapi({ description: "Each criterion with the judge's reason, the extracted data, each tool expectation; null until judged." }),
+    toolsCalled: z.array(z.object({ name: z.string(), arguments: z.unknown(), outcome: z.string() })),
+    latency: z
+      .object({ turns: z.number().int(), averageMs: z.number().nullable(), maxMs: z.number().nullable(), totalMs: z.number() })
+      .nullable()
+      .openapi({ description: "The agent's replies: how many, and how long the caller waited for each (tool rounds included)." }),
+    costMicro: z
+      .number()
+      .int()
+      .openapi({ description: "What the run's model calls cost (the agent's, the caller's, the judge's), in millionths of a credit." }),
+    error: z.string().nullable().openapi({ description: "Why the run failed or errored, in words." }),
+    startedAt: time().nullable(),
+    finishedAt: time().nullable(),
+    createdAt: time(),
+  })
+  .openapi("AgentTestRun");
+export type TestRunView = z.infer<typeof testRunSchema>;
+
+export const testRunPageSchema = pageSchema(testRunSchema, "AgentTestRunPage");
+export const startedRunsSchema = z
+  .object({ batchId: z.uuid().nullable(), data: z.array(testRunSchema) })
+  .openapi("StartedAgentTestRuns", { description: "The runs queued; poll GET /v1/agents/{id}/test-runs/{runId} until each is final." });
+
+export const runTestsSchema = z
+  .strictObject({
+    version: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .openapi({ description: "The agent's version to play against; omitted: its live configuration." }),
+  })
+  .openapi("RunAgentTests");
+
+export const listRunsQuerySchema = z.strictObject({
+  ...pageQuerySchema.shape,
+  testId: z.uuid().optional().openapi({ description: "Only this test's runs." }),
+  batchId: z.uuid().optional().openapi({ description: "Only the runs started together with this batch id." }),
+  status: z.enum(TEST_RUN_STATUSES).optional(),
+});
+export type ListRunsQuery = z.infer<typeof listRunsQuerySchema>;
+
+const uuidParam = (name: string, what: string) =>
+  z
+    .uuid({ message: `${what} id must be a UUID` })
+    .openapi({ param: { name, in: "path" }, example: "0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b78" });
+export const agentParam = z.object({ id: uuidParam("id", "Agent") });
+export const testParams = z.object({ id: uuidParam("id", "Agent"), testId: uuidParam("testId", "Test") });
+export const runParams = z.object({ id: uuidParam("id", "Agent"), runId: uuidParam("runId", "Run") });

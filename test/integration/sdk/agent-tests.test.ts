@@ -1,0 +1,61 @@
+// The SDK's agent tests resource against the real worker: tests created, read, changed, listed and
+// deleted; a run of one and a run of all; runs listed and read; runAndWait telling a failing test
+// from a passing one, as a CI script reads it. The API's own rules: test/integration/agent-tests/.
+import { describe, expect, it } from "vitest";
+import { NotFoundError } from "../../../packages/sdk/src/index";
+import { testAgent } from "../../support/agent-tests";
+import { createWorkspace } from "../../support/harness";
+import { sdkFor } from "../../support/sdk";
+
+const passing = {
+  name: "Echoes the order",
+  scenario: { kind: "script" as const, turns: ["Where is my order 7?"] },
+  criteria: { successCriteria: ['The agent says "order 7"'], extractionFields: [] },
+};
+
+describe("SDK agent tests", () => {
+  it("create, retrieve, update, list, del, run, runAll, runs.list, runs.retrieve, runAndWait", async () => {
+    const ws = await createWorkspace();
+    const client = sdkFor(ws);
+    const agent = await testAgent(ws);
+
+    const test = await client.agentTests.create(agent.id, passing);
+    expect(test).toMatchObject({ name: "Echoes the order", scenario: { kind: "script" }, toolExpectations: [] });
+    expect((await client.agentTests.retrieve(agent.id, test.id)).id).toBe(test.id);
+    const failing = await client.agentTests.create(agent.id, { ...passing, name: "Expects a booking" });
+    const changed = await client.agentTests.update(agent.id, failing.id, {
+      criteria: { successCriteria: ['The agent says "booked"'], extractionFields: [] },
+    });
+    expect(changed.criteria.successCriteria).toEqual(['The agent says "booked"']);
+    expect((await client.agentTests.list(agent.id)).data.map((t) => t.id)).toEqual([failing.id, test.id]);
+
+    const one = await client.agentTests.run(agent.id, test.id);
+    expect(one).toMatchObject({ batchId: null, data: [{ testId: test.id, status: "queued" }] });
+    const all = await client.agentTests.runAll(agent.id);
+    expect(all.data).toHaveLength(2);
+    await expect
+      .poll(async () =>
+        (await client.agentTests.runs.list(agent.id, { batchId: all.batchId ?? "" })).data.every(
+          (r) => r.status !== "queued" && r.status !== "running",
+        ),
+      )
+      .toBe(true);
+    const read = await client.agentTests.runs.retrieve(agent.id, one.data[0]?.id ?? "");
+    expect(read.testName).toBe("Echoes the order");
+
+    // As a CI job reads it: the one test passes, all of them do not.
+    const alone = await client.agentTests.runAndWait(agent.id, { testId: test.id, intervalMs: 100 });
+    expect(alone).toMatchObject({ passed: true, timedOut: false, runs: [{ status: "passed" }] });
+    const both = await client.agentTests.runAndWait(agent.id, { intervalMs: 100 });
+    expect(both.passed).toBe(false);
+    expect(both.runs.map((r) => [r.testName, r.status])).toEqual([
+      ["Echoes the order", "passed"],
+      ["Expects a booking", "failed"],
+    ]);
+    expect(both.runs[1]?.results?.criteria[0]?.reason).toBe('The transcript never mentions "booked".');
+
+    await expect(client.agentTests.run(agent.id, test.id, { version: 2 })).rejects.toBeInstanceOf(NotFoundError);
+    await expect(client.agentTests.del(agent.id, failing.id)).resolves.toBeUndefined();
+    await expect(client.agentTests.retrieve(agent.id, failing.id)).rejects.toBeInstanceOf(NotFoundError);
+  });
+});
