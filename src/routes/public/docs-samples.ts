@@ -3,7 +3,7 @@
 // unit test holds to the document, so a sample cannot name a method the SDK lacks.
 import { OPERATIONS } from "../../../packages/sdk/src/operations";
 
-type Schema = { $ref?: string; example?: unknown; properties?: Record<string, Schema>; required?: string[] };
+type Schema = { $ref?: string; type?: string; example?: unknown; properties?: Record<string, Schema>; required?: string[] };
 type Components = { schemas?: Record<string, Schema> };
 export interface SampledOperation {
   operationId?: string;
@@ -55,7 +55,11 @@ export function samplesFor(origin: string, method: string, path: string, op: Sam
     curl[1] += ` \\\n  -F file=@call.wav${fields.map(([k, v]) => ` \\\n  -F ${k}=${String(v)}`).join("")}`;
   }
 
-  const args: string[] = [...params];
+  // A path parameter is the script's variable of its name, converted where the SDK takes a number (an agent's version).
+  const numeric = new Set(
+    (op.parameters ?? []).filter((p) => p.in === "path" && ["integer", "number"].includes(p.schema?.type ?? "")).map((p) => p.name),
+  );
+  const args: string[] = params.map((name) => (numeric.has(name) ? `Number(${name})` : name));
   if (json) args.push(indent(JSON.stringify(json, null, 2)));
   if (multipart) {
     const fields = Object.entries(multipart).filter(([k]) => k !== "file");
