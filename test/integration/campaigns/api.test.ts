@@ -255,7 +255,7 @@ describe("a campaign's life", () => {
   it("lists newest first with counts, filtered by status", async () => {
     const ws = await createWorkspace();
     const agentId = await campaignAgent(ws);
-    const a = await createCampaign(ws, { agentId });
+    const a = await createCampaign(ws, { agentId, schedule: closedNow() }); // started below: its runner dials no one
     const b = await createCampaign(ws, { agentId, recipients: recipients(5) });
     await post(ws, `/v1/campaigns/${a.id}/start`);
     const page = await json<{ data: CampaignView[] }>(await ws.api("/v1/campaigns"));
@@ -270,7 +270,7 @@ describe("a campaign's life", () => {
   it("sends campaign.started to an endpoint subscribed to it, with the campaign and its counts", async () => {
     const ws = await createWorkspace();
     const { receiver } = await subscribed(ws, { channels: ["voice"], events: ["campaign.started"] });
-    const campaign = await createCampaign(ws);
+    const campaign = await createCampaign(ws, { schedule: closedNow() });
     await post(ws, `/v1/campaigns/${campaign.id}/start`);
     const [delivery] = await receiver.waitFor(1);
     const payload = JSON.parse(delivery?.body ?? "{}");
