@@ -68,80 +68,82 @@ export const RunPage: FC<{ shell: Shell; agent: Agent; run: TestRunView }> = ({ 
       </a>
     }
   >
-    <section class="card" aria-labelledby="run-heading">
-      <h2 id="run-heading" class="mt0">
-        {run.testName ?? "A deleted test"}
-      </h2>
-      <dl>
-        <dt>Status</dt>
-        <dd>
-          <Badge tone={STATUS_TONES[run.status]}>{run.status}</Badge>
-        </dd>
-        <dt>Version</dt>
-        <dd>{versionLabel(run.agentVersion)}</dd>
-        <dt>Started</dt>
-        <dd>
-          <When at={run.startedAt} />
-        </dd>
-        <dt>Finished</dt>
-        <dd>
-          <When at={run.finishedAt} />
-        </dd>
-        <dt>Latency</dt>
-        <dd>
-          {run.latency
-            ? `${run.latency.turns} replies, ${run.latency.averageMs ?? "—"} ms on average, ${run.latency.maxMs ?? "—"} ms at most`
-            : "—"}
-        </dd>
-        <dt>Cost</dt>
-        <dd>{formatCredits(run.costMicro)} credits</dd>
-        {run.error ? (
-          <>
-            <dt>Error</dt>
-            <dd data-run-error>{run.error}</dd>
-          </>
-        ) : null}
-      </dl>
-    </section>
-    <section aria-labelledby="criteria-heading">
-      <h2 id="criteria-heading">Criteria</h2>
-      <Judged run={run} />
-    </section>
-    <section aria-labelledby="tools-heading">
-      <h2 id="tools-heading">Tools called</h2>
-      <DataTable
-        stack
-        rows={run.toolsCalled}
-        empty={<p class="muted">No tool was called.</p>}
-        columns={[
-          { header: "Tool", cell: (t) => <span class="mono">{t.name}</span>, label: "Tool" },
-          { header: "Arguments", cell: (t) => json(t.arguments), class: "mono small", label: "Arguments" },
-          { header: "Outcome", cell: (t) => t.outcome, label: "Outcome" },
-        ]}
-      />
-    </section>
-    <section class="card" aria-labelledby="transcript-heading">
-      <h2 id="transcript-heading" class="mt0">
-        Transcript
-      </h2>
-      {run.transcript.length === 0 ? (
-        <p class="muted">Nothing was said.</p>
-      ) : (
-        <ol class="turns">
-          {run.transcript.map((turn) => (
-            <li>
-              <span class="role">{ROLES[turn.role]}</span>
-              {turn.tool ? (
-                <span class="mono small">
-                  {turn.tool.name}({json(turn.tool.arguments)}) → {turn.tool.outcome}: {turn.tool.result}
-                </span>
-              ) : (
-                turn.text
-              )}
-            </li>
-          ))}
-        </ol>
-      )}
-    </section>
+    <div class="test-run">
+      <section class="card" aria-labelledby="run-heading">
+        <h2 id="run-heading" class="mt0">
+          {run.testName ?? "A deleted test"}
+        </h2>
+        <dl>
+          <dt>Status</dt>
+          <dd>
+            <Badge tone={STATUS_TONES[run.status]}>{run.status}</Badge>
+          </dd>
+          <dt>Version</dt>
+          <dd>{versionLabel(run.agentVersion)}</dd>
+          <dt>Started</dt>
+          <dd>
+            <When at={run.startedAt} />
+          </dd>
+          <dt>Finished</dt>
+          <dd>
+            <When at={run.finishedAt} />
+          </dd>
+          <dt>Latency</dt>
+          <dd>
+            {run.latency
+              ? `${run.latency.turns} replies, ${run.latency.averageMs ?? "—"} ms on average, ${run.latency.maxMs ?? "—"} ms at most`
+              : "—"}
+          </dd>
+          <dt>Cost</dt>
+          <dd>{formatCredits(run.costMicro)} credits</dd>
+          {run.error ? (
+            <>
+              <dt>Error</dt>
+              <dd data-run-error>{run.error}</dd>
+            </>
+          ) : null}
+        </dl>
+      </section>
+      <section aria-labelledby="criteria-heading">
+        <h2 id="criteria-heading">Criteria</h2>
+        <Judged run={run} />
+      </section>
+      <section aria-labelledby="tools-heading">
+        <h2 id="tools-heading">Tools called</h2>
+        <DataTable
+          stack
+          rows={run.toolsCalled}
+          empty={<p class="muted">No tool was called.</p>}
+          columns={[
+            { header: "Tool", cell: (t) => <span class="mono">{t.name}</span>, label: "Tool" },
+            { header: "Arguments", cell: (t) => json(t.arguments), class: "mono small", label: "Arguments" },
+            { header: "Outcome", cell: (t) => t.outcome, label: "Outcome" },
+          ]}
+        />
+      </section>
+      <section class="card" aria-labelledby="transcript-heading">
+        <h2 id="transcript-heading" class="mt0">
+          Transcript
+        </h2>
+        {run.transcript.length === 0 ? (
+          <p class="muted">Nothing was said.</p>
+        ) : (
+          <ol class="turns">
+            {run.transcript.map((turn) => (
+              <li>
+                <span class="role">{ROLES[turn.role]}</span>
+                {turn.tool ? (
+                  <span class="mono small">
+                    {turn.tool.name}({json(turn.tool.arguments)}) → {turn.tool.outcome}: {turn.tool.result}
+                  </span>
+                ) : (
+                  turn.text
+                )}
+              </li>
+            ))}
+          </ol>
+        )}
+      </section>
+    </div>
   </Layout>
 );
