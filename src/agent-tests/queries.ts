@@ -146,6 +146,19 @@ export async function pageOfRuns(
   );
 }
 
+/**
+ * The newest run of each test at each version of the agent it ran against (a test's runs of one
+ * version replace each other): the dashboard's results side by side per version.
+ */
+export async function newestRunsByVersion(db: Db, organizationId: string, agentId: string): Promise<RunWithTest[]> {
+  return db
+    .selectDistinctOn([agentTestRuns.testId, agentTestRuns.agentVersion], withName)
+    .from(agentTestRuns)
+    .leftJoin(agentTests, eq(agentTests.id, agentTestRuns.testId))
+    .where(and(ownedBy(agentTestRuns, organizationId), eq(agentTestRuns.agentId, agentId)))
+    .orderBy(agentTestRuns.testId, agentTestRuns.agentVersion, desc(agentTestRuns.id));
+}
+
 /** The queued run, now running; undefined when it is not queued any more. */
 export async function markRunning(db: Db, id: string): Promise<AgentTestRun | undefined> {
   const [row] = await db

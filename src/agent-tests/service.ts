@@ -16,6 +16,7 @@ import {
   findTestById,
   finishRun,
   insertTest,
+  newestRunsByVersion,
   pageOfRuns,
   pageOfTests,
   queueRuns,
@@ -176,6 +177,12 @@ export async function getRun({ ctx, input }: Op<{ agentId: string; id: string }>
 export async function listRuns({ ctx, input }: Op<ListRunsQuery & { agentId: string }>): Promise<Page<RunWithTest>> {
   await requireAgent(ctx, input.agentId);
   return pageOfRuns(ctx.db, ctx.organizationId, input.agentId, input);
+}
+
+/** The newest run of each test at each version it ran against (any order): the dashboard's matrix. */
+export async function newestRuns({ ctx, input }: Op<{ agentId: string }>): Promise<RunWithTest[]> {
+  await requireAgent(ctx, input.agentId);
+  return newestRunsByVersion(ctx.db, ctx.organizationId, input.agentId);
 }
 
 /** The cron run's sweep: runs whose worker died end as `error` (and are announced). Returns how many. */

@@ -511,6 +511,20 @@ export const ROUTES: RouteCase[] = [
     fields: { conversationId: "0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77", message: "Hello", history: "[]" },
     resource: agent,
   },
+  // the agent's Tests page (`live` is its script's JSON) and a run's page
+  { method: "GET", path: "/dashboard/agents/:id/tests", auth: "page", resource: agentTest },
+  { method: "GET", path: "/dashboard/agents/:id/tests/live", auth: "page", resource: agentTestRun },
+  {
+    method: "POST",
+    path: "/dashboard/agents/:id/tests",
+    auth: "page",
+    fields: { name: "Page test", kind: "script", turns: "Hello", criteria: "" },
+    resource: agent,
+  },
+  { method: "POST", path: "/dashboard/agents/:id/tests/run", auth: "page", fields: { version: "" }, resource: agentTest },
+  { method: "POST", path: "/dashboard/agents/:id/tests/:testId/run", auth: "page", fields: { version: "" }, resource: agentTest },
+  { method: "POST", path: "/dashboard/agents/:id/tests/:testId/delete", auth: "page", resource: agentTest },
+  { method: "GET", path: "/dashboard/agents/:id/test-runs/:runId", auth: "page", resource: agentTestRun },
   { method: "GET", path: "/dashboard/voices", auth: "page" },
   { method: "GET", path: "/dashboard/voices/new", auth: "page" },
   {

@@ -106,7 +106,17 @@ export const AgentForm: FC<AgentFormProps> = ({
 }) => {
   const v = (k: string) => String(values[k] ?? "");
   return (
-    <Layout shell={shell} css={AGENTS_CSS}>
+    <Layout
+      shell={shell}
+      css={AGENTS_CSS}
+      actions={
+        agent ? (
+          <a class="button secondary" href={`/dashboard/agents/${agent.id}/tests`}>
+            Tests
+          </a>
+        ) : undefined
+      }
+    >
       {notice ? <Flash>{notice}</Flash> : null}
       <ErrorSummary errors={errors} />
       {agent && agent.latestVersion > agent.liveVersion ? (

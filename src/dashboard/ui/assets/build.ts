@@ -27,6 +27,7 @@ export const DASHBOARD_ASSETS = {
   WIDGET_PREVIEW_JS: "../../../../widget/src/widget-preview.ts",
   KNOWLEDGE_PAGE_JS: "../../../../widget/src/knowledge-page.ts",
   CAMPAIGN_PAGE_JS: "../../../../widget/src/campaign-page.ts",
+  AGENT_TESTS_PAGE_JS: "../../../../widget/src/agent-tests-page.ts",
 } as const;
 
 export const DASHBOARD_ASSETS_OUT = fileURLToPath(new URL("./built.js", import.meta.url));

@@ -33,3 +33,5 @@ export declare const KNOWLEDGE_PAGE_JS: string;
 export declare const CAMPAIGNS_CSS: string;
 /** widget/src/campaign-page.ts: a campaign's page, followed while it runs (status, counts, bar, the rows shown). */
 export declare const CAMPAIGN_PAGE_JS: string;
+/** widget/src/agent-tests-page.ts: an agent's Tests page, its results followed while runs are queued or running. */
+export declare const AGENT_TESTS_PAGE_JS: string;

@@ -3,7 +3,8 @@
 // updateAgentSchema), then the API's own service (agents/service.ts: the same ownership rule,
 // voice check and row mapping). An agent's page also talks to it: a web call and a test chat
 // (the page's script posts to web-call.ts and chat.ts and reads JSON), and publishes or rolls back
-// its versions (versions.ts).
+// its versions (versions.ts). Its Tests page (tests-*.ts, test-run.tsx) runs the agent-tests service:
+// its tests, runs against a version, the results side by side per version and each run's page.
 import { screenRouter } from "../../../dashboard/routers";
 import { registerAgentTestChatAction } from "./chat";
 import { registerCreateAgentPage } from "./create";
@@ -12,6 +13,12 @@ import { registerEditAgentPage } from "./edit";
 import { registerListAgentsPage } from "./list";
 import { registerNewAgentPage } from "./new";
 import { registerRotateToolSecretPage } from "./rotate-tool-secret";
+import { registerAgentTestRunPage } from "./test-run";
+import { registerCreateAgentTestPage } from "./tests-create";
+import { registerDeleteAgentTestPage } from "./tests-delete";
+import { registerAgentTestsPage } from "./tests-list";
+import { registerAgentTestsLivePage } from "./tests-live";
+import { registerRunAgentTestPage, registerRunAgentTestsPage } from "./tests-run";
 import { registerAddToolPage, registerRemoveToolPage } from "./tools";
 import { registerUpdateAgentPage } from "./update";
 import { registerPublishAgentPage, registerRollbackAgentPage } from "./versions";
@@ -32,5 +39,12 @@ export function agentPages() {
   registerRemoveToolPage(app);
   registerPublishAgentPage(app);
   registerRollbackAgentPage(app);
+  registerAgentTestsPage(app);
+  registerAgentTestsLivePage(app);
+  registerCreateAgentTestPage(app);
+  registerRunAgentTestsPage(app);
+  registerRunAgentTestPage(app);
+  registerDeleteAgentTestPage(app);
+  registerAgentTestRunPage(app);
   return app;
 }
