@@ -389,6 +389,17 @@ function ruleFor(system: string, lastUser: string, tools: Tool[]): { name: strin
   return null;
 }
 
+/** A reply rule of the system prompt: `When the user says "<phrase>", reply "<text>".` (the final `.` optional). */
+const REPLY_RULE_RE = /When the user says "([^"]+)", reply "([^"]*)"/g;
+
+/** The text of the first reply rule whose phrase the last user message contains (case-insensitive), or null. */
+function replyRuleFor(system: string, lastUser: string): string | null {
+  const said = collapse(lastUser).toLowerCase();
+  for (const [, phrase, text] of system.matchAll(REPLY_RULE_RE))
+    if (phrase && said.includes(collapse(phrase).toLowerCase())) return text ?? "";
+  return null;
+}
+
 /** The first of numbered knowledge passages (`[1] From "name", heading:` then its text, up to the next). */
 const FIRST_PASSAGE = /^\[1\] From ("[^"\n]*")[^\n]*:\n([\s\S]*?)(?:\n\n\[2\] From |$)/m;
 
@@ -415,6 +426,9 @@ function decide(req: ChatRequest): Reply {
         })
         .join(" ");
     }
+    // The system prompt's reply rules: a prompt change alters exactly the replies to the lines its rules name.
+    const ruled = last.role === "user" ? replyRuleFor(system, lastUser) : null;
+    if (ruled !== null) return ruled;
     // Knowledge passages in a system message (src/knowledge/retrieve.ts): the first one answers.
     const passage = FIRST_PASSAGE.exec(system);
     if (passage) return `From ${passage[1]}: ${collapse(passage[2] as string)}`;

@@ -1,10 +1,20 @@
 // Every statement about agent tests and their runs, for src/agent-tests/service.ts and run.ts. A
 // run's move to a final status is one conditional UPDATE (`where status = 'running'`), so the
 // outcome is written once, whatever else happens to the run.
-import { and, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, isNotNull, type SQL, sql } from "drizzle-orm";
 import { type Db, rowsOf } from "../db/client";
 import { pageQuery } from "../db/pagination";
-import { type AgentTest, type AgentTestRun, agentTestRuns, agentTests, usageEvents } from "../db/schema";
+import {
+  type AgentTest,
+  type AgentTestRun,
+  agentTestRuns,
+  agentTests,
+  type ChatTurn,
+  calls,
+  chats,
+  type ReplaySource,
+  usageEvents,
+} from "../db/schema";
 import { ownedBy, ownedRow } from "../db/tenancy";
 import { newId } from "../lib/ids";
 import { type Page, type PageParams, pageOf } from "../lib/pagination";
@@ -82,6 +92,10 @@ export interface RunWithTest {
   testName: string | null;
 }
 
+/** The workspace would have at most `limit` runs queued or running with `adding` more. */
+const withinLimit = (organizationId: string, adding: number, limit: number) =>
+  sql`(select count(*) from ${agentTestRuns} where organization_id = ${organizationId} and status in ('queued', 'running')) + ${adding} <= ${limit}`;
+
 /**
  * Queues a run of each test in one statement, while the workspace has fewer than `limit` runs
  * queued or running with these added; none (an empty list) when it would pass the limit. Two
@@ -102,7 +116,7 @@ export async function queueRuns(
     insert into ${agentTestRuns} (id, organization_id, test_id, agent_id, agent_version, batch_id)
     select r.id, ${organizationId}, r.test_id, ${agentId}, ${agentVersion}::int, ${batchId}::uuid
     from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(id uuid, test_id uuid)
-    where (select count(*) from ${agentTestRuns} where organization_id = ${organizationId} and status in ('queued', 'running')) + ${rows.length} <= ${limit}
+    where ${withinLimit(organizationId, rows.length, limit)}
     returning id`);
   const ids = rowsOf<{ id: string }>(result).map((r) => r.id);
   if (ids.length === 0) return [];
@@ -125,13 +139,14 @@ export async function pageOfRuns(
   db: Db,
   organizationId: string,
   agentId: string,
-  params: PageParams & { testId?: string; batchId?: string; status?: AgentTestRun["status"] },
+  params: PageParams & { testId?: string; batchId?: string; status?: AgentTestRun["status"]; mode?: AgentTestRun["mode"] },
 ): Promise<Page<RunWithTest>> {
   const page = pageQuery(params);
   const filters: SQL[] = [];
   if (params.testId) filters.push(eq(agentTestRuns.testId, params.testId));
   if (params.batchId) filters.push(eq(agentTestRuns.batchId, params.batchId));
   if (params.status) filters.push(eq(agentTestRuns.status, params.status));
+  if (params.mode) filters.push(eq(agentTestRuns.mode, params.mode));
   const rows = await db
     .select(withName)
     .from(agentTestRuns)
@@ -155,7 +170,7 @@ export async function newestRunsByVersion(db: Db, organizationId: string, agentI
     .selectDistinctOn([agentTestRuns.testId, agentTestRuns.agentVersion], withName)
     .from(agentTestRuns)
     .leftJoin(agentTests, eq(agentTests.id, agentTestRuns.testId))
-    .where(and(ownedBy(agentTestRuns, organizationId), eq(agentTestRuns.agentId, agentId)))
+    .where(and(ownedBy(agentTestRuns, organizationId), eq(agentTestRuns.agentId, agentId), isNotNull(agentTestRuns.testId)))
     .orderBy(agentTestRuns.testId, agentTestRuns.agentVersion, desc(agentTestRuns.id));
 }
 
@@ -169,7 +184,8 @@ export async function markRunning(db: Db, id: string): Promise<AgentTestRun | un
   return row;
 }
 
-export type RunOutcome = Pick<AgentTestRun, "status" | "transcript" | "results" | "toolsCalled" | "latency" | "error">;
+export type RunOutcome = Pick<AgentTestRun, "status" | "transcript" | "results" | "toolsCalled" | "latency" | "error"> &
+  Partial<Pick<AgentTestRun, "turns">>;
 
 /** The running run's outcome and cost (its usage, logged under its id), once; undefined when it was final already. */
 export async function finishRun(db: Db, id: string, outcome: RunOutcome): Promise<AgentTestRun | undefined> {
@@ -196,4 +212,36 @@ export async function staleRunIds(db: Db, before: Date, limit: number): Promise<
 export async function findTestById(db: Db, id: string): Promise<AgentTest | undefined> {
   const [row] = await db.select().from(agentTests).where(eq(agentTests.id, id)).limit(1);
   return row;
+}
+
+export type NewReplay = Pick<AgentTestRun, "agentId" | "agentVersion" | "source" | "criteria">;
+
+/** Queues a replay within the workspace's limit of runs (as queueRuns); undefined when it would pass it. */
+export async function queueReplay(db: Db, organizationId: string, replay: NewReplay, limit: number): Promise<AgentTestRun | undefined> {
+  const id = newId();
+  const result = await db.execute(sql`
+    insert into ${agentTestRuns} (id, organization_id, agent_id, agent_version, mode, source, criteria)
+    select ${id}, ${organizationId}, ${replay.agentId}, ${replay.agentVersion}::int, 'replay',
+      ${JSON.stringify(replay.source)}::jsonb, ${JSON.stringify(replay.criteria)}::jsonb
+    where ${withinLimit(organizationId, 1, limit)}
+    returning id`);
+  if (rowsOf<{ id: string }>(result).length === 0) return undefined;
+  const [row] = await db.select().from(agentTestRuns).where(eq(agentTestRuns.id, id));
+  return row;
+}
+
+/** The turns of the workspace's call or chat with the agent; undefined when there is none. */
+export async function sourceTranscript(
+  db: Db,
+  organizationId: string,
+  agentId: string,
+  source: ReplaySource,
+): Promise<Array<Pick<ChatTurn, "role" | "text">> | undefined> {
+  const table = source.kind === "call" ? calls : chats;
+  const [row] = await db
+    .select({ transcript: table.transcript })
+    .from(table)
+    .where(and(ownedRow(table, organizationId, source.id), eq(table.agentId, agentId)))
+    .limit(1);
+  return row?.transcript;
 }

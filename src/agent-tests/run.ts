@@ -5,19 +5,18 @@
 // are checked against its tool turns. Every model call is metered to the workspace and tagged with
 // the run, whose cost is their sum. Whatever happens, the run ends in a final status with the reason.
 import { renderTemplate } from "../calls/prompt";
-import type { Agent, AgentTest, AgentTestRun, ChatTurn, TestRunLatency } from "../db/schema";
+import type { Agent, AgentTest, AgentTestRun, ChatTurn, TestCriteria, TestRunLatency } from "../db/schema";
 import { ApiError } from "../lib/errors";
 import type { Payer } from "../metering/metered";
 import { ProviderError } from "../providers/http";
-import type { DomainContext } from "../services";
 import { agentTurn, type ToolTurnDeps } from "../tools/runtime";
 import { chatMessages, REPLY_MAX_TOKENS } from "../widgets/reply";
 import { CALLER_MAX_TOKENS, callerMessages, readCallerAnswer } from "./caller";
 import { configForRun } from "./config";
 import { checkExpectations, toolCallsOf } from "./expectations";
-import { JUDGE_MAX_TOKENS, JudgeUnreadable, judgeMessages, judgeResponseFormat, readJudgement } from "./judge";
+import { JUDGE_MAX_TOKENS, type Judgement, JudgeUnreadable, judgeMessages, judgeResponseFormat, readJudgement } from "./judge";
 import { completeText } from "./llm";
-import { findTestById, finishRun, markRunning, type RunOutcome } from "./queries";
+import type { RunOutcome } from "./queries";
 import { MAX_TURNS } from "./schema";
 
 /** A conversation longer than this fails (the time cap), whatever its turns. */
@@ -47,6 +46,21 @@ export function failureReason(err: unknown): string {
   return "The run failed unexpectedly; run it again, and if it fails again, contact support with the run's id.";
 }
 
+/** The reason a run ends `error` with; a failure that is not the judge's is logged. */
+export function failedRun(run: AgentTestRun, err: unknown): string {
+  if (!(err instanceof JudgeUnreadable))
+    console.error(
+      JSON.stringify({
+        level: "error",
+        msg: "test run failed",
+        runId: run.id,
+        error: (err as Error)?.name,
+        message: (err as Error)?.message,
+      }),
+    );
+  return failureReason(err);
+}
+
 interface Conversation {
   transcript: ChatTurn[];
   /** Milliseconds the caller waited for each agent reply. */
@@ -54,8 +68,6 @@ interface Conversation {
   /** Why it stopped short (a cap): the run fails with it. */
   cut: string | null;
 }
-
-const now = () => new Date().toISOString();
 
 /** The caller's next message: the script's, or the simulated caller's (null: it is done). */
 async function callerTurn(
@@ -101,18 +113,7 @@ async function converse(
       }
       c.transcript.push({ role: "user", text: said.text, at: now() });
       const started = Date.now();
-      const turn = await beforeDeadline(
-        agentTurn(
-          deps,
-          payer,
-          agent,
-          { kind: "chat", id: payer.chatId as string, channel: "test" },
-          chatMessages(agent, c.transcript, TEST_INSTRUCTIONS),
-          REPLY_MAX_TOKENS,
-        ),
-        deadline,
-        capMs,
-      );
+      const turn = await beforeDeadline(agentReply(deps, payer, agent, c.transcript), deadline, capMs);
       c.waits.push(Date.now() - started);
       c.transcript.push(...turn.turns.map((t): ChatTurn => ({ ...t })), { role: "agent", text: turn.text, at: now() });
       if (turn.ended || said.last) return c;
@@ -124,7 +125,7 @@ async function converse(
   }
 }
 
-function latencyOf(waits: number[]): TestRunLatency {
+export function latencyOf(waits: number[]): TestRunLatency {
   const total = waits.reduce((a, b) => a + b, 0);
   return {
     turns: waits.length,
@@ -134,15 +135,51 @@ function latencyOf(waits: number[]): TestRunLatency {
   };
 }
 
+/** The judge's verdict on a transcript; no model call when there is nothing to judge. */
+export async function judgeTranscript(
+  deps: ToolTurnDeps,
+  payer: Payer,
+  model: string,
+  criteria: TestCriteria,
+  transcript: ChatTurn[],
+): Promise<Judgement> {
+  if (criteria.successCriteria.length + criteria.extractionFields.length === 0) return { criteria: [], extractedData: {} };
+  const answer = await completeText(
+    deps,
+    payer,
+    model,
+    judgeMessages(criteria, transcript),
+    JUDGE_MAX_TOKENS,
+    judgeResponseFormat(criteria),
+  );
+  return readJudgement(answer, criteria);
+}
+
+/** Who pays a run's model calls: its workspace, logged under `endpoint` with the run's id as the chat id. */
+export const runPayer = (run: AgentTestRun, endpoint: string): Payer => ({
+  organizationId: run.organizationId,
+  apiKeyId: null,
+  method: "POST",
+  endpoint,
+  chatId: run.id,
+});
+
+/** The agent's reply to the conversation so far, through the chats' turn runtime (tools called for real). */
+export const agentReply = (deps: ToolTurnDeps, payer: Payer, agent: Agent, transcript: ChatTurn[]) =>
+  agentTurn(
+    deps,
+    payer,
+    agent,
+    { kind: "chat", id: payer.chatId as string, channel: "test" },
+    chatMessages(agent, transcript, TEST_INSTRUCTIONS),
+    REPLY_MAX_TOKENS,
+  );
+
+export const now = () => new Date().toISOString();
+
 /** Plays and judges the run; the outcome to store. Never throws. */
 export async function playRun(deps: ToolTurnDeps, run: AgentTestRun, test: AgentTest, capMs = RUN_TIME_CAP_MS): Promise<RunOutcome> {
-  const payer: Payer = {
-    organizationId: run.organizationId,
-    apiKeyId: null,
-    method: "POST",
-    endpoint: "/v1/agents/{id}/tests/{testId}/runs",
-    chatId: run.id,
-  };
+  const payer = runPayer(run, "/v1/agents/{id}/tests/{testId}/runs");
   const outcome: RunOutcome = { status: "error", transcript: [], results: null, toolsCalled: [], latency: null, error: null };
   try {
     const agent = await configForRun({ db: deps.db, organizationId: run.organizationId }, run.agentId, run.agentVersion);
@@ -155,20 +192,7 @@ export async function playRun(deps: ToolTurnDeps, run: AgentTestRun, test: Agent
     );
     if (c.cut) return { ...outcome, status: "failed", error: c.cut };
     const toolExpectations = checkExpectations(test.toolExpectations, toolCallsOf(c.transcript));
-    const judged =
-      test.criteria.successCriteria.length + test.criteria.extractionFields.length === 0
-        ? { criteria: [], extractedData: {} }
-        : readJudgement(
-            await completeText(
-              deps,
-              payer,
-              model,
-              judgeMessages(test.criteria, c.transcript),
-              JUDGE_MAX_TOKENS,
-              judgeResponseFormat(test.criteria),
-            ),
-            test.criteria,
-          );
+    const judged = await judgeTranscript(deps, payer, model, test.criteria, c.transcript);
     outcome.results = { criteria: judged.criteria, extractedData: judged.extractedData, toolExpectations };
     const failed = [
       ...judged.criteria.filter((r) => !r.passed).map((r) => r.criterion),
@@ -178,46 +202,6 @@ export async function playRun(deps: ToolTurnDeps, run: AgentTestRun, test: Agent
       ? { ...outcome, status: "passed" }
       : { ...outcome, status: "failed", error: `Failed: ${failed.map((f) => JSON.stringify(f)).join(", ")}.` };
   } catch (err) {
-    if (!(err instanceof JudgeUnreadable))
-      console.error(
-        JSON.stringify({
-          level: "error",
-          msg: "test run failed",
-          runId: run.id,
-          error: (err as Error)?.name,
-          message: (err as Error)?.message,
-        }),
-      );
-    return { ...outcome, status: "error", error: failureReason(err) };
+    return { ...outcome, status: "error", error: failedRun(run, err) };
   }
-}
-
-/**
- * Runs a queued run to its end and stores the outcome (with its cost, once every settlement of its
- * model calls has landed); returns the final row, or null when the run was not queued (another
- * worker took it, or it was ended).
- */
-export async function executeRun(
-  ctx: Pick<DomainContext, "db" | "config" | "providers">,
-  runId: string,
-  capMs = RUN_TIME_CAP_MS,
-): Promise<AgentTestRun | null> {
-  const run = await markRunning(ctx.db, runId);
-  if (!run) return null;
-  const settling: Promise<unknown>[] = [];
-  const deps: ToolTurnDeps = { db: ctx.db, config: ctx.config, providers: ctx.providers, waitUntil: (p) => settling.push(p) };
-  const test = await findTestById(ctx.db, run.testId);
-  const outcome = test
-    ? await playRun(deps, run, test, capMs)
-    : {
-        status: "error" as const,
-        transcript: [],
-        results: null,
-        toolsCalled: [],
-        latency: null,
-        error: "The test was deleted before the run started.",
-      };
-  // Settlements run in the background of each model call: the run's cost is their sum.
-  while (settling.length > 0) await Promise.allSettled(settling.splice(0));
-  return (await finishRun(ctx.db, run.id, outcome)) ?? null;
 }

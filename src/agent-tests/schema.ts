@@ -141,11 +141,34 @@ export const agentTestPageSchema = pageSchema(agentTestSchema, "AgentTestPage");
 
 const judged = z.object({ passed: z.boolean(), reason: z.string() });
 
+const replayResultSchema = z.object({
+  source: z.object({ kind: z.enum(["call", "chat"]), id: z.uuid() }),
+  differingTurns: z
+    .number()
+    .int()
+    .nullable()
+    .openapi({ description: "How many caller turns got a different reply (null until the replay has played)." }),
+  turns: z
+    .array(
+      z.object({
+        index: z.number().int().openapi({ description: "The caller turn's position, from 0." }),
+        caller: z.string().openapi({ description: "What the caller said (the recorded user turn)." }),
+        recorded: z.string().openapi({ description: "The agent's reply then." }),
+        replayed: z.string().nullable().openapi({ description: "The agent's reply now; null when the replay did not reach the turn." }),
+        differs: z.boolean().openapi({ description: "The two differ after white space is collapsed and case ignored." }),
+      }),
+    )
+    .nullable(),
+});
+
 export const testRunSchema = z
   .object({
     id: z.uuid(),
-    testId: z.uuid(),
-    testName: z.string().nullable().openapi({ description: "The test's name when the run was read (null if it was deleted)." }),
+    testId: z.uuid().nullable().openapi({ description: "The test run; null for a replay." }),
+    testName: z
+      .string()
+      .nullable()
+      .openapi({ description: "The test's name when the run was read (null if it was deleted, and for a replay)." }),
     agentId: z.uuid(),
     agentVersion: z
       .number()
@@ -153,7 +176,12 @@ export const testRunSchema = z
       .nullable()
       .openapi({ description: "The agent's version it plays against: the one named when it was started, else the live version then." }),
     batchId: z.uuid().nullable().openapi({ description: "Runs started together by POST /v1/agents/{id}/tests/runs share it." }),
-    mode: z.literal("chat"),
+    mode: z
+      .enum(["chat", "replay"])
+      .openapi({ description: "`chat`: a test's scenario played as a chat; `replay`: a past call or chat replayed." }),
+    replay: replayResultSchema
+      .nullable()
+      .openapi({ description: "Replays: the call or chat replayed, and each caller turn's reply then and now; null for a test run." }),
     status: z.enum(TEST_RUN_STATUSES).openapi({
       description:
         "`queued`, `running`, then final: `passed` (every criterion and expectation), `failed` (one did not, or a cap was reached), `error` (the run could not be judged).",
@@ -212,6 +240,7 @@ export const listRunsQuerySchema = z.strictObject({
   testId: z.uuid().optional().openapi({ description: "Only this test's runs." }),
   batchId: z.uuid().optional().openapi({ description: "Only the runs started together with this batch id." }),
   status: z.enum(TEST_RUN_STATUSES).optional(),
+  mode: z.enum(["chat", "replay"]).optional().openapi({ description: "Only test runs (`chat`) or only replays (`replay`)." }),
 });
 export type ListRunsQuery = z.infer<typeof listRunsQuerySchema>;
 
@@ -222,3 +251,22 @@ const uuidParam = (name: string, what: string) =>
 export const agentParam = z.object({ id: uuidParam("id", "Agent") });
 export const testParams = z.object({ id: uuidParam("id", "Agent"), testId: uuidParam("testId", "Test") });
 export const runParams = z.object({ id: uuidParam("id", "Agent"), runId: uuidParam("runId", "Run") });
+
+export const startReplaySchema = z
+  .strictObject({
+    callId: z.uuid().optional().openapi({ description: "The call to replay (one of the agent's, of this workspace)." }),
+    chatId: z.uuid().optional().openapi({ description: "The chat to replay (one of the agent's, of this workspace)." }),
+    version: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .openapi({ description: "The agent's version to replay against; omitted: its live version." }),
+    criteria: criteriaSchema.optional().openapi({
+      description:
+        "What the replayed conversation is judged on; omitted: the success criteria of the agent's analysis plan (at that version).",
+    }),
+  })
+  .refine((b) => (b.callId === undefined) !== (b.chatId === undefined), { message: "Send exactly one of callId and chatId." })
+  .openapi("StartAgentReplay", { example: { callId: "0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b78", version: 3 } });
+export type StartReplayInput = z.infer<typeof startReplaySchema>;

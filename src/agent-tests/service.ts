@@ -1,13 +1,14 @@
 // Agent tests and their runs (docs/agent-tests.md). Each operation takes one `{ ctx, input }`
 // (src/services.ts). Runs are queued here, within the workspace's limit, and played in the
 // background of the request (run.ts), a few at once; each final run fires test_run.completed.
-import type { AgentTest, AgentTestRun, ToolExpectation } from "../db/schema";
+import type { AgentTest, AgentTestRun, ReplaySource, TestCriteria, ToolExpectation } from "../db/schema";
 import { ApiError } from "../lib/errors";
 import { isUuid, newId } from "../lib/ids";
 import type { Page, PageParams } from "../lib/pagination";
 import type { DomainContext, Op } from "../services";
 import { emit } from "../webhooks/deliver";
 import { agentNotFound, configForRun } from "./config";
+import { executeRun } from "./execute";
 import {
   countTests,
   deleteTestRow,
@@ -19,13 +20,15 @@ import {
   newestRunsByVersion,
   pageOfRuns,
   pageOfTests,
+  queueReplay,
   queueRuns,
   type RunWithTest,
+  sourceTranscript,
   staleRunIds,
   testsOfAgent,
   updateTestRow,
 } from "./queries";
-import { executeRun } from "./run";
+import { MAX_REPLAY_TURNS, recordedTurns } from "./replay";
 import { type CreateTestInput, type ListRunsQuery, MAX_TESTS_PER_AGENT, type UpdateTestInput } from "./schema";
 import { testRunEventData } from "./views";
 
@@ -140,7 +143,45 @@ export async function startRuns({
     ),
   );
   const names = new Map(tests.map((t) => [t.id, t.name]));
-  return { batchId, runs: runs.map((run) => ({ run, testName: names.get(run.testId) ?? null })) };
+  return { batchId, runs: runs.map((run) => ({ run, testName: (run.testId && names.get(run.testId)) ?? null })) };
+}
+
+export const sourceNotFound = (kind: ReplaySource["kind"]) =>
+  new ApiError("not_found", `No ${kind} with that id of this agent in this workspace.`);
+
+/**
+ * Queues a replay of the agent's call or chat against `version` (default: the live one), judged on
+ * `criteria` (default: the agent's analysis plan's success criteria at that version), and plays it
+ * after the answer. 404 when the call or chat is not the workspace's or not this agent's.
+ */
+export async function startReplay({
+  ctx,
+  input,
+}: Op<
+  { agentId: string; source: ReplaySource; version?: number; criteria?: TestCriteria },
+  "db" | "organizationId" | "config" | "providers" | "waitUntil"
+>): Promise<RunWithTest> {
+  const agent = await configForRun(ctx, input.agentId, input.version);
+  const transcript = await sourceTranscript(ctx.db, ctx.organizationId, input.agentId, input.source);
+  if (!transcript) throw sourceNotFound(input.source.kind);
+  const turns = recordedTurns(transcript).length;
+  if (turns === 0) throw new ApiError("bad_request", `The ${input.source.kind} has no caller turns to replay.`);
+  if (turns > MAX_REPLAY_TURNS)
+    throw new ApiError("bad_request", `The ${input.source.kind} has ${turns} caller turns; a replay takes at most ${MAX_REPLAY_TURNS}.`);
+  const criteria = input.criteria ?? { successCriteria: agent.analysisPlan.successCriteria, extractionFields: [] };
+  const run = await queueReplay(
+    ctx.db,
+    ctx.organizationId,
+    { agentId: input.agentId, agentVersion: input.version ?? agent.liveVersion, source: input.source, criteria },
+    MAX_ACTIVE_RUNS,
+  );
+  if (!run)
+    throw new ApiError(
+      "test_runs_limit",
+      `The workspace has as many test runs queued or running as it may (${MAX_ACTIVE_RUNS}): wait for some to finish.`,
+    );
+  ctx.waitUntil(playRuns(ctx, [run.id]));
+  return { run, testName: null };
 }
 
 /** Plays each run, `RUNS_AT_ONCE` at a time, each final one announced. */
@@ -156,7 +197,7 @@ export async function playRuns(ctx: RunCtx, ids: string[]): Promise<void> {
 }
 
 async function announce(ctx: RunCtx, row: AgentTestRun): Promise<void> {
-  const test = await findTestById(ctx.db, row.testId);
+  const test = row.testId ? await findTestById(ctx.db, row.testId) : undefined;
   await emit(ctx, {
     organizationId: row.organizationId,
     event: "test_run.completed",

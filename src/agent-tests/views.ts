@@ -29,6 +29,9 @@ export const toRunView = (row: AgentTestRun, testName: string | null): TestRunVi
   agentVersion: row.agentVersion,
   batchId: row.batchId,
   mode: row.mode,
+  replay: row.source
+    ? { source: row.source, differingTurns: row.turns ? row.turns.filter((t) => t.differs).length : null, turns: row.turns }
+    : null,
   status: row.status,
   transcript: row.transcript.map((t) => ({
     role: t.role,

@@ -193,6 +193,9 @@ function testRun(now: Date): AgentTestRun {
     agentVersion: null,
     batchId: null,
     mode: "chat",
+    source: null,
+    criteria: null,
+    turns: null,
     status: "passed",
     transcript: [
       { role: "user", text: "Is the webhook working?", at: at(3) },

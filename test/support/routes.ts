@@ -328,6 +328,14 @@ export const ROUTES: RouteCase[] = [
   { method: "POST", path: "/v1/agents/:id/tests/:testId/runs", auth: "api_key", resource: agentTest },
   { method: "GET", path: "/v1/agents/:id/test-runs", auth: "api_key", resource: agent },
   { method: "GET", path: "/v1/agents/:id/test-runs/:runId", auth: "api_key", resource: agentTestRun },
+  // The call named is missing in every workspace: the agent's tenancy answers first (a foreign call is tested in test/integration/agent-tests/replays.test.ts).
+  {
+    method: "POST",
+    path: "/v1/agents/:id/replays",
+    auth: "api_key",
+    body: { callId: "0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b78" },
+    resource: agent,
+  },
 
   { method: "POST", path: "/v1/agents/:id/calls", auth: "api_key", body: { phoneNumber: "+12025550100" }, resource: agent },
   { method: "POST", path: "/v1/agents/:id/web-call", auth: "api_key", body: {}, resource: agent },

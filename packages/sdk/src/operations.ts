@@ -37,6 +37,7 @@ export const OPERATIONS = {
   runAgentTest: { method: "POST", path: "/v1/agents/{id}/tests/{testId}/runs", sdk: "agentTests.run" },
   listAgentTestRuns: { method: "GET", path: "/v1/agents/{id}/test-runs", sdk: "agentTests.runs.list" },
   getAgentTestRun: { method: "GET", path: "/v1/agents/{id}/test-runs/{runId}", sdk: "agentTests.runs.retrieve" },
+  replayAgentConversation: { method: "POST", path: "/v1/agents/{id}/replays", sdk: "agentTests.replay" },
 
   createCall: { method: "POST", path: "/v1/agents/{id}/calls", sdk: "calls.create" },
   createWebCall: { method: "POST", path: "/v1/agents/{id}/web-call", sdk: "calls.createWebCall" },

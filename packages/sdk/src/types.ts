@@ -42,6 +42,7 @@ export type AgentTestRun = Schemas["AgentTestRun"];
 export type AgentTestRunListParams = QueryOf<"listAgentTestRuns">;
 export type AgentTestRunParams = Schemas["RunAgentTests"];
 export type StartedAgentTestRuns = Schemas["StartedAgentTestRuns"];
+export type AgentReplayParams = Schemas["StartAgentReplay"];
 export type Call = Schemas["Call"];
 export type CallCreateParams = Schemas["CreateCall"];
 export type CallListParams = QueryOf<"listCalls">;

@@ -41,22 +41,24 @@ export interface Matrix {
 
 export const cellKey = (testId: string, version: string) => `${testId}:${version}`;
 
-export function matrixOf(runs: RunWithTest[]): Matrix {
+export function matrixOf(all: RunWithTest[]): Matrix {
+  // A test's runs only: a replay (no test) has no row in the matrix.
+  const runs = all.flatMap(({ run }) => (run.testId ? [{ run, testId: run.testId }] : []));
   const versions = [...new Set(runs.map(({ run }) => run.agentVersion))].sort((a, b) => (b ?? -1) - (a ?? -1));
   const cells = new Map<string, Cell>();
   const last = new Map<string, Cell & { agentVersion: number | null }>();
-  for (const { run } of runs) {
+  for (const { run, testId } of runs) {
     const cell = {
-      testId: run.testId,
+      testId,
       version: versionKey(run.agentVersion),
       runId: run.id,
       status: run.status,
       tone: STATUS_TONES[run.status],
     };
-    cells.set(cellKey(run.testId, cell.version), cell);
-    const before = last.get(run.testId);
+    cells.set(cellKey(testId, cell.version), cell);
+    const before = last.get(testId);
     // Run ids are time-ordered (UUIDv7): the greatest is the newest.
-    if (!before || before.runId < run.id) last.set(run.testId, { ...cell, agentVersion: run.agentVersion });
+    if (!before || before.runId < run.id) last.set(testId, { ...cell, agentVersion: run.agentVersion });
   }
   return { versions, cells, last, active: runs.some(({ run }) => isActive(run.status)) };
 }

@@ -70,6 +70,21 @@ export interface TestRunLatency {
   totalMs: number;
 }
 
+/** Where a replay's caller turns come from: a past call or chat of the agent (docs/agent-tests.md, "Replay"). */
+export interface ReplaySource {
+  kind: "call" | "chat";
+  id: string;
+}
+
+/** One caller turn of a replay: what the agent said to it then (`recorded`) and now (`replayed`, null when not reached). */
+export interface ReplayTurn {
+  index: number;
+  caller: string;
+  recorded: string;
+  replayed: string | null;
+  differs: boolean;
+}
+
 export const agentTestRuns = pgTable(
   "agent_test_runs",
   {
@@ -77,16 +92,20 @@ export const agentTestRuns = pgTable(
     organizationId: uuid("organization_id")
       .notNull()
       .references(() => organizations.id, { onDelete: "cascade" }),
-    testId: uuid("test_id")
+    /** The test run; null for a replay (mode `replay`), which has no test. */
+    testId: uuid("test_id").references(() => agentTests.id, { onDelete: "cascade" }),
+    agentId: uuid("agent_id")
       .notNull()
-      .references(() => agentTests.id, { onDelete: "cascade" }),
-    /** Not a foreign key: the test's cascade removes the run with the agent. */
-    agentId: uuid("agent_id").notNull(),
+      .references(() => agents.id, { onDelete: "cascade" }),
     /** The agent's version the run played against; null: its configuration at the time (before versions). */
     agentVersion: integer("agent_version"),
     /** Runs started together (POST …/tests/runs) share it. */
     batchId: uuid("batch_id"),
-    mode: text("mode").$type<"chat">().notNull().default("chat"),
+    mode: text("mode").$type<"chat" | "replay">().notNull().default("chat"),
+    /** Replays: the call or chat replayed, the criteria judged (a test run's are its test's), each caller turn compared. */
+    source: jsonb("source").$type<ReplaySource | null>(),
+    criteria: jsonb("criteria").$type<TestCriteria | null>(),
+    turns: jsonb("turns").$type<ReplayTurn[] | null>(),
     status: text("status").$type<TestRunStatus>().notNull().default("queued"),
     transcript: jsonb("transcript").$type<ChatTurn[]>().notNull().default([]),
     results: jsonb("results").$type<TestRunResults | null>(),

@@ -1,11 +1,12 @@
 // The SDK's agent tests resource against the real worker: tests created, read, changed, listed and
 // deleted; a run of one and a run of all; runs listed and read; runAndWait telling a failing test
-// from a passing one, as a CI script reads it. The API's own rules: test/integration/agent-tests/.
+// from a passing one, as a CI script reads it; a replay of a chat. The API's own rules: test/integration/agent-tests/.
 import { describe, expect, it } from "vitest";
 import { NotFoundError } from "../../../packages/sdk/src/index";
 import { testAgent } from "../../support/agent-tests";
 import { createWorkspace } from "../../support/harness";
 import { sdkFor } from "../../support/sdk";
+import { chat, createWidget, visitor } from "../../support/widgets";
 
 const passing = {
   name: "Echoes the order",
@@ -57,5 +58,20 @@ describe("SDK agent tests", () => {
     await expect(client.agentTests.run(agent.id, test.id, { version: 2 })).rejects.toBeInstanceOf(NotFoundError);
     await expect(client.agentTests.del(agent.id, failing.id)).resolves.toBeUndefined();
     await expect(client.agentTests.retrieve(agent.id, failing.id)).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it("replay: a widget chat replayed against the live version, read until final", async () => {
+    const ws = await createWorkspace();
+    const client = sdkFor(ws);
+    const agent = await testAgent(ws);
+    const { token } = await createWidget(ws, { agentId: agent.id });
+    const { sessionId } = await chat(token, { visitorId: visitor(), message: "Where is my order 7?" });
+
+    const queued = await client.agentTests.replay(agent.id, { chatId: sessionId });
+    expect(queued).toMatchObject({ mode: "replay", status: "queued", replay: { source: { kind: "chat", id: sessionId } } });
+    await expect.poll(async () => (await client.agentTests.runs.retrieve(agent.id, queued.id)).status).toBe("passed");
+    const run = await client.agentTests.runs.retrieve(agent.id, queued.id);
+    expect(run.replay).toMatchObject({ differingTurns: 0, turns: [{ caller: "Where is my order 7?", differs: false }] });
+    await expect(client.agentTests.replay(agent.id, { callId: sessionId })).rejects.toBeInstanceOf(NotFoundError);
   });
 });

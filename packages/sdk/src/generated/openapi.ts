@@ -651,6 +651,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/agents/{id}/replays": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay a call or chat
+         * @description Queues a replay of one of the agent's past calls or chats against a version (default: the live one) and answers 202 at once with the run (mode `replay`). In the background the recorded caller turns are said again, in order, and each new reply is compared with the recorded one (`replay.turns`, `replay.differingTurns`); then the judge reads the replayed conversation. Poll GET /v1/agents/{id}/test-runs/{runId}, or listen for `test_run.completed`. 404 when the call or chat is not this agent's; 429 `test_runs_limit` when the workspace has too many runs queued or running.
+         */
+        post: operations["replayAgentConversation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/agents/{id}/calls": {
         parameters: {
             query?: never;
@@ -2372,9 +2392,12 @@ export interface components {
             testRun?: {
                 /** Format: uuid */
                 id?: string;
-                /** Format: uuid */
-                testId?: string;
-                /** @description The test's name when the run was read (null if it was deleted). */
+                /**
+                 * Format: uuid
+                 * @description The test run; null for a replay.
+                 */
+                testId?: string | null;
+                /** @description The test's name when the run was read (null if it was deleted, and for a replay). */
                 testName?: string | null;
                 /** Format: uuid */
                 agentId?: string;
@@ -2385,8 +2408,34 @@ export interface components {
                  * @description Runs started together by POST /v1/agents/{id}/tests/runs share it.
                  */
                 batchId?: string | null;
-                /** @enum {string} */
-                mode?: "chat";
+                /**
+                 * @description `chat`: a test's scenario played as a chat; `replay`: a past call or chat replayed.
+                 * @enum {string}
+                 */
+                mode?: "chat" | "replay";
+                /** @description Replays: the call or chat replayed, and each caller turn's reply then and now; null for a test run. */
+                replay?: {
+                    source: {
+                        /** @enum {string} */
+                        kind: "call" | "chat";
+                        /** Format: uuid */
+                        id: string;
+                    };
+                    /** @description How many caller turns got a different reply (null until the replay has played). */
+                    differingTurns: number | null;
+                    turns: {
+                        /** @description The caller turn's position, from 0. */
+                        index: number;
+                        /** @description What the caller said (the recorded user turn). */
+                        caller: string;
+                        /** @description The agent's reply then. */
+                        recorded: string;
+                        /** @description The agent's reply now; null when the replay did not reach the turn. */
+                        replayed: string | null;
+                        /** @description The two differ after white space is collapsed and case ignored. */
+                        differs: boolean;
+                    }[] | null;
+                } | null;
                 /**
                  * @description `queued`, `running`, then final: `passed` (every criterion and expectation), `failed` (one did not, or a cap was reached), `error` (the run could not be judged).
                  * @enum {string}
@@ -4467,9 +4516,12 @@ export interface components {
             testRun: {
                 /** Format: uuid */
                 id: string;
-                /** Format: uuid */
-                testId: string;
-                /** @description The test's name when the run was read (null if it was deleted). */
+                /**
+                 * Format: uuid
+                 * @description The test run; null for a replay.
+                 */
+                testId: string | null;
+                /** @description The test's name when the run was read (null if it was deleted, and for a replay). */
                 testName: string | null;
                 /** Format: uuid */
                 agentId: string;
@@ -4480,8 +4532,34 @@ export interface components {
                  * @description Runs started together by POST /v1/agents/{id}/tests/runs share it.
                  */
                 batchId: string | null;
-                /** @enum {string} */
-                mode: "chat";
+                /**
+                 * @description `chat`: a test's scenario played as a chat; `replay`: a past call or chat replayed.
+                 * @enum {string}
+                 */
+                mode: "chat" | "replay";
+                /** @description Replays: the call or chat replayed, and each caller turn's reply then and now; null for a test run. */
+                replay: {
+                    source: {
+                        /** @enum {string} */
+                        kind: "call" | "chat";
+                        /** Format: uuid */
+                        id: string;
+                    };
+                    /** @description How many caller turns got a different reply (null until the replay has played). */
+                    differingTurns: number | null;
+                    turns: {
+                        /** @description The caller turn's position, from 0. */
+                        index: number;
+                        /** @description What the caller said (the recorded user turn). */
+                        caller: string;
+                        /** @description The agent's reply then. */
+                        recorded: string;
+                        /** @description The agent's reply now; null when the replay did not reach the turn. */
+                        replayed: string | null;
+                        /** @description The two differ after white space is collapsed and case ignored. */
+                        differs: boolean;
+                    }[] | null;
+                } | null;
                 /**
                  * @description `queued`, `running`, then final: `passed` (every criterion and expectation), `failed` (one did not, or a cap was reached), `error` (the run could not be judged).
                  * @enum {string}
@@ -5728,9 +5806,12 @@ export interface components {
         AgentTestRun: {
             /** Format: uuid */
             id: string;
-            /** Format: uuid */
-            testId: string;
-            /** @description The test's name when the run was read (null if it was deleted). */
+            /**
+             * Format: uuid
+             * @description The test run; null for a replay.
+             */
+            testId: string | null;
+            /** @description The test's name when the run was read (null if it was deleted, and for a replay). */
             testName: string | null;
             /** Format: uuid */
             agentId: string;
@@ -5741,8 +5822,34 @@ export interface components {
              * @description Runs started together by POST /v1/agents/{id}/tests/runs share it.
              */
             batchId: string | null;
-            /** @enum {string} */
-            mode: "chat";
+            /**
+             * @description `chat`: a test's scenario played as a chat; `replay`: a past call or chat replayed.
+             * @enum {string}
+             */
+            mode: "chat" | "replay";
+            /** @description Replays: the call or chat replayed, and each caller turn's reply then and now; null for a test run. */
+            replay: {
+                source: {
+                    /** @enum {string} */
+                    kind: "call" | "chat";
+                    /** Format: uuid */
+                    id: string;
+                };
+                /** @description How many caller turns got a different reply (null until the replay has played). */
+                differingTurns: number | null;
+                turns: {
+                    /** @description The caller turn's position, from 0. */
+                    index: number;
+                    /** @description What the caller said (the recorded user turn). */
+                    caller: string;
+                    /** @description The agent's reply then. */
+                    recorded: string;
+                    /** @description The agent's reply now; null when the replay did not reach the turn. */
+                    replayed: string | null;
+                    /** @description The two differ after white space is collapsed and case ignored. */
+                    differs: boolean;
+                }[] | null;
+            } | null;
             /**
              * @description `queued`, `running`, then final: `passed` (every criterion and expectation), `failed` (one did not, or a cap was reached), `error` (the run could not be judged).
              * @enum {string}
@@ -5819,6 +5926,27 @@ export interface components {
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             nextCursor: string | null;
             hasMore: boolean;
+        };
+        /**
+         * @example {
+         *       "callId": "0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b78",
+         *       "version": 3
+         *     }
+         */
+        StartAgentReplay: {
+            /**
+             * Format: uuid
+             * @description The call to replay (one of the agent's, of this workspace).
+             */
+            callId?: string;
+            /**
+             * Format: uuid
+             * @description The chat to replay (one of the agent's, of this workspace).
+             */
+            chatId?: string;
+            /** @description The agent's version to replay against; omitted: its live version. */
+            version?: number;
+            criteria?: components["schemas"]["TestCriteria"] & unknown;
         };
         Call: {
             /**
@@ -7568,7 +7696,7 @@ export interface components {
              *       "transcript.fullText"
              *     ]
              */
-            customFields?: ("channel" | "call.id" | "call.status" | "call.direction" | "call.durationSeconds" | "call.fromNumber" | "call.toNumber" | "call.agentId" | "call.agentName" | "call.agentVersion" | "call.startedAt" | "call.endedAt" | "call.endedReason" | "call.endedReasonCategory" | "call.transfer" | "call.analysisSkipped" | "call.campaignId" | "call.campaignRecipientId" | "chat.id" | "chat.status" | "chat.agentId" | "chat.agentName" | "chat.agentVersion" | "chat.startedAt" | "chat.endedAt" | "chat.messageCount" | "chat.channelId" | "chat.endUserId" | "chat.endUserName" | "campaign.id" | "campaign.name" | "campaign.agentId" | "campaign.fromNumbers" | "campaign.status" | "campaign.pausedReason" | "campaign.schedule" | "campaign.retry" | "campaign.maxCallsInFlight" | "campaign.callsInFlight" | "campaign.recipientCount" | "campaign.counts" | "campaign.metadata" | "campaign.startedAt" | "campaign.completedAt" | "campaign.createdAt" | "campaign.updatedAt" | "testRun.id" | "testRun.testId" | "testRun.testName" | "testRun.agentId" | "testRun.agentVersion" | "testRun.batchId" | "testRun.mode" | "testRun.status" | "testRun.transcript" | "testRun.results" | "testRun.toolsCalled" | "testRun.latency" | "testRun.costMicro" | "testRun.error" | "testRun.startedAt" | "testRun.finishedAt" | "testRun.createdAt" | "transcript.fullText" | "transcript.turns" | "recording.url" | "recording.durationSeconds" | "analysis.summary" | "analysis.sentiment" | "analysis.topics" | "analysis.actionItems" | "report.successScore" | "report.criteriaResults" | "report.extractedData" | "metadata")[];
+            customFields?: ("channel" | "call.id" | "call.status" | "call.direction" | "call.durationSeconds" | "call.fromNumber" | "call.toNumber" | "call.agentId" | "call.agentName" | "call.agentVersion" | "call.startedAt" | "call.endedAt" | "call.endedReason" | "call.endedReasonCategory" | "call.transfer" | "call.analysisSkipped" | "call.campaignId" | "call.campaignRecipientId" | "chat.id" | "chat.status" | "chat.agentId" | "chat.agentName" | "chat.agentVersion" | "chat.startedAt" | "chat.endedAt" | "chat.messageCount" | "chat.channelId" | "chat.endUserId" | "chat.endUserName" | "campaign.id" | "campaign.name" | "campaign.agentId" | "campaign.fromNumbers" | "campaign.status" | "campaign.pausedReason" | "campaign.schedule" | "campaign.retry" | "campaign.maxCallsInFlight" | "campaign.callsInFlight" | "campaign.recipientCount" | "campaign.counts" | "campaign.metadata" | "campaign.startedAt" | "campaign.completedAt" | "campaign.createdAt" | "campaign.updatedAt" | "testRun.id" | "testRun.testId" | "testRun.testName" | "testRun.agentId" | "testRun.agentVersion" | "testRun.batchId" | "testRun.mode" | "testRun.replay" | "testRun.status" | "testRun.transcript" | "testRun.results" | "testRun.toolsCalled" | "testRun.latency" | "testRun.costMicro" | "testRun.error" | "testRun.startedAt" | "testRun.finishedAt" | "testRun.createdAt" | "transcript.fullText" | "transcript.turns" | "recording.url" | "recording.durationSeconds" | "analysis.summary" | "analysis.sentiment" | "analysis.topics" | "analysis.actionItems" | "report.successScore" | "report.criteriaResults" | "report.extractedData" | "metadata")[];
         };
         WebhookEndpointPage: {
             data: components["schemas"]["WebhookEndpoint"][];
@@ -7618,7 +7746,7 @@ export interface components {
              *       "transcript.fullText"
              *     ]
              */
-            customFields?: ("channel" | "call.id" | "call.status" | "call.direction" | "call.durationSeconds" | "call.fromNumber" | "call.toNumber" | "call.agentId" | "call.agentName" | "call.agentVersion" | "call.startedAt" | "call.endedAt" | "call.endedReason" | "call.endedReasonCategory" | "call.transfer" | "call.analysisSkipped" | "call.campaignId" | "call.campaignRecipientId" | "chat.id" | "chat.status" | "chat.agentId" | "chat.agentName" | "chat.agentVersion" | "chat.startedAt" | "chat.endedAt" | "chat.messageCount" | "chat.channelId" | "chat.endUserId" | "chat.endUserName" | "campaign.id" | "campaign.name" | "campaign.agentId" | "campaign.fromNumbers" | "campaign.status" | "campaign.pausedReason" | "campaign.schedule" | "campaign.retry" | "campaign.maxCallsInFlight" | "campaign.callsInFlight" | "campaign.recipientCount" | "campaign.counts" | "campaign.metadata" | "campaign.startedAt" | "campaign.completedAt" | "campaign.createdAt" | "campaign.updatedAt" | "testRun.id" | "testRun.testId" | "testRun.testName" | "testRun.agentId" | "testRun.agentVersion" | "testRun.batchId" | "testRun.mode" | "testRun.status" | "testRun.transcript" | "testRun.results" | "testRun.toolsCalled" | "testRun.latency" | "testRun.costMicro" | "testRun.error" | "testRun.startedAt" | "testRun.finishedAt" | "testRun.createdAt" | "transcript.fullText" | "transcript.turns" | "recording.url" | "recording.durationSeconds" | "analysis.summary" | "analysis.sentiment" | "analysis.topics" | "analysis.actionItems" | "report.successScore" | "report.criteriaResults" | "report.extractedData" | "metadata")[];
+            customFields?: ("channel" | "call.id" | "call.status" | "call.direction" | "call.durationSeconds" | "call.fromNumber" | "call.toNumber" | "call.agentId" | "call.agentName" | "call.agentVersion" | "call.startedAt" | "call.endedAt" | "call.endedReason" | "call.endedReasonCategory" | "call.transfer" | "call.analysisSkipped" | "call.campaignId" | "call.campaignRecipientId" | "chat.id" | "chat.status" | "chat.agentId" | "chat.agentName" | "chat.agentVersion" | "chat.startedAt" | "chat.endedAt" | "chat.messageCount" | "chat.channelId" | "chat.endUserId" | "chat.endUserName" | "campaign.id" | "campaign.name" | "campaign.agentId" | "campaign.fromNumbers" | "campaign.status" | "campaign.pausedReason" | "campaign.schedule" | "campaign.retry" | "campaign.maxCallsInFlight" | "campaign.callsInFlight" | "campaign.recipientCount" | "campaign.counts" | "campaign.metadata" | "campaign.startedAt" | "campaign.completedAt" | "campaign.createdAt" | "campaign.updatedAt" | "testRun.id" | "testRun.testId" | "testRun.testName" | "testRun.agentId" | "testRun.agentVersion" | "testRun.batchId" | "testRun.mode" | "testRun.replay" | "testRun.status" | "testRun.transcript" | "testRun.results" | "testRun.toolsCalled" | "testRun.latency" | "testRun.costMicro" | "testRun.error" | "testRun.startedAt" | "testRun.finishedAt" | "testRun.createdAt" | "transcript.fullText" | "transcript.turns" | "recording.url" | "recording.durationSeconds" | "analysis.summary" | "analysis.sentiment" | "analysis.topics" | "analysis.actionItems" | "report.successScore" | "report.criteriaResults" | "report.extractedData" | "metadata")[];
         };
         WebhookDelivery: {
             /** @description The delivery id, as in X-Service-Delivery-Id. */
@@ -10504,6 +10632,8 @@ export interface operations {
                 /** @description Only the runs started together with this batch id. */
                 batchId?: string;
                 status?: "queued" | "running" | "passed" | "failed" | "error";
+                /** @description Only test runs (`chat`) or only replays (`replay`). */
+                mode?: "chat" | "replay";
             };
             header?: never;
             path: {
@@ -10583,6 +10713,77 @@ export interface operations {
         responses: {
             /** @description The run. */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentTestRun"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    replayAgentConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StartAgentReplay"];
+            };
+        };
+        responses: {
+            /** @description The replay, queued. */
+            202: {
                 headers: {
                     [name: string]: unknown;
                 };

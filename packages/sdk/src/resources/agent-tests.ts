@@ -1,9 +1,11 @@
 // Agent tests (docs/agent-tests.md): scenarios played against an agent as chats, judged on their
 // criteria. Runs are queued and played in the background: `runAndWait` runs one test or all of an
-// agent's and polls until each is final, so a CI job can fail when a test does.
+// agent's and polls until each is final, so a CI job can fail when a test does. `replay` replays a
+// past call or chat against a version, turn by turn.
 import type { RequestOptions } from "../core.js";
 import type { PagePromise } from "../pagination.js";
 import type {
+  AgentReplayParams,
   AgentTest,
   AgentTestCreateParams,
   AgentTestListParams,
@@ -77,6 +79,15 @@ export class AgentTests extends Resource {
   /** Queues a run of each of the agent's tests, sharing a `batchId` (202). */
   runAll(agentId: string, body: AgentTestRunParams = {}, options?: RequestOptions): Promise<StartedAgentTestRuns> {
     return this.call({ operation: "runAgentTests", pathParams: { id: agentId }, body }, options);
+  }
+
+  /**
+   * Queues a replay of one of the agent's past calls or chats (`callId` or `chatId`) against a
+   * version (202): the run has mode `replay`; poll `runs.retrieve` until it is final, then read
+   * `replay.turns` (each caller turn's reply then and now) and `replay.differingTurns`.
+   */
+  replay(agentId: string, body: AgentReplayParams, options?: RequestOptions): Promise<AgentTestRun> {
+    return this.call({ operation: "replayAgentConversation", pathParams: { id: agentId }, body }, options);
   }
 
   /** Runs one test (`testId`) or all of the agent's, and reads the runs again until each is final. */

@@ -1,5 +1,5 @@
 // /v1/agents/{id}/tests and /v1/agents/{id}/test-runs: an agent's tests, their runs, and running
-// them (docs/agent-tests.md). POST …/tests/runs is registered before the routes with {testId}.
+// them, and /v1/agents/{id}/replays (docs/agent-tests.md). POST …/tests/runs is registered before the routes with {testId}.
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../context";
 import { registerCreateAgentTest } from "./create";
@@ -8,6 +8,7 @@ import { registerGetAgentTest } from "./get";
 import { registerGetAgentTestRun } from "./get-run";
 import { registerListAgentTests } from "./list";
 import { registerListAgentTestRuns } from "./list-runs";
+import { registerReplayAgent } from "./replay";
 import { registerRunAgentTests } from "./run-all";
 import { registerRunAgentTest } from "./run-one";
 import { registerUpdateAgentTest } from "./update";
@@ -22,4 +23,5 @@ export function registerAgentTests(app: OpenAPIHono<AppEnv>) {
   registerRunAgentTest(app);
   registerListAgentTestRuns(app);
   registerGetAgentTestRun(app);
+  registerReplayAgent(app);
 }

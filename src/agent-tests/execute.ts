@@ -1,0 +1,42 @@
+// A queued run played to its end, whatever its mode: a test's scenario (run.ts) or a replay of a
+// past conversation (replay.ts). The outcome is stored once, with the run's cost.
+import type { AgentTestRun } from "../db/schema";
+import type { DomainContext } from "../services";
+import type { ToolTurnDeps } from "../tools/runtime";
+import { findTestById, finishRun, markRunning, type RunOutcome } from "./queries";
+import { playReplay } from "./replay";
+import { playRun, RUN_TIME_CAP_MS } from "./run";
+
+const testDeleted: RunOutcome = {
+  status: "error",
+  transcript: [],
+  results: null,
+  toolsCalled: [],
+  latency: null,
+  error: "The test was deleted before the run started.",
+};
+
+/**
+ * Runs a queued run to its end and stores the outcome (with its cost, once every settlement of its
+ * model calls has landed); returns the final row, or null when the run was not queued (another
+ * worker took it, or it was ended).
+ */
+export async function executeRun(
+  ctx: Pick<DomainContext, "db" | "config" | "providers">,
+  runId: string,
+  capMs = RUN_TIME_CAP_MS,
+): Promise<AgentTestRun | null> {
+  const run = await markRunning(ctx.db, runId);
+  if (!run) return null;
+  const settling: Promise<unknown>[] = [];
+  const deps: ToolTurnDeps = { db: ctx.db, config: ctx.config, providers: ctx.providers, waitUntil: (p) => settling.push(p) };
+  let outcome: RunOutcome;
+  if (run.mode === "replay") outcome = await playReplay(deps, run, capMs);
+  else {
+    const test = run.testId ? await findTestById(ctx.db, run.testId) : undefined;
+    outcome = test ? await playRun(deps, run, test, capMs) : testDeleted;
+  }
+  // Settlements run in the background of each model call: the run's cost is their sum.
+  while (settling.length > 0) await Promise.allSettled(settling.splice(0));
+  return (await finishRun(ctx.db, run.id, outcome)) ?? null;
+}

@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest";
+import { recordedTurns, turnDiffers } from "../../../src/agent-tests/replay";
+
+describe("recordedTurns", () => {
+  it("pairs each caller turn with the agent's words up to the next one, leaving out tool turns and the greeting", () => {
+    expect(
+      recordedTurns([
+        { role: "agent", text: "Hello." },
+        { role: "user", text: "Order 7?" },
+        { role: "tool", text: "lookup_order" },
+        { role: "agent", text: "It shipped" },
+        { role: "agent", text: "yesterday." },
+        { role: "user", text: "Thanks" },
+        { role: "user", text: "Bye" },
+        { role: "agent", text: "Goodbye!" },
+      ]),
+    ).toEqual([
+      { caller: "Order 7?", recorded: "It shipped yesterday." },
+      { caller: "Thanks", recorded: "" },
+      { caller: "Bye", recorded: "Goodbye!" },
+    ]);
+  });
+});
+
+describe("turnDiffers", () => {
+  it("ignores white space and case only", () => {
+    expect(turnDiffers("You said:  Hi.", " you SAID: hi. ")).toBe(false);
+    expect(turnDiffers("You said: Hi.", "You said: Hi")).toBe(true);
+    expect(turnDiffers("Hi", null)).toBe(true);
+  });
+});
