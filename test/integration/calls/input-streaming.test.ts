@@ -2,7 +2,7 @@
 // streaming (docs/calls.md, "Input streaming"): each reply is one Cartesia context fed its clauses
 // as the LLM writes them. The transcript keeps what was said, each reply's speech time is measured
 // from its first text in, and each reply's characters are charged once, in one row.
-import { eq } from "drizzle-orm";
+import { asc, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { usageEvents } from "../../../src/db/schema";
 import { KATIE_VOICE_ID as KATIE } from "../../../src/voices/service";
@@ -59,7 +59,11 @@ describe("a web call with a Cartesia voice", () => {
 
     // One Cartesia context per reply (the first message's too), each charged its characters once:
     // the per-sentence path would have made a row per sentence ("You said: Yes," and the rest).
-    const tts = (await testDb().select().from(usageEvents).where(eq(usageEvents.callId, call.id))).filter((r) => r.modality === "tts");
+    // In the order they were held (ids are time-ordered): without an ORDER BY, PostgreSQL returns a row its settle
+    // rewrote after the others.
+    const tts = (await testDb().select().from(usageEvents).where(eq(usageEvents.callId, call.id)).orderBy(asc(usageEvents.id))).filter(
+      (r) => r.modality === "tts",
+    );
     expect(tts.map((r) => [r.provider, r.status, r.quantity])).toEqual(
       turns.filter((t) => t.role === "agent").map((t) => ["cartesia", 200, [...t.text].length]),
     );
