@@ -99,3 +99,16 @@ export async function axeViolations(page: Page): Promise<AxeFinding[]> {
     .filter((v) => v.impact === "critical" || v.impact === "serious")
     .map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(" ")) }));
 }
+
+/** The page's console errors and uncaught exceptions from now on (a failed request the page expects, such as a refused upload, aside). */
+export function consoleErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on("console", (m) => {
+    if (m.type() === "error" && !m.text().startsWith("Failed to load resource")) errors.push(m.text());
+  });
+  page.on("pageerror", (e) => errors.push(e.message));
+  return errors;
+}
+
+/** How far the page is wider than the window (0: nothing scrolls sideways). */
+export const overflow = (page: Page) => page.evaluate<number>("document.documentElement.scrollWidth - window.innerWidth");

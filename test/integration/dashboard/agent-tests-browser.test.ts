@@ -4,10 +4,19 @@
 // agent's tool server answers after 5 s, so the run is still running when the page is drawn and
 // the page's script is what shows it passed. Under the pages' CSP with no violation and no console
 // error; axe-core finds no critical or serious violation at 1280 and 390 px, nothing wider than a phone.
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { testAgent } from "../../support/agent-tests";
-import { axeViolations, hasBrowser, launchBrowser, screenshot, signInPage, takeCspViolations } from "../../support/browser";
+import {
+  axeViolations,
+  consoleErrors,
+  hasBrowser,
+  launchBrowser,
+  overflow,
+  screenshot,
+  signInPage,
+  takeCspViolations,
+} from "../../support/browser";
 import { baseUrl, createWorkspace, type Workspace } from "../../support/harness";
 import { agentWithTools, startToolServer, type ToolServer } from "../../support/tools";
 
@@ -24,17 +33,6 @@ afterAll(async () => {
 afterEach(() => {
   expect(takeCspViolations()).toEqual([]);
 });
-
-function consoleErrors(page: Page): string[] {
-  const errors: string[] = [];
-  page.on("console", (m) => {
-    if (m.type() === "error" && !m.text().startsWith("Failed to load resource")) errors.push(m.text());
-  });
-  page.on("pageerror", (e) => errors.push(e.message));
-  return errors;
-}
-
-const overflow = (page: Page) => page.evaluate<number>("document.documentElement.scrollWidth - window.innerWidth");
 
 describe.runIf(hasBrowser)("the agent's Tests page in Chromium", () => {
   let ws: Workspace;

@@ -8,7 +8,16 @@
 // error; axe-core finds no critical or serious violation at 1280 and 390 px, nothing wider than a phone.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { axeViolations, hasBrowser, launchBrowser, screenshot, signInPage, takeCspViolations } from "../../support/browser";
+import {
+  axeViolations,
+  consoleErrors,
+  hasBrowser,
+  launchBrowser,
+  overflow,
+  screenshot,
+  signInPage,
+  takeCspViolations,
+} from "../../support/browser";
 import { campaignAgent, SHARED_NUMBER } from "../../support/campaigns";
 import { baseUrl, createWorkspace, json, type Workspace } from "../../support/harness";
 
@@ -26,17 +35,6 @@ afterAll(async () => {
 afterEach(() => {
   expect(takeCspViolations()).toEqual([]);
 });
-
-function consoleErrors(page: Page): string[] {
-  const errors: string[] = [];
-  page.on("console", (m) => {
-    if (m.type() === "error" && !m.text().startsWith("Failed to load resource")) errors.push(m.text());
-  });
-  page.on("pageerror", (e) => errors.push(e.message));
-  return errors;
-}
-
-const overflow = (page: Page) => page.evaluate<number>("document.documentElement.scrollWidth - window.innerWidth");
 
 /** A window of half an hour, two hours from now (UTC): now is outside it for the whole test. */
 function windowAwayFromNow(): { start: string; end: string } {

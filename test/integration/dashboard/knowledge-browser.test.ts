@@ -5,9 +5,18 @@
 // agent form and saves it. Under the pages' CSP with no violation and no console error; axe-core
 // finds no critical or serious violation at 1280 and 390 px, with documents, an answer and a
 // refused upload on the page, and nothing is wider than a 390 px screen.
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { axeViolations, hasBrowser, launchBrowser, screenshot, signInPage, takeCspViolations } from "../../support/browser";
+import {
+  axeViolations,
+  consoleErrors,
+  hasBrowser,
+  launchBrowser,
+  overflow,
+  screenshot,
+  signInPage,
+  takeCspViolations,
+} from "../../support/browser";
 import { baseUrl, createWorkspace, json, type Workspace } from "../../support/harness";
 
 const PRICES = `# Prices
@@ -29,18 +38,6 @@ afterAll(async () => {
 afterEach(() => {
   expect(takeCspViolations()).toEqual([]);
 });
-
-/** Console errors (a failed request the page expects, such as a refused upload, aside). */
-function consoleErrors(page: Page): string[] {
-  const errors: string[] = [];
-  page.on("console", (m) => {
-    if (m.type() === "error" && !m.text().startsWith("Failed to load resource")) errors.push(m.text());
-  });
-  page.on("pageerror", (e) => errors.push(e.message));
-  return errors;
-}
-
-const overflow = (page: Page) => page.evaluate<number>("document.documentElement.scrollWidth - window.innerWidth");
 
 describe.runIf(hasBrowser)("the Knowledge screen in Chromium", () => {
   let ws: Workspace;

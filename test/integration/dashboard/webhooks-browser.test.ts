@@ -5,7 +5,7 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { LEAF_PATHS, type Payload, shapePayload } from "../../../src/webhooks/payload";
-import { hasBrowser, launchBrowser, screenshot, signInPage as signInAs, takeCspViolations } from "../../support/browser";
+import { hasBrowser, launchBrowser, overflow, screenshot, signInPage as signInAs, takeCspViolations } from "../../support/browser";
 import { baseUrl, createWorkspace, type Workspace } from "../../support/harness";
 import { type Receiver, startReceiver } from "../../support/receiver";
 import { stripeAccepts } from "../../support/stripe";
@@ -17,8 +17,6 @@ const signInPage = (email: string, password: string, width = 1280) => signInAs(b
 const text = async (page: Page, selector: string) => ((await page.locator(selector).textContent()) ?? "").trim();
 const header = (value: string | string[] | undefined) => (Array.isArray(value) ? (value[0] ?? "") : (value ?? ""));
 /** Horizontal overflow of the page in CSS pixels (0 when it fits the viewport). */
-const overflow = (page: Page) => page.evaluate<number>("document.documentElement.scrollWidth - window.innerWidth");
-
 describe.runIf(hasBrowser)("dashboard: webhooks", () => {
   let ws: Workspace;
   let receiver: Receiver;
