@@ -7,7 +7,8 @@ import type { AgentTool, ChatTurn } from "../../../src/db/schema";
 import type { AppConfig } from "../../../src/env";
 import type { AgentAnswer } from "../../../src/metering/agent-reply";
 import { argumentsValidator, PARAMETERS_MAX_BYTES, PARAMETERS_MAX_DEPTH, parametersProblems } from "../../../src/tools/json-schema";
-import { agentTurn, modelTools, offeredTools, type Round, transferDestination } from "../../../src/tools/runtime";
+import { modelTools, offeredTools, transferDestination } from "../../../src/tools/offer";
+import { agentTurn, type Round } from "../../../src/tools/runtime";
 import { toolsSchema } from "../../../src/tools/schema";
 import { chatMessages } from "../../../src/widgets/reply";
 
