@@ -2,7 +2,8 @@
 // without a model. A tool expected called passes when one of its calls has every argument named
 // (equal as JSON, or containing a `{contains}` string, case-insensitive); one expected not called
 // passes when no call names it.
-import type { ChatTurn, ToolExpectation } from "../db/schema";
+import type { Agent, ChatTurn, ToolExpectation } from "../db/schema";
+import { offeredTools } from "../tools/offer";
 
 export interface ExpectationResult {
   tool: string;
@@ -58,3 +59,12 @@ export function checkExpectations(expectations: readonly ToolExpectation[], call
     };
   });
 }
+
+/**
+ * The tools a run offers the agent, by the name an expectation gives them: its function tools,
+ * end_call, search_knowledge when it searches its knowledge by a tool (a chat's offer: run.ts
+ * `agentReply`; transfer_call and send_dtmf need a phone line). The dashboard's expectation picker.
+ */
+export const expectationTools = (agent: Pick<Agent, "tools" | "knowledge">): string[] => [
+  ...offeredTools(agent.tools, { kind: "chat", id: "", channel: "test" }, agent.knowledge).keys(),
+];

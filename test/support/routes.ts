@@ -62,6 +62,13 @@ const agentWithTools = async (ws: Workspace) => ({
     ],
   }),
 });
+/** An agent with a second version, a draft that changes its prompt (its versions' diff shows a change). */
+const agentWithDraft = async (ws: Workspace) => {
+  const { id } = await agent(ws);
+  const res = await ws.api(`/v1/agents/${id}?draft=true`, { method: "PATCH", json: { systemPrompt: "A draft's prompt." } });
+  if (res.status !== 200) throw new Error(`a draft failed: ${res.status} ${await res.text()}`);
+  return { id };
+};
 /** A scripted test of one of the workspace's agents. */
 const agentTest = async (ws: Workspace) => {
   const { id } = await agent(ws);
@@ -511,6 +518,7 @@ export const ROUTES: RouteCase[] = [
   },
   { method: "POST", path: "/dashboard/agents/:id/publish", auth: "page", fields: { version: "1" }, resource: agent },
   { method: "POST", path: "/dashboard/agents/:id/rollback", auth: "page", fields: { version: "1" }, resource: agent },
+  { method: "GET", path: "/dashboard/agents/:id/versions/diff", auth: "page", resource: agentWithDraft },
   { method: "POST", path: "/dashboard/agents/:id/tools/remove", auth: "page", fields: { name: "lookup_order" }, resource: agent },
   {
     method: "POST",
@@ -532,7 +540,17 @@ export const ROUTES: RouteCase[] = [
   { method: "POST", path: "/dashboard/agents/:id/tests/run", auth: "page", fields: { version: "" }, resource: agentTest },
   { method: "POST", path: "/dashboard/agents/:id/tests/:testId/run", auth: "page", fields: { version: "" }, resource: agentTest },
   { method: "POST", path: "/dashboard/agents/:id/tests/:testId/delete", auth: "page", resource: agentTest },
+  // a test's own page (every field) and its save
+  { method: "GET", path: "/dashboard/agents/:id/tests/:testId", auth: "page", resource: agentTest },
+  {
+    method: "POST",
+    path: "/dashboard/agents/:id/tests/:testId",
+    auth: "page",
+    fields: { name: "Renamed test", kind: "script", turns: "Hello", criteria: "", "expectTool.0": "", "expectCalled.0": "yes" },
+    resource: agentTest,
+  },
   { method: "GET", path: "/dashboard/agents/:id/test-runs/:runId", auth: "page", resource: agentTestRun },
+  { method: "GET", path: "/dashboard/agents/:id/test-runs/:runId/live", auth: "page", resource: agentTestRun },
   { method: "GET", path: "/dashboard/voices", auth: "page" },
   { method: "GET", path: "/dashboard/voices/new", auth: "page" },
   {
@@ -595,6 +613,8 @@ export const ROUTES: RouteCase[] = [
   { method: "POST", path: "/dashboard/calls/test", auth: "page", fields: { agentId: PERSONA, phoneNumber: "+12025550101" } },
   { method: "GET", path: "/dashboard/calls/:id", auth: "page", resource: webCall },
   { method: "POST", path: "/dashboard/calls/:id/hang-up", auth: "page", resource: webCall },
+  // (a web call never joined has no caller turn: the workspace's own POST is refused on the call's page, 400)
+  { method: "POST", path: "/dashboard/calls/:id/replay", auth: "page", fields: { version: "" }, resource: webCall },
   { method: "GET", path: "/dashboard/calls/export.csv", auth: "page" },
   { method: "GET", path: "/dashboard/phone-numbers", auth: "page" },
   {
@@ -694,4 +714,6 @@ export const ROUTES: RouteCase[] = [
   { method: "POST", path: "/dashboard/channels/:id/remove", auth: "page", permission: "settings:write", resource: channel },
   { method: "GET", path: "/dashboard/chats", auth: "page" },
   { method: "GET", path: "/dashboard/chats/:id", auth: "page", resource: widgetChatSession },
+  // (the chat has a user turn: the workspace's own POST starts a replay and opens its page)
+  { method: "POST", path: "/dashboard/chats/:id/replay", auth: "page", fields: { version: "" }, resource: widgetChatSession },
 ];

@@ -1,8 +1,9 @@
 // An agent's Tests page (src/dashboard/agent-tests/list.tsx), followed while runs are queued or
 // running: every 2 s, GET /dashboard/agents/:id/tests/live gives each cell of the results (the
-// newest run of each test at each version, as src/dashboard/agent-tests/format.ts words it); the
-// cells and each test's last result are redrawn in place until every run is final. A cell the page
-// does not have (a run of a version started elsewhere) reloads the page, which draws its column.
+// newest run of each test at each version, as src/dashboard/agent-tests/format.ts words it) and
+// the newest replays' statuses; the cells, each test's last result and the replays shown are
+// redrawn in place until every run is final. A cell the page does not have (a run of a version
+// started elsewhere) reloads the page, which draws its column; a replay it does not show is left.
 // Not part of widget.js: the dashboard's asset build bundles it. A reload shows the same.
 
 type Tone = "good" | "bad" | "off" | "";
@@ -16,13 +17,14 @@ interface Cell {
 interface Live {
   active: boolean;
   cells: Cell[];
+  replays: Array<Pick<Cell, "runId" | "status" | "tone">>;
 }
 
 const POLL_MS = 2_000;
 
 export {}; // a module: its names are its own, not the page's globals
 
-function draw(slot: HTMLElement, agent: string, cell: Cell): void {
+function draw(slot: HTMLElement, agent: string, cell: Pick<Cell, "runId" | "status" | "tone">): void {
   if (slot.dataset.status === cell.status && slot.querySelector(`a[href$="${cell.runId}"]`)) return;
   const link = document.createElement("a");
   link.href = `/dashboard/agents/${agent}/test-runs/${cell.runId}`;
@@ -67,6 +69,10 @@ function setUp(page: HTMLElement): void {
     for (const [testId, cell] of newest) {
       const slot = page.querySelector<HTMLElement>(`[data-cell="last:${testId}"]`);
       if (slot) draw(slot, agent, cell);
+    }
+    for (const replay of state.replays ?? []) {
+      const slot = page.querySelector<HTMLElement>(`[data-cell="replay:${replay.runId}"]`);
+      if (slot) draw(slot, agent, replay);
     }
     page.dataset.active = state.active ? "1" : "";
     if (state.active) window.setTimeout(tick, POLL_MS);

@@ -1,6 +1,6 @@
 // The agent's Tests page, worded once for the page and for its script's JSON (live): the results
 // matrix (rows the tests, columns the versions that have runs, each cell the newest run of that
-// test at that version) and each run's status as a badge.
+// test at that version), the replays' statuses, and each run's status as a badge.
 
 import type { RunWithTest } from "../../agent-tests/service";
 import type { AgentTest, AgentTestRun } from "../../db/schema";
@@ -63,10 +63,24 @@ export function matrixOf(all: RunWithTest[]): Matrix {
   return { versions, cells, last, active: runs.some(({ run }) => isActive(run.status)) };
 }
 
-/** What GET …/tests/live answers: every cell, and whether one is still queued or running. */
-export const liveOf = (tests: AgentTest[], matrix: Matrix) => ({
-  active: matrix.active,
+/** A replay's status on the Tests page: its cell is `replay:<runId>`. */
+export interface ReplayCell {
+  runId: string;
+  status: AgentTestRun["status"];
+  tone: Tone;
+}
+
+export const replayCellOf = (run: Pick<AgentTestRun, "id" | "status">): ReplayCell => ({
+  runId: run.id,
+  status: run.status,
+  tone: STATUS_TONES[run.status],
+});
+
+/** What GET …/tests/live answers: every cell, the newest replays', and whether a run or replay is still queued or running. */
+export const liveOf = (tests: AgentTest[], matrix: Matrix, replays: ReplayCell[] = []) => ({
+  active: matrix.active || replays.some((r) => isActive(r.status)),
   cells: [...matrix.cells.values()].filter((c) => tests.some((t) => t.id === c.testId)),
+  replays,
 });
 export type Live = ReturnType<typeof liveOf>;
 
@@ -77,3 +91,10 @@ export const scenarioText = (test: AgentTest) =>
 
 export const criteriaCount = (test: AgentTest) =>
   test.criteria.successCriteria.length + test.criteria.extractionFields.length + test.toolExpectations.length;
+
+/** A replay's differing turns in words: "2 of 10 turns differ"; null until it has played. */
+export function differText(turns: ReadonlyArray<{ differs: boolean }> | null): string | null {
+  if (!turns) return null;
+  const n = turns.filter((t) => t.differs).length;
+  return `${n} of ${turns.length} turn${turns.length === 1 ? "" : "s"} differ${n === 1 ? "s" : ""}`;
+}

@@ -1,32 +1,22 @@
 /** @jsxImportSource hono/jsx */
-// An agent's Tests page (docs/dashboard.md, "Agent tests"): its tests (name, scenario, criteria,
-// last result) with Run and Delete, "Run all" with a version picker (the agent's versions, the live
-// one chosen), a New test form, and the results side by side per version: rows the tests, columns
-// the versions that have runs, each cell the newest run of that test at that version, linking to
-// the run's page. While a run is queued or running, the script (widget/src/agent-tests-page.ts,
-// AGENT_TESTS_PAGE_JS) follows the cells every 2 s; every button is a form that works without it.
+// An agent's Tests page (docs/dashboard.md, "Agent tests"): its tests (name linking to the test's
+// own page, scenario, criteria, last result) with Run and Delete, "Run all" with a version picker
+// (the agent's versions, the live one chosen), the results side by side per version (rows the
+// tests, columns the versions that have runs, each cell the newest run of that test at that
+// version, linking to the run's page), the agent's replays, and a New test form. While a run or a
+// replay is queued or running, the script (widget/src/agent-tests-page.ts, AGENT_TESTS_PAGE_JS)
+// follows the cells every 2 s; every button is a form that works without it.
 import type { FC } from "hono/jsx";
 import type { Agent } from "../../agents/service";
 import type { ListedVersion } from "../../agents/versions";
-import type { AgentTest } from "../../db/schema";
-import {
-  Badge,
-  Csrf,
-  DataTable,
-  EmptyState,
-  ErrorSummary,
-  type FieldErrors,
-  Flash,
-  InlineScript,
-  Layout,
-  Select,
-  type Shell,
-  TextArea,
-  TextField,
-} from "../ui";
+import type { AgentTest, AgentTestRun } from "../../db/schema";
+import { Csrf, DataTable, EmptyState, ErrorSummary, type FieldErrors, Flash, InlineScript, Layout, Select, type Shell } from "../ui";
 import { AGENT_TESTS_PAGE_JS, AGENTS_CSS } from "../ui/assets/built";
+import { RunCell } from "./cell";
+import { TestFields } from "./fields";
 import type { TestValues } from "./form";
-import { type Cell, cellKey, criteriaCount, type Matrix, scenarioText, versionKey, versionLabel } from "./format";
+import { cellKey, criteriaCount, isActive, type Matrix, scenarioText, versionKey, versionLabel } from "./format";
+import { ReplayList } from "./replay";
 
 export interface TestsPageProps {
   shell: Shell;
@@ -36,33 +26,16 @@ export interface TestsPageProps {
   versions: ListedVersion[];
   values: TestValues;
   errors: FieldErrors;
+  /** The tools an expectation may name, and the judge models offered (the New test form). */
+  tools: string[];
+  models: string[];
+  /** The newest replays of the agent, and the link to older ones. */
+  replays: AgentTestRun[];
+  olderReplaysHref: string | null;
   notice?: { kind: "ok" | "error"; text: string };
 }
 
 const base = (agent: Agent) => `/dashboard/agents/${agent.id}`;
-
-/** A run's status, linking to its page; `data-cell` lets the script redraw it. */
-const RunCell: FC<{ agent: Agent; cell: Cell | undefined; testName: string; label: string; cellId: string }> = ({
-  agent,
-  cell,
-  testName,
-  label,
-  cellId,
-}) => (
-  <span data-cell={cellId} data-status={cell?.status ?? ""}>
-    {cell ? (
-      <a href={`${base(agent)}/test-runs/${cell.runId}`}>
-        <Badge tone={cell.tone}>{cell.status}</Badge>
-        <span class="sr">
-          {" "}
-          ({testName}, {label})
-        </span>
-      </a>
-    ) : (
-      <span class="muted">—</span>
-    )}
-  </span>
-);
 
 const RunAll: FC<{ agent: Agent; versions: ListedVersion[]; csrf: string; disabled: boolean }> = ({ agent, versions, csrf, disabled }) => (
   <form id="run-tests" method="post" action={`${base(agent)}/tests/run`} class="card">
@@ -93,7 +66,11 @@ const TestList: FC<{ agent: Agent; tests: AgentTest[]; matrix: Matrix; csrf: str
       rows={tests}
       empty={<EmptyState action={{ href: "#new-test", label: "Create the first one" }}>No tests yet.</EmptyState>}
       columns={[
-        { header: "Name", cell: (t) => t.name, label: "Name" },
+        {
+          header: "Name",
+          cell: (t) => <a href={`${base(agent)}/tests/${t.id}`}>{t.name}</a>,
+          label: "Name",
+        },
         { header: "Scenario", cell: scenarioText, class: "small", label: "Scenario" },
         { header: "Criteria", cell: (t) => String(criteriaCount(t)), label: "Criteria" },
         {
@@ -105,8 +82,7 @@ const TestList: FC<{ agent: Agent; tests: AgentTest[]; matrix: Matrix; csrf: str
               <RunCell
                 agent={agent}
                 cell={last}
-                testName={t.name}
-                label={last ? versionLabel(last.agentVersion) : ""}
+                label={`${t.name}, ${last ? versionLabel(last.agentVersion) : ""}`}
                 cellId={`last:${t.id}`}
               />
             );
@@ -152,8 +128,7 @@ const Results: FC<{ agent: Agent; tests: AgentTest[]; matrix: Matrix }> = ({ age
                 <RunCell
                   agent={agent}
                   cell={matrix.cells.get(cellKey(t.id, key))}
-                  testName={t.name}
-                  label={versionLabel(version)}
+                  label={`${t.name}, ${versionLabel(version)}`}
                   cellId={cellKey(t.id, key)}
                 />
               );
@@ -165,41 +140,38 @@ const Results: FC<{ agent: Agent; tests: AgentTest[]; matrix: Matrix }> = ({ age
   </section>
 );
 
-const NewTest: FC<{ agent: Agent; values: TestValues; errors: FieldErrors; csrf: string }> = ({ agent, values, errors, csrf }) => (
+const NewTest: FC<{ agent: Agent; values: TestValues; errors: FieldErrors; csrf: string; tools: string[]; models: string[] }> = ({
+  agent,
+  values,
+  errors,
+  csrf,
+  tools,
+  models,
+}) => (
   <form method="post" action={`${base(agent)}/tests`} class="card" id="new-test" novalidate>
     <h2 class="mt0">New test</h2>
     <Csrf token={csrf} />
-    <TextField name="name" label="Test name" value={values.name} errors={errors} required />
-    <fieldset>
-      <legend>Scenario</legend>
-      <label class="check" for="f-kind-script">
-        <input type="radio" id="f-kind-script" name="kind" value="script" checked={values.kind === "script"} />
-        Script: the caller's messages, one per line
-      </label>
-      <label class="check" for="f-kind-simulated">
-        <input type="radio" id="f-kind-simulated" name="kind" value="simulated" checked={values.kind === "simulated"} />
-        Simulated caller: a persona with a goal
-      </label>
-      <TextArea name="turns" label="Script turns (one per line)" value={values.turns} errors={errors} rows={3} />
-      <TextField name="persona" label="Persona" value={values.persona} errors={errors} hint="Who the caller is and how they speak." />
-      <TextField name="goal" label="Goal" value={values.goal} errors={errors} hint="What the caller wants; they stop once it is reached." />
-      <TextField name="maxTurns" label="Max turns" type="number" value={values.maxTurns} errors={errors} />
-    </fieldset>
-    <TextArea
-      name="criteria"
-      label="Success criteria (one per line)"
-      value={values.criteria}
-      errors={errors}
-      rows={3}
-      hint='Each is judged from the transcript, e.g. The agent says "order 7".'
-    />
+    <TestFields values={values} errors={errors} tools={tools} models={models} />
     <p>
       <button type="submit">Create test</button>
     </p>
   </form>
 );
 
-export const TestsPage: FC<TestsPageProps> = ({ shell, agent, tests, matrix, versions, values, errors, notice }) => (
+export const TestsPage: FC<TestsPageProps> = ({
+  shell,
+  agent,
+  tests,
+  matrix,
+  versions,
+  values,
+  errors,
+  tools,
+  models,
+  replays,
+  olderReplaysHref,
+  notice,
+}) => (
   <Layout
     shell={shell}
     css={AGENTS_CSS}
@@ -211,12 +183,13 @@ export const TestsPage: FC<TestsPageProps> = ({ shell, agent, tests, matrix, ver
   >
     {notice ? <Flash kind={notice.kind}>{notice.text}</Flash> : null}
     <ErrorSummary errors={errors} />
-    <div data-agent-tests-page data-agent={agent.id} data-active={matrix.active ? "1" : ""}>
+    <div data-agent-tests-page data-agent={agent.id} data-active={matrix.active || replays.some((r) => isActive(r.status)) ? "1" : ""}>
       <RunAll agent={agent} versions={versions} csrf={shell.csrf} disabled={tests.length === 0} />
       <TestList agent={agent} tests={tests} matrix={matrix} csrf={shell.csrf} />
       <Results agent={agent} tests={tests} matrix={matrix} />
+      <ReplayList agent={agent} replays={replays} olderHref={olderReplaysHref} />
     </div>
-    <NewTest agent={agent} values={values} errors={errors} csrf={shell.csrf} />
+    <NewTest agent={agent} values={values} errors={errors} csrf={shell.csrf} tools={tools} models={models} />
     <InlineScript nonce={shell.nonce} js={AGENT_TESTS_PAGE_JS} />
   </Layout>
 );

@@ -1,15 +1,18 @@
 /** @jsxImportSource hono/jsx */
-// A test run's page: its status, the version it played, the transcript, each criterion and tool
-// expectation with the judge's verdict and reason, the data extracted, the tools called, the
-// agent's latency, the cost and the error (docs/agent-tests.md, "A run"). A run still queued or
-// running is followed by the Tests page; this page shows the moment it was opened.
+// A test run's page, and a replay's: its status, the version it played, (a replay's turns side by
+// side with the recorded ones: ./replay.tsx), each criterion and tool expectation with the judge's
+// verdict and reason, the data extracted, the tools called, the agent's latency, the cost, the
+// error and the transcript (docs/agent-tests.md, "A run", "Replay"). While it is queued or running,
+// the page's script (widget/src/test-run-page.ts) follows its status and draws the page again once
+// it is final.
 import type { FC } from "hono/jsx";
 import type { TestRunView } from "../../agent-tests/schema";
 import type { Agent } from "../../agents/service";
 import { formatCredits } from "../../lib/credits";
-import { Badge, DataTable, Layout, type Shell, When } from "../ui";
-import { AGENTS_CSS } from "../ui/assets/built";
-import { STATUS_TONES, versionLabel } from "./format";
+import { Badge, DataTable, InlineScript, Layout, type Shell, When } from "../ui";
+import { AGENTS_CSS, TEST_RUN_PAGE_JS } from "../ui/assets/built";
+import { isActive, STATUS_TONES, versionLabel } from "./format";
+import { ReplayOf, ReplayTurns } from "./replay";
 
 const ROLES = { agent: "Agent", user: "Caller", tool: "Tool" } as const;
 
@@ -68,15 +71,17 @@ export const RunPage: FC<{ shell: Shell; agent: Agent; run: TestRunView }> = ({ 
       </a>
     }
   >
-    <div class="test-run">
+    <div class="test-run" data-test-run={run.id} data-agent={agent.id} data-active={isActive(run.status) ? "1" : ""}>
       <section class="card" aria-labelledby="run-heading">
         <h2 id="run-heading" class="mt0">
-          {run.testName ?? "A deleted test"}
+          {run.replay ? "Replay" : (run.testName ?? "A deleted test")}
         </h2>
         <dl>
+          <ReplayOf run={run} />
           <dt>Status</dt>
-          <dd>
+          <dd data-run-status={run.status}>
             <Badge tone={STATUS_TONES[run.status]}>{run.status}</Badge>
+            {isActive(run.status) ? <span class="muted small"> (followed here until it ends)</span> : null}
           </dd>
           <dt>Version</dt>
           <dd>{versionLabel(run.agentVersion)}</dd>
@@ -104,6 +109,7 @@ export const RunPage: FC<{ shell: Shell; agent: Agent; run: TestRunView }> = ({ 
           ) : null}
         </dl>
       </section>
+      <ReplayTurns run={run} />
       <section aria-labelledby="criteria-heading">
         <h2 id="criteria-heading">Criteria</h2>
         <Judged run={run} />
@@ -145,5 +151,6 @@ export const RunPage: FC<{ shell: Shell; agent: Agent; run: TestRunView }> = ({ 
         )}
       </section>
     </div>
+    <InlineScript nonce={shell.nonce} js={TEST_RUN_PAGE_JS} />
   </Layout>
 );

@@ -2,13 +2,15 @@
 // A call's page: status and ended reason (in words), its and its agent's ids to copy, who and when,
 // cost and latency, Hang up while it runs, the recording player, the transcript turns at their
 // times (a click plays the recording from there; each reply's latency waterfall: ./transcript.tsx),
-// the analysis and report with labelled parts, and the webhook deliveries of that call. A call in
-// progress is followed live: the page's script (CALL_PAGE_JS) polls its status and transcript.
+// "Replay against a version" once it has ended (../agent-tests/replay-form.tsx), the analysis and
+// report with labelled parts, and the webhook deliveries of that call. A call in progress is
+// followed live: the page's script (CALL_PAGE_JS) polls its status and transcript.
 import type { FC } from "hono/jsx";
 import type { CallView } from "../../calls/mapper";
 import { ENDED_REASONS } from "../../calls/states";
 import type { Call } from "../../db/schema";
 import type { SubjectDelivery } from "../../webhooks/log";
+import { type ReplayChoices, ReplayForm } from "../agent-tests/replay-form";
 import { Csrf, DataTable, EmptyState, Flash, Layout, type Shell, When } from "../ui";
 import { CALL_PAGE_JS, CALLS_CSS } from "../ui/assets/built";
 import { InlineScript } from "../ui/layout";
@@ -214,9 +216,11 @@ export interface CallPageProps {
   live: boolean;
   deliveries: SubjectDelivery[];
   notice?: CallNotice;
+  /** "Replay against a version" (an ended call of an agent that still exists, with a caller turn); null: none. */
+  replay?: ReplayChoices | null;
 }
 
-export const CallPage: FC<CallPageProps> = ({ shell, call, v, live, deliveries, notice }) => (
+export const CallPage: FC<CallPageProps> = ({ shell, call, v, live, deliveries, notice, replay }) => (
   <Layout shell={shell} css={CALLS_CSS}>
     {notice ? <Flash kind={notice.kind}>{notice.text}</Flash> : null}
     {live ? (
@@ -232,6 +236,7 @@ export const CallPage: FC<CallPageProps> = ({ shell, call, v, live, deliveries, 
     <Recording call={call} live={live} />
     <h2>Transcript</h2>
     <Transcript transcript={v.transcript} latency={v.latency} startedAt={call.startedAt} playable={Boolean(call.recordingKey)} />
+    {replay ? <ReplayForm action={`/dashboard/calls/${call.id}/replay`} what="call" choices={replay} csrf={shell.csrf} /> : null}
     <h2>Analysis</h2>
     <Analysis call={call} v={v} live={live} />
     <h2>Webhook deliveries of this call</h2>

@@ -1,9 +1,11 @@
 /** @jsxImportSource hono/jsx */
 // A chat's page: its channel, agent, end user, status and times, what it cost, the transcript
-// (voice notes, unsupported messages and undelivered replies marked), and its webhook deliveries.
+// (voice notes, unsupported messages and undelivered replies marked), "Replay against a version"
+// (../agent-tests/replay-form.tsx), and its webhook deliveries.
 import type { FC } from "hono/jsx";
 import type { ChatView } from "../../chats/schema";
 import type { SubjectDelivery } from "../../webhooks/log";
+import { type ReplayChoices, ReplayForm } from "../agent-tests/replay-form";
 import { Badge, DataTable, EmptyState, Flash, Layout, type Shell, ToolOutcome, When } from "../ui";
 import { BASE, CHANNEL_LABELS, ChatStatusBadge } from "./list";
 
@@ -97,10 +99,15 @@ export interface ChatPageProps {
   chat: ChatView;
   channelName: string | null;
   deliveries: SubjectDelivery[];
+  /** "Replay against a version" (a chat of an agent that still exists, with a user turn); null: none. */
+  replay?: ReplayChoices | null;
+  /** A refused replay, in the service's words. */
+  notice?: { kind: "error"; text: string };
 }
 
-export const ChatPage: FC<ChatPageProps> = ({ shell, chat, channelName, deliveries }) => (
+export const ChatPage: FC<ChatPageProps> = ({ shell, chat, channelName, deliveries, replay, notice }) => (
   <Layout shell={shell}>
+    {notice ? <Flash kind={notice.kind}>{notice.text}</Flash> : null}
     <p class="muted small mt0">
       <a href={BASE}>← Chats</a>
     </p>
@@ -112,6 +119,7 @@ export const ChatPage: FC<ChatPageProps> = ({ shell, chat, channelName, deliveri
     <Facts chat={chat} channelName={channelName} />
     <h2>Transcript</h2>
     <Transcript chat={chat} />
+    {replay ? <ReplayForm action={`${BASE}/${chat.id}/replay`} what="chat" choices={replay} csrf={shell.csrf} /> : null}
     <h2>Webhook deliveries of this chat</h2>
     <DataTable
       rows={deliveries}

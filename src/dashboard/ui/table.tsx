@@ -23,9 +23,11 @@ export interface DataTableProps<T> {
   caption?: Child;
   /** Under 600 px, each row becomes a block and each labelled cell shows its label. */
   stack?: boolean;
+  /** A row's class (a highlighted row), if any. */
+  rowClass?: (row: T) => string | undefined;
 }
 
-export function DataTable<T>({ columns, rows, empty, caption, stack }: DataTableProps<T>) {
+export function DataTable<T>({ columns, rows, empty, caption, stack, rowClass }: DataTableProps<T>) {
   return (
     <div class="card table-wrap" tabindex={0}>
       {rows.length === 0 && empty ? (
@@ -42,7 +44,7 @@ export function DataTable<T>({ columns, rows, empty, caption, stack }: DataTable
           </thead>
           <tbody>
             {rows.map((row) => (
-              <tr>
+              <tr class={rowClass?.(row)}>
                 {columns.map((column) => (
                   <td class={column.class} data-label={column.label}>
                     {column.cell(row)}

@@ -1,5 +1,6 @@
 // The agent page's versions over HTTP: "Save as draft" beside "Save and publish", the Versions
-// list (number, who, what changed, the live one marked), Publish and Roll back (docs/agents.md, "Versions").
+// list (number, who, what changed, the live one marked), Publish and Roll back (docs/agents.md,
+// "Versions"), and two versions compared (docs/dashboard.md, "Agent versions").
 import { describe, expect, it } from "vitest";
 import { createWorkspace, json } from "../../support/harness";
 import { pagesAs } from "../../support/pages";
@@ -45,5 +46,49 @@ describe("the agent page's versions", () => {
     expect(await read()).toMatchObject({ systemPrompt: "Four.", liveVersion: 4 });
     expect((await page(`/dashboard/agents/${id}/publish`, { version: "latest" })).status).toBe(400);
     expect((await page(`/dashboard/agents/${id}/publish`, { version: "9" })).status).toBe(404);
+  });
+
+  it("compares two versions: each changed field with what was removed and added; a bad or unknown version; another workspace's agent", async () => {
+    const ws = await createWorkspace("Versions diff");
+    const page = await pagesAs(ws.admin.email, ws.admin.password);
+    const created = await ws.api("/v1/agents", {
+      method: "POST",
+      json: { name: "Desk", personaId: crypto.randomUUID(), systemPrompt: "You take bookings.\nBe brief.", temperature: 0.7 },
+    });
+    const { id } = await json<{ id: string }>(created);
+    const draft = await ws.api(`/v1/agents/${id}?draft=true`, {
+      method: "PATCH",
+      json: { systemPrompt: "You take bookings.\nBe warm.", temperature: 0.3 },
+    });
+    expect(draft.status).toBe(200);
+    const base = `/dashboard/agents/${id}/versions/diff`;
+
+    // The Versions list links each version to its comparison with the one before.
+    const listed = (await page(`/dashboard/agents/${id}`)).html;
+    expect(listed).toContain(`href="${base}?from=1&amp;to=2"`);
+    expect(listed).toContain("Compare the newest draft with the live version");
+
+    // By default: the newest version against the one before.
+    const diff = await page(base);
+    expect(diff.status).toBe(200);
+    expect(diff.html).toContain("From Version 1 (live) to Version 2 (draft), 2 fields changed: systemPrompt, temperature.");
+    expect(diff.html).toMatch(/<del><span class="sr">\[removed: <\/span>Be brief\.<span class="sr">\]<\/span><\/del>/);
+    expect(diff.html).toMatch(/<ins><span class="sr">\[added: <\/span>Be warm\.<span class="sr">\]<\/span><\/ins>/);
+    expect(diff.html).toMatch(/<span class="line same"><span aria-hidden="true"> {2}<\/span><span>You take bookings\.<\/span>/);
+    expect(diff.html).toMatch(/<del><span class="sr">\[removed: <\/span>0\.7/);
+    // The draft compared to can be published from here (after a confirmation).
+    expect(diff.html).toContain(`action="/dashboard/agents/${id}/publish"`);
+    expect(diff.html).toContain('data-confirm="Make version 2 live?"');
+
+    expect((await page(`${base}?from=2&to=2`)).html).toContain("Version 2 (draft) and Version 2 (draft) are the same.");
+    const reversed = (await page(`${base}?from=2&to=1`)).html;
+    expect(reversed).toMatch(/<del><span class="sr">\[removed: <\/span>Be warm\./);
+    expect((await page(`${base}?from=one&to=2`)).status).toBe(400);
+    expect((await page(`${base}?from=1&to=9`)).status).toBe(404);
+
+    const other = await createWorkspace("Versions stranger");
+    const theirs = await pagesAs(other.admin.email, other.admin.password);
+    expect((await theirs(base)).status).toBe(404);
+    expect((await theirs(`${base}?from=1&to=2`)).status).toBe(404);
   });
 });

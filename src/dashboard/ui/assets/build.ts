@@ -28,6 +28,7 @@ export const DASHBOARD_ASSETS = {
   KNOWLEDGE_PAGE_JS: "../../../../widget/src/knowledge-page.ts",
   CAMPAIGN_PAGE_JS: "../../../../widget/src/campaign-page.ts",
   AGENT_TESTS_PAGE_JS: "../../../../widget/src/agent-tests-page.ts",
+  TEST_RUN_PAGE_JS: "../../../../widget/src/test-run-page.ts",
 } as const;
 
 export const DASHBOARD_ASSETS_OUT = fileURLToPath(new URL("./built.js", import.meta.url));

@@ -35,3 +35,5 @@ export declare const CAMPAIGNS_CSS: string;
 export declare const CAMPAIGN_PAGE_JS: string;
 /** widget/src/agent-tests-page.ts: an agent's Tests page, its results followed while runs are queued or running. */
 export declare const AGENT_TESTS_PAGE_JS: string;
+/** widget/src/test-run-page.ts: a test run's or a replay's page, followed while it is queued or running. */
+export declare const TEST_RUN_PAGE_JS: string;

@@ -15,8 +15,9 @@ export const registerCreateAgentTestPage = (app: OpenAPIHono<AppEnv>) =>
   app.post("/:id/tests", async (c) => {
     const agentId = c.req.param("id");
     const values = testValuesOf(c.var.form);
-    const checked = validate(createTestSchema, testBodyOf(c.var.form));
-    if (!checked.ok) return renderTests(c, agentId, { values, errors: onTestFields(checked.errors) }, 400);
+    const { body, pre, rows } = testBodyOf(c.var.form);
+    const checked = validate(createTestSchema, body, pre);
+    if (!checked.ok) return renderTests(c, agentId, { values, errors: onTestFields(checked.errors, rows) }, 400);
     try {
       await createTest({ ctx: c.var.ctx, input: { agentId, test: checked.data } });
     } catch (err) {

@@ -9,6 +9,7 @@ import type { AppEnv } from "../../../context";
 import { type CallNotice, CallPage } from "../../../dashboard/calls/detail";
 import { shellOf, when } from "../../../dashboard/ui";
 import { deliveriesOf } from "../../../webhooks/log";
+import { replayChoices } from "../agents/replays";
 
 /** The flash a Hang up left (POST /dashboard/calls/:id/hang-up redirects here with `?notice=`). */
 const NOTICES: Record<string, CallNotice> = {
@@ -17,14 +18,25 @@ const NOTICES: Record<string, CallNotice> = {
   canceled: { kind: "ok", text: "Call canceled." },
 };
 
-/** The call's page, its transcript, cost and webhook deliveries, with a flash. */
+/** The call's page, its transcript, cost, webhook deliveries and replay form (once it has ended), with a flash. */
 export async function renderCallPage(c: Context<AppEnv>, id: string, notice?: CallNotice, status: ContentfulStatusCode = 200) {
   const { call, usage } = await getCallWithUsage({ ctx: c.var.ctx, input: { id } });
-  const shell = await shellOf(c, `Call ${when(call.createdAt)}`, "calls");
-  const deliveries = await deliveriesOf({ ctx: c.var.ctx, input: { subjectId: call.id } });
   const live = ACTIVE_STATUSES.includes(call.status);
+  const [shell, deliveries, replay] = await Promise.all([
+    shellOf(c, `Call ${when(call.createdAt)}`, "calls"),
+    deliveriesOf({ ctx: c.var.ctx, input: { subjectId: call.id } }),
+    live ? null : replayChoices(c, { agentId: call.agentId, agentVersion: call.agentVersion, transcript: call.transcript }),
+  ]);
   return c.html(
-    <CallPage shell={shell} call={call} v={toCallView(call, usage, "")} live={live} deliveries={deliveries} notice={notice} />,
+    <CallPage
+      shell={shell}
+      call={call}
+      v={toCallView(call, usage, "")}
+      live={live}
+      deliveries={deliveries}
+      notice={notice}
+      replay={replay}
+    />,
     status,
   );
 }
