@@ -39,6 +39,13 @@ export function recordedTurns(transcript: ReadonlyArray<Pick<ChatTurn, "role" | 
 /** Replies compare equal when they match after collapsing white space, trimming and lower-casing; no fuzzier. */
 export const normalizedReply = (text: string) => text.replace(/\s+/g, " ").trim().toLowerCase();
 
+/**
+ * The words of a replayed reply, as `recordedTurns` reads a recorded one: a tool's "one moment" said
+ * before the answer (an agent turn of its own) and then the answer, joined by a space.
+ */
+export const replyWords = (reply: { text: string; turns: ReadonlyArray<Pick<ChatTurn, "role" | "text">> }): string =>
+  [...reply.turns.filter((t) => t.role === "agent").map((t) => t.text), reply.text].join(" ");
+
 export const turnDiffers = (recorded: string, replayed: string | null) =>
   replayed === null || normalizedReply(recorded) !== normalizedReply(replayed);
 
@@ -65,7 +72,7 @@ export async function playReplay(deps: ToolTurnDeps, run: AgentTestRun, capMs = 
         const reply = await beforeDeadline(agentReply(deps, payer, agent, transcript), deadline, capMs);
         waits.push(Date.now() - started);
         transcript.push(...reply.turns.map((t): ChatTurn => ({ ...t })), { role: "agent", text: reply.text, at: now() });
-        replies[i] = reply.text;
+        replies[i] = replyWords(reply);
         // The agent ended the conversation: the caller's later turns get no reply (each one differs).
         if (reply.ended) break;
       }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { recordedTurns, turnDiffers } from "../../../src/agent-tests/replay";
+import { recordedTurns, replyWords, turnDiffers } from "../../../src/agent-tests/replay";
 
 describe("recordedTurns", () => {
   it("pairs each caller turn with the agent's words up to the next one, leaving out tool turns and the greeting", () => {
@@ -27,5 +27,27 @@ describe("turnDiffers", () => {
     expect(turnDiffers("You said:  Hi.", " you SAID: hi. ")).toBe(false);
     expect(turnDiffers("You said: Hi.", "You said: Hi")).toBe(true);
     expect(turnDiffers("Hi", null)).toBe(true);
+  });
+});
+
+describe("replyWords", () => {
+  it("reads a replayed reply as a recorded one is read: the tool's message said first, then the answer", () => {
+    const at = "2026-01-01T00:00:00.000Z";
+    const recorded = recordedTurns([
+      { role: "user", text: "Where is order 7?" },
+      { role: "agent", text: "One moment." },
+      { role: "tool", text: "lookup_order" },
+      { role: "agent", text: "It ships today." },
+    ]);
+    const replayed = replyWords({
+      text: "It ships today.",
+      turns: [
+        { role: "agent", text: "One moment.", at },
+        { role: "tool", text: "lookup_order", at },
+      ],
+    });
+    expect(replayed).toBe("One moment. It ships today.");
+    expect(turnDiffers(recorded[0]?.recorded ?? "", replayed)).toBe(false);
+    expect(turnDiffers(recorded[0]?.recorded ?? "", "It ships today.")).toBe(true);
   });
 });
