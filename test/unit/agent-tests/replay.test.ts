@@ -32,7 +32,6 @@ describe("turnDiffers", () => {
 
 describe("replyWords", () => {
   it("reads a replayed reply as a recorded one is read: the tool's message said first, then the answer", () => {
-    const at = "2026-01-01T00:00:00.000Z";
     const recorded = recordedTurns([
       { role: "user", text: "Where is order 7?" },
       { role: "agent", text: "One moment." },
@@ -42,8 +41,8 @@ describe("replyWords", () => {
     const replayed = replyWords({
       text: "It ships today.",
       turns: [
-        { role: "agent", text: "One moment.", at },
-        { role: "tool", text: "lookup_order", at },
+        { role: "agent", text: "One moment." },
+        { role: "tool", text: "lookup_order" },
       ],
     });
     expect(replayed).toBe("One moment. It ships today.");
