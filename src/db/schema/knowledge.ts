@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { customType, foreignKey, index, integer, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { organizations } from "./organizations";
 import { id, timestamps } from "./util";
@@ -61,6 +62,11 @@ export const knowledgeDocuments = pgTable(
     chunkCount: integer("chunk_count").notNull().default(0),
     /** Chunks embedded so far (progress while processing). */
     embeddedCount: integer("embedded_count").notNull().default(0),
+    /**
+     * Times its processing was started since it was last uploaded: 1 by the upload, one more each
+     * time the cron sweep starts it again after it stalled (src/knowledge/stale.ts).
+     */
+    attempts: integer("attempts").notNull().default(1),
     ...timestamps,
   },
   (t) => [
@@ -71,6 +77,8 @@ export const knowledgeDocuments = pgTable(
     }).onDelete("cascade"),
     index("knowledge_documents_base_idx").on(t.knowledgeBaseId, t.id),
     uniqueIndex("knowledge_documents_hash_key").on(t.knowledgeBaseId, t.contentHash),
+    /** The cron sweep's look for documents left processing (src/knowledge/stale.ts). */
+    index("knowledge_documents_processing_idx").on(t.updatedAt).where(sql`${t.status} = 'processing'`),
   ],
 );
 
