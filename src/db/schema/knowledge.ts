@@ -14,10 +14,16 @@ export const EMBEDDING_DIMENSIONS = 512;
  * server without pgvector the migration (0022) makes the column `real[]` with the same functions
  * around it, so the queries are the same (docs/knowledge.md, "Where the vectors live").
  */
-const vector = customType<{ data: number[]; driverData: string; config: { dimensions: number } }>({
+const vector = customType<{ data: number[]; driverData: string | number[]; config: { dimensions: number } }>({
   dataType: (config) => `vector(${config?.dimensions ?? EMBEDDING_DIMENSIONS})`,
   toDriver: (value) => `[${value.join(",")}]`,
-  fromDriver: (value) => (value.startsWith("[") || value.startsWith("{") ? value.slice(1, -1).split(",").map(Number) : []),
+  // pgvector's text form; the fallback's real[] comes parsed already from node-postgres (a Pool's session).
+  fromDriver: (value) =>
+    Array.isArray(value)
+      ? value.map(Number)
+      : value.startsWith("[") || value.startsWith("{")
+        ? value.slice(1, -1).split(",").map(Number)
+        : [],
 });
 
 /** A workspace's knowledge base: documents an agent answers from (docs/knowledge.md). */

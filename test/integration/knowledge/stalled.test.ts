@@ -4,7 +4,7 @@
 // that stalled MAX_ATTEMPTS times failed, saying so; a document that wrote something recently is
 // left to its run. On the stack's worker, which processes in the background of the request (no
 // QStash): the case where nothing else would ever retry it. qstash.test.ts has the QStash side.
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { knowledgeChunks, knowledgeDocuments } from "../../../src/db/schema";
 import type { DocumentView } from "../../../src/knowledge/schema";
@@ -47,8 +47,12 @@ describe("the cron sweep of stalled documents", () => {
     await expect.poll(async () => (await view(ws, kb, stopped.id)).status).toBe("ready");
     expect(await view(ws, kb, stopped.id)).toMatchObject({ status: "ready", chunkCount: 2, progress: 1, error: null });
     // Resumed, not redone: the passage that had its embedding is the same row.
-    const chunks = await testDb().select().from(knowledgeChunks).where(eq(knowledgeChunks.documentId, stopped.id));
-    expect(chunks.map((c) => c.embedding === null)).toEqual([false, false]);
+    const chunks = await testDb()
+      .select({ id: knowledgeChunks.id, embedded: sql<boolean>`${knowledgeChunks.embedding} is not null` })
+      .from(knowledgeChunks)
+      .where(eq(knowledgeChunks.documentId, stopped.id))
+      .orderBy(knowledgeChunks.position);
+    expect(chunks.map((c) => c.embedded)).toEqual([true, true]);
     expect(chunks.some((c) => c.id === second?.id)).toBe(true);
     expect((await row(stopped.id))?.attempts).toBe(2);
 
