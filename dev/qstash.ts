@@ -25,6 +25,8 @@ export interface QstashStandIn {
   /** Every call made to a destination or failure callback, in order. */
   deliveries: QstashDelivery[];
   published: Array<{ messageId: string; destination: string; deduplicated: boolean }>;
+  /** The next `count` publishes are answered 500 (QStash down), nothing published. */
+  failNextPublishes(count: number): void;
   /** Resolves when no message is being delivered or waiting for a retry. */
   idle(): Promise<void>;
   stop(): Promise<void>;
@@ -43,6 +45,7 @@ export async function startQstash(
   const published: QstashStandIn["published"] = [];
   const seen = new Map<string, string>(); // deduplication id -> message id
   let inFlight = 0;
+  let publishFaults = 0;
   let waiters: Array<() => void> = [];
   const settle = () => {
     if (inFlight === 0) {
@@ -135,6 +138,10 @@ export async function startQstash(
     const match = /^\/v2\/publish\/(.+)$/.exec(req.url ?? "");
     if (req.method !== "POST" || !match?.[1]) return send(404, { error: "only POST /v2/publish/<url> is implemented" });
     const destination = decodeURIComponent(match[1]);
+    if (publishFaults > 0) {
+      publishFaults--;
+      return send(500, { error: "internal server error" });
+    }
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks).toString("utf8");
@@ -166,6 +173,9 @@ export async function startQstash(
     nextSigningKey,
     deliveries,
     published,
+    failNextPublishes: (count) => {
+      publishFaults = count;
+    },
     idle: () => (inFlight === 0 ? Promise.resolve() : new Promise((resolve) => waiters.push(resolve))),
     async stop() {
       server.closeAllConnections();

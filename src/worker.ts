@@ -8,6 +8,7 @@ import { wakeRunningCampaigns } from "./campaigns/runner/backstop";
 import { sweepIdleChats } from "./chats/runtime";
 import { openScope } from "./db/scope";
 import { type Bindings, parseEnv } from "./env";
+import { sweepStalledDocuments } from "./knowledge/stale";
 import { redisFor } from "./lib/redis";
 import { sweepInbound } from "./messaging/inbound";
 import { holdLifetimeMs, sweepExpiredHolds } from "./metering/meter";
@@ -23,12 +24,14 @@ export default {
    * whose worker died released (older than the longest a provider call may take), idle messaging
    * conversations ended (`<type>.completed`), inbound messages left unanswered answered, and
    * running campaigns' runners woken (a lost alarm costs a minute, nothing more), and agent test
-   * runs whose worker stopped ended with the reason.
+   * runs whose worker stopped ended with the reason, and knowledge documents whose processing
+   * stalled started again (or failed after a few tries).
    */
   async scheduled(_controller, env, ctx) {
     const config = parseEnv(env);
     const scope = openScope(config);
-    const deps = buildServices(scope, config, undefined, env).webhooks;
+    const services = buildServices(scope, config, undefined, env);
+    const deps = services.webhooks;
     try {
       // All run even when one fails; a failure is logged and the next minute tries again.
       const results = await Promise.allSettled([
@@ -39,6 +42,7 @@ export default {
         sweepInbound(deps),
         wakeRunningCampaigns(deps),
         endStaleRuns(deps),
+        sweepStalledDocuments({ ...deps, knowledgeBucket: services.knowledgeBucket }),
       ]);
       for (const r of results) {
         if (r.status === "rejected") console.error(JSON.stringify({ level: "error", msg: "cron sweep failed", error: String(r.reason) }));

@@ -23,6 +23,7 @@ export function chatTranscript(turns: readonly ChatTurn[]): ChatView["transcript
       ...(t.kind ? { kind: t.kind } : {}),
       ...(t.undelivered ? { undelivered: t.undelivered } : {}),
       ...(t.tool ? { tool: t.tool } : {}),
+      ...(t.knowledge ? { knowledge: t.knowledge } : {}),
     })),
   };
 }

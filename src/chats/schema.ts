@@ -94,6 +94,22 @@ const turnSchema = z.object({
     .openapi({ description: "Messaging user turns: what was received (a voice note's text is its transcription)." }),
   undelivered: z.string().optional().openapi({ description: "Messaging agent turns the provider refused: why." }),
   tool: toolTurnSchema.optional().openapi({ description: "Tool turns: the call, its outcome and latency (docs/tools.md)." }),
+  knowledge: z
+    .object({
+      passages: z.array(
+        z.object({
+          chunkId: z.uuid(),
+          documentId: z.uuid(),
+          documentName: z.string(),
+          score: z.number().openapi({ description: "1 − cosine distance to what was searched." }),
+        }),
+      ),
+    })
+    .optional()
+    .openapi({
+      description:
+        "Agent turns of an agent that retrieves on every turn: the knowledge passages its reply was given, nearest first (none: nothing found within the agent's `maxDistance`, or the search failed). docs/knowledge.md, Retrieval.",
+    }),
 });
 
 export const chatSchema = z

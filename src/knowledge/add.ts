@@ -1,11 +1,11 @@
 // Adding a document, whatever it came as (a file, text, a URL): the one operation the API's and
 // the dashboard's upload routes call. It stores the document (documents.ts) and starts its
-// processing (ingest.ts); the same content again answers the document it already is.
-import type { KnowledgeDocument } from "../db/schema";
+// processing (ingest.ts); the same content again answers the document it already is (processing it
+// again if it had failed).
 import type { Op } from "../services";
-import { addDocument } from "./documents";
+import { type Added, addDocument } from "./documents";
 import { fetchDocument } from "./fetch-url";
-import { scheduleIngestion } from "./ingest";
+import { startIngestion } from "./ingest";
 import { type AddDocumentJson, NAME_MAX } from "./schema";
 
 export type AddDocumentInput =
@@ -32,9 +32,9 @@ export async function addDocumentFrom({
 }: Op<
   { knowledgeBaseId: string; document: AddDocumentInput },
   "db" | "organizationId" | "config" | "knowledgeBucket" | "providers" | "waitUntil"
->): Promise<{ document: KnowledgeDocument; created: boolean }> {
+>): Promise<Added> {
   const { document: d, knowledgeBaseId } = input;
-  let added: { document: KnowledgeDocument; created: boolean };
+  let added: Added;
   if (d.type === "file") {
     // The type by the file's own name (a `name` given is the document's, not the file's).
     const name = d.name?.trim() || nameOfFile(d.fileName);
@@ -64,6 +64,6 @@ export async function addDocumentFrom({
       },
     });
   }
-  if (added.created) await scheduleIngestion(ctx, added.document.id);
+  if (added.started) await startIngestion(ctx, added.document);
   return added;
 }

@@ -9,15 +9,16 @@ import { byteSize, byteSizes } from "../lib/bytes";
 import { ApiError } from "../lib/errors";
 import { isUuid } from "../lib/ids";
 import { type Page, type PageParams, pageOf } from "../lib/pagination";
-import type { Op } from "../services";
+import type { Ctx, Op } from "../services";
 import { type DocumentType, documentTypeOf, SUPPORTED_DOCUMENTS } from "./extract";
 import {
   deleteDocumentRow,
   documentByHash,
   documentRows,
-  insertDocument,
+  insertDocumentWithin,
   knowledgeUsageOf,
   ownedDocument,
+  restartFailed,
   setObjectKey,
 } from "./queries/documents";
 import type { DocumentView } from "./schema";
@@ -92,15 +93,22 @@ const hex = (buf: ArrayBuffer) => [...new Uint8Array(buf)].map((b) => b.toString
 export const objectKeyOf = (doc: Pick<KnowledgeDocument, "organizationId" | "knowledgeBaseId" | "id">) =>
   `knowledge/${doc.organizationId}/${doc.knowledgeBaseId}/${doc.id}`;
 
+/** What adding a document did: `started` when its processing is to start now (ingest.ts schedules it). */
+export interface Added {
+  document: KnowledgeDocument;
+  /**
+   * A new document, or a `failed` one whose content was uploaded again (to retry it: docs/knowledge.md,
+   * "Documents"); false when the same content is already there, processing or ready.
+   */
+  started: boolean;
+}
+
 /**
  * Adds a document: checks it and the workspace's limits, stores the original, and leaves its row
- * `processing` for `schedule` (ingest.ts) to pick up. The same bytes already in the knowledge base
- * answer that document (`created: false`), nothing stored twice.
+ * `processing` for the caller to schedule (ingest.ts). The same bytes already in the knowledge base
+ * answer that document, nothing stored twice; if it had failed, it is processing again.
  */
-export async function addDocument({
-  ctx,
-  input,
-}: Op<NewDocument, "db" | "organizationId" | "config" | "knowledgeBucket">): Promise<{ document: KnowledgeDocument; created: boolean }> {
+export async function addDocument({ ctx, input }: Op<NewDocument, "db" | "organizationId" | "config" | "knowledgeBucket">): Promise<Added> {
   const base = await requireKnowledgeBase({ ctx, input: { id: input.knowledgeBaseId } });
   const limits = knowledgeLimits(ctx.config);
   const { bytes } = input;
@@ -113,42 +121,72 @@ export async function addDocument({
   const contentHash = hex(await crypto.subtle.digest("SHA-256", bytes));
 
   const existing = await documentByHash(ctx.db, base.id, contentHash);
-  if (existing) return { document: existing, created: false };
+  if (existing) return again({ ctx, input: { existing, bytes } });
 
-  const used = await workspaceKnowledgeUsage({ ctx, input: null });
-  if (used.documents >= limits.maxDocuments) throw limitReached(`hold ${limits.maxDocuments} documents, the most allowed`);
-  if (used.bytes + bytes.length > limits.maxBytes)
-    throw limitReached(
-      `hold ${byteSize(used.bytes)} of ${byteSize(limits.maxBytes)}; this document (${byteSize(bytes.length)}) does not fit`,
-    );
-  if (used.chunks >= limits.maxChunks) throw limitReached(`hold ${limits.maxChunks} passages, the most allowed`);
-
-  const row = await insertDocument(ctx.db, {
-    organizationId: ctx.organizationId,
-    knowledgeBaseId: base.id,
-    name: input.name,
-    source: input.source,
-    url: input.url ?? null,
-    contentType: type,
-    sizeBytes: bytes.length,
-    contentHash,
-  });
+  const row = await insertDocumentWithin(
+    ctx.db,
+    {
+      organizationId: ctx.organizationId,
+      knowledgeBaseId: base.id,
+      name: input.name,
+      source: input.source,
+      url: input.url ?? null,
+      contentType: type,
+      sizeBytes: bytes.length,
+      contentHash,
+    },
+    (used) => {
+      if (used.documents >= limits.maxDocuments) throw limitReached(`hold ${limits.maxDocuments} documents, the most allowed`);
+      if (used.bytes + bytes.length > limits.maxBytes)
+        throw limitReached(
+          `hold ${byteSize(used.bytes)} of ${byteSize(limits.maxBytes)}; this document (${byteSize(bytes.length)}) does not fit`,
+        );
+      if (used.chunks >= limits.maxChunks) throw limitReached(`hold ${limits.maxChunks} passages, the most allowed`);
+    },
+  );
   if (!row) {
     // The same bytes arrived alongside: that upload's document is this one.
     const raced = await documentByHash(ctx.db, base.id, contentHash);
-    if (raced) return { document: raced, created: false };
+    if (raced) return { document: raced, started: false };
     throw new ApiError("conflict", "The document changed while it was added; try again.");
   }
   const objectKey = objectKeyOf(row);
   try {
-    await ctx.knowledgeBucket().put(objectKey, bytes, { httpMetadata: { contentType: type } });
+    await storeOriginal(ctx, objectKey, bytes, row.contentType);
   } catch (err) {
     await deleteDocumentRow(ctx.db, ctx.organizationId, row.id);
+    throw err;
+  }
+  const stored = await setObjectKey(ctx.db, row.id, objectKey);
+  return { document: stored ?? { ...row, objectKey }, started: true };
+}
+
+/** Puts the original in the bucket; a 503 saying nothing was kept when the bucket fails. */
+async function storeOriginal(ctx: Ctx<"knowledgeBucket">, key: string, bytes: Uint8Array, contentType: string): Promise<void> {
+  try {
+    await ctx.knowledgeBucket().put(key, bytes, { httpMetadata: { contentType } });
+  } catch (err) {
     if (err instanceof ApiError) throw err;
     throw new ApiError("service_unavailable", "The document could not be stored (object storage failed); nothing was kept. Try again.");
   }
-  const stored = await setObjectKey(ctx.db, row.id, objectKey);
-  return { document: stored ?? { ...row, objectKey }, created: true };
+}
+
+/**
+ * The same content again: the document it is. A `failed` one is retried: its original stored again
+ * (whatever its failure was, a missing original included), then made `processing` by one conditional
+ * statement, so of two uploads at once only one starts it.
+ */
+async function again({
+  ctx,
+  input: { existing, bytes },
+}: Op<{ existing: KnowledgeDocument; bytes: Uint8Array }, "db" | "knowledgeBucket">): Promise<Added> {
+  if (existing.status !== "failed") return { document: existing, started: false };
+  const objectKey = objectKeyOf(existing);
+  await storeOriginal(ctx, objectKey, bytes, existing.contentType);
+  const restarted = await restartFailed(ctx.db, existing.id, objectKey);
+  if (restarted) return { document: restarted, started: true };
+  // Another upload restarted it (or it was deleted) meanwhile.
+  return { document: (await documentByHash(ctx.db, existing.knowledgeBaseId, existing.contentHash)) ?? existing, started: false };
 }
 
 /** A page of a knowledge base's documents, newest first. */

@@ -5,6 +5,8 @@
 // document failed once QStash gives up), otherwise in the background of the request. It can start
 // again at any point: passages stored are kept, embeddings made are kept. Any failure leaves the
 // document `failed` with the reason and none of its passages: nothing half-stored is ever found.
+// A document whose processing stalls (a publish lost, a worker gone) is started again by the cron
+// sweep (stale.ts).
 import { Client } from "@upstash/qstash";
 import type { Db } from "../db/client";
 import { EMBEDDING_DIMENSIONS, type KnowledgeDocument } from "../db/schema";
@@ -28,16 +30,21 @@ export type IngestCtx = Ctx<"db" | "config" | "providers" | "knowledgeBucket" | 
 /** What a passage is embedded as: its headings give it the words of its section. */
 export const embeddingInput = (c: { heading: string; content: string }) => (c.heading ? `${c.heading}\n\n${c.content}` : c.content);
 
-/** Hands the document to QStash, or processes it after the answer. */
-export async function scheduleIngestion(ctx: IngestCtx, documentId: string): Promise<void> {
+/**
+ * Hands the document to QStash, or processes it after the answer. `doc` is the row as the change
+ * that started this run wrote it (an upload, a retry, the cron sweep's restart): its `updatedAt`
+ * names the run, so QStash deduplicates a publish sent twice but not the next run.
+ */
+export async function scheduleIngestion(ctx: IngestCtx, doc: Pick<KnowledgeDocument, "id" | "updatedAt">): Promise<void> {
   const { config } = ctx;
+  const documentId = doc.id;
   if (config.QSTASH_TOKEN && config.PUBLIC_BASE_URL) {
     const client = new Client({ token: config.QSTASH_TOKEN, baseUrl: config.QSTASH_URL });
     const base = config.PUBLIC_BASE_URL.replace(/\/$/, "");
     await client.publishJSON({
       url: `${base}${QSTASH_KNOWLEDGE_PATH}`,
       body: { documentId },
-      deduplicationId: `knowledge-${documentId}`,
+      deduplicationId: `knowledge-${documentId}-${doc.updatedAt.getTime()}`,
       retries: 3,
       failureCallback: `${base}${QSTASH_KNOWLEDGE_FAILED_PATH}`,
       // A large PDF's passages take a while to embed: QStash waits up to 15 minutes for an answer.
@@ -46,6 +53,35 @@ export async function scheduleIngestion(ctx: IngestCtx, documentId: string): Pro
     return;
   }
   ctx.waitUntil(processDocument(ctx, documentId));
+}
+
+/** What a document says when its processing could not be handed to the queue. */
+export const NOT_QUEUED = "The document could not be queued for processing (the queue did not answer). Upload it again to retry.";
+
+/**
+ * Starts a document's processing after an upload; when the queue refuses it (QStash down), the
+ * document is marked failed saying so, and the upload is a 503: nothing is left `processing` that
+ * nothing will process, and uploading the same content again retries it (documents.ts).
+ */
+export async function startIngestion(ctx: IngestCtx, doc: KnowledgeDocument): Promise<void> {
+  try {
+    await scheduleIngestion(ctx, doc);
+  } catch (err) {
+    console.error(
+      JSON.stringify({
+        level: "error",
+        msg: "knowledge document not queued",
+        documentId: doc.id,
+        error: (err as Error)?.name,
+        message: (err as Error)?.message,
+      }),
+    );
+    await failDocument(ctx.db, doc.id, NOT_QUEUED);
+    throw new ApiError(
+      "service_unavailable",
+      "The document was stored but its processing could not be queued (the queue did not answer); it is marked failed. Upload it again to retry.",
+    );
+  }
 }
 
 /**

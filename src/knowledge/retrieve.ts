@@ -3,7 +3,7 @@
 // found are put before those words as a system message, with their source. One rule for calls and
 // chats (src/tools/runtime.ts agentTurn calls it); the query is metered to the conversation. A
 // search that fails or takes too long is left out: the agent answers without it, never not at all.
-import type { KnowledgePlan } from "../db/schema";
+import type { KnowledgePlan, KnowledgeTurn } from "../db/schema";
 import type { Payer } from "../metering/metered";
 import type { ChatMessage } from "../providers/types";
 import type { Ctx, Providers } from "../services";
@@ -61,9 +61,25 @@ export async function findPassages(
   });
 }
 
+/** What retrieval gave one reply (an agent that retrieves on every turn). */
+export interface Retrieval {
+  /** The passages put before the user's words, nearest first (none: nothing found, nothing close enough, or the search failed). */
+  passages: Passage[];
+  /** How long the reply waited for them. */
+  waitMs: number;
+  /** They came from the search made while the caller spoke (a call's prefetch), not from one made by the reply. */
+  prefetched: boolean;
+}
+
+/** A reply's passages as its transcript turn keeps them (docs/knowledge.md, "Retrieval"): which, not their text. */
+export const knowledgeTurnOf = (r: Retrieval): KnowledgeTurn => ({
+  passages: r.passages.map((p) => ({ chunkId: p.chunkId, documentId: p.documentId, documentName: p.documentName, score: p.score })),
+});
+
 /**
  * `messages` with the passages for the user's last words before them, when the agent retrieves on
- * every turn and something was found in time; `messages` as they are otherwise.
+ * every turn and something was found in time; `messages` as they are otherwise. `retrieval` says
+ * what it did (null: the agent does not retrieve on every turn).
  */
 export async function withKnowledge(
   ctx: RetrievalCtx,
@@ -71,25 +87,35 @@ export async function withKnowledge(
   plan: KnowledgePlan | undefined,
   messages: ChatMessage[],
   prefetch?: Prefetch,
-): Promise<ChatMessage[]> {
-  if (plan?.retrieval !== "every_turn" || plan.knowledgeBaseIds.length === 0) return messages;
+): Promise<{ messages: ChatMessage[]; retrieval: Retrieval | null }> {
+  if (plan?.retrieval !== "every_turn" || plan.knowledgeBaseIds.length === 0) return { messages, retrieval: null };
   const lastUser = messages.findLastIndex((m) => m.role === "user");
-  if (lastUser < 0) return messages;
+  if (lastUser < 0) return { messages, retrieval: null };
+  const started = Date.now();
   const budget = AbortSignal.timeout(RETRIEVAL_BUDGET_MS);
   let passages: Passage[];
+  let prefetched = false;
   try {
     const question = questionOf(messages);
     // On a call that streams its transcription, the search of the caller's words may be done already (prefetch.ts).
     const search = () => findPassages(ctx, payer, plan, question, budget);
-    passages = await (prefetch?.take(question)?.catch(search) ?? search());
+    const taken = prefetch?.take(question) ?? null;
+    prefetched = taken !== null;
+    passages = await (taken
+      ? taken.catch(() => {
+          prefetched = false;
+          return search();
+        })
+      : search());
   } catch (err) {
     console.warn(
       JSON.stringify({ level: "warn", msg: "knowledge retrieval skipped", error: (err as Error)?.name, message: (err as Error)?.message }),
     );
-    return messages;
+    return { messages, retrieval: { passages: [], waitMs: Date.now() - started, prefetched: false } };
   }
-  if (passages.length === 0) return messages;
-  return [...messages.slice(0, lastUser), passagesMessage(passages), ...messages.slice(lastUser)];
+  const retrieval = { passages, waitMs: Date.now() - started, prefetched };
+  if (passages.length === 0) return { messages, retrieval };
+  return { messages: [...messages.slice(0, lastUser), passagesMessage(passages), ...messages.slice(lastUser)], retrieval };
 }
 
 /** A call's prefetch of passages as the caller speaks, when its agent retrieves on every turn; else null. */

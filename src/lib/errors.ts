@@ -104,7 +104,7 @@ export const ERRORS = {
   },
   service_unavailable: {
     status: 503,
-    when: "A dependency (database) is unreachable; retry with backoff, no sooner than `Retry-After` seconds.",
+    when: "A dependency (the database, the queue, object storage) is unreachable; retry with backoff, no sooner than `Retry-After` seconds.",
     retryAfterSeconds: 2,
   },
   provider_timeout: { status: 504, when: "The model provider did not answer in time. Not charged." },

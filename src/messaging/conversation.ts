@@ -12,8 +12,8 @@ import type { Payer } from "../metering/metered";
 import { meteredTranscription } from "../metering/transcribe";
 import { toApiError } from "../providers/http";
 import type { DomainContext } from "../services";
-import { agentTurn } from "../tools/runtime";
-import { chatMessages, REPLY_MAX_TOKENS } from "../widgets/reply";
+import { type AgentTurn, agentTurn } from "../tools/runtime";
+import { chatMessages, REPLY_MAX_TOKENS, replyTurnOf } from "../widgets/reply";
 import { openCredentials, type TelegramCredentials, telegramBot, type WhatsAppCredentials, whatsAppNumber } from "./channels";
 import { MessagingApiError } from "./http";
 import { appendEndUserTurn, openSession } from "./sessions";
@@ -145,6 +145,7 @@ export async function answer(
   let text: string;
   let before: ChatTurn[] = [];
   let agentEnded = false;
+  let retrieval: AgentTurn["retrieval"];
   if (ending) text = FIXED_REPLIES.ended;
   else if (fixed) text = fixed;
   else {
@@ -152,9 +153,10 @@ export async function answer(
     text = turn.text;
     before = turn.turns;
     agentEnded = turn.ended;
+    retrieval = turn.retrieval;
   }
 
-  const replyTurn: ChatTurn = { role: "agent", text, at: now() };
+  const replyTurn: ChatTurn = replyTurnOf({ text, retrieval }, now());
   try {
     await driver.send(endUserId, text);
   } catch (err) {
@@ -206,7 +208,7 @@ async function reply(
   agent: Agent,
   session: Chat,
   say: (text: string) => Promise<void>,
-): Promise<{ text: string; turns: ChatTurn[]; ended: boolean }> {
+): Promise<{ text: string; turns: ChatTurn[]; ended: boolean; retrieval?: AgentTurn["retrieval"] }> {
   const variables = { channel: channel.type, user_name: session.endUserName ?? "" };
   const messages = chatMessages(agent, session.transcript, instructionsFor(channel.type), variables);
   try {
@@ -219,7 +221,7 @@ async function reply(
       REPLY_MAX_TOKENS,
       say,
     );
-    return { text: turn.text || FIXED_REPLIES.failed, turns: turn.turns, ended: turn.ended };
+    return { text: turn.text || FIXED_REPLIES.failed, turns: turn.turns, ended: turn.ended, retrieval: turn.retrieval };
   } catch (err) {
     console.error(JSON.stringify({ level: "warn", msg: "messaging reply failed", channelId: channel.id, code: codeOf(err) }));
     return { text: codeOf(err) === "insufficient_credits" ? FIXED_REPLIES.outOfCredits : FIXED_REPLIES.failed, turns: [], ended: false };

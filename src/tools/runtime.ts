@@ -14,7 +14,7 @@ import type { Db } from "../db/client";
 import type { Agent, EndCallTool, ToolTurnDetail, TransferDestination } from "../db/schema";
 import type { AppConfig } from "../env";
 import type { Prefetch } from "../knowledge/prefetch";
-import { withKnowledge } from "../knowledge/retrieve";
+import { type Retrieval, withKnowledge } from "../knowledge/retrieve";
 import { searchKnowledgeCall } from "../knowledge/tool";
 import { type AgentAnswer, agentCompletion, type ToolOffer } from "../metering/agent-reply";
 import type { Payer } from "../metering/metered";
@@ -58,6 +58,8 @@ export interface AgentTurn {
   transfer: TransferDestination | null;
   /** send_dtmf was called (phone calls): these keys are pressed after this reply. */
   dtmf?: string;
+  /** An agent that retrieves on every turn: the passages the reply was given (src/knowledge/retrieve.ts). */
+  retrieval?: Retrieval;
 }
 
 /**
@@ -76,6 +78,8 @@ export interface LiveTurn {
   onToolRound?(messages: ChatMessage[], turns: Array<Extract<TurnRecord, { role: "tool" }>>): void;
   /** Passages searched while the caller spoke (src/knowledge/prefetch.ts). */
   prefetch?: Prefetch;
+  /** The turn's passages are in hand, before the first round: what retrieval did (the reply's latency record). */
+  onRetrieval?(retrieval: Retrieval): void;
 }
 
 interface ModelCall {
@@ -119,16 +123,35 @@ const parsedArgs = (raw: string): unknown => {
 export async function agentTurn(
   deps: ToolTurnDeps,
   payer: Payer,
-  agent: Pick<Agent, "id" | "name" | "llmModel" | "temperature" | "tools" | "toolSecret" | "metadata"> & Partial<Pick<Agent, "knowledge">>,
+  agent: TurnAgent,
   subject: ToolSubject,
   asked: ChatMessage[],
   replyTokens: number,
   say?: Say,
   live: LiveTurn = {},
 ): Promise<AgentTurn> {
-  const { round } = live;
   // The passages the user's last words find, when the agent retrieves on every turn (src/knowledge/retrieve.ts).
-  const messages = await withKnowledge(deps, payer, agent.knowledge, asked, live.prefetch);
+  const { messages, retrieval } = await withKnowledge(deps, payer, agent.knowledge, asked, live.prefetch);
+  if (retrieval) live.onRetrieval?.(retrieval);
+  const turn = await replyWithTools(deps, payer, agent, subject, messages, replyTokens, say, live);
+  return retrieval ? { ...turn, retrieval } : turn;
+}
+
+type TurnAgent = Pick<Agent, "id" | "name" | "llmModel" | "temperature" | "tools" | "toolSecret" | "metadata"> &
+  Partial<Pick<Agent, "knowledge">>;
+
+/** The turn's rounds on `messages` (the knowledge passages already in them). */
+async function replyWithTools(
+  deps: ToolTurnDeps,
+  payer: Payer,
+  agent: TurnAgent,
+  subject: ToolSubject,
+  messages: ChatMessage[],
+  replyTokens: number,
+  say: Say | undefined,
+  live: LiveTurn,
+): Promise<AgentTurn> {
+  const { round } = live;
   const offered = offeredTools(agent.tools, subject, agent.knowledge);
   const streamed = round !== undefined;
   const ask: Round =

@@ -139,6 +139,12 @@ export const turnLatency = z
       .int()
       .optional()
       .openapi({ description: "Speculative transcriptions of the caller's turn thrown away." }),
+    retrievalMs: z.number().optional().openapi({
+      description: "An agent that retrieves knowledge on every turn: of `llmMs`, the wait for the knowledge base's passages.",
+    }),
+    retrievalPrefetched: z.boolean().optional().openapi({
+      description: "Those passages came from the search made while the caller was still speaking (docs/knowledge.md, Retrieval).",
+    }),
   })
   .openapi("TurnLatency");
 const callTurn = z.strictObject({

@@ -4,6 +4,7 @@
 // (the dashboard) replies the same way.
 import { renderTemplate } from "../calls/prompt";
 import type { Agent, ChatTurn } from "../db/schema";
+import { knowledgeTurnOf } from "../knowledge/retrieve";
 import { toApiError } from "../providers/http";
 import type { ChatMessage } from "../providers/types";
 import type { Op } from "../services";
@@ -58,6 +59,14 @@ export function chatMessages(
   }
   return messages;
 }
+
+/** A reply as its chat's agent turn: its text, and the knowledge passages it was given (docs/knowledge.md, "Retrieval"). */
+export const replyTurnOf = (turn: Pick<AgentTurn, "text" | "retrieval">, at = new Date().toISOString()): ChatTurn => ({
+  role: "agent",
+  text: turn.text,
+  at,
+  ...(turn.retrieval && { knowledge: knowledgeTurnOf(turn.retrieval) }),
+});
 
 /**
  * The reply to a widget chat, with the agent's tools (src/tools/runtime.ts), logged as POST

@@ -156,7 +156,16 @@ export interface CallView {
       startMs: number;
       endMs: number;
       interrupted?: boolean;
-      latency?: { voiceToVoiceMs: number; endpointingMs?: number; sttMs: number; llmMs: number; ttsMs: number; platformMs: number };
+      latency?: {
+        voiceToVoiceMs: number;
+        endpointingMs?: number;
+        sttMs: number;
+        llmMs: number;
+        ttsMs: number;
+        platformMs: number;
+        retrievalMs?: number;
+        retrievalPrefetched?: boolean;
+      };
     }>;
   };
   analysis: Record<string, unknown> | null;

@@ -23,6 +23,12 @@ export interface ReplyTiming {
   discarded: number;
 }
 
+/** What knowledge retrieval took of a reply (src/knowledge/retrieve.ts). */
+export interface ReplyRetrieval {
+  waitMs: number;
+  prefetched: boolean;
+}
+
 /** What a finished reply asks for once it has played: the end of the call, a transfer, or keys to press (send_dtmf). */
 export interface AfterReply {
   ended: boolean;
@@ -84,6 +90,8 @@ export type DataFrame =
       at: number;
       timing: ReplyTiming | null;
       partial?: boolean;
+      /** An agent that retrieves on every turn: the reply's wait for its passages, and whether a search made while the caller spoke had them. */
+      retrieval?: ReplyRetrieval;
     }
   /** The reply is complete (or was cancelled); `tools`: tool turns after its last words. */
   | { type: "llm-done"; reply: number; after: AfterReply; tools: ToolTurn[] }

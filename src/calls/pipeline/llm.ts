@@ -7,7 +7,7 @@
 import { ProviderError } from "../../providers/http";
 import type { AgentTurn, LiveTurn, Round, Say } from "../../tools/runtime";
 import { type ChunkPiece, SentenceChunker } from "../utterance";
-import type { AfterReply, Direction, Frame, FrameOf, ToolTurn } from "./frames";
+import type { AfterReply, Direction, Frame, FrameOf, ReplyRetrieval, ToolTurn } from "./frames";
 import { type Clock, Stage } from "./pipeline";
 
 /** A request we cancelled (a barge-in): not a failure of the call. */
@@ -82,6 +82,11 @@ export class LlmStage extends Stage {
     let firstAt = 0;
     /** Tool turns of rounds since the last words were sent: they enter the transcript when the next words play. */
     let ran: ToolTurn[] = [];
+    /** What retrieval took, known before the first round: it rides with the words, into the reply's latency. */
+    let retrieval: ReplyRetrieval | undefined;
+    const onRetrieval: LiveTurn["onRetrieval"] = (r) => {
+      retrieval = { waitMs: r.waitMs, prefetched: r.prefetched };
+    };
     const add = (pieces: ChunkPiece[]) => {
       for (const { text, partial } of pieces) {
         const at = this.clock.now();
@@ -91,7 +96,18 @@ export class LlmStage extends Stage {
         // A chunk's empty end (its words went down as pieces) carries no tool turns: the next words do.
         const tools = text ? ran : [];
         if (text) ran = [];
-        this.push({ type: "llm-text", reply, text, tools, llmMs, firstAt, at, timing, ...(partial && { partial }) });
+        this.push({
+          type: "llm-text",
+          reply,
+          text,
+          tools,
+          llmMs,
+          firstAt,
+          at,
+          timing,
+          ...(partial && { partial }),
+          ...(retrieval && { retrieval }),
+        });
       }
     };
     const whole = (text: string): ChunkPiece[] => [{ text, partial: false }];
@@ -103,7 +119,7 @@ export class LlmStage extends Stage {
     try {
       if (this.mode === "serial") {
         await committed; // whole answers: nothing to win by starting before the turn is over
-        const result = await this.port.turn(frame.messages, { onToolRound });
+        const result = await this.port.turn(frame.messages, { onToolRound, onRetrieval });
         // Whole answers: what the tools' start messages said leads the reply.
         const text = [...result.turns.flatMap((t) => (t.role === "agent" ? [t.text] : [])), result.text].filter(Boolean).join(" ");
         add(text ? whole(text) : []);
@@ -121,7 +137,7 @@ export class LlmStage extends Stage {
           add(chunker.flushPieces());
           add(whole(text));
         };
-        const result = await this.port.turn(frame.messages, { round, onToolRound }, say);
+        const result = await this.port.turn(frame.messages, { round, onToolRound, onRetrieval }, say);
         after = { ended: result.ended, transfer: result.transfer, ...(result.dtmf && { dtmf: result.dtmf }) };
       }
     } catch (error) {

@@ -6,7 +6,7 @@
 // each chunk's start carries the tool turns said in its place. An interruption or the call's end
 // cancels what is still being made.
 import { SentenceChunker, Utterance } from "../utterance";
-import type { AfterReply, Direction, Frame, FrameOf, ReplyTiming, ToolTurn, TurnLatency } from "./frames";
+import type { AfterReply, Direction, Frame, FrameOf, ReplyRetrieval, ReplyTiming, ToolTurn, TurnLatency } from "./frames";
 import { isCancel } from "./llm";
 import { type Clock, Stage } from "./pipeline";
 import { InputUtterance, type OpenSpeech, type Speech } from "./tts-input";
@@ -27,6 +27,8 @@ interface Speaking {
   pieceTools: ToolTurn[];
   /** The LLM's share of the latency, known when the first text goes to speech. */
   llmMs: number | null;
+  /** Of it, knowledge retrieval's (an agent that retrieves on every turn). */
+  retrieval?: ReplyRetrieval;
   cancel: AbortController;
   /** The tool turns said in the place of the chunk whose audio starts next. */
   tools: ToolTurn[];
@@ -134,6 +136,7 @@ export class TtsStage extends Stage {
     const tools = s.pieceTools;
     s.pieceTools = [];
     s.llmMs ??= this.llmMsAt(frame);
+    s.retrieval ??= frame.retrieval;
     s.utterance.add(text, tools.length ? () => (s.tools = tools) : undefined);
   }
 
@@ -149,7 +152,7 @@ export class TtsStage extends Stage {
     const s: Speaking = { reply, utterance, input: open !== undefined, pieces: [], pieceTools: [], llmMs: null, cancel, tools: [] };
     utterance.onFirstAudio = () => {
       const first = utterance.firstAudio as { at: number; ttsMs: number };
-      this.push({ type: "first-audio", reply, at: first.at, latency: timing ? latencyOf(timing, s.llmMs ?? 0, first) : null });
+      this.push({ type: "first-audio", reply, at: first.at, latency: timing ? latencyOf(timing, s.llmMs ?? 0, first, s.retrieval) : null });
     };
     utterance.onChunkStart = (text) => {
       const startAt = utterance.timeline.at(-1)?.startAt ?? this.clock.now();
@@ -178,7 +181,7 @@ export class TtsStage extends Stage {
   }
 }
 
-function latencyOf(timing: ReplyTiming, llmMs: number, first: { at: number; ttsMs: number }): TurnLatency {
+function latencyOf(timing: ReplyTiming, llmMs: number, first: { at: number; ttsMs: number }, retrieval?: ReplyRetrieval): TurnLatency {
   const voiceToVoiceMs = first.at - timing.speechEndAt;
   const { endpointingMs, sttMs } = timing;
   return {
@@ -189,5 +192,7 @@ function latencyOf(timing: ReplyTiming, llmMs: number, first: { at: number; ttsM
     ttsMs: first.ttsMs,
     platformMs: voiceToVoiceMs - (endpointingMs + sttMs + llmMs + first.ttsMs),
     discardedTranscriptions: timing.discarded,
+    // Waited before the first round (a speculative reply's: partly before its commit, whose wait llmMs counts from).
+    ...(retrieval && { retrievalMs: Math.min(retrieval.waitMs, llmMs), retrievalPrefetched: retrieval.prefetched }),
   };
 }

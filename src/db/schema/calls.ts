@@ -90,6 +90,10 @@ export interface TranscriptTurn {
     ttsMs: number;
     platformMs: number;
     discardedTranscriptions?: number;
+    /** An agent that retrieves on every turn: how long the reply waited for its knowledge passages (part of `llmMs`). */
+    retrievalMs?: number;
+    /** Those passages came from the search made while the caller spoke (docs/knowledge.md, "Retrieval"). */
+    retrievalPrefetched?: boolean;
   };
   /** Tool turns: the call, its outcome and latency (docs/tools.md). */
   tool?: ToolTurnDetail;

@@ -37,6 +37,13 @@ export interface ChatTurn {
   undelivered?: string;
   /** Tool turns: the call, its outcome and latency (docs/tools.md). */
   tool?: ToolTurnDetail;
+  /** Agent turns of an agent that retrieves on every turn: the knowledge passages its reply was given (docs/knowledge.md, "Retrieval"). */
+  knowledge?: KnowledgeTurn;
+}
+
+/** Which knowledge passages a reply was given, nearest first (their text stays in the knowledge base). */
+export interface KnowledgeTurn {
+  passages: Array<{ chunkId: string; documentId: string; documentName: string; score: number }>;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { customType, foreignKey, index, integer, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { organizations } from "./organizations";
 import { id, timestamps } from "./util";
@@ -13,10 +14,16 @@ export const EMBEDDING_DIMENSIONS = 512;
  * server without pgvector the migration (0022) makes the column `real[]` with the same functions
  * around it, so the queries are the same (docs/knowledge.md, "Where the vectors live").
  */
-const vector = customType<{ data: number[]; driverData: string; config: { dimensions: number } }>({
+const vector = customType<{ data: number[]; driverData: string | number[]; config: { dimensions: number } }>({
   dataType: (config) => `vector(${config?.dimensions ?? EMBEDDING_DIMENSIONS})`,
   toDriver: (value) => `[${value.join(",")}]`,
-  fromDriver: (value) => (value.startsWith("[") || value.startsWith("{") ? value.slice(1, -1).split(",").map(Number) : []),
+  // pgvector's text form; the fallback's real[] comes parsed already from node-postgres (a Pool's session).
+  fromDriver: (value) =>
+    Array.isArray(value)
+      ? value.map(Number)
+      : value.startsWith("[") || value.startsWith("{")
+        ? value.slice(1, -1).split(",").map(Number)
+        : [],
 });
 
 /** A workspace's knowledge base: documents an agent answers from (docs/knowledge.md). */
@@ -61,6 +68,11 @@ export const knowledgeDocuments = pgTable(
     chunkCount: integer("chunk_count").notNull().default(0),
     /** Chunks embedded so far (progress while processing). */
     embeddedCount: integer("embedded_count").notNull().default(0),
+    /**
+     * Times its processing was started since it was last uploaded: 1 by the upload, one more each
+     * time the cron sweep starts it again after it stalled (src/knowledge/stale.ts).
+     */
+    attempts: integer("attempts").notNull().default(1),
     ...timestamps,
   },
   (t) => [
@@ -71,6 +83,8 @@ export const knowledgeDocuments = pgTable(
     }).onDelete("cascade"),
     index("knowledge_documents_base_idx").on(t.knowledgeBaseId, t.id),
     uniqueIndex("knowledge_documents_hash_key").on(t.knowledgeBaseId, t.contentHash),
+    /** The cron sweep's look for documents left processing (src/knowledge/stale.ts). */
+    index("knowledge_documents_processing_idx").on(t.updatedAt).where(sql`${t.status} = 'processing'`),
   ],
 );
 

@@ -1,7 +1,7 @@
 // The statements of a document's processing and of retrieval (src/knowledge/ingest.ts and
 // search.ts hold their rules). Embeddings go in and out as pgvector's text form through
 // knowledge_embedding(text) (migration 0022), so they run whether the column is vector or real[].
-import { and, asc, eq, isNull, ne, sql } from "drizzle-orm";
+import { and, asc, eq, isNull, lt, ne, sql } from "drizzle-orm";
 import { type Db, rowsOf } from "../../db/client";
 import { type KnowledgeDocument, knowledgeChunks, knowledgeDocuments } from "../../db/schema";
 import type { Chunk } from "../chunk";
@@ -21,13 +21,20 @@ export async function documentById(db: Db, id: string): Promise<KnowledgeDocumen
  * Marks a document still processing failed, then drops its passages (no search reads a document
  * that is not ready, so they are never found meanwhile). A document no longer processing keeps
  * what it has: a late failure (QStash's failure callback, a run that lost to another) does not
- * take a ready document's passages. Whether it was marked.
+ * take a ready document's passages. With `stalledBefore`, only if it wrote nothing since. Whether it was marked.
  */
-export async function markFailed(db: Db, id: string, reason: string): Promise<boolean> {
+export async function markFailed(db: Db, id: string, reason: string, stalledBefore?: Date): Promise<boolean> {
   const marked = await db
     .update(knowledgeDocuments)
     .set({ status: "failed", error: reason, chunkCount: 0, embeddedCount: 0, updatedAt: new Date() })
-    .where(and(eq(knowledgeDocuments.id, id), eq(knowledgeDocuments.status, "processing")))
+    .where(
+      and(
+        eq(knowledgeDocuments.id, id),
+        eq(knowledgeDocuments.status, "processing"),
+        // The cron sweep's: only while it is still stalled (a run that moved it on meanwhile keeps it).
+        stalledBefore ? lt(knowledgeDocuments.updatedAt, stalledBefore) : undefined,
+      ),
+    )
     .returning({ id: knowledgeDocuments.id });
   if (marked.length === 0) return false;
   await db.delete(knowledgeChunks).where(eq(knowledgeChunks.documentId, id));

@@ -4,7 +4,7 @@ import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { appendReply, endChat } from "../../chats/runtime";
 import type { AppEnv } from "../../context";
 import { errorResponses, jsonBody, jsonResponse, publicSecurity } from "../../lib/openapi";
-import { chatMessages, greetingOf, widgetReply } from "../../widgets/reply";
+import { chatMessages, greetingOf, replyTurnOf, widgetReply } from "../../widgets/reply";
 import { chatMessageSchema, chatReplySchema, widgetTokenQuery } from "../../widgets/schema";
 import { appendVisitorMessage, startSession } from "../../widgets/sessions";
 import { isPreview, limitVisitor, widgetOf } from "./gate";
@@ -48,7 +48,7 @@ export const registerWidgetChat = (app: OpenAPIHono<AppEnv>) =>
     const payer = { organizationId: widget.organizationId, chatId: session.id };
     const turn = await widgetReply(deps, payer, agent, chatMessages(agent, session.transcript));
     // The turn's tool turns, then the reply; nothing when the chat ended meanwhile (the visitor still gets the reply).
-    await appendReply(deps, session.id, [...turn.turns, { role: "agent", text: turn.text, at: new Date().toISOString() }]);
+    await appendReply(deps, session.id, [...turn.turns, replyTurnOf(turn)]);
     if (turn.ended) await endChat(deps, session.id, "agent-ended");
     // One HTTP answer cannot send a tool's requestStart message ahead: it leads the reply's text
     // (the transcript keeps it as its own turn, before the tool turn).

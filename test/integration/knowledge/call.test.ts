@@ -1,6 +1,9 @@
 // Retrieval in a call (docs/knowledge.md, "Agents"): the caller's words are searched in the agent's
 // knowledge base before the reply, so the agent answers from it (the provider sandbox answers with the
-// first passage it is given); the search is metered to the call and shown in its cost.
+// first passage it is given); the search is metered to the call and shown in its cost. The stack's
+// calls transcribe with the sandbox's Flux stream, so the words are searched while the caller is
+// still speaking (src/knowledge/prefetch.ts, fed by the STT stage's onHeard): the reply's latency
+// record says its passages came from that search, not from one the reply made after the turn.
 import { describe, expect, it } from "vitest";
 import type { DocumentView, KnowledgeBaseView } from "../../../src/knowledge/schema";
 import { createAgent, joinWebCall, speech, WEB_RATE, waitForCall } from "../../support/calls";
@@ -38,5 +41,6 @@ describe("a web call with a knowledge base", () => {
     const done = await waitForCall(ws, call.id, (c) => c.status === "completed" && c.cost.knowledge.quantity > 0);
     expect(done.cost.knowledge.unit).toBe("tokens");
     expect(done.transcript.turns.map((t) => t.role)).toEqual(["user", "agent"]);
+    expect(done.transcript.turns[1]?.latency).toMatchObject({ retrievalPrefetched: true, retrievalMs: expect.any(Number) });
   });
 });

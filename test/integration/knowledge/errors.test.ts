@@ -4,20 +4,29 @@
 // (empty, an unread type, a broken or wrong body, a bad name, a URL that fails) is a 4xx and
 // nothing is stored. Another workspace's documents are 404 on every document route. On a worker
 // of its own, configured as in production (the SSRF guard on, DNS through test/support/dns.ts) with
-// small limits: private URLs are refused, and the workspace limits are 409, the file limit 413.
+// small limits: private URLs are refused, the workspace limits are 409 (also to uploads made at
+// once), the file limit 413, and deleting a document or a knowledge base removes its originals.
+// A document that failed because credits ran out or the embedding provider failed (a worker whose
+// EMBEDDING_MODEL is a sandbox fault) is retried by uploading it again once the cause is gone; on
+// that worker a query is a 502 and a chat reply goes on without passages.
 import { readdirSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startWorker } from "../../../dev/stack";
-import type { DocumentView } from "../../../src/knowledge/schema";
+import { startWorker, type WorkerProcess } from "../../../dev/stack";
+import { organizations } from "../../../src/db/schema";
+import type { DocumentView, PassageView } from "../../../src/knowledge/schema";
+import { createAgent } from "../../support/calls";
 import { startDoh } from "../../support/dns";
-import { createWorkspace, expectError, json, onWorker, stack, type Workspace } from "../../support/harness";
+import { createWorkspace, expectError, json, onWorker, settled, stack, testDb, type Workspace } from "../../support/harness";
 import { addText, documentsPath, holdsNothing, newKnowledgeBase, passagesOf, processed, upload } from "../../support/knowledge";
 import { makePdf } from "../../support/pdf";
 import { type Receiver, startReceiver } from "../../support/receiver";
+import { createWidget, visitor, widgetRequest } from "../../support/widgets";
+import { getChat } from "../chats/helpers";
 
 let ws: Workspace;
 let kb: string;
@@ -235,6 +244,111 @@ describe("another workspace's documents are 404 on every document route", () => 
   });
 });
 
+const PRICES = "# Cleaning\n\nA cleaning costs 80 dollars.\n\n# Whitening\n\nTeeth whitening costs 250 dollars.";
+
+const setCredits = (ws: Workspace, creditsMicro: number) =>
+  testDb().update(organizations).set({ creditsMicro }).where(eq(organizations.id, ws.organizationId));
+
+const queryOn = (ws: Workspace, base: string, query: string) =>
+  ws.api(`/v1/knowledge-bases/${base}/query`, { method: "POST", json: { query, topK: 1 } });
+
+describe("a failed document is retried by uploading it again", () => {
+  it("credits ran out while embedding it: failed saying so; with credits again, the same upload processes it to ready", async () => {
+    const mine = await createWorkspace("Out of credits");
+    const base = await newKnowledgeBase(mine);
+    await setCredits(mine, 0);
+    const failed = await processed(mine, base, await addText(mine, base, "Prices", PRICES));
+    expect(failed).toMatchObject({ status: "failed", chunkCount: 0, progress: 0 });
+    expect(failed.error).toBe("The workspace's credits ran out while embedding the document. Add credits, then upload it again.");
+    expect(await passagesOf(failed.id)).toBe(0);
+    // A query needs credits too.
+    await expectError(await queryOn(mine, base, "whitening"), 402, "insufficient_credits");
+
+    await setCredits(mine, 10_000_000);
+    const again = await addText(mine, base, "Prices, once more", PRICES);
+    const retried = await processed(mine, base, again);
+    expect(retried).toMatchObject({ id: failed.id, name: "Prices", status: "ready", error: null, chunkCount: 2, progress: 1 });
+    const found = await json<{ data: PassageView[] }>(await queryOn(mine, base, "How much does teeth whitening cost?"));
+    expect(found.data[0]).toMatchObject({ documentId: failed.id, heading: "Whitening" });
+    // Ready now: the same content again is the document, nothing started.
+    expect((await addText(mine, base, "Prices", PRICES)).status).toBe(200);
+  });
+
+  it("two uploads of a failed document at once start it once", async () => {
+    const mine = await createWorkspace("Retried at once");
+    const base = await newKnowledgeBase(mine);
+    await setCredits(mine, 0);
+    const failed = await processed(mine, base, await addText(mine, base, "Hours", "# Hours\n\nOpen Monday to Friday."));
+    expect(failed.status).toBe("failed");
+    await setCredits(mine, 10_000_000);
+    const both = await Promise.all([1, 2].map(() => addText(mine, base, "Hours", "# Hours\n\nOpen Monday to Friday.")));
+    expect(both.map((r) => r.status).sort()).toEqual([200, 202]);
+    const views = await Promise.all(both.map((r) => json<DocumentView>(r)));
+    expect(views.map((d) => d.id)).toEqual([failed.id, failed.id]);
+    await expect.poll(async () => (await json<DocumentView>(await mine.api(`${documentsPath(base)}/${failed.id}`))).status).toBe("ready");
+  });
+});
+
+describe("on a worker whose embedding provider fails (EMBEDDING_MODEL fault-500)", () => {
+  let faulty: WorkerProcess;
+  beforeAll(async () => {
+    faulty = await startWorker({ ...stack().vars, EMBEDDING_MODEL: "fault-500" });
+  }, 120_000);
+  afterAll(async () => faulty?.stop());
+
+  it("a document ends failed saying the provider failed; uploaded again where the provider answers, it is processed to ready", async () => {
+    const mine = await createWorkspace("Provider down");
+    const onFaulty = onWorker(mine, faulty.baseUrl);
+    const base = await newKnowledgeBase(mine);
+    const failed = await processed(onFaulty, base, await addText(onFaulty, base, "Prices", PRICES));
+    expect(failed).toMatchObject({ status: "failed", chunkCount: 0, progress: 0 });
+    expect(failed.error).toMatch(/^The embedding provider failed \(.*answered 500\)\. Upload the document again to retry\.$/);
+    expect(await passagesOf(failed.id)).toBe(0);
+    // The stack's worker: a provider that answers, and a bucket without the original (stored again by the upload).
+    const retried = await processed(mine, base, await addText(mine, base, "Prices", PRICES));
+    expect(retried).toMatchObject({ id: failed.id, status: "ready", chunkCount: 2, error: null });
+  });
+
+  it("a query is a 502 provider_error, charged nothing", async () => {
+    const mine = await createWorkspace("Provider down, query");
+    const base = await newKnowledgeBase(mine);
+    await processed(mine, base, await addText(mine, base, "Prices", PRICES));
+    const err = await expectError(await queryOn(onWorker(mine, faulty.baseUrl), base, "whitening"), 502, "provider_error");
+    expect(err.message).toMatch(/answered 500.*Nothing was charged/);
+    await settled(mine.organizationId);
+    const usage = await json<{ requests: { data: Array<{ endpoint: string; status: number; cost: number }> } }>(
+      await mine.api("/v1/usage?modality=embedding&limit=100"),
+    );
+    expect(usage.requests.data.filter((r) => r.endpoint.endsWith("/query"))).toEqual([expect.objectContaining({ status: 502, cost: 0 })]);
+  });
+
+  it("a chat reply goes on without passages when the search fails", async () => {
+    const mine = await createWorkspace("Provider down, chat");
+    const base = await newKnowledgeBase(mine);
+    await processed(mine, base, await addText(mine, base, "Prices", PRICES));
+    const agent = await createAgent(mine, { knowledge: { knowledgeBaseIds: [base], topK: 1 } });
+    const widget = await createWidget(mine, { agentId: agent.id });
+    const visitorId = visitor();
+    const question = "How much does teeth whitening cost?";
+    const send = async (baseUrl: string, sessionId?: string) => {
+      const res = await widgetRequest("/widget/v1/chat", {
+        token: widget.token,
+        base: baseUrl,
+        json: { visitorId, message: question, ...(sessionId && { sessionId }) },
+      });
+      expect(res.status).toBe(200);
+      return json<{ sessionId: string; reply: { text: string } }>(res);
+    };
+    const without = await send(faulty.baseUrl);
+    expect(without.reply.text).toBe(`You said: ${question}`);
+    // Where the provider answers, the same question gets its passage.
+    const withIt = await send(stack().baseUrl, without.sessionId);
+    expect(withIt.reply.text).toBe('From "Prices": Teeth whitening costs 250 dollars.');
+    const turns = (await getChat(mine, without.sessionId)).transcript.turns.filter((t) => t.role === "agent");
+    expect(turns.map((t) => t.knowledge?.passages.map((p) => p.documentName))).toEqual([[], ["Prices"]]);
+  });
+});
+
 // -- A worker configured as in production, with small limits ---------------------------------------
 
 describe("on a worker with the SSRF guard on and small limits", () => {
@@ -333,6 +447,28 @@ describe("on a worker with the SSRF guard on and small limits", () => {
     const page = await json<{ data: DocumentView[] }>(await mine.api(documentsPath(base)));
     expect(page.data.map((d) => d.name).sort()).toEqual(["One", "Two"]);
     expect(storedObjects()).toBe(objects + 1);
+  });
+
+  it("uploads made at once pass a limit only as far as it goes: KNOWLEDGE_MAX_DOCUMENTS of six at once", async () => {
+    const { mine, base } = await workspace();
+    const objects = storedObjects();
+    const added = await Promise.all(Array.from({ length: 6 }, (_, i) => addText(mine, base, `Doc ${i}`, `# Doc ${i}\n\nWord ${i}.`)));
+    expect(added.map((r) => r.status).sort()).toEqual([202, 202, 409, 409, 409, 409]);
+    const page = await json<{ data: DocumentView[] }>(await mine.api(documentsPath(base)));
+    expect(page.data).toHaveLength(LIMITS.documents);
+    expect(storedObjects()).toBe(objects + LIMITS.documents);
+  });
+
+  it("deleting a document, then its knowledge base, removes their originals from the bucket", async () => {
+    const { mine, base } = await workspace();
+    const objects = storedObjects();
+    const first = await processed(mine, base, await addText(mine, base, "First", "# First\n\nApples."));
+    await processed(mine, base, await addText(mine, base, "Second", "# Second\n\nPears."));
+    expect(storedObjects()).toBe(objects + 2);
+    expect((await mine.api(`${documentsPath(base)}/${first.id}`, { method: "DELETE" })).status).toBe(204);
+    await expect.poll(storedObjects).toBe(objects + 1);
+    expect((await mine.api(`/v1/knowledge-bases/${base}`, { method: "DELETE" })).status).toBe(204);
+    await expect.poll(storedObjects).toBe(objects);
   });
 
   it("KNOWLEDGE_MAX_CHUNKS: a document whose passages would pass it ends failed; once reached, adding is 409", async () => {

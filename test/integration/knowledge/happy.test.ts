@@ -2,13 +2,16 @@
 // files (Markdown, HTML, PDF) and from a URL are stored, chunked and embedded in the background
 // with the provider sandbox's embeddings; a query finds the passage that answers; the same content
 // twice is one document; deleting a document or a knowledge base takes its passages with it; an
-// agent links only its own workspace's knowledge bases; embeddings are metered.
+// agent links only its own workspace's knowledge bases; embeddings are metered. A query's and an
+// agent's `maxDistance` and `topK` decide which passages come back and which reach the LLM (a chat's
+// agent turn lists the passages its reply was given).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DocumentView, KnowledgeBaseView, PassageView } from "../../../src/knowledge/schema";
 import { createWorkspace, expectError, json, until, type Workspace } from "../../support/harness";
 import { makePdf } from "../../support/pdf";
 import { type Receiver, startReceiver } from "../../support/receiver";
 import { createWidget, visitor, chat as widgetChat } from "../../support/widgets";
+import { getChat } from "../chats/helpers";
 
 const PERSONA = "0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77";
 
@@ -169,6 +172,31 @@ describe("knowledge bases", () => {
     await expectError(await ws.api(`/v1/knowledge-bases/${spare.id}`), 404, "not_found");
   });
 
+  it("leaves out passages farther than maxDistance, and returns at most topK", async () => {
+    const q = "How much does a cleaning cost?";
+    const all = (await query(ws, kb, q, 20)).data;
+    expect(all.length).toBeGreaterThanOrEqual(4);
+    const [first, second] = all as [PassageView, PassageView];
+    expect(first.distance).toBeLessThan(second.distance);
+    const limited = async (body: Record<string, unknown>) => {
+      const res = await ws.api(`/v1/knowledge-bases/${kb}/query`, { method: "POST", json: { query: q, ...body } });
+      expect(res.status).toBe(200);
+      return (await json<{ data: PassageView[] }>(res)).data.map((p) => p.chunkId);
+    };
+    expect(await limited({ topK: 20, maxDistance: (first.distance + second.distance) / 2 })).toEqual([first.chunkId]);
+    expect(await limited({ topK: 20, maxDistance: first.distance / 2 })).toEqual([]);
+    expect(await limited({ topK: 20, maxDistance: 2 })).toEqual(all.map((p) => p.chunkId));
+    // At most topK, 5 by default (a passage at the same distance as the last one kept may take its place).
+    const distances = async (body: Record<string, unknown>) => {
+      const res = await ws.api(`/v1/knowledge-bases/${kb}/query`, { method: "POST", json: { query: q, ...body } });
+      return (await json<{ data: PassageView[] }>(res)).data.map((p) => p.distance);
+    };
+    expect(await distances({ topK: 2 })).toEqual([first.distance, second.distance]);
+    expect(await distances({})).toEqual(all.slice(0, 5).map((p) => p.distance));
+    const wrong = await ws.api(`/v1/knowledge-bases/${kb}/query`, { method: "POST", json: { query: q, maxDistance: 2.5 } });
+    await expectError(wrong, 400, "validation_failed");
+  });
+
   it("deletes a document's passages with it, and another workspace finds nothing of ours", async () => {
     const before = await query(ws, kb, "Where can I park?", 1);
     const parking = before.data[0] as PassageView;
@@ -231,5 +259,59 @@ describe("retrieval in conversations", () => {
     expect(chat.transcript.turns.filter((t) => t.role === "tool").map((t) => t.tool)).toMatchObject([
       { name: "search_knowledge", outcome: "ok" },
     ]);
+  });
+});
+
+describe("an agent's topK and maxDistance", () => {
+  it("decide which passages reach the LLM, as the chat's agent turns list them", async () => {
+    const ws = await createWorkspace("Retrieval limits");
+    const kb = await json<KnowledgeBaseView>(await ws.api("/v1/knowledge-bases", { method: "POST", json: { name: "Office" } }));
+    await readyDocument(
+      ws,
+      kb.id,
+      await ws.api(`/v1/knowledge-bases/${kb.id}/documents`, { method: "POST", json: { type: "text", name: "Prices", text: PRICES } }),
+    );
+    // Six words or more: the chat searches them alone, as the query route does.
+    const question = "How much does teeth whitening cost?";
+    const nearest = (await query(ws, kb.id, question, 3)).data;
+    const [first, second] = nearest as [PassageView, PassageView];
+    expect(first.heading).toBe("Prices › Whitening");
+    expect(first.distance).toBeLessThan(second.distance);
+
+    const agent = await json<{ id: string }>(
+      await ws.api("/v1/agents", {
+        method: "POST",
+        json: { name: "Desk", personaId: PERSONA, knowledge: { knowledgeBaseIds: [kb.id], topK: 1 } },
+      }),
+    );
+    const widget = await createWidget(ws, { agentId: agent.id });
+    const visitorId = visitor();
+    let sessionId: string | null = null;
+    /** The agent's reply with `plan`, and the passages its turn lists. */
+    const ask = async (plan: Record<string, unknown>) => {
+      const patched = await ws.api(`/v1/agents/${agent.id}`, { method: "PATCH", json: { knowledge: plan } });
+      expect(patched.status).toBe(200);
+      const answer = await widgetChat(widget.token, { visitorId, sessionId, message: question });
+      sessionId = answer.sessionId;
+      const turn = (await getChat(ws, answer.sessionId)).transcript.turns.filter((t) => t.role === "agent").at(-1);
+      return { text: answer.reply.text, passages: turn?.knowledge?.passages.map((p) => p.chunkId) };
+    };
+    const answered = 'From "Prices": Teeth whitening costs 250 dollars and needs two visits.';
+
+    expect(await ask({ topK: 1, maxDistance: null })).toEqual({ text: answered, passages: [first.chunkId] });
+    expect(await ask({ topK: 3 })).toEqual({ text: answered, passages: nearest.map((p) => p.chunkId) });
+    expect(await ask({ topK: 3, maxDistance: (first.distance + second.distance) / 2 })).toEqual({
+      text: answered,
+      passages: [first.chunkId],
+    });
+    // Nothing close enough: nothing reaches the LLM, which answers without (the sandbox echoes).
+    expect(await ask({ topK: 3, maxDistance: first.distance / 2 })).toEqual({ text: `You said: ${question}`, passages: [] });
+    const chat = await getChat(ws, sessionId as unknown as string);
+    expect(chat.transcript.turns.find((t) => t.role === "agent")?.knowledge?.passages[0]).toEqual({
+      chunkId: first.chunkId,
+      documentId: first.documentId,
+      documentName: "Prices",
+      score: first.score,
+    });
   });
 });

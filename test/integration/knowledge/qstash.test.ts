@@ -4,15 +4,19 @@
 // is processed in the upload's background. An unsigned or forged call is refused (401) and does
 // nothing. When every call fails (the worker unreachable: a proxy in front of it answers 503),
 // QStash gives up and its failure callback marks the document failed; a failure callback for a
-// document already ready leaves it as it is.
+// document already ready leaves it as it is. When QStash refuses the publish, the upload is a 503
+// and the document failed at once (nothing left processing); uploading it again retries it, once
+// however many uploads race. A document whose processing stalled is published again by the cron
+// sweep (a new message: QStash does not deduplicate it with the first).
 import { createServer, type Server } from "node:http";
+import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type QstashStandIn, startQstash } from "../../../dev/qstash";
 import { startWorker } from "../../../dev/stack";
 import { knowledgeDocuments } from "../../../src/db/schema";
-import { QSTASH_KNOWLEDGE_FAILED_PATH, QSTASH_KNOWLEDGE_PATH } from "../../../src/knowledge/ingest";
+import { NOT_QUEUED, QSTASH_KNOWLEDGE_FAILED_PATH, QSTASH_KNOWLEDGE_PATH } from "../../../src/knowledge/ingest";
 import type { DocumentView, PassageView } from "../../../src/knowledge/schema";
-import { createWorkspace, expectError, json, onWorker, stack, testDb, type Workspace } from "../../support/harness";
+import { createWorkspace, expectError, json, onWorker, stack, testDb, until, type Workspace } from "../../support/harness";
 import { addText, documentsPath, newKnowledgeBase, passagesOf, processed } from "../../support/knowledge";
 import { qstashHeaders, qstashJwt } from "../../support/qstash";
 
@@ -175,5 +179,62 @@ describe("knowledge documents through QStash", () => {
     expect(await passagesOf(ready.id)).toBe(1);
     const found = await ws.api(`/v1/knowledge-bases/${kb}/query`, { method: "POST", json: { query: "open on Saturday", topK: 1 } });
     expect((await json<{ data: PassageView[] }>(found)).data[0]?.documentId).toBe(ready.id);
+  });
+});
+
+describe("when QStash cannot take a document", () => {
+  it("the upload is a 503 and the document failed saying so; uploaded again (twice at once) it is published once and processed", async () => {
+    const text = "# Parking\n\nParking is free behind the building, entrance on Elm Street.";
+    qstash.failNextPublishes(1);
+    const before = qstash.published.length;
+    const refused = await expectError(await addText(ws, kb, "Parking", text), 503, "service_unavailable");
+    expect(refused.message).toMatch(/could not be queued.*marked failed.*Upload it again/);
+    expect(qstash.published.length).toBe(before);
+    const failed = (await json<{ data: DocumentView[] }>(await ws.api(`${documentsPath(kb)}?status=failed`))).data.find(
+      (d) => d.name === "Parking",
+    );
+    expect(failed).toMatchObject({ status: "failed", error: NOT_QUEUED, chunkCount: 0 });
+    expect(await document(failed?.id as string)).toMatchObject({ status: "failed" });
+
+    // QStash answers again. Two uploads of the same content at once: one starts it, the other answers the document.
+    const again = await Promise.all([addText(ws, kb, "Parking", text), addText(ws, kb, "Parking (again)", text)]);
+    expect(again.map((r) => r.status).sort()).toEqual([200, 202]);
+    const answered = await Promise.all(again.map((r) => json<DocumentView>(r)));
+    expect(answered.map((d) => d.id)).toEqual([failed?.id, failed?.id]);
+    const done = await until(
+      () => document(failed?.id as string),
+      (d) => d.status !== "processing",
+      30_000,
+    );
+    expect(done).toMatchObject({ status: "ready", name: "Parking", error: null, chunkCount: 1 });
+    await qstash.idle();
+    expect(qstash.published.slice(before)).toEqual([
+      expect.objectContaining({ destination: publicBase + QSTASH_KNOWLEDGE_PATH, deduplicated: false }),
+    ]);
+  });
+});
+
+describe("a document whose processing stalled", () => {
+  it("is published again by the cron sweep, as a new message, and processed to ready", async () => {
+    const doc = await processed(ws, kb, await addText(ws, kb, "Cleaning", "# Cleaning\n\nA cleaning costs 80 dollars."));
+    expect(doc.status).toBe("ready");
+    // As a lost message leaves it: processing, nothing written for 20 minutes.
+    await testDb()
+      .update(knowledgeDocuments)
+      .set({ status: "processing", chunkCount: 0, embeddedCount: 0, updatedAt: new Date(Date.now() - 20 * 60_000) })
+      .where(eq(knowledgeDocuments.id, doc.id));
+    const before = qstash.published.length;
+    expect((await fetch(`${worker.baseUrl}/__scheduled?cron=${encodeURIComponent("* * * * *")}`)).status).toBe(200);
+    const done = await until(
+      () => document(doc.id),
+      (d) => d.status !== "processing",
+      30_000,
+    );
+    expect(done).toMatchObject({ status: "ready", chunkCount: 1 });
+    const [row] = await testDb().select().from(knowledgeDocuments).where(eq(knowledgeDocuments.id, doc.id));
+    expect(row?.attempts).toBe(2);
+    expect(qstash.published.slice(before)).toEqual([
+      expect.objectContaining({ destination: publicBase + QSTASH_KNOWLEDGE_PATH, deduplicated: false }),
+    ]);
   });
 });

@@ -1146,7 +1146,7 @@ export interface paths {
         put?: never;
         /**
          * Add a document: upload a file, send text, or import a URL
-         * @description A file is sent as multipart/form-data (field `file`: text, Markdown, HTML or PDF, up to 20 MiB by default; optional `name`); text as JSON `{"type":"text","name","text"}`; a URL as JSON `{"type":"url","url"}`, fetched once under the webhooks' SSRF rules. The answer comes before the document is processed: `202` with status `processing`; poll the document until it is `ready` or `failed` (with `error`). The same content already in the knowledge base answers `200` with that document: nothing is stored twice.
+         * @description A file is sent as multipart/form-data (field `file`: text, Markdown, HTML or PDF, up to 20 MiB by default; optional `name`); text as JSON `{"type":"text","name","text"}`; a URL as JSON `{"type":"url","url"}`, fetched once under the webhooks' SSRF rules. The answer comes before the document is processed: `202` with status `processing`; poll the document until it is `ready` or `failed` (with `error`). The same content already in the knowledge base answers `200` with that document: nothing is stored twice. If that document had `failed`, it is processed again instead (`202`): upload a failed document again to retry it. A `503` says the document could not be stored or queued; one that was stored is then `failed` and is retried by uploading it again.
          */
         post: operations["addKnowledgeDocument"];
         delete?: never;
@@ -2663,6 +2663,10 @@ export interface components {
             platformMs: number;
             /** @description Speculative transcriptions of the caller's turn thrown away. */
             discardedTranscriptions?: number;
+            /** @description An agent that retrieves knowledge on every turn: of `llmMs`, the wait for the knowledge base's passages. */
+            retrievalMs?: number;
+            /** @description Those passages came from the search made while the caller was still speaking (docs/knowledge.md, Retrieval). */
+            retrievalPrefetched?: boolean;
         };
         CallStartedPayload: {
             /**
@@ -6858,6 +6862,18 @@ export interface components {
                     /** @description Messaging agent turns the provider refused: why. */
                     undelivered?: string;
                     tool?: components["schemas"]["ToolTurn"];
+                    /** @description Agent turns of an agent that retrieves on every turn: the knowledge passages its reply was given, nearest first (none: nothing found within the agent's `maxDistance`, or the search failed). docs/knowledge.md, Retrieval. */
+                    knowledge?: {
+                        passages: {
+                            /** Format: uuid */
+                            chunkId: string;
+                            /** Format: uuid */
+                            documentId: string;
+                            documentName: string;
+                            /** @description 1 − cosine distance to what was searched. */
+                            score: number;
+                        }[];
+                    };
                 }[];
             };
         };
@@ -13371,7 +13387,7 @@ export interface operations {
                     "application/json": components["schemas"]["KnowledgeDocument"];
                 };
             };
-            /** @description The document, being processed. */
+            /** @description The document, being processed (a new one, or a failed one being retried). */
             202: {
                 headers: {
                     [name: string]: unknown;

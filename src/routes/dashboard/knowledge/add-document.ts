@@ -59,13 +59,14 @@ export const registerAddDocumentPage = (app: OpenAPIHono<AppEnv>) =>
       addDocumentFrom({ ctx, input: { knowledgeBaseId, document: await documentOf(c, kind) } });
     if (wantsJson(c))
       return scriptAction(c, async () => {
-        const { document, created } = await add((await owned()).id);
-        return c.json({ created, document: documentRow(toDocumentView(document)) }, created ? 202 : 200);
+        // `created`: its processing starts (a new document, or a failed one sent again).
+        const { document, started } = await add((await owned()).id);
+        return c.json({ created: started, document: documentRow(toDocumentView(document)) }, started ? 202 : 200);
       });
     const base = await owned();
     try {
-      const { created } = await add(base.id);
-      return c.redirect(`${BASE}/${base.id}?${created ? "added" : "existing"}=1`, 303);
+      const { started } = await add(base.id);
+      return c.redirect(`${BASE}/${base.id}?${started ? "added" : "existing"}=1`, 303);
     } catch (err) {
       if (!(err instanceof ApiError) || err.code === "not_found") throw err;
       const shown = kind ?? "file";

@@ -17,7 +17,9 @@ export const addDocumentRoute = createRoute({
     "A file is sent as multipart/form-data (field `file`: text, Markdown, HTML or PDF, up to 20 MiB by default; optional `name`); " +
     'text as JSON `{"type":"text","name","text"}`; a URL as JSON `{"type":"url","url"}`, fetched once under the webhooks\' SSRF rules. ' +
     "The answer comes before the document is processed: `202` with status `processing`; poll the document until it is `ready` or `failed` (with `error`). " +
-    "The same content already in the knowledge base answers `200` with that document: nothing is stored twice.",
+    "The same content already in the knowledge base answers `200` with that document: nothing is stored twice. " +
+    "If that document had `failed`, it is processed again instead (`202`): upload a failed document again to retry it. " +
+    "A `503` says the document could not be stored or queued; one that was stored is then `failed` and is retried by uploading it again.",
   security: bearerSecurity,
   request: {
     params: idParam("Knowledge base"),
@@ -29,7 +31,7 @@ export const addDocumentRoute = createRoute({
     },
   },
   responses: {
-    202: jsonResponse(documentSchema, "The document, being processed."),
+    202: jsonResponse(documentSchema, "The document, being processed (a new one, or a failed one being retried)."),
     200: jsonResponse(documentSchema, "The same content was in the knowledge base already: that document."),
     ...errorResponses(400, 402, 404, 409, 413, 415, 503),
   },
@@ -40,7 +42,7 @@ export const registerAddDocument = (app: OpenAPIHono<AppEnv>) =>
     const id = c.req.valid("param").id;
     const isJson = (c.req.header("content-type") ?? "").toLowerCase().startsWith("application/json");
     const document = isJson ? (c.req.valid("json") as AddDocumentJson) : await readDocumentForm(c.req.raw);
-    const { document: row, created } = await addDocumentFrom({ ctx: c.var.ctx, input: { knowledgeBaseId: id, document } });
+    const { document: row, started } = await addDocumentFrom({ ctx: c.var.ctx, input: { knowledgeBaseId: id, document } });
     c.header("Location", `/v1/knowledge-bases/${id}/documents/${row.id}`);
-    return created ? c.json(toDocumentView(row), 202) : c.json(toDocumentView(row), 200);
+    return started ? c.json(toDocumentView(row), 202) : c.json(toDocumentView(row), 200);
   });

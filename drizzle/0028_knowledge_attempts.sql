@@ -1,0 +1,2 @@
+ALTER TABLE "knowledge_documents" ADD COLUMN "attempts" integer DEFAULT 1 NOT NULL;--> statement-breakpoint
+CREATE INDEX "knowledge_documents_processing_idx" ON "knowledge_documents" USING btree ("updated_at") WHERE "knowledge_documents"."status" = 'processing';
