@@ -48,6 +48,15 @@ export function chatEventData(chat: Chat, withTranscript: boolean): EventData {
 }
 
 /**
+ * Whether a chat runs `current` as it is: its agent gone (nothing else to run), or the same agent at
+ * the version it recorded (a chat from before versions: the live one).
+ */
+export const runsCurrent = (chat: Pick<Chat, "agentId" | "agentVersion">, current: RunnableAgent): boolean =>
+  !chat.agentId ||
+  (chat.agentId === current.agent.id &&
+    (chat.agentVersion === null ? current.version === current.agent.liveVersion : chat.agentVersion === current.version));
+
+/**
  * The agent a chat replies with (docs/agents.md, "Versions"): the chat's own agent at the version it
  * recorded when it started, so a publish during a conversation changes nothing in it (a chat from
  * before versions: the live one). `current` is what its widget or channel runs now, already read:
@@ -59,11 +68,7 @@ export async function agentOfChat(
   current: RunnableAgent,
 ): Promise<RunnableAgent> {
   const { agentId, agentVersion } = chat;
-  if (!agentId) return current;
-  const same =
-    agentId === current.agent.id &&
-    (agentVersion === null ? current.version === current.agent.liveVersion : agentVersion === current.version);
-  if (same) return current;
+  if (!agentId || runsCurrent(chat, current)) return current;
   try {
     return (
       (await findAgentAt({ ctx: { db: deps.db, organizationId: chat.organizationId }, input: { id: agentId, version: agentVersion } })) ??
