@@ -18,6 +18,18 @@ const pathVersion = (name: string, description: string) =>
     .max(MAX_VERSION)
     .openapi({ param: { name, in: "path" }, description, example: 2 });
 
+/**
+ * The agent's version a call, a widget, a channel or a campaign names in its body (docs/agents.md,
+ * "Versions"): a draft too; left out, the live version.
+ */
+export const agentVersionField = (description: string) =>
+  z
+    .number({ message: "agentVersion must be a version number" })
+    .int({ message: "agentVersion must be a whole number" })
+    .min(1, { message: "agentVersion must be 1 or more" })
+    .max(MAX_VERSION, { message: "agentVersion names no version" })
+    .openapi({ description, example: 3 });
+
 const agentIdParam = z.uuid({ message: "Agent id must be a UUID" }).openapi({ param: { name: "id", in: "path" }, example: EXAMPLE_ID });
 
 export const versionParams = z.object({ id: agentIdParam, version: pathVersion("version", "The version's number.") });

@@ -7,15 +7,55 @@ import { isUuid } from "../lib/ids";
 import type { Page } from "../lib/pagination";
 import type { Op } from "../services";
 import { agentWithConfig, changedFields, diffConfigs, type FieldChange } from "./config";
-import { type ListedVersion, selectVersion, selectVersionPage, selectVersions, withAgentLocked } from "./queries/versions";
+import { type ListedVersion, selectAgentAt, selectVersion, selectVersionPage, selectVersions, withAgentLocked } from "./queries/versions";
 import { agentNotFound, authorOf, findAgent, getAgent, type SavedAgent, whileVoiceExists, withToolSecret } from "./service";
 
 export type { ListedVersion };
 
 const versionNotFound = (version: number) => new ApiError("not_found", `This agent has no version ${version}.`);
 
-/** The version calls, chats, widgets, channels and campaigns run with: the one the agent's row carries. */
+/** The version calls, chats, widgets, channels and campaigns run with unless they name one: the one the agent's row carries. */
 export const liveVersionOf = (agent: Pick<Agent, "liveVersion">): number => agent.liveVersion;
+
+/**
+ * An agent as a call or a chat runs it: its row with the configuration of `version`, the number the
+ * call or chat records.
+ */
+export interface RunnableAgent {
+  agent: Agent;
+  version: number;
+}
+
+/**
+ * The agent (already read, the workspace's) as it runs at `version`: the live one when none is named,
+ * without a read; else that version's configuration (a draft too). 404 for an unknown version.
+ */
+export async function agentToRun({
+  ctx,
+  input: { agent, version },
+}: Op<{ agent: Agent; version?: number | null }, "db">): Promise<RunnableAgent> {
+  if (version === undefined || version === null || version === agent.liveVersion) return { agent, version: agent.liveVersion };
+  const row = await selectVersion(ctx.db, agent.organizationId, agent.id, version);
+  if (!row) throw versionNotFound(version);
+  return { agent: agentWithConfig(agent, row.config), version };
+}
+
+/**
+ * The workspace's agent as it runs at `version` (null: the live one), in one read; null when the
+ * workspace has no such agent, 404 when the agent has no such version. What a widget, a channel or
+ * a campaign names is checked and run through here.
+ */
+export async function findAgentAt({
+  ctx,
+  input: { id, version },
+}: Op<{ id: string; version: number | null }>): Promise<RunnableAgent | null> {
+  if (!isUuid(id)) return null;
+  const found = await selectAgentAt(ctx.db, ctx.organizationId, id, version);
+  if (!found) return null;
+  if (version === null) return { agent: found.agent, version: found.agent.liveVersion };
+  if (!found.config) throw versionNotFound(version);
+  return { agent: agentWithConfig(found.agent, found.config), version };
+}
 
 /** A version with its agent (whose live_version says whether it is live). */
 export interface VersionOfAgent {

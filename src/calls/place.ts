@@ -1,6 +1,7 @@
 // Creating calls: the phone call (caller id: phone-numbers.ts; idempotency, the carrier's dial)
 // and the web call (a one-time session token). Shared by the API, the dashboard and the widget;
 // each takes `{ ctx, input }` (src/services.ts).
+import { agentToRun, type RunnableAgent } from "../agents/versions";
 import type { Db } from "../db/client";
 import type { Agent, Call } from "../db/schema";
 import { randomBase62, sha256Hex } from "../lib/crypto";
@@ -33,6 +34,8 @@ export interface PlaceInput {
   /** Given (even `{}`): every `{{name}}` of the agent's templates must be among them (prompt.ts). */
   variables?: Record<string, string>;
   metadata?: Record<string, unknown>;
+  /** The agent's version the call runs (a draft too); left out, the live one (docs/agents.md, "Versions"). */
+  agentVersion?: number;
 }
 
 /** A campaign's call: the campaign and the recipient row it dials (counted against the campaign's limit too). */
@@ -51,13 +54,17 @@ async function requireCredits(db: Db, organizationId: string): Promise<void> {
     throw new ApiError("insufficient_credits", "The workspace has no usage credits left for the call's speech and LLM; add credits first.");
 }
 
-/** What every new call row starts with: queued, the agent's name kept, phone calls outbound, web calls `web` (no phone leg). */
-const newCall = (ctx: Ctx, agent: Agent, id: string, type: "phone" | "web") => ({
+/**
+ * What every new call row starts with: queued, the agent's name kept, the version it runs (the
+ * session reads that version's configuration when the media connects), phone calls outbound, web
+ * calls `web` (no phone leg).
+ */
+const newCall = (ctx: Ctx, { agent, version }: RunnableAgent, id: string, type: "phone" | "web") => ({
   id,
   organizationId: ctx.organizationId,
   agentId: agent.id,
   agentName: agent.name,
-  agentVersion: agent.liveVersion,
+  agentVersion: version,
   type,
   direction: type === "phone" ? ("outbound" as const) : ("web" as const),
   status: "queued" as const,
@@ -68,11 +75,15 @@ export interface Placed {
   replayed: boolean;
 }
 
+/**
+ * Places an outbound phone call with `live` (the workspace's agent as its row stands) at
+ * `call.agentVersion`, or its live version; 404 for a version it does not have.
+ */
 export async function placePhoneCall({
   ctx,
-  input: { agent, call: input, idempotencyKey, campaign },
+  input: { agent: live, call: input, idempotencyKey, campaign },
 }: Op<{ agent: Agent; call: PlaceInput; idempotencyKey: string | undefined; campaign?: CampaignAttempt }, PlaceNeeds>): Promise<Placed> {
-  const fingerprint = await sha256Hex(JSON.stringify([agent.id, input]));
+  const fingerprint = await sha256Hex(JSON.stringify([live.id, input]));
   const replay = async (): Promise<Placed | null> => {
     if (!idempotencyKey) return null;
     const existing = await findCallByIdempotencyKey(ctx.db, ctx.organizationId, idempotencyKey);
@@ -84,6 +95,8 @@ export async function placePhoneCall({
   const earlier = await replay();
   if (earlier) return earlier;
 
+  const running = await agentToRun({ ctx, input: { agent: live, version: input.agentVersion } });
+  const { agent } = running;
   const telephony = telephonyProvider(ctx.config);
   if (input.variables) requireVariables(agent, input.variables);
   await requireCredits(ctx.db, ctx.organizationId);
@@ -94,7 +107,7 @@ export async function placePhoneCall({
   // Refused here (429, nothing dialled) when the workspace or the campaign has its most calls in flight.
   const row = await withinInFlightLimit(
     insertIdempotentCall(ctx.db, {
-      ...newCall(ctx, agent, id, "phone"),
+      ...newCall(ctx, running, id, "phone"),
       fromNumber: from,
       toNumber: input.phoneNumber,
       provider: telephony.name,
@@ -157,11 +170,16 @@ export interface WebCallSession {
   url: string;
 }
 
+/** A web call with `live` at `agentVersion`, or its live version; 404 for a version it does not have. */
 export async function startWebCall({
   ctx,
-  input: { agent, ...input },
-}: Op<{ agent: Agent; variables?: Record<string, string>; metadata?: Record<string, unknown> }, PlaceNeeds>): Promise<WebCallSession> {
-  if (input.variables) requireVariables(agent, input.variables);
+  input: { agent: live, agentVersion, ...input },
+}: Op<
+  { agent: Agent; agentVersion?: number | null; variables?: Record<string, string>; metadata?: Record<string, unknown> },
+  PlaceNeeds
+>): Promise<WebCallSession> {
+  const running = await agentToRun({ ctx, input: { agent: live, version: agentVersion } });
+  if (input.variables) requireVariables(running.agent, input.variables);
   await requireCredits(ctx.db, ctx.organizationId);
   const token = `wct_${randomBase62(40)}`;
   const id = newId();
@@ -169,7 +187,7 @@ export async function startWebCall({
   const deadline = new Date(expiresAt.getTime() + ctx.config.CALL_WATCHDOG_GRACE_SECONDS * 1000);
   const row = await withinInFlightLimit(
     insertCall(ctx.db, {
-      ...newCall(ctx, agent, id, "web"),
+      ...newCall(ctx, running, id, "web"),
       variables: input.variables ?? {},
       metadata: input.metadata ?? {},
       sessionTokenHash: await sha256Hex(token),

@@ -3,6 +3,7 @@
 // the workspace, each recipient row) are checked by rules.ts and recipients.ts, with every issue
 // listed at once.
 import { z } from "@hono/zod-openapi";
+import { agentVersionField } from "../agents/versions-schema";
 import { CAMPAIGN_STATUSES, RECIPIENT_STATES } from "../db/schema/campaigns";
 import { metadataSchema, NON_EMPTY_PATCH, nonEmptyPatch, text } from "../lib/fields";
 import { pageQuerySchema, pageSchema } from "../lib/pagination";
@@ -144,6 +145,9 @@ const campaignFields = {
   agentId: z
     .uuid({ message: "agentId must be a UUID" })
     .openapi({ description: "The agent that talks on every call.", example: EXAMPLE_ID }),
+  agentVersion: agentVersionField(
+    'The agent\'s version every call runs, a draft too; null (the default): the live version at each dial. 404 when the agent has no such version (docs/agents.md, "Versions").',
+  ).nullable(),
   fromNumbers: fromNumbers(),
   schedule: scheduleSchema.nullable(),
   retry: retrySchema,
@@ -156,6 +160,7 @@ export const createCampaignFieldsSchema = z
   .strictObject({
     name: campaignFields.name,
     agentId: campaignFields.agentId,
+    agentVersion: campaignFields.agentVersion.default(null),
     fromNumbers: campaignFields.fromNumbers,
     schedule: campaignFields.schedule.default(null),
     retry: campaignFields.retry.default(DEFAULT_RETRY),
@@ -205,6 +210,7 @@ export const createCampaignFormSchema = z
 export const updateCampaignSchema = z
   .strictObject({
     name: campaignFields.name.optional(),
+    agentVersion: campaignFields.agentVersion.optional(),
     fromNumbers: campaignFields.fromNumbers.optional(),
     schedule: campaignFields.schedule.optional(),
     retry: retryPatchSchema.optional(),
@@ -232,6 +238,11 @@ export const campaignSchema = z
     id: z.uuid().openapi({ example: EXAMPLE_ID }),
     name: z.string(),
     agentId: z.uuid().nullable().openapi({ description: "Null once the agent was deleted (the campaign is paused then)." }),
+    agentVersion: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: 'The agent\'s version its calls run; null: the live version at each dial (docs/agents.md, "Versions").' }),
     fromNumbers: z.array(z.string()),
     status: z.enum(CAMPAIGN_STATUSES).openapi({ description: 'docs/campaigns.md, "States".' }),
     pausedReason: z.string().nullable().openapi({ description: "Why the platform paused it; null when running or paused by a user." }),

@@ -2,7 +2,7 @@
 // `{ ctx, input }` (src/services.ts). This is the data and its rules: what a campaign and its
 // recipients must be to be created (checked whole, written in one statement), its changes, and the
 // moves between states. The dialling runner reads and writes the same rows; it is not here.
-import { findAgent } from "../agents/service";
+import { findAgentAt } from "../agents/versions";
 import { foreignCallerIds } from "../calls/phone-numbers";
 import { isForeignKeyViolation } from "../db/errors";
 import type { Campaign, CampaignRetry, CampaignSchedule, CampaignStatus } from "../db/schema";
@@ -111,7 +111,8 @@ export async function createCampaign({
   input,
 }: Op<CreateCampaignInput, "db" | "organizationId" | "config">): Promise<CampaignWithCounts> {
   const issues: Issue[] = [];
-  const agent = await findAgent({ ctx, input: { id: input.agentId } });
+  // At the version its calls will run (404 for a version the agent does not have): its templates say which variables rows need.
+  const agent = (await findAgentAt({ ctx, input: { id: input.agentId, version: input.agentVersion } }))?.agent ?? null;
   if (!agent) issues.push(unknownAgent);
   issues.push(...(await fromNumberIssues(ctx, input.fromNumbers)));
   const maxCallsInFlight = await callsInFlightLimit(ctx, input.maxCallsInFlight, issues);
@@ -126,6 +127,7 @@ export async function createCampaign({
       {
         name: input.name,
         agentId: input.agentId,
+        agentVersion: input.agentVersion,
         fromNumbers: input.fromNumbers,
         schedule: input.schedule,
         retry: input.retry as CampaignRetry,
@@ -180,8 +182,8 @@ const EDITABLE: readonly CampaignStatus[] = ["draft", "paused"];
 const DELETABLE: readonly CampaignStatus[] = ["draft", "completed", "canceled"];
 
 /**
- * Changes the name, caller ids, schedule, retries (the fields named; the others kept), limit on
- * calls in flight or metadata, while the campaign is a draft or paused (409 otherwise: a running
+ * Changes the name, the agent's version its calls run, caller ids, schedule, retries (the fields
+ * named; the others kept), limit on calls in flight or metadata, while the campaign is a draft or paused (409 otherwise: a running
  * campaign is paused first). Recipients are fixed once created.
  */
 export async function updateCampaign({
@@ -194,6 +196,12 @@ export async function updateCampaign({
   if (patch.fromNumbers) issues.push(...(await fromNumberIssues(ctx, patch.fromNumbers)));
   if (patch.maxCallsInFlight !== undefined) await callsInFlightLimit(ctx, patch.maxCallsInFlight, issues);
   issues.push(...scheduleIssues(patch.schedule));
+  // A version of the campaign's own agent (404 for one it does not have); its recipients were checked against their agent's templates when created.
+  if (
+    patch.agentVersion != null &&
+    !(current.agentId && (await findAgentAt({ ctx, input: { id: current.agentId, version: patch.agentVersion } })))
+  )
+    issues.push({ path: "agentVersion", message: "the campaign's agent was deleted: it has no version to run" });
   if (issues.length > 0) throw invalidCampaign(issues, 0, "nothing was changed");
   const { retry, ...rest } = patch;
   const row = await updateCampaignIn(ctx.db, ctx.organizationId, id, EDITABLE, {

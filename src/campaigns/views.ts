@@ -16,6 +16,7 @@ export const toCampaignView = (row: Campaign, counts: RecipientCounts): Campaign
   id: row.id,
   name: row.name,
   agentId: row.agentId,
+  agentVersion: row.agentVersion,
   fromNumbers: row.fromNumbers,
   status: row.status,
   pausedReason: row.pausedReason,

@@ -5,7 +5,9 @@
 // transcript). Each state change is one conditional statement, so each event fires exactly once.
 // The channels' adapters (src/widgets/sessions.ts, src/messaging/sessions.ts) say who may write
 // to which chat and what a full chat means for the next message.
+import { findAgentAt, type RunnableAgent } from "../agents/versions";
 import type { Chat, ChatEndedReason, ChatTurn } from "../db/schema";
+import { ApiError } from "../lib/errors";
 import type { DomainContext } from "../services";
 import { emit } from "../webhooks/deliver";
 import { chatTranscript, type EventData } from "../webhooks/payload";
@@ -43,6 +45,40 @@ export function chatEventData(chat: Chat, withTranscript: boolean): EventData {
         ? { widgetId: chat.widgetId, visitorId: chat.endUserId, origin: chat.origin, ...ended }
         : { channelId: chat.channelId, channelType: chat.channel, endUserId: chat.endUserId, ...ended },
   };
+}
+
+/**
+ * Whether a chat runs `current` as it is: its agent gone (nothing else to run), or the same agent at
+ * the version it recorded (a chat from before versions: the live one).
+ */
+export const runsCurrent = (chat: Pick<Chat, "agentId" | "agentVersion">, current: RunnableAgent): boolean =>
+  !chat.agentId ||
+  (chat.agentId === current.agent.id &&
+    (chat.agentVersion === null ? current.version === current.agent.liveVersion : chat.agentVersion === current.version));
+
+/**
+ * The agent a chat replies with (docs/agents.md, "Versions"): the chat's own agent at the version it
+ * recorded when it started, so a publish during a conversation changes nothing in it (a chat from
+ * before versions: the live one). `current` is what its widget or channel runs now, already read:
+ * used as it is when it is that, and when the chat's agent is gone. Read again only otherwise.
+ */
+export async function agentOfChat(
+  deps: Pick<DomainContext, "db">,
+  chat: Pick<Chat, "organizationId" | "agentId" | "agentVersion">,
+  current: RunnableAgent,
+): Promise<RunnableAgent> {
+  const { agentId, agentVersion } = chat;
+  if (!agentId || runsCurrent(chat, current)) return current;
+  try {
+    return (
+      (await findAgentAt({ ctx: { db: deps.db, organizationId: chat.organizationId }, input: { id: agentId, version: agentVersion } })) ??
+      current
+    );
+  } catch (err) {
+    // A version the agent does not have (never, while versions are not deleted): the channel's.
+    if (err instanceof ApiError && err.code === "not_found") return current;
+    throw err;
+  }
 }
 
 const fire = (deps: DomainContext, chat: Chat, phase: "started" | "completed") =>

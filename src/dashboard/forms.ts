@@ -14,6 +14,9 @@ export const many = (form: Form, name: string): string[] => form[name] ?? [];
 export const opt = (form: Form, name: string): string | undefined => (one(form, name) === "" ? undefined : one(form, name));
 /** A number field: "" is absent, anything else is passed as a number (NaN fails validation with a clear message). */
 export const num = (form: Form, name: string): number | undefined => (one(form, name).trim() === "" ? undefined : Number(one(form, name)));
+/** The "Agent version" field: "" is null (the live version), anything else a number (NaN fails validation with a clear message). */
+export const agentVersionOf = (form: Form): number | null =>
+  one(form, "agentVersion").trim() === "" ? null : Number(one(form, "agentVersion"));
 /** One item per non-empty line. */
 export const lines = (form: Form, name: string): string[] =>
   one(form, name)

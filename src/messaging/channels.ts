@@ -4,7 +4,7 @@
 // query is scoped by the organization, another workspace's channel is simply not found (the
 // statements are in queries.ts).
 
-import { findAgent } from "../agents/service";
+import { findAgentAt } from "../agents/versions";
 import { endChannelChats } from "../chats/runtime";
 import type { Db } from "../db/client";
 import { isUniqueViolation } from "../db/errors";
@@ -133,7 +133,8 @@ export async function createChannel({
   input,
 }: Op<CreateChannelInput, keyof DomainContext | "organizationId">): Promise<MessagingChannel> {
   const { db, config, organizationId } = deps;
-  if (!(await findAgent({ ctx: { db, organizationId }, input: { id: input.agentId } }))) throw unknownAgent();
+  if (!(await findAgentAt({ ctx: { db, organizationId }, input: { id: input.agentId, version: input.agentVersion } })))
+    throw unknownAgent();
   const { externalId, info } = await identify(config, input);
   const credentials: Credentials =
     input.type === "telegram" ? { botToken: input.credentials.botToken, secretToken: randomBase62(48) } : { ...input.credentials };
@@ -144,6 +145,7 @@ export async function createChannel({
       id: rowId,
       organizationId,
       agentId: input.agentId,
+      agentVersion: input.agentVersion,
       type: input.type,
       name: input.name,
       externalId,
@@ -198,11 +200,20 @@ export async function listChannels({ ctx, input: params }: Op<PageParams & Chann
   return pageOf(rows, page.limit, (row) => row);
 }
 
-/** Only the fields sent change. A paused channel acknowledges messages and answers none. */
+/**
+ * Only the fields sent change. A paused channel acknowledges messages and answers none. A version
+ * belongs to its agent: another agent without `agentVersion` runs its live version.
+ */
 export async function updateChannel({ ctx, input: { id, ...input } }: Op<UpdateChannelInput & { id: string }>): Promise<MessagingChannel> {
   const { db, organizationId } = ctx;
-  if (input.agentId && !(await findAgent({ ctx: { db, organizationId }, input: { id: input.agentId } }))) throw unknownAgent();
   if (!isUuid(id)) throw channelNotFound();
+  if (input.agentId !== undefined || input.agentVersion !== undefined) {
+    const current = await getChannel({ ctx, input: { id } });
+    const agentId = input.agentId ?? current.agentId;
+    if (input.agentVersion === undefined && agentId !== current.agentId) input.agentVersion = null;
+    if (!(await findAgentAt({ ctx: { db, organizationId }, input: { id: agentId, version: input.agentVersion ?? null } })))
+      throw unknownAgent();
+  }
   const row = await updateChannelRow(db, organizationId, id, input);
   if (!row) throw channelNotFound();
   return row;

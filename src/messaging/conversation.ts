@@ -4,8 +4,8 @@
 // provider, and both turns in the transcript. Replies are text, voice notes included
 // (docs/messaging.md says why). Nothing here throws for the end user's sake: every failure has a
 // fixed answer, and what the provider refused is kept in the transcript as undelivered.
-import { findAgent } from "../agents/service";
-import { appendReply, endChat } from "../chats/runtime";
+import { findAgentAt } from "../agents/versions";
+import { agentOfChat, appendReply, endChat } from "../chats/runtime";
 import type { Agent, Chat, ChatTurn, InboundMessage, MessagingChannel } from "../db/schema";
 import { ApiError } from "../lib/errors";
 import type { Payer } from "../metering/metered";
@@ -96,10 +96,18 @@ export async function answer(
   message: InboundMessage,
 ): Promise<Answered | null> {
   if (channel.status !== "active") return null;
-  const agent = await findAgent({ ctx: { db: deps.db, organizationId: channel.organizationId }, input: { id: channel.agentId } });
-  if (!agent) return null;
+  // The channel's agent at its version (the live one when it names none); a conversation replies
+  // with the version it started with (agentOfChat below).
+  const current = await findAgentAt({
+    ctx: { db: deps.db, organizationId: channel.organizationId },
+    input: { id: channel.agentId, version: channel.agentVersion },
+  }).catch((err: unknown) => {
+    if (err instanceof ApiError && err.code === "not_found") return null;
+    throw err;
+  });
+  if (!current) return null;
   const endUser = { id: endUserId, name: message.userName };
-  let session = await openSession(deps, channel, agent, endUser);
+  let session = await openSession(deps, channel, current, endUser);
   const driver = await driverOf(deps, channel);
   const payer: Payer = {
     organizationId: channel.organizationId,
@@ -115,7 +123,7 @@ export async function answer(
   if (message.kind === "text") {
     userTurn = { role: "user", text: message.text ?? "", at: message.sentAt, kind: "text" };
   } else if (message.kind === "voice") {
-    const heard = await transcribe(deps, driver, payer, agent, message).catch((err: unknown) => {
+    const heard = await transcribe(deps, driver, payer, current.agent, message).catch((err: unknown) => {
       console.error(
         JSON.stringify({ level: "warn", msg: "messaging voice note not transcribed", channelId: channel.id, code: codeOf(err) }),
       );
@@ -128,7 +136,7 @@ export async function answer(
     fixed = FIXED_REPLIES.unsupported;
   }
 
-  session = await appendEndUserTurn(deps, { session, channel, agent, endUser }, userTurn);
+  session = await appendEndUserTurn(deps, { session, channel, running: current, endUser }, userTurn);
   payer.endpoint = `/v1/chats/${session.id}`;
   payer.chatId = session.id;
 
@@ -149,6 +157,7 @@ export async function answer(
   if (ending) text = FIXED_REPLIES.ended;
   else if (fixed) text = fixed;
   else {
+    const { agent } = await agentOfChat(deps, session, current);
     const turn = await reply(deps, payer, channel, agent, session, (said) => driver.send(endUserId, said));
     text = turn.text;
     before = turn.turns;

@@ -12,6 +12,7 @@ export const toChannelView = (row: MessagingChannel, origin: string): ChannelVie
   type: row.type,
   name: row.name,
   agentId: row.agentId,
+  agentVersion: row.agentVersion,
   status: row.status,
   info: row.info,
   idleTimeoutSeconds: row.idleTimeoutSeconds,

@@ -1,6 +1,7 @@
 // The channel's API shapes (zod, at the edge): what a workspace sends to connect a Telegram bot or
 // a WhatsApp Business number, and what it gets back. Credentials are write-only.
 import { z } from "@hono/zod-openapi";
+import { agentVersionField } from "../agents/versions-schema";
 import { CHANNEL_TYPES } from "../db/schema";
 import { NON_EMPTY_PATCH, nonEmptyPatch, text } from "../lib/fields";
 
@@ -47,9 +48,14 @@ const whatsappCredentials = z
   })
   .openapi("WhatsAppCredentials");
 
+const agentVersionSchema = agentVersionField(
+  'The agent\'s version its conversations run, a draft too; null (the default): the live version. Changing `agentId` without it goes back to null. 404 when the agent has no such version (docs/agents.md, "Versions").',
+).nullable();
+
 const common = {
   name: nameSchema,
   agentId: z.uuid().openapi({ description: "The agent that answers in this channel." }),
+  agentVersion: agentVersionSchema.default(null),
   idleTimeoutSeconds: idleTimeoutSchema.optional(),
 };
 
@@ -73,6 +79,7 @@ export const updateChannelSchema = z
   .strictObject({
     name: nameSchema.optional(),
     agentId: z.uuid().optional(),
+    agentVersion: agentVersionSchema.optional(),
     status: z.enum(["active", "paused"]).optional().openapi({ description: "A paused channel acknowledges messages and answers none." }),
     idleTimeoutSeconds: idleTimeoutSchema.optional(),
   })
@@ -87,6 +94,11 @@ export const channelSchema = z
     type: z.enum(CHANNEL_TYPES),
     name: z.string(),
     agentId: z.string(),
+    agentVersion: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: 'The agent\'s version its conversations run; null: the live one (docs/agents.md, "Versions").' }),
     status: z.enum(["active", "paused"]),
     info: z
       .object({

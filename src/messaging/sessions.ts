@@ -3,9 +3,10 @@
 // full conversation ends (`session-full`) and the message that found it full starts the next one.
 // The end command, the agent, the idle sweep and the channel's removal end it (`<type>.completed`).
 
+import type { RunnableAgent } from "../agents/versions";
 import { selectOpenConversation } from "../chats/queries";
 import { appendUserTurn, endChat, startChat } from "../chats/runtime";
-import type { Agent, Chat, ChatTurn, MessagingChannel } from "../db/schema";
+import type { Chat, ChatTurn, MessagingChannel } from "../db/schema";
 import type { DomainContext } from "../services";
 
 /**
@@ -16,7 +17,7 @@ import type { DomainContext } from "../services";
 export async function openSession(
   deps: DomainContext,
   channel: MessagingChannel,
-  agent: Pick<Agent, "id" | "name" | "liveVersion">,
+  running: RunnableAgent,
   endUser: { id: string; name?: string },
 ): Promise<Chat> {
   const existing = await selectOpenConversation(deps.db, channel.id, endUser.id);
@@ -26,9 +27,9 @@ export async function openSession(
     channel: channel.type,
     widgetId: null,
     channelId: channel.id,
-    agentId: agent.id,
-    agentName: agent.name,
-    agentVersion: agent.liveVersion,
+    agentId: running.agent.id,
+    agentName: running.agent.name,
+    agentVersion: running.version,
     endUserId: endUser.id,
     endUserName: endUser.name ?? null,
     origin: null,
@@ -48,19 +49,20 @@ export async function appendEndUserTurn(
   to: {
     session: Chat;
     channel: MessagingChannel;
-    agent: Pick<Agent, "id" | "name" | "liveVersion">;
+    /** What the channel runs now: a conversation started here runs it. */
+    running: RunnableAgent;
     endUser: { id: string; name?: string };
   },
   turn: ChatTurn,
 ): Promise<Chat> {
-  const { channel, agent, endUser } = to;
+  const { channel, running, endUser } = to;
   let session = to.session;
   for (let attempt = 0; attempt < 3; attempt++) {
     const appended = await appendUserTurn(deps, session.id, turn);
     if (appended) return appended;
     // Full, or ended meanwhile: that conversation ends, this message starts the next one.
     await endChat(deps, session.id, "session-full");
-    session = await openSession(deps, channel, agent, endUser);
+    session = await openSession(deps, channel, running, endUser);
   }
   throw new Error("the end user's message found no open conversation to join");
 }

@@ -38,6 +38,7 @@ export const CAMPAIGN_FIELDS = [
   "id",
   "name",
   "agentId",
+  "agentVersion",
   "fromNumbers",
   "status",
   "pausedReason",

@@ -162,6 +162,7 @@ function testCampaign(phase: string, now: Date): { campaign: Campaign; counts: R
     organizationId: NO_WORKSPACE,
     name: "Test campaign",
     agentId: TEST_AGENT.id,
+    agentVersion: null,
     fromNumbers: ["+15550100000"],
     status: started ? "running" : "completed",
     pausedReason: null,

@@ -9,6 +9,7 @@ export const embedCode = (cdnOrigin: string, token: string) =>
 export const toWidgetView = (row: Widget, cdnOrigin: string): WidgetView => ({
   id: row.id,
   agentId: row.agentId,
+  agentVersion: row.agentVersion,
   name: row.name,
   mode: row.mode,
   allowedOrigins: row.allowedOrigins,

@@ -1,6 +1,7 @@
 // Request and response shapes of widgets: the /v1/widgets API (and, later, the dashboard's
 // screen, which reuses these schemas and src/widgets/service.ts), and the public widget routes.
 import { z } from "@hono/zod-openapi";
+import { agentVersionField } from "../agents/versions-schema";
 import { NON_EMPTY_PATCH, nonEmptyPatch, text } from "../lib/fields";
 import { pageQuerySchema, pageSchema } from "../lib/pagination";
 import { normalizeOrigin } from "./origins";
@@ -69,6 +70,10 @@ const allowedOrigins = () =>
 
 const fields = {
   agentId: () => z.uuid({ message: "agentId must be a UUID" }).openapi({ description: "The agent that answers.", example: EXAMPLE_ID }),
+  agentVersion: () =>
+    agentVersionField(
+      'The agent\'s version its chats and calls run, a draft too; null (the default): the live version. Changing `agentId` without it goes back to null. 404 when the agent has no such version (docs/agents.md, "Versions").',
+    ).nullable(),
   name: () =>
     text({ min: 1, max: 100, trim: true, singleLine: true }).openapi({
       description: "For you; visitors never see it.",
@@ -91,6 +96,7 @@ const fields = {
 export const createWidgetSchema = z
   .strictObject({
     agentId: fields.agentId(),
+    agentVersion: fields.agentVersion().default(null),
     name: fields.name(),
     mode: fields.mode().default("chat"),
     allowedOrigins: allowedOrigins(),
@@ -115,6 +121,7 @@ export type CreateWidgetInput = z.infer<typeof createWidgetSchema>;
 export const updateWidgetSchema = z
   .strictObject({
     agentId: fields.agentId().optional(),
+    agentVersion: fields.agentVersion().optional(),
     name: fields.name().optional(),
     mode: fields.mode().optional(),
     allowedOrigins: allowedOrigins().optional(),
@@ -136,6 +143,11 @@ export const widgetSchema = z
   .object({
     id: z.uuid().openapi({ example: EXAMPLE_ID }),
     agentId: z.uuid().openapi({ example: EXAMPLE_ID }),
+    agentVersion: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: 'The agent\'s version its chats and calls run; null: the live one (docs/agents.md, "Versions").' }),
     name: z.string(),
     mode: z.enum(WIDGET_MODES),
     allowedOrigins: z.array(z.string()).openapi({ example: ["https://www.example.com"] }),

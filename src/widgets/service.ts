@@ -2,7 +2,8 @@
 // `{ ctx, input }` (src/services.ts), shared by /v1/widgets and the dashboard. Every query is scoped
 // by the organization (src/db/tenancy.ts); another workspace's widget is simply not found.
 import { and, desc, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
-import { findAgent, listAgentFirstMessages } from "../agents/service";
+import { listAgentFirstMessages } from "../agents/service";
+import { findAgentAt } from "../agents/versions";
 import type { Db } from "../db/client";
 import { pageQuery } from "../db/pagination";
 import { type Widget, widgets } from "../db/schema";
@@ -30,8 +31,9 @@ const AGENT_MESSAGE = "no agent with this id in this workspace";
 const unknownAgent = () =>
   new ApiError("validation_failed", `Invalid json: agentId: ${AGENT_MESSAGE}`, { issues: [{ path: "agentId", message: AGENT_MESSAGE }] });
 
-async function requireAgent(db: Db, organizationId: string, agentId: string): Promise<void> {
-  if (!(await findAgent({ ctx: { db, organizationId }, input: { id: agentId } }))) throw unknownAgent();
+/** The workspace's agent (400 when it has none such), at the version named (404 when the agent has no such version). */
+async function requireAgent(db: Db, organizationId: string, agentId: string, version: number | null): Promise<void> {
+  if (!(await findAgentAt({ ctx: { db, organizationId }, input: { id: agentId, version } }))) throw unknownAgent();
 }
 
 /** The agent was deleted between the check and the write: the same 400 as if it never existed. */
@@ -65,13 +67,14 @@ const scoped = (organizationId: string, id: string) => ownedRow(widgets, organiz
 
 export async function createWidget({ ctx, input }: Op<CreateWidgetInput>): Promise<Widget> {
   const { db, organizationId } = ctx;
-  await requireAgent(db, organizationId, input.agentId);
+  await requireAgent(db, organizationId, input.agentId, input.agentVersion);
   const [row] = await whileAgentExists(
     db
       .insert(widgets)
       .values({
         organizationId,
         agentId: input.agentId,
+        agentVersion: input.agentVersion,
         name: input.name,
         mode: input.mode,
         allowedOrigins: input.allowedOrigins,
@@ -106,10 +109,19 @@ export async function listWidgets({ ctx, input: params }: Op<PageParams & { agen
   return pageOf(rows, page.limit, (row) => row);
 }
 
-/** Only the fields sent change; `colors` sub-fields are merged in the UPDATE itself (jsonb ||). */
+/**
+ * Only the fields sent change; `colors` sub-fields are merged in the UPDATE itself (jsonb ||). A
+ * version belongs to its agent: another agent without `agentVersion` runs its live version.
+ */
 export async function updateWidget({ ctx, input: { id, ...input } }: Op<UpdateWidgetInput & { id: string }>): Promise<Widget | null> {
   const { db, organizationId } = ctx;
-  if (input.agentId) await requireAgent(db, organizationId, input.agentId);
+  if (input.agentId !== undefined || input.agentVersion !== undefined) {
+    const current = await getWidget({ ctx, input: { id } });
+    if (!current) return null;
+    const agentId = input.agentId ?? current.agentId;
+    if (input.agentVersion === undefined && agentId !== current.agentId) input.agentVersion = null;
+    await requireAgent(db, organizationId, agentId, input.agentVersion ?? null);
+  }
   const { colors, ...rest } = input;
   type Row = typeof widgets.$inferInsert;
   const patch: { [K in keyof Row]?: Row[K] | SQL } = {};

@@ -3,9 +3,10 @@
 // widget and still in progress, and a full chat ends (`session-full`) with 409 session_ended, so
 // the widget starts the next one. The visitor closing the widget ends it (widget.completed).
 
+import type { RunnableAgent } from "../agents/versions";
 import { visitorChatStatus } from "../chats/queries";
 import { appendUserTurn, endChat, startChat } from "../chats/runtime";
-import type { Agent, Chat, ChatTurn, Widget } from "../db/schema";
+import type { Chat, ChatTurn, Widget } from "../db/schema";
 import { ApiError } from "../lib/errors";
 import type { DomainContext } from "../services";
 
@@ -14,7 +15,8 @@ export async function startSession(
   deps: DomainContext,
   input: {
     widget: Widget;
-    agent: Pick<Agent, "id" | "name" | "liveVersion">;
+    /** The agent at the version the chat runs: the widget's (its live one when it names none). */
+    running: RunnableAgent;
     visitorId: string;
     origin: string;
     greeting: string | null;
@@ -27,9 +29,9 @@ export async function startSession(
     channel: "widget",
     widgetId: input.widget.id,
     channelId: null,
-    agentId: input.agent.id,
-    agentName: input.agent.name,
-    agentVersion: input.agent.liveVersion,
+    agentId: input.running.agent.id,
+    agentName: input.running.agent.name,
+    agentVersion: input.running.version,
     endUserId: input.visitorId,
     endUserName: null,
     origin: input.origin,

@@ -102,13 +102,14 @@ export interface ChannelView {
   type: "telegram" | "whatsapp";
   name: string;
   agentId: string;
+  agentVersion: number | null;
   status: string;
   info: Record<string, string>;
   webhookUrl: string;
   idleTimeoutSeconds: number;
 }
 
-export async function connectTelegram(ws: Workspace, opts: { agentId?: string; idleTimeoutSeconds?: number } = {}) {
+export async function connectTelegram(ws: Workspace, opts: { agentId?: string; agentVersion?: number; idleTimeoutSeconds?: number } = {}) {
   const bot = await newBot();
   const agentId = opts.agentId ?? (await createAgent(ws)).id;
   const res = await ws.api("/v1/channels", {
@@ -119,6 +120,7 @@ export async function connectTelegram(ws: Workspace, opts: { agentId?: string; i
       agentId,
       credentials: { botToken: bot.token },
       ...(opts.idleTimeoutSeconds ? { idleTimeoutSeconds: opts.idleTimeoutSeconds } : {}),
+      ...(opts.agentVersion ? { agentVersion: opts.agentVersion } : {}),
     },
   });
   expect(res.status, await res.clone().text()).toBe(201);

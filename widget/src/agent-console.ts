@@ -17,6 +17,8 @@ function setUp(root: HTMLElement): void {
   const agentId = root.dataset.agent ?? "";
   const csrf = root.dataset.csrf ?? "";
   const $ = <T extends HTMLElement>(name: string) => root.querySelector<T>(`[data-${name}]`) as T;
+  /** The version chosen to try ("": the live one), sent with the call and each chat message. */
+  const version = () => root.querySelector<HTMLSelectElement>("[data-try-version]")?.value ?? "";
 
   async function post(action: string, fields: Record<string, string>): Promise<unknown> {
     const res = await fetch(`/dashboard/agents/${agentId}/${action}`, {
@@ -83,7 +85,7 @@ function setUp(root: HTMLElement): void {
     });
     call = current;
     void current.start(async () => {
-      const opened = (await post("web-call", {})) as { callId: string; url: string };
+      const opened = (await post("web-call", { agentVersion: version() })) as { callId: string; url: string };
       callLink.href = `/dashboard/calls/${opened.callId}`;
       callLink.hidden = false;
       return opened;
@@ -127,7 +129,12 @@ function setUp(root: HTMLElement): void {
     line(written, "user", message);
     input.value = "";
     try {
-      const answer = (await post("chat", { conversationId, message, history: JSON.stringify(history.slice(-40)) })) as {
+      const answer = (await post("chat", {
+        conversationId,
+        message,
+        history: JSON.stringify(history.slice(-40)),
+        agentVersion: version(),
+      })) as {
         reply: string;
         tools: string[];
         ended: boolean;

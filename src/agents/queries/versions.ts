@@ -132,6 +132,32 @@ export async function selectVersion(db: Db, organizationId: string, agentId: str
   return row;
 }
 
+/**
+ * The workspace's agent with the configuration of one of its versions, in one read (the agents row
+ * joined with that version): `config` is null when no version is named or the agent has no such
+ * version; undefined when there is no such agent.
+ */
+export async function selectAgentAt(
+  db: Db,
+  organizationId: string,
+  agentId: string,
+  version: number | null,
+): Promise<{ agent: Agent; config: AgentConfig | null } | undefined> {
+  if (version === null) {
+    const [agent] = await db
+      .select()
+      .from(agents)
+      .where(ownedRow(agents, organizationId, agentId));
+    return agent ? { agent, config: null } : undefined;
+  }
+  const [row] = await db
+    .select({ agent: agents, config: agentVersions.config })
+    .from(agents)
+    .leftJoin(agentVersions, and(eq(agentVersions.agentId, agents.id), eq(agentVersions.version, version)))
+    .where(ownedRow(agents, organizationId, agentId));
+  return row;
+}
+
 /** Two versions of the workspace's agent (for a diff), those found. */
 export async function selectVersions(db: Db, organizationId: string, agentId: string, versions: number[]): Promise<AgentVersion[]> {
   return db

@@ -5,10 +5,11 @@
 // duplicated callback) exactly one wins, and only the winner fires the webhook. The API's reads of
 // a workspace's calls are in ../service.ts.
 import { and, eq, getTableColumns, gt, inArray, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
+import { agentWithConfig } from "../../agents/config";
+import { selectAgentAt } from "../../agents/queries/versions";
 import type { Db } from "../../db/client";
 import {
   type Agent,
-  agents,
   type Call,
   type CallAnalysis,
   type CallReport,
@@ -21,7 +22,7 @@ import {
   type Voice,
   voices,
 } from "../../db/schema";
-import { ownedBy, ownedRow } from "../../db/tenancy";
+import { ownedBy } from "../../db/tenancy";
 import { ACTIVE_STATUSES, type CallStatus, type EndedReason, sourcesOf, statusFor } from "../states";
 import { addEndedCall, addToDailyStats } from "./stats";
 
@@ -142,17 +143,19 @@ export async function findCall(db: Db, callId: string): Promise<Call | null> {
   return row ?? null;
 }
 
-/** What of a call says whose agent it runs: the agent is read in the call's own workspace only. */
-type CallOwner = Pick<Call, "organizationId" | "agentId">;
+/** What of a call says whose agent it runs, and at which version: the agent is read in the call's own workspace only. */
+type CallOwner = Pick<Call, "organizationId" | "agentId" | "agentVersion">;
 
-/** A call's agent, in the call's workspace (null when it was deleted, or the call has none). */
+/**
+ * A call's agent as the call runs it: the configuration of the version the call recorded, in one read
+ * (the agents row joined with that version); the live configuration for a call from before versions.
+ * Null when the agent was deleted, or the call has none.
+ */
 export async function findAgentOfCall(db: Db, call: CallOwner): Promise<Agent | null> {
   if (!call.agentId) return null;
-  const [agent] = await db
-    .select()
-    .from(agents)
-    .where(ownedRow(agents, call.organizationId, call.agentId));
-  return agent ?? null;
+  const found = await selectAgentAt(db, call.organizationId, call.agentId, call.agentVersion);
+  if (!found) return null;
+  return found.config ? agentWithConfig(found.agent, found.config) : found.agent;
 }
 
 /** A voice the workspace can speak with by id: a system voice or its own (null when there is none). */
@@ -164,7 +167,7 @@ export async function findVoiceFor(db: Db, organizationId: string, voiceId: stri
   return voice ?? null;
 }
 
-/** The agent and voice a call runs with, read when its media connects: null when the agent was deleted. */
+/** The agent (at the call's version) and voice a call runs with, read when its media connects: null when the agent was deleted. */
 export async function findCallAgent(
   db: Db,
   call: CallOwner,
@@ -176,25 +179,19 @@ export async function findCallAgent(
   return { agent, voice };
 }
 
-/** What the analysis of a call needs of its agent (null when the agent was deleted). */
+/** What the analysis of a call needs of its agent, at the call's version (null when the agent was deleted). */
 export async function findAnalysisSettings(db: Db, call: CallOwner): Promise<Pick<Agent, "llmModel" | "analysisPlan"> | null> {
-  if (!call.agentId) return null;
-  const [found] = await db
-    .select({ llmModel: agents.llmModel, analysisPlan: agents.analysisPlan })
-    .from(agents)
-    .where(ownedRow(agents, call.organizationId, call.agentId));
-  return found ?? null;
+  const agent = await findAgentOfCall(db, call);
+  return agent && { llmModel: agent.llmModel, analysisPlan: agent.analysisPlan };
 }
 
-/** A call answered now must have ended by then: its agent's maxDurationSeconds (2 h when the agent is gone) plus the watchdog's grace. */
+/**
+ * A call answered now must have ended by then: its agent's maxDurationSeconds at the call's version
+ * (2 h when the agent is gone) plus the watchdog's grace.
+ */
 export async function answeredDeadline(db: Db, call: CallOwner, graceSeconds: number): Promise<Date> {
-  const [agent] = call.agentId
-    ? await db
-        .select({ max: agents.maxDurationSeconds })
-        .from(agents)
-        .where(ownedRow(agents, call.organizationId, call.agentId))
-    : [];
-  return new Date(Date.now() + ((agent?.max ?? 7_200) + graceSeconds) * 1000);
+  const agent = await findAgentOfCall(db, call);
+  return new Date(Date.now() + ((agent?.maxDurationSeconds ?? 7_200) + graceSeconds) * 1000);
 }
 
 // --- A call's state changes -----------------------------------------------------------------------

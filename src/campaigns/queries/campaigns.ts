@@ -21,6 +21,7 @@ import { noCounts, type RecipientCounts } from "../views";
 export interface NewCampaign {
   name: string;
   agentId: string;
+  agentVersion: number | null;
   fromNumbers: string[];
   schedule: CampaignSchedule | null;
   retry: CampaignRetry;
@@ -45,9 +46,9 @@ export async function insertCampaign(db: Db, organizationId: string, input: NewC
   }));
   await db.execute(sql`
     with campaign as (
-      insert into ${campaigns} (id, organization_id, name, agent_id, from_numbers, schedule, retry, max_calls_in_flight, recipient_count, metadata)
+      insert into ${campaigns} (id, organization_id, name, agent_id, agent_version, from_numbers, schedule, retry, max_calls_in_flight, recipient_count, metadata)
       values (
-        ${id}, ${organizationId}, ${input.name}, ${input.agentId},
+        ${id}, ${organizationId}, ${input.name}, ${input.agentId}, ${input.agentVersion}::int,
         array(select jsonb_array_elements_text(${JSON.stringify(input.fromNumbers)}::jsonb)),
         ${JSON.stringify(input.schedule)}::jsonb, ${JSON.stringify(input.retry)}::jsonb,
         ${input.maxCallsInFlight}, ${rows.length}, ${JSON.stringify(input.metadata)}::jsonb

@@ -28,6 +28,8 @@ const PAUSING: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   "caller_id_not_verified",
   "validation_failed",
   "telephony_unavailable",
+  // The campaign's version of its agent is not there (never, while versions are not deleted).
+  "not_found",
 ]);
 
 type Dialled = "placed" | "limit" | "failed" | "error" | { pause: string };
@@ -60,7 +62,13 @@ async function dialOne(ctx: Ctx, campaign: Campaign, agent: Agent, recipient: Ca
       ctx: { ...ctx, organizationId: campaign.organizationId },
       input: {
         agent,
-        call: { phoneNumber: recipient.phoneNumber, fromNumber: callerIdOf(campaign, recipient), variables: recipient.variables },
+        call: {
+          phoneNumber: recipient.phoneNumber,
+          fromNumber: callerIdOf(campaign, recipient),
+          variables: recipient.variables,
+          // The campaign's version of its agent, or (left out) the live one at this dial.
+          ...(campaign.agentVersion !== null && { agentVersion: campaign.agentVersion }),
+        },
         idempotencyKey,
         campaign: { campaignId: campaign.id, recipientId: recipient.id },
       },

@@ -4,18 +4,43 @@
 // widget/src/agent-console.ts (AGENT_CONSOLE_JS); without it the panel says it needs JavaScript.
 import type { FC } from "hono/jsx";
 import type { Agent } from "../../agents/service";
+import type { ListedVersion } from "../../agents/versions";
 import { AGENT_CONSOLE_JS } from "../ui/assets/built";
 import { InlineScript } from "../ui/layout";
 
-export const TryPanel: FC<{ agent: Agent; csrf: string; nonce: string }> = ({ agent, csrf, nonce }) => (
+/** The versions the panel offers: the live one first (sent as empty), then the others listed, newest first. */
+const VersionChoice: FC<{ agent: Agent; versions: ListedVersion[] }> = ({ agent, versions }) => (
+  <p>
+    <label for="try-version">Version</label>
+    <select id="try-version" data-try-version="">
+      <option value="">Live version ({agent.liveVersion})</option>
+      {versions
+        .filter((v) => v.version !== agent.liveVersion)
+        .map((v) => (
+          <option value={String(v.version)}>
+            Version {v.version}
+            {v.version > agent.liveVersion ? " (draft)" : ""}
+          </option>
+        ))}
+    </select>
+  </p>
+);
+
+export const TryPanel: FC<{ agent: Agent; versions: ListedVersion[]; csrf: string; nonce: string }> = ({
+  agent,
+  versions,
+  csrf,
+  nonce,
+}) => (
   <section class="card try" aria-labelledby="try-heading" data-agent-console data-agent={agent.id} data-csrf={csrf}>
     <h2 id="try-heading" class="mt0">
       Try the agent
     </h2>
     <p class="small muted">
-      As saved: save the form first to try a change. A call through the microphone is a web call (it shows in Calls, with its recording and
-      costs); the chat answers as the widget's would and is not stored.
+      As saved: save the form first to try a change, or save it as a draft and choose its version here. A call through the microphone is a
+      web call (it shows in Calls, with its recording and costs); the chat answers as the widget's would and is not stored.
     </p>
+    <VersionChoice agent={agent} versions={versions} />
     <noscript>
       <p>Talking to the agent needs JavaScript.</p>
     </noscript>

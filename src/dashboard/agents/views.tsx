@@ -125,7 +125,7 @@ export const AgentForm: FC<AgentFormProps> = ({
           Versions.
         </Flash>
       ) : null}
-      {agent ? <TryPanel agent={agent} csrf={shell.csrf} nonce={shell.nonce} /> : <Templates />}
+      {agent ? <TryPanel agent={agent} versions={versions} csrf={shell.csrf} nonce={shell.nonce} /> : <Templates />}
       <form method="post" action={agent ? `/dashboard/agents/${agent.id}` : "/dashboard/agents"} class="card" novalidate>
         <Csrf token={shell.csrf} />
         <TextField name="name" label="Name" value={v("name")} errors={errors} required />

@@ -8,7 +8,20 @@ import { CALL_STATUSES } from "../../calls/states";
 import { durationOf } from "../../calls/views";
 import { CALL_DIRECTIONS } from "../../db/schema";
 import { formatCredits as credits } from "../../lib/credits";
-import { Badge, Csrf, DataTable, EmptyState, ErrorSummary, type FieldErrors, Layout, Select, type Shell, TextField, When } from "../ui";
+import {
+  AgentVersionField,
+  Badge,
+  Csrf,
+  DataTable,
+  EmptyState,
+  ErrorSummary,
+  type FieldErrors,
+  Layout,
+  Select,
+  type Shell,
+  TextField,
+  When,
+} from "../ui";
 
 /** The telephony sandbox's scripted callees (docs/sandbox.md): offered in the test-call form. */
 const SANDBOX_NUMBERS = [
@@ -80,6 +93,11 @@ const TestCallForm: FC<{
             ...callerIds.map((n) => ({ value: n, label: n })),
           ]}
           errors={errors}
+        />
+        <AgentVersionField
+          value={values?.agentVersion ?? ""}
+          errors={errors}
+          hint="Empty: the live version. A version's number (a draft too) tries that version on a real call."
         />
       </div>
       <p>

@@ -84,6 +84,8 @@ const Settings: FC<{ campaign: CampaignView; agentName: string | null }> = ({ ca
     <dl class="settings">
       <dt>Agent</dt>
       <dd>{c.agentId ? <a href={`/dashboard/agents/${c.agentId}`}>{agentName ?? c.agentId}</a> : "Deleted"}</dd>
+      <dt>Agent version</dt>
+      <dd>{c.agentVersion === null ? "Live version at each call" : `Version ${c.agentVersion}`}</dd>
       <dt>Caller ids</dt>
       <dd class="mono">{c.fromNumbers.join(", ")}</dd>
       <dt>Schedule</dt>

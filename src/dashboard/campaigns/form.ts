@@ -5,12 +5,14 @@
 import { decodeCsv, parseCsv } from "../../campaigns/csv";
 import { DEFAULT_RETRY, RETRY_OUTCOMES } from "../../campaigns/schema";
 import type { ErrorBody } from "../../lib/errors";
-import { type Form, many, num, one } from "../forms";
+import { agentVersionOf, type Form, many, num, one } from "../forms";
 import type { FieldErrors } from "../ui";
 
 export interface NewCampaignValues {
   name: string;
   agentId: string;
+  /** "": the live version at each dial. */
+  agentVersion: string;
   fromNumbers: string[];
   /** "on" when the calls keep to a schedule. */
   scheduled: string;
@@ -29,6 +31,7 @@ export interface NewCampaignValues {
 export const EMPTY_CAMPAIGN: NewCampaignValues = {
   name: "",
   agentId: "",
+  agentVersion: "",
   fromNumbers: [],
   scheduled: "",
   days: ["1", "2", "3", "4", "5"],
@@ -45,6 +48,7 @@ export const EMPTY_CAMPAIGN: NewCampaignValues = {
 export const campaignValuesOf = (form: Form): NewCampaignValues => ({
   name: one(form, "name"),
   agentId: one(form, "agentId"),
+  agentVersion: one(form, "agentVersion"),
   fromNumbers: many(form, "fromNumbers"),
   scheduled: one(form, "scheduled"),
   days: many(form, "days"),
@@ -72,6 +76,7 @@ const number = (raw: string) => (raw.trim() === "" ? undefined : Number(raw));
 export const campaignFieldsOf = (v: NewCampaignValues, form: Form) => ({
   name: v.name,
   agentId: v.agentId,
+  agentVersion: agentVersionOf(form),
   fromNumbers: v.fromNumbers,
   schedule: v.scheduled ? { days: v.days.map(Number), start: v.start, end: v.end, timezone: v.timezone.trim() } : null,
   retry: {
@@ -89,6 +94,7 @@ export const campaignFieldsOf = (v: NewCampaignValues, form: Form) => ({
 const FIELDS: Record<string, string> = {
   name: "name",
   agentId: "agentId",
+  agentVersion: "agentVersion",
   fromNumbers: "fromNumbers",
   schedule: "days",
   "schedule.days": "days",

@@ -6,7 +6,19 @@
 // put in the text area so the rows can be fixed in place. Works without a script.
 import type { Child, FC } from "hono/jsx";
 import { DEFAULT_CAMPAIGN_CALLS_IN_FLIGHT, RETRY_LIMITS, RETRY_OUTCOMES } from "../../campaigns/schema";
-import { Checkbox, Csrf, ErrorSummary, type FieldErrors, GroupError, Layout, Select, type Shell, TextArea, TextField } from "../ui";
+import {
+  AgentVersionField,
+  Checkbox,
+  Csrf,
+  ErrorSummary,
+  type FieldErrors,
+  GroupError,
+  Layout,
+  Select,
+  type Shell,
+  TextArea,
+  TextField,
+} from "../ui";
 import { CAMPAIGNS_CSS } from "../ui/assets/built";
 import type { NewCampaignValues, RowIssue } from "./form";
 
@@ -131,6 +143,11 @@ export const NewCampaignPage: FC<NewCampaignProps> = ({ shell, agents, callerIds
         errors={errors}
         hint="It talks on every call; each row's columns fill its {{variables}}."
         options={[{ value: "", label: "Choose an agent" }, ...agents.map((a) => ({ value: a.id, label: a.name }))]}
+      />
+      <AgentVersionField
+        value={v.agentVersion}
+        errors={errors}
+        hint="Empty: each call runs the version live when it is dialled. A version's number (a draft too) keeps every call on it."
       />
       <Group name="fromNumbers" legend="Caller ids" errors={errors} hint="Used in turn. Add your own on Phone Numbers.">
         {callerIds.length === 0 ? <p class="small m0">No phone numbers: add one on Phone Numbers first.</p> : null}

@@ -5,7 +5,7 @@
 import type { FC } from "hono/jsx";
 import type { ChannelType } from "../../db/schema";
 import { DEFAULT_IDLE_TIMEOUT_SECONDS } from "../../messaging/schema";
-import { Csrf, ErrorSummary, type FieldErrors, Layout, Select, type Shell, TextField } from "../ui";
+import { AgentVersionField, Csrf, ErrorSummary, type FieldErrors, Layout, Select, type Shell, TextField } from "../ui";
 import type { Values } from "./form";
 
 export const BASE = "/dashboard/channels";
@@ -104,6 +104,11 @@ export const ConnectForm: FC<ConnectProps> = ({ shell, type, values, errors, age
       <div class="grid2">
         <TextField name="name" label="Name" value={values.name} errors={errors} hint="For you; end users never see it." required />
         <Select name="agentId" label="Agent" value={values.agentId} options={agents} errors={errors} hint="It answers every message." />
+        <AgentVersionField
+          value={values.agentVersion}
+          errors={errors}
+          hint="Empty: its conversations run the live version, whatever is published later. A version's number (a draft too) keeps them on it."
+        />
         <TextField
           name="idleTimeoutSeconds"
           label="Idle timeout (seconds, optional)"

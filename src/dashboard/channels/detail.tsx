@@ -6,7 +6,7 @@ import type { FC } from "hono/jsx";
 import type { MessagingChannel } from "../../db/schema";
 import type { ChannelView } from "../../messaging/mapper";
 import type { ChannelCheck } from "../../messaging/schema";
-import { Csrf, ErrorSummary, type FieldErrors, Flash, Layout, Select, type Shell, TextField, When } from "../ui";
+import { AgentVersionField, Csrf, ErrorSummary, type FieldErrors, Flash, Layout, Select, type Shell, TextField, When } from "../ui";
 import { BASE, TYPE_LABELS } from "./connect";
 import type { Values } from "./form";
 import { ChannelStatus, handleOf } from "./list";
@@ -36,6 +36,7 @@ const Facts: FC<{ channel: MessagingChannel; agentName: string | null }> = ({ ch
       </p>
       <p>
         <strong>Agent</strong> <a href={`/dashboard/agents/${channel.agentId}`}>{agentName ?? channel.agentId}</a>
+        {channel.agentVersion === null ? null : <span class="small"> (version {channel.agentVersion})</span>}
       </p>
       <p>
         <strong>{channel.type === "telegram" ? "Bot" : "Number"}</strong> <span class="mono">{handleOf(channel)}</span>
@@ -112,6 +113,11 @@ const Settings: FC<{ csrf: string; channel: MessagingChannel; values: Values; er
       <div class="grid2">
         <TextField name="name" label="Name" value={p.values.name} errors={p.errors} required />
         <Select name="agentId" label="Agent" value={p.values.agentId} options={p.agents} errors={p.errors} />
+        <AgentVersionField
+          value={p.values.agentVersion}
+          errors={p.errors}
+          hint="Empty: its conversations run the live version, whatever is published later. A version's number (a draft too) keeps them on it."
+        />
         <TextField
           name="idleTimeoutSeconds"
           label="Idle timeout (seconds)"

@@ -3,7 +3,7 @@
 // the idle timeout is seconds, "" for the default. Credentials are write-only: what the user typed
 // in them is never sent back into a page, even to a form with errors.
 import type { ChannelType, MessagingChannel } from "../../db/schema";
-import { type Form, num, one, opt } from "../forms";
+import { agentVersionOf, type Form, num, one, opt } from "../forms";
 import type { FieldErrors } from "../ui";
 
 /** The connect form's credential fields, by channel type (all type="password" but the number's id). */
@@ -16,6 +16,7 @@ export const CREDENTIAL_FIELDS = {
 export interface Values {
   name: string;
   agentId: string;
+  agentVersion: string;
   idleTimeoutSeconds: string;
   /** WhatsApp's phone number id: an id, not a secret, so a form with errors keeps it. */
   phoneNumberId: string;
@@ -26,6 +27,7 @@ export const typeOf = (value: string | undefined): ChannelType => (value === "wh
 export const valuesOf = (channel: MessagingChannel | null, firstAgent = ""): Values => ({
   name: channel?.name ?? "",
   agentId: channel?.agentId ?? firstAgent,
+  agentVersion: channel?.agentVersion?.toString() ?? "",
   idleTimeoutSeconds: channel ? String(channel.idleTimeoutSeconds) : "",
   phoneNumberId: "",
 });
@@ -33,6 +35,7 @@ export const valuesOf = (channel: MessagingChannel | null, firstAgent = ""): Val
 export const typed = (form: Form): Values => ({
   name: one(form, "name"),
   agentId: one(form, "agentId"),
+  agentVersion: one(form, "agentVersion"),
   idleTimeoutSeconds: one(form, "idleTimeoutSeconds"),
   phoneNumberId: one(form, "phoneNumberId"),
 });
@@ -42,14 +45,16 @@ export const createInputOf = (form: Form, type: ChannelType) => ({
   type,
   name: one(form, "name"),
   agentId: one(form, "agentId"),
+  agentVersion: agentVersionOf(form),
   idleTimeoutSeconds: num(form, "idleTimeoutSeconds"),
   credentials: Object.fromEntries(CREDENTIAL_FIELDS[type].map((field) => [field, one(form, field).trim()])),
 });
 
-/** The settings form as updateChannelSchema's input: an empty field is left as it is. */
+/** The settings form as updateChannelSchema's input: an empty field is left as it is (the agent version's: the live one). */
 export const updateInputOf = (form: Form) => ({
   name: opt(form, "name"),
   agentId: opt(form, "agentId"),
+  agentVersion: agentVersionOf(form),
   idleTimeoutSeconds: num(form, "idleTimeoutSeconds"),
 });
 

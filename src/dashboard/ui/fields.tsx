@@ -157,3 +157,20 @@ export const ErrorSummary: FC<{ errors?: FieldErrors; message?: string }> = ({ e
     </div>
   );
 };
+
+/**
+ * The "Agent version" field of the forms that run an agent (a widget, a channel, a campaign): empty
+ * for the live version (docs/agents.md, "Versions").
+ */
+export const AgentVersionField: FC<{ value: string; errors?: FieldErrors; hint: string }> = ({ value, errors, hint }) => (
+  <TextField
+    name="agentVersion"
+    label="Agent version (optional)"
+    type="number"
+    step="1"
+    placeholder="Live version"
+    value={value}
+    errors={errors}
+    hint={hint}
+  />
+);

@@ -2,7 +2,7 @@
 export { Badge, type Tone, ToolOutcome } from "./badges";
 export { DayChart } from "./day-chart";
 export { EmptyState } from "./empty-state";
-export { Checkbox, Csrf, ErrorSummary, type FieldErrors, GroupError, Select, TextArea, TextField } from "./fields";
+export { AgentVersionField, Checkbox, Csrf, ErrorSummary, type FieldErrors, GroupError, Select, TextArea, TextField } from "./fields";
 export { Document, InlineScript, InlineStyle, Layout, nonceOf, type Shell, scriptJson, shellOf } from "./layout";
 export { AdminRequired, Flash, Secret } from "./notices";
 export { type Column, DataTable } from "./table";

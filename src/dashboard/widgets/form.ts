@@ -2,11 +2,12 @@
 // one origin per line, the four colours as separate fields.
 import { DEFAULT_COLORS } from "../../widgets/schema";
 import type { Widget } from "../../widgets/service";
-import { type Form, lines, one } from "../forms";
+import { agentVersionOf, type Form, lines, one } from "../forms";
 import type { FieldErrors } from "../ui";
 
 const FIELDS = [
   "agentId",
+  "agentVersion",
   "name",
   "mode",
   "allowedOrigins",
@@ -23,6 +24,7 @@ export type Values = Record<(typeof FIELDS)[number], string>;
 
 export const valuesOf = (w: Widget | null, firstAgent = ""): Values => ({
   agentId: w?.agentId ?? firstAgent,
+  agentVersion: w?.agentVersion?.toString() ?? "",
   name: w?.name ?? "",
   mode: w?.mode ?? "chat",
   allowedOrigins: (w?.allowedOrigins ?? []).join("\n"),
@@ -39,6 +41,7 @@ export const typed = (form: Form) => Object.fromEntries(FIELDS.map((k) => [k, on
 
 export const inputOf = (form: Form) => ({
   agentId: one(form, "agentId"),
+  agentVersion: agentVersionOf(form),
   name: one(form, "name"),
   mode: one(form, "mode"),
   allowedOrigins: lines(form, "allowedOrigins"),

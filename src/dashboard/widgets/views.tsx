@@ -5,6 +5,7 @@ import type { FC } from "hono/jsx";
 import { WIDGET_MODES, WIDGET_POSITIONS } from "../../widgets/schema";
 import type { Widget } from "../../widgets/service";
 import {
+  AgentVersionField,
   Badge,
   Csrf,
   DataTable,
@@ -169,6 +170,11 @@ const Fields: FC<{ shell: Shell; widget: Widget | null; values: Values; errors: 
     <div class="grid2">
       <TextField name="name" label="Name" value={values.name} errors={errors} hint="For you; visitors never see it." required />
       <Select name="agentId" label="Agent" value={values.agentId} options={agents} errors={errors} />
+      <AgentVersionField
+        value={values.agentVersion}
+        errors={errors}
+        hint="Empty: its chats and calls run the live version, whatever is published later. A version's number (a draft too) keeps them on it."
+      />
       <Select
         name="mode"
         label="Mode"

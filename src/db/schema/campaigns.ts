@@ -38,6 +38,8 @@ export const campaigns = pgTable(
       .references(() => organizations.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     agentId: uuid("agent_id").references(() => agents.id, { onDelete: "set null" }),
+    /** The agent's version every call of the campaign runs (docs/agents.md, "Versions"); null: the live one at each dial. */
+    agentVersion: integer("agent_version"),
     /** Caller ids (the workspace's phone numbers, E.164), used in turn. */
     fromNumbers: text("from_numbers").array().notNull(),
     status: text("status").$type<CampaignStatus>().notNull().default("draft"),

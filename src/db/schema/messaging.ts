@@ -36,6 +36,8 @@ export const messagingChannels = pgTable(
     agentId: uuid("agent_id")
       .notNull()
       .references(() => agents.id, { onDelete: "cascade" }),
+    /** The agent's version its conversations run (docs/agents.md, "Versions"); null: the live one. */
+    agentVersion: integer("agent_version"),
     type: text("type").$type<ChannelType>().notNull(),
     name: text("name").notNull(),
     status: text("status").$type<ChannelStatus>().notNull().default("active"),

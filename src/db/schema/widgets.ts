@@ -1,4 +1,4 @@
-import { index, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { agents } from "./agents";
 import { organizations } from "./organizations";
 import { id, timestamps } from "./util";
@@ -34,6 +34,8 @@ export const widgets = pgTable(
     agentId: uuid("agent_id")
       .notNull()
       .references(() => agents.id, { onDelete: "cascade" }),
+    /** The agent's version its chats and calls run (docs/agents.md, "Versions"); null: the live one. */
+    agentVersion: integer("agent_version"),
     name: text("name").notNull(),
     mode: text("mode").$type<WidgetMode>().notNull(),
     allowedOrigins: jsonb("allowed_origins").$type<string[]>().notNull(),

@@ -1,7 +1,7 @@
 // POST /widget/v1/chat: one visitor message, one reply from the agent's LLM. The first message
 // (no sessionId) starts the session and fires widget.started.
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
-import { appendReply, endChat } from "../../chats/runtime";
+import { agentOfChat, appendReply, endChat } from "../../chats/runtime";
 import type { AppEnv } from "../../context";
 import { errorResponses, jsonBody, jsonResponse, publicSecurity } from "../../lib/openapi";
 import { chatMessages, greetingOf, replyTurnOf, widgetReply } from "../../widgets/reply";
@@ -32,20 +32,22 @@ export const registerWidgetChat = (app: OpenAPIHono<AppEnv>) =>
     requireChannel(widget, "chat", isPreview(c));
     const body = c.req.valid("json");
     await limitVisitor(c, widget, body.visitorId, true);
-    const agent = await agentOf(c, widget);
+    const current = await agentOf(c, widget);
     const deps = c.var.services.webhooks;
     const message = { role: "user" as const, text: body.message, at: new Date().toISOString() };
     const session = body.sessionId
       ? await appendVisitorMessage(deps, widget, body.visitorId, body.sessionId, message)
       : await startSession(deps, {
           widget,
-          agent,
+          running: current,
           visitorId: body.visitorId,
           origin: c.req.header("origin") ?? "",
-          greeting: greetingOf(widget, agent),
+          greeting: greetingOf(widget, current.agent),
           message,
         });
     const payer = { organizationId: widget.organizationId, chatId: session.id };
+    // The chat's own version: a publish since it started does not change its replies.
+    const { agent } = await agentOfChat(deps, session, current);
     const turn = await widgetReply(deps, payer, agent, chatMessages(agent, session.transcript));
     // The turn's tool turns, then the reply; nothing when the chat ended meanwhile (the visitor still gets the reply).
     await appendReply(deps, session.id, [...turn.turns, replyTurnOf(turn)]);

@@ -23,7 +23,7 @@ export const widgetConfigRoute = createRoute({
 export const registerWidgetConfig = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(widgetConfigRoute, async (c) => {
     const widget = widgetOf(c);
-    const agent = await agentOf(c, widget);
+    const { agent } = await agentOf(c, widget);
     c.header("Cache-Control", "no-store");
     return c.json(
       {

@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { findAgent } from "../../agents/service";
+import { findAgentAt, type RunnableAgent } from "../../agents/versions";
 import type { AppEnv } from "../../context";
 import type { Widget } from "../../db/schema";
 import { ApiError } from "../../lib/errors";
@@ -8,11 +8,15 @@ export const PUBLIC_TAG = "Widget (public)";
 /** Widget bodies are small: a message of at most 2,000 characters and a few ids. */
 export const WIDGET_BODY_LIMIT = 16 * 1024;
 
-export async function agentOf(c: Context<AppEnv>, widget: Widget) {
-  const agent = await findAgent({ ctx: { db: c.var.db, organizationId: widget.organizationId }, input: { id: widget.agentId } });
+/** The widget's agent at the widget's version (its live one when it names none), in one read. */
+export async function agentOf(c: Context<AppEnv>, widget: Widget): Promise<RunnableAgent> {
+  const found = await findAgentAt({
+    ctx: { db: c.var.db, organizationId: widget.organizationId },
+    input: { id: widget.agentId, version: widget.agentVersion },
+  });
   // The widget row cascades with its agent; a race with the agent's deletion reads as a gone widget.
-  if (!agent) throw new ApiError("unauthorized", "The widget token is invalid or has been revoked.");
-  return agent;
+  if (!found) throw new ApiError("unauthorized", "The widget token is invalid or has been revoked.");
+  return found;
 }
 
 /**

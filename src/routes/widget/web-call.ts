@@ -27,7 +27,7 @@ export const registerWidgetWebCall = (app: OpenAPIHono<AppEnv>) =>
     requireChannel(widget, "voice", isPreview(c));
     const { visitorId } = c.req.valid("json");
     await limitVisitor(c, widget, visitorId, true);
-    const agent = await agentOf(c, widget);
+    const { agent, version } = await agentOf(c, widget);
     const { services } = c.var;
     const session = await startWebCall({
       // The widget's workspace: the token named it (no API key, no session).
@@ -39,6 +39,7 @@ export const registerWidgetWebCall = (app: OpenAPIHono<AppEnv>) =>
       },
       input: {
         agent,
+        agentVersion: version,
         metadata: {
           source: "widget",
           widgetId: widget.id,

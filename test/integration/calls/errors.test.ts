@@ -205,9 +205,10 @@ describe("what a call runs with is read in the call's own workspace", () => {
     );
     const agent = await createAgent(a, { voiceId: voice.id });
     const db = testDb();
-    const ofA = { organizationId: a.organizationId, agentId: agent.id };
-    const ofB = { organizationId: b.organizationId, agentId: agent.id }; // a call row naming another workspace's agent
+    const ofA = { organizationId: a.organizationId, agentId: agent.id, agentVersion: 1 };
+    const ofB = { organizationId: b.organizationId, agentId: agent.id, agentVersion: 1 }; // a call row naming another workspace's agent
     expect((await findCallAgent(db, ofA, ALLOY_VOICE_ID))?.voice?.id).toBe(voice.id);
+    expect((await findAgentOfCall(db, { ...ofA, agentVersion: null }))?.id).toBe(agent.id); // a call from before versions
     expect(await findCallAgent(db, ofB, ALLOY_VOICE_ID)).toBeNull();
     expect(await findAgentOfCall(db, ofB)).toBeNull();
     expect(await findAnalysisSettings(db, ofB)).toBeNull();

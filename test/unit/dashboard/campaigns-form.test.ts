@@ -77,16 +77,18 @@ describe("campaignFieldsOf", () => {
     expect(campaignFieldsOf(campaignValuesOf(form), form)).toEqual({
       name: "Reminders",
       agentId: "a",
+      agentVersion: null,
       fromNumbers: ["+15005550006", "+14155550100"],
       schedule: { days: [1, 5], start: "09:00", end: "17:00", timezone: "Europe/Paris" },
       retry: { maxAttempts: 3, delaySeconds: 90, on: ["busy"] },
       maxCallsInFlight: undefined,
     });
-    const plain = { ...form, scheduled: [], maxAttempts: [""], delayMinutes: [""], maxCallsInFlight: ["4"] };
+    const plain = { ...form, scheduled: [], maxAttempts: [""], delayMinutes: [""], maxCallsInFlight: ["4"], agentVersion: [" 3 "] };
     expect(campaignFieldsOf(campaignValuesOf(plain), plain)).toMatchObject({
       schedule: null,
       retry: { maxAttempts: 1, delaySeconds: 3600 },
       maxCallsInFlight: 4,
+      agentVersion: 3,
     });
   });
 });

@@ -2346,6 +2346,8 @@ export interface components {
                  * @description Null once the agent was deleted (the campaign is paused then).
                  */
                 agentId?: string | null;
+                /** @description The agent's version its calls run; null: the live version at each dial (docs/agents.md, "Versions"). */
+                agentVersion?: number | null;
                 fromNumbers?: string[];
                 /**
                  * @description docs/campaigns.md, "States".
@@ -3277,6 +3279,8 @@ export interface components {
                  * @description Null once the agent was deleted (the campaign is paused then).
                  */
                 agentId: string | null;
+                /** @description The agent's version its calls run; null: the live version at each dial (docs/agents.md, "Versions"). */
+                agentVersion: number | null;
                 fromNumbers: string[];
                 /**
                  * @description docs/campaigns.md, "States".
@@ -3353,6 +3357,8 @@ export interface components {
                  * @description Null once the agent was deleted (the campaign is paused then).
                  */
                 agentId: string | null;
+                /** @description The agent's version its calls run; null: the live version at each dial (docs/agents.md, "Versions"). */
+                agentVersion: number | null;
                 fromNumbers: string[];
                 /**
                  * @description docs/campaigns.md, "States".
@@ -6157,6 +6163,11 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
+            /**
+             * @description The agent's version the call runs, a draft too (how a draft is tried on a real call); left out, the live version. 404 when the agent has no such version (docs/agents.md, "Versions").
+             * @example 3
+             */
+            agentVersion?: number;
         };
         WebCall: {
             call: components["schemas"]["Call"];
@@ -6172,6 +6183,14 @@ export interface components {
                 encoding: "pcm_s16le";
             };
         };
+        /**
+         * @example {
+         *       "variables": {
+         *         "customer_name": "Ada"
+         *       },
+         *       "agentVersion": 3
+         *     }
+         */
         CreateWebCall: {
             /**
              * @description Replaces `{{name}}` in the agent's system prompt and first message for this call.
@@ -6193,6 +6212,11 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
+            /**
+             * @description The agent's version the call runs, a draft too (how a draft is tried on a real call); left out, the live version. 404 when the agent has no such version (docs/agents.md, "Versions").
+             * @example 3
+             */
+            agentVersion?: number;
         };
         CallPage: {
             data: components["schemas"]["Call"][];
@@ -6283,6 +6307,8 @@ export interface components {
              * @description Null once the agent was deleted (the campaign is paused then).
              */
             agentId: string | null;
+            /** @description The agent's version its calls run; null: the live version at each dial (docs/agents.md, "Versions"). */
+            agentVersion: number | null;
             fromNumbers: string[];
             /**
              * @description docs/campaigns.md, "States".
@@ -6374,6 +6400,12 @@ export interface components {
              * @example 0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77
              */
             agentId: string;
+            /**
+             * @description The agent's version every call runs, a draft too; null (the default): the live version at each dial. 404 when the agent has no such version (docs/agents.md, "Versions").
+             * @default null
+             * @example 3
+             */
+            agentVersion?: number | null;
             /**
              * @description Caller ids, used in turn: the workspace's phone numbers (GET /v1/phone-numbers) or the platform's shared ones.
              * @example [
@@ -6475,6 +6507,11 @@ export interface components {
         UpdateCampaign: {
             /** @example March reminders */
             name?: string;
+            /**
+             * @description The agent's version every call runs, a draft too; null (the default): the live version at each dial. 404 when the agent has no such version (docs/agents.md, "Versions").
+             * @example 3
+             */
+            agentVersion?: number | null;
             /**
              * @description Caller ids, used in turn: the workspace's phone numbers (GET /v1/phone-numbers) or the platform's shared ones.
              * @example [
@@ -7096,6 +7133,8 @@ export interface components {
              * @example 0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77
              */
             agentId: string;
+            /** @description The agent's version its chats and calls run; null: the live one (docs/agents.md, "Versions"). */
+            agentVersion: number | null;
             name: string;
             /** @enum {string} */
             mode: "chat" | "voice" | "both";
@@ -7161,6 +7200,12 @@ export interface components {
              * @example 0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77
              */
             agentId: string;
+            /**
+             * @description The agent's version its chats and calls run, a draft too; null (the default): the live version. Changing `agentId` without it goes back to null. 404 when the agent has no such version (docs/agents.md, "Versions").
+             * @default null
+             * @example 3
+             */
+            agentVersion?: number | null;
             /**
              * @description For you; visitors never see it.
              * @example Pricing page
@@ -7245,6 +7290,11 @@ export interface components {
              */
             agentId?: string;
             /**
+             * @description The agent's version its chats and calls run, a draft too; null (the default): the live version. Changing `agentId` without it goes back to null. 404 when the agent has no such version (docs/agents.md, "Versions").
+             * @example 3
+             */
+            agentVersion?: number | null;
+            /**
              * @description For you; visitors never see it.
              * @example Pricing page
              */
@@ -7293,6 +7343,8 @@ export interface components {
             type: "telegram" | "whatsapp";
             name: string;
             agentId: string;
+            /** @description The agent's version its conversations run; null: the live one (docs/agents.md, "Versions"). */
+            agentVersion: number | null;
             /** @enum {string} */
             status: "active" | "paused";
             /** @description What the provider told us when the channel was connected (the bot's @username, the number). */
@@ -7328,6 +7380,12 @@ export interface components {
              * @description The agent that answers in this channel.
              */
             agentId: string;
+            /**
+             * @description The agent's version its conversations run, a draft too; null (the default): the live version. Changing `agentId` without it goes back to null. 404 when the agent has no such version (docs/agents.md, "Versions").
+             * @default null
+             * @example 3
+             */
+            agentVersion?: number | null;
             /** @description Seconds without a message after which a conversation ends. Default 1800 (30 minutes). */
             idleTimeoutSeconds?: number;
             credentials: components["schemas"]["TelegramCredentials"];
@@ -7341,6 +7399,12 @@ export interface components {
              * @description The agent that answers in this channel.
              */
             agentId: string;
+            /**
+             * @description The agent's version its conversations run, a draft too; null (the default): the live version. Changing `agentId` without it goes back to null. 404 when the agent has no such version (docs/agents.md, "Versions").
+             * @default null
+             * @example 3
+             */
+            agentVersion?: number | null;
             /** @description Seconds without a message after which a conversation ends. Default 1800 (30 minutes). */
             idleTimeoutSeconds?: number;
             credentials: components["schemas"]["WhatsAppCredentials"];
@@ -7364,6 +7428,11 @@ export interface components {
             name?: string;
             /** Format: uuid */
             agentId?: string;
+            /**
+             * @description The agent's version its conversations run, a draft too; null (the default): the live version. Changing `agentId` without it goes back to null. 404 when the agent has no such version (docs/agents.md, "Versions").
+             * @example 3
+             */
+            agentVersion?: number | null;
             /**
              * @description A paused channel acknowledges messages and answers none.
              * @enum {string}
@@ -7712,7 +7781,7 @@ export interface components {
              *       "transcript.fullText"
              *     ]
              */
-            customFields?: ("channel" | "call.id" | "call.status" | "call.direction" | "call.durationSeconds" | "call.fromNumber" | "call.toNumber" | "call.agentId" | "call.agentName" | "call.agentVersion" | "call.startedAt" | "call.endedAt" | "call.endedReason" | "call.endedReasonCategory" | "call.transfer" | "call.analysisSkipped" | "call.campaignId" | "call.campaignRecipientId" | "chat.id" | "chat.status" | "chat.agentId" | "chat.agentName" | "chat.agentVersion" | "chat.startedAt" | "chat.endedAt" | "chat.messageCount" | "chat.channelId" | "chat.endUserId" | "chat.endUserName" | "campaign.id" | "campaign.name" | "campaign.agentId" | "campaign.fromNumbers" | "campaign.status" | "campaign.pausedReason" | "campaign.schedule" | "campaign.retry" | "campaign.maxCallsInFlight" | "campaign.callsInFlight" | "campaign.recipientCount" | "campaign.counts" | "campaign.metadata" | "campaign.startedAt" | "campaign.completedAt" | "campaign.createdAt" | "campaign.updatedAt" | "testRun.id" | "testRun.testId" | "testRun.testName" | "testRun.agentId" | "testRun.agentVersion" | "testRun.batchId" | "testRun.mode" | "testRun.replay" | "testRun.status" | "testRun.transcript" | "testRun.results" | "testRun.toolsCalled" | "testRun.latency" | "testRun.costMicro" | "testRun.error" | "testRun.startedAt" | "testRun.finishedAt" | "testRun.createdAt" | "transcript.fullText" | "transcript.turns" | "recording.url" | "recording.durationSeconds" | "analysis.summary" | "analysis.sentiment" | "analysis.topics" | "analysis.actionItems" | "report.successScore" | "report.criteriaResults" | "report.extractedData" | "metadata")[];
+            customFields?: ("channel" | "call.id" | "call.status" | "call.direction" | "call.durationSeconds" | "call.fromNumber" | "call.toNumber" | "call.agentId" | "call.agentName" | "call.agentVersion" | "call.startedAt" | "call.endedAt" | "call.endedReason" | "call.endedReasonCategory" | "call.transfer" | "call.analysisSkipped" | "call.campaignId" | "call.campaignRecipientId" | "chat.id" | "chat.status" | "chat.agentId" | "chat.agentName" | "chat.agentVersion" | "chat.startedAt" | "chat.endedAt" | "chat.messageCount" | "chat.channelId" | "chat.endUserId" | "chat.endUserName" | "campaign.id" | "campaign.name" | "campaign.agentId" | "campaign.agentVersion" | "campaign.fromNumbers" | "campaign.status" | "campaign.pausedReason" | "campaign.schedule" | "campaign.retry" | "campaign.maxCallsInFlight" | "campaign.callsInFlight" | "campaign.recipientCount" | "campaign.counts" | "campaign.metadata" | "campaign.startedAt" | "campaign.completedAt" | "campaign.createdAt" | "campaign.updatedAt" | "testRun.id" | "testRun.testId" | "testRun.testName" | "testRun.agentId" | "testRun.agentVersion" | "testRun.batchId" | "testRun.mode" | "testRun.replay" | "testRun.status" | "testRun.transcript" | "testRun.results" | "testRun.toolsCalled" | "testRun.latency" | "testRun.costMicro" | "testRun.error" | "testRun.startedAt" | "testRun.finishedAt" | "testRun.createdAt" | "transcript.fullText" | "transcript.turns" | "recording.url" | "recording.durationSeconds" | "analysis.summary" | "analysis.sentiment" | "analysis.topics" | "analysis.actionItems" | "report.successScore" | "report.criteriaResults" | "report.extractedData" | "metadata")[];
         };
         WebhookEndpointPage: {
             data: components["schemas"]["WebhookEndpoint"][];
@@ -7762,7 +7831,7 @@ export interface components {
              *       "transcript.fullText"
              *     ]
              */
-            customFields?: ("channel" | "call.id" | "call.status" | "call.direction" | "call.durationSeconds" | "call.fromNumber" | "call.toNumber" | "call.agentId" | "call.agentName" | "call.agentVersion" | "call.startedAt" | "call.endedAt" | "call.endedReason" | "call.endedReasonCategory" | "call.transfer" | "call.analysisSkipped" | "call.campaignId" | "call.campaignRecipientId" | "chat.id" | "chat.status" | "chat.agentId" | "chat.agentName" | "chat.agentVersion" | "chat.startedAt" | "chat.endedAt" | "chat.messageCount" | "chat.channelId" | "chat.endUserId" | "chat.endUserName" | "campaign.id" | "campaign.name" | "campaign.agentId" | "campaign.fromNumbers" | "campaign.status" | "campaign.pausedReason" | "campaign.schedule" | "campaign.retry" | "campaign.maxCallsInFlight" | "campaign.callsInFlight" | "campaign.recipientCount" | "campaign.counts" | "campaign.metadata" | "campaign.startedAt" | "campaign.completedAt" | "campaign.createdAt" | "campaign.updatedAt" | "testRun.id" | "testRun.testId" | "testRun.testName" | "testRun.agentId" | "testRun.agentVersion" | "testRun.batchId" | "testRun.mode" | "testRun.replay" | "testRun.status" | "testRun.transcript" | "testRun.results" | "testRun.toolsCalled" | "testRun.latency" | "testRun.costMicro" | "testRun.error" | "testRun.startedAt" | "testRun.finishedAt" | "testRun.createdAt" | "transcript.fullText" | "transcript.turns" | "recording.url" | "recording.durationSeconds" | "analysis.summary" | "analysis.sentiment" | "analysis.topics" | "analysis.actionItems" | "report.successScore" | "report.criteriaResults" | "report.extractedData" | "metadata")[];
+            customFields?: ("channel" | "call.id" | "call.status" | "call.direction" | "call.durationSeconds" | "call.fromNumber" | "call.toNumber" | "call.agentId" | "call.agentName" | "call.agentVersion" | "call.startedAt" | "call.endedAt" | "call.endedReason" | "call.endedReasonCategory" | "call.transfer" | "call.analysisSkipped" | "call.campaignId" | "call.campaignRecipientId" | "chat.id" | "chat.status" | "chat.agentId" | "chat.agentName" | "chat.agentVersion" | "chat.startedAt" | "chat.endedAt" | "chat.messageCount" | "chat.channelId" | "chat.endUserId" | "chat.endUserName" | "campaign.id" | "campaign.name" | "campaign.agentId" | "campaign.agentVersion" | "campaign.fromNumbers" | "campaign.status" | "campaign.pausedReason" | "campaign.schedule" | "campaign.retry" | "campaign.maxCallsInFlight" | "campaign.callsInFlight" | "campaign.recipientCount" | "campaign.counts" | "campaign.metadata" | "campaign.startedAt" | "campaign.completedAt" | "campaign.createdAt" | "campaign.updatedAt" | "testRun.id" | "testRun.testId" | "testRun.testName" | "testRun.agentId" | "testRun.agentVersion" | "testRun.batchId" | "testRun.mode" | "testRun.replay" | "testRun.status" | "testRun.transcript" | "testRun.results" | "testRun.toolsCalled" | "testRun.latency" | "testRun.costMicro" | "testRun.error" | "testRun.startedAt" | "testRun.finishedAt" | "testRun.createdAt" | "transcript.fullText" | "transcript.turns" | "recording.url" | "recording.durationSeconds" | "analysis.summary" | "analysis.sentiment" | "analysis.topics" | "analysis.actionItems" | "report.successScore" | "report.criteriaResults" | "report.extractedData" | "metadata")[];
         };
         WebhookDelivery: {
             /** @description The delivery id, as in X-Service-Delivery-Id. */
@@ -11822,6 +11891,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload Too Large */
             413: {
                 headers: {
@@ -13836,6 +13914,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too Many Requests */
             429: {
                 headers: {
@@ -14303,6 +14390,15 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

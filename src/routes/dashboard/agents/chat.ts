@@ -1,11 +1,12 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { z } from "zod";
+import { agentToRun } from "../../../agents/versions";
 import type { AppEnv } from "../../../context";
 import { one } from "../../../dashboard/forms";
 import { scriptAction } from "../../../dashboard/json";
 import { invalidInput } from "../../../lib/errors";
 import { HISTORY_TURNS, testChatReply } from "../../../widgets/reply";
-import { ownAgent } from "./shared";
+import { ownAgent, versionTried } from "./shared";
 
 /** The longest message the test chat takes (the widget's chat takes as much). */
 export const TEST_CHAT_MESSAGE_MAX = 2_000;
@@ -28,7 +29,7 @@ const fields = z.object({
  * POST /dashboard/agents/:id/chat: one message of the agent page's test chat, and the agent's
  * reply (widgets/reply.ts `testChatReply`: the widget chat's prompt, tools and metering; nothing
  * stored). Form fields `conversationId`, `message`, `history` (JSON: the page's earlier user and
- * agent turns, the last 40). Answers `{ reply, tools, ended }` in JSON; errors in the error body.
+ * agent turns, the last 40), `agentVersion` (the version tried; empty: the live one). Answers `{ reply, tools, ended }` in JSON; errors in the error body.
  */
 export const registerAgentTestChatAction = (app: OpenAPIHono<AppEnv>) =>
   app.post("/:id/chat", (c) =>
@@ -42,7 +43,10 @@ export const registerAgentTestChatAction = (app: OpenAPIHono<AppEnv>) =>
       }
       const checked = fields.safeParse({ conversationId: one(form, "conversationId"), message: one(form, "message"), history });
       if (!checked.success) throw invalidInput("form", checked.error.issues);
-      const agent = await ownAgent(c, c.req.param("id"));
+      const { agent } = await agentToRun({
+        ctx: c.var.ctx,
+        input: { agent: await ownAgent(c, c.req.param("id")), version: versionTried(c) },
+      });
       const turn = await testChatReply({ ctx: c.var.ctx, input: { agent, ...checked.data } });
       const tools = turn.turns.filter((t) => t.role === "tool").map((t) => t.text);
       // A tool's requestStart message leads the reply's text, as in the widget's chat.

@@ -2,14 +2,18 @@
 // What the agent pages share: the form page (new, edit, and a refused create or update) with the
 // voice choices, and the ownership lookup (the API's own: agents/service.ts).
 import type { Context } from "hono";
+import { z } from "zod";
 import { type Agent, getAgent, llmModelChoices } from "../../../agents/service";
 import { listAgentVersions } from "../../../agents/versions";
+import { agentVersionField } from "../../../agents/versions-schema";
 import type { AppEnv } from "../../../context";
 import type { Values } from "../../../dashboard/agents/form";
 import { EMPTY_TOOL, type ToolValues } from "../../../dashboard/agents/tools";
 import { AgentForm } from "../../../dashboard/agents/views";
+import { agentVersionOf } from "../../../dashboard/forms";
 import { type FieldErrors, shellOf } from "../../../dashboard/ui";
 import { listKnowledgeBasesByName } from "../../../knowledge/service";
+import { invalidInput } from "../../../lib/errors";
 import { defaultVoiceId, listVoicesByName } from "../../../voices/service";
 
 /** The voice select's options, and the voice the form's value names (the platform's default for ""), to hear it. */
@@ -61,3 +65,12 @@ export async function renderForm(
 }
 
 export const ownAgent = (c: Context<AppEnv>, id: string): Promise<Agent> => getAgent({ ctx: c.var.ctx, input: { id } });
+
+const triedVersion = z.object({ agentVersion: agentVersionField("The version tried; empty: the live one.").nullable() });
+
+/** The version the "Try the agent" panel's call or chat runs: its `agentVersion` field, null (empty) for the live one. */
+export function versionTried(c: Context<AppEnv>): number | null {
+  const checked = triedVersion.safeParse({ agentVersion: agentVersionOf(c.var.form ?? {}) });
+  if (!checked.success) throw invalidInput("form", checked.error.issues);
+  return checked.data.agentVersion;
+}

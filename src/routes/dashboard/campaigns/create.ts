@@ -55,6 +55,9 @@ export const registerCreateCampaignPage = (app: OpenAPIHono<AppEnv>) =>
       const { campaign } = await createCampaign({ ctx, input: { ...checked.data, csv } });
       return c.redirect(`${BASE}/${campaign.id}?created=1`, 303);
     } catch (err) {
+      // A version the agent does not have.
+      if (err instanceof ApiError && err.code === "not_found")
+        return renderNew(c, { values: kept, errors: { agentVersion: err.message } }, 400);
       if (!(err instanceof ApiError) || err.code !== "validation_failed") throw err;
       const split = splitIssues(err.issues ?? [{ path: "csv", message: err.message }], csv);
       return renderNew(c, { values: kept, errors: split.errors, refused: { rows: split.rows, message: countOf(err.message) } }, 400);

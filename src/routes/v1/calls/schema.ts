@@ -1,5 +1,6 @@
 // Request and response shapes of calls, web calls and phone numbers (docs/calls.md).
 import { z } from "@hono/zod-openapi";
+import { agentVersionField } from "../../../agents/versions-schema";
 import { CALL_STATUSES, ENDED_REASON_VALUES, FAULT_CATEGORIES } from "../../../calls/states";
 import { toolTurnSchema } from "../../../chats/schema";
 import { ANSWERED_BY, CALL_DIRECTIONS } from "../../../db/schema";
@@ -27,6 +28,11 @@ export const variablesSchema = () =>
       example: { customer_name: "Ada", appointment: "Tuesday 10:00" },
     });
 
+const callVersion = () =>
+  agentVersionField(
+    'The agent\'s version the call runs, a draft too (how a draft is tried on a real call); left out, the live version. 404 when the agent has no such version (docs/agents.md, "Versions").',
+  );
+
 export const createCallSchema = z
   .strictObject({
     phoneNumber: phoneNumber("phoneNumber"),
@@ -36,13 +42,14 @@ export const createCallSchema = z
     phoneNumberId: z.uuid({ message: "phoneNumberId must be a UUID" }).optional().openapi({ description: "Caller id by its id." }),
     variables: variablesSchema().optional(),
     metadata: metadataSchema().optional(),
+    agentVersion: callVersion().optional(),
   })
   .refine((b) => !(b.fromNumber && b.phoneNumberId), { message: "send fromNumber or phoneNumberId, not both", path: ["phoneNumberId"] })
   .openapi("CreateCall", { example: { phoneNumber: "+14155550123", variables: { customer_name: "Ada" }, metadata: { ticket: "T-77" } } });
 
 export const createWebCallSchema = z
-  .strictObject({ variables: variablesSchema().optional(), metadata: metadataSchema().optional() })
-  .openapi("CreateWebCall");
+  .strictObject({ variables: variablesSchema().optional(), metadata: metadataSchema().optional(), agentVersion: callVersion().optional() })
+  .openapi("CreateWebCall", { example: { variables: { customer_name: "Ada" }, agentVersion: 3 } });
 
 const turnSchema = z.object({
   role: z.enum(["agent", "user", "tool"]).openapi({ description: "`tool`: a call of one of the agent's tools (docs/tools.md)." }),

@@ -27,7 +27,10 @@ export const createCampaignRoute = createRoute({
       content: { "application/json": { schema: createCampaignSchema }, "multipart/form-data": { schema: createCampaignFormSchema } },
     },
   },
-  responses: { 201: jsonResponse(campaignSchema, "The draft campaign, with its recipients' counts."), ...errorResponses(400, 413, 415) },
+  responses: {
+    201: jsonResponse(campaignSchema, "The draft campaign, with its recipients' counts."),
+    ...errorResponses(400, 404, 413, 415),
+  },
 });
 
 export const registerCreateCampaign = (app: OpenAPIHono<AppEnv>) =>

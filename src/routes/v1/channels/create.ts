@@ -16,7 +16,7 @@ export const createChannelRoute = createRoute({
     "The credentials are checked with Telegram or WhatsApp first (nothing is saved when they are refused); a Telegram bot's webhook is pointed at the platform at once. Credentials are write-only. docs/messaging.md.",
   security: bearerSecurity,
   request: jsonBody(createChannelSchema),
-  responses: { 201: jsonResponse(channelSchema, "The connected channel."), ...errorResponses(400, 409, 502) },
+  responses: { 201: jsonResponse(channelSchema, "The connected channel."), ...errorResponses(400, 404, 409, 502) },
 });
 
 export const registerCreateChannel = (app: OpenAPIHono<AppEnv>) =>

@@ -16,7 +16,7 @@ export const createWidgetRoute = createRoute({
     "Answers the widget with its token and `embedCode`, the one script tag to paste into a page. `agentId` and `allowedOrigins` are required; docs/widget.md.",
   security: bearerSecurity,
   request: jsonBody(createWidgetSchema),
-  responses: { 201: jsonResponse(widgetSchema, "The created widget, with its token and embed code."), ...errorResponses(400) },
+  responses: { 201: jsonResponse(widgetSchema, "The created widget, with its token and embed code."), ...errorResponses(400, 404) },
 });
 
 export const registerCreateWidget = (app: OpenAPIHono<AppEnv>) =>
