@@ -1,5 +1,6 @@
 import { bigint, index, integer, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import { agents } from "./agents";
+import { calls } from "./calls";
 import type { ChatTurn } from "./chats";
 import { organizations } from "./organizations";
 import { id, timestamps } from "./util";
@@ -102,6 +103,8 @@ export const agentTestRuns = pgTable(
     /** Runs started together (POST …/tests/runs) share it. */
     batchId: uuid("batch_id"),
     mode: text("mode").$type<"chat" | "replay">().notNull().default("chat"),
+    /** Voice runs: the web call the run placed (its recording, transcript and trace); null until placed, and for other modes. */
+    callId: uuid("call_id").references(() => calls.id, { onDelete: "set null" }),
     /** Replays: the call or chat replayed, the criteria judged (a test run's are its test's), each caller turn compared. */
     source: jsonb("source").$type<ReplaySource | null>(),
     criteria: jsonb("criteria").$type<TestCriteria | null>(),
