@@ -8,7 +8,18 @@ import type { ToolTurnDeps } from "../tools/runtime";
 import { configForRun } from "./config";
 import type { RunOutcome } from "./queries";
 import { sourceTranscript } from "./queries";
-import { agentReply, beforeDeadline, CapReached, failedRun, judgeTranscript, latencyOf, now, RUN_TIME_CAP_MS, runPayer } from "./run";
+import {
+  agentReply,
+  beforeDeadline,
+  CapReached,
+  failedRun,
+  judgeTranscript,
+  latencyOf,
+  now,
+  RUN_TIME_CAP_MS,
+  runPayer,
+  toolsCalledIn,
+} from "./run";
 
 /** Replays longer than this are refused: the time cap would cut them anyway. */
 export const MAX_REPLAY_TURNS = 50;
@@ -81,9 +92,7 @@ export async function playReplay(deps: ToolTurnDeps, run: AgentTestRun, capMs = 
       transcript,
       turns,
       latency: latencyOf(waits),
-      toolsCalled: transcript.flatMap((t) =>
-        t.role === "tool" && t.tool ? [{ name: t.tool.name, arguments: t.tool.arguments, outcome: t.tool.outcome }] : [],
-      ),
+      toolsCalled: toolsCalledIn(transcript),
     });
     if (cut) return { ...outcome, status: "failed", error: cut };
     const criteria = run.criteria ?? { successCriteria: [], extractionFields: [] };

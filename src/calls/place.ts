@@ -22,7 +22,7 @@ import {
   saveProviderCallId,
   spendWebCallToken,
 } from "./queries/calls";
-import { armWatchdog, prepareFirstMessageWhileRinging } from "./stub";
+import { armWatchdog, prepareFirstMessageWhileRinging, upgradeAtSession } from "./stub";
 
 const wsOrigin = (origin: string) => origin.replace(/^http/, "ws");
 
@@ -51,13 +51,16 @@ async function requireCredits(db: Db, organizationId: string): Promise<void> {
     throw new ApiError("insufficient_credits", "The workspace has no usage credits left for the call's speech and LLM; add credits first.");
 }
 
-/** What every new call row starts with: queued, the agent's name kept, phone calls outbound, web calls `web` (no phone leg). */
-const newCall = (ctx: Ctx, agent: Agent, id: string, type: "phone" | "web") => ({
+/**
+ * What every new call row starts with: queued, the agent's name kept, the version it runs (the live
+ * one unless named), phone calls outbound, web calls `web` (no phone leg).
+ */
+const newCall = (ctx: Ctx, agent: Agent, id: string, type: "phone" | "web", agentVersion?: number) => ({
   id,
   organizationId: ctx.organizationId,
   agentId: agent.id,
   agentName: agent.name,
-  agentVersion: agent.liveVersion,
+  agentVersion: agentVersion ?? agent.liveVersion,
   type,
   direction: type === "phone" ? ("outbound" as const) : ("web" as const),
   status: "queued" as const,
@@ -160,7 +163,10 @@ export interface WebCallSession {
 export async function startWebCall({
   ctx,
   input: { agent, ...input },
-}: Op<{ agent: Agent; variables?: Record<string, string>; metadata?: Record<string, unknown> }, PlaceNeeds>): Promise<WebCallSession> {
+}: Op<
+  { agent: Agent; agentVersion?: number; variables?: Record<string, string>; metadata?: Record<string, unknown> },
+  PlaceNeeds
+>): Promise<WebCallSession> {
   if (input.variables) requireVariables(agent, input.variables);
   await requireCredits(ctx.db, ctx.organizationId);
   const token = `wct_${randomBase62(40)}`;
@@ -169,7 +175,7 @@ export async function startWebCall({
   const deadline = new Date(expiresAt.getTime() + ctx.config.CALL_WATCHDOG_GRACE_SECONDS * 1000);
   const row = await withinInFlightLimit(
     insertCall(ctx.db, {
-      ...newCall(ctx, agent, id, "web"),
+      ...newCall(ctx, agent, id, "web", input.agentVersion),
       variables: input.variables ?? {},
       metadata: input.metadata ?? {},
       sessionTokenHash: await sha256Hex(token),
@@ -186,4 +192,30 @@ export async function startWebCall({
 /** Spends a web call's one-time token: true exactly once, before it expires, for a call not yet joined. */
 export async function redeemWebCallToken(db: Db, callId: string, token: string): Promise<boolean> {
   return await spendWebCallToken(db, callId, await sha256Hex(token));
+}
+
+/**
+ * Joins a web call from the worker itself, as a browser joins it (an agent test's voice run: the
+ * simulated caller): its one-time token spent, then the socket upgraded at the call's Durable Object,
+ * as the web-call route does. The worker's end of the socket, accepted (binary messages as ArrayBuffer).
+ */
+export async function joinWebCallInWorker({
+  ctx,
+  input: { session },
+}: Op<{ session: WebCallSession }, "db" | "publicOrigin" | "callSessions">): Promise<WebSocket> {
+  const { id } = session.call;
+  if (!(await redeemWebCallToken(ctx.db, id, session.token))) throw new Error("the web call's token was refused");
+  const res = await upgradeAtSession(
+    ctx.callSessions(),
+    id,
+    "web",
+    // The session reads only the URL's origin; a cron run without PUBLIC_BASE_URL has none to give.
+    `${ctx.publicOrigin || "https://worker.invalid"}${WEB_CALL_SOCKET_PATH(id)}`,
+    new Headers({ upgrade: "websocket" }),
+  );
+  const socket = res.webSocket;
+  if (res.status !== 101 || !socket) throw new Error(`the call's session refused the web-call socket (${res.status})`);
+  (socket as WebSocket & { binaryType: string }).binaryType = "arraybuffer";
+  socket.accept();
+  return socket;
 }

@@ -62,6 +62,7 @@ export const TEST_RUN_FIELDS = [
   "agentVersion",
   "batchId",
   "mode",
+  "callId",
   "replay",
   "status",
   "transcript",

@@ -63,13 +63,23 @@ export interface TestRunResults {
   toolExpectations: Array<{ tool: string; passed: boolean; reason: string }>;
 }
 
-/** Per agent reply: how long the caller waited (the whole turn, with its tool rounds). */
+/**
+ * Per agent reply: how long the caller waited. A chat or a replay: the whole turn, with its tool
+ * rounds; a voice run: voice-to-voice, from the call's own trace (the caller's speech ending to the
+ * reply's first audio). `p50Ms` and `p95Ms` are absent on runs stored before they were kept.
+ */
 export interface TestRunLatency {
   turns: number;
   averageMs: number | null;
   maxMs: number | null;
   totalMs: number;
+  p50Ms?: number | null;
+  p95Ms?: number | null;
 }
+
+/** How a run plays: a test's scenario as a chat or as a voice call, or a past conversation replayed. */
+export const TEST_RUN_MODES = ["chat", "voice", "replay"] as const;
+export type TestRunMode = (typeof TEST_RUN_MODES)[number];
 
 /** Where a replay's caller turns come from: a past call or chat of the agent (docs/agent-tests.md, "Replay"). */
 export interface ReplaySource {
@@ -102,7 +112,7 @@ export const agentTestRuns = pgTable(
     agentVersion: integer("agent_version"),
     /** Runs started together (POST …/tests/runs) share it. */
     batchId: uuid("batch_id"),
-    mode: text("mode").$type<"chat" | "replay">().notNull().default("chat"),
+    mode: text("mode").$type<TestRunMode>().notNull().default("chat"),
     /** Voice runs: the web call the run placed (its recording, transcript and trace); null until placed, and for other modes. */
     callId: uuid("call_id").references(() => calls.id, { onDelete: "set null" }),
     /** Replays: the call or chat replayed, the criteria judged (a test run's are its test's), each caller turn compared. */

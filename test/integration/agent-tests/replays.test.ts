@@ -10,8 +10,6 @@ import { chat, createWidget, visitor } from "../../support/widgets";
 
 interface ReplayView extends Omit<TestRunView, "testId"> {
   testId: string | null;
-  mode: string;
-  agentVersion: number | null;
   replay: {
     source: { kind: "call" | "chat"; id: string };
     differingTurns: number | null;
