@@ -1,8 +1,9 @@
 /** @jsxImportSource hono/jsx */
-// A test run's page: its status, the version it played, the transcript, each criterion and tool
-// expectation with the judge's verdict and reason, the data extracted, the tools called, the
-// agent's latency, the cost and the error (docs/agent-tests.md, "A run"). A run still queued or
-// running is followed by the Tests page; this page shows the moment it was opened.
+// A test run's page: its status, the version it played, how (a chat, or a voice call with a link to
+// the call), the transcript, each criterion and tool expectation with the judge's verdict and
+// reason, the data extracted, the tools called, the agent's latency, the cost and the error
+// (docs/agent-tests.md, "A run"). A run still queued or running is followed by the Tests page; this
+// page shows the moment it was opened.
 import type { FC } from "hono/jsx";
 import type { TestRunView } from "../../agent-tests/schema";
 import type { Agent } from "../../agents/service";
@@ -16,6 +17,18 @@ const ROLES = { agent: "Agent", user: "Caller", tool: "Tool" } as const;
 const Verdict: FC<{ passed: boolean }> = ({ passed }) => <Badge tone={passed ? "good" : "bad"}>{passed ? "passed" : "failed"}</Badge>;
 
 const json = (value: unknown) => JSON.stringify(value ?? null);
+
+const MODES = { chat: "Chat (text)", voice: "Voice call", replay: "Replay" } as const;
+
+/** A chat's wait per reply, or a voice call's voice to voice. */
+function latencyText(run: TestRunView): string {
+  const l = run.latency;
+  if (!l) return "—";
+  const ms = (v: number | null) => (v === null ? "—" : `${v} ms`);
+  if (run.mode === "voice")
+    return `${l.turns} replies, voice to voice ${ms(l.p50Ms)} at p50, ${ms(l.p95Ms)} at p95, ${ms(l.maxMs)} at most`;
+  return `${l.turns} replies, ${ms(l.averageMs)} on average, ${ms(l.maxMs)} at most`;
+}
 
 const Judged: FC<{ run: TestRunView }> = ({ run }) => {
   const results = run.results;
@@ -80,6 +93,16 @@ export const RunPage: FC<{ shell: Shell; agent: Agent; run: TestRunView }> = ({ 
           </dd>
           <dt>Version</dt>
           <dd>{versionLabel(run.agentVersion)}</dd>
+          <dt>Played as</dt>
+          <dd>
+            {MODES[run.mode]}
+            {run.callId ? (
+              <>
+                {" "}
+                (<a href={`/dashboard/calls/${run.callId}`}>the call</a>)
+              </>
+            ) : null}
+          </dd>
           <dt>Started</dt>
           <dd>
             <When at={run.startedAt} />
@@ -89,11 +112,7 @@ export const RunPage: FC<{ shell: Shell; agent: Agent; run: TestRunView }> = ({ 
             <When at={run.finishedAt} />
           </dd>
           <dt>Latency</dt>
-          <dd>
-            {run.latency
-              ? `${run.latency.turns} replies, ${run.latency.averageMs ?? "—"} ms on average, ${run.latency.maxMs ?? "—"} ms at most`
-              : "—"}
-          </dd>
+          <dd>{latencyText(run)}</dd>
           <dt>Cost</dt>
           <dd>{formatCredits(run.costMicro)} credits</dd>
           {run.error ? (

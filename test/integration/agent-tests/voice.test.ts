@@ -9,6 +9,7 @@ import { organizations, usageEvents } from "../../../src/db/schema";
 import { createTest, finalVoiceRun, startRun, type TestRunView, testAgent } from "../../support/agent-tests";
 import { type CallView, waitForCall } from "../../support/calls";
 import { createWorkspace, expectError, json, testDb } from "../../support/harness";
+import { pagesAs } from "../../support/pages";
 
 const voiceRuns = async (ws: Awaited<ReturnType<typeof createWorkspace>>, agentId: string, testId?: string) =>
   startRun(ws, agentId, testId, { mode: "voice" });
@@ -93,6 +94,12 @@ describe.concurrent("a voice-mode run", () => {
       expect(run.costMicro).toBeLessThanOrEqual(usage.reduce((n, u) => n + u.costMicro, 0));
     }
     console.log(`voice-mode runs, voice to voice (ms): ${runs.map((r) => `p50 ${r.latency?.p50Ms} p95 ${r.latency?.p95Ms}`).join("; ")}`);
+    // The dashboard's run page says how it played, links the call and shows voice to voice.
+    const page = await pagesAs(ws.admin.email, ws.admin.password);
+    const html = (await page(`/dashboard/agents/${agent.id}/test-runs/${passed.id}`)).html;
+    expect(html).toContain("Voice call");
+    expect(html).toContain(`href="/dashboard/calls/${passed.callId}"`);
+    expect(html).toContain(`voice to voice ${passed.latency?.p50Ms} ms at p50`);
     // Listed by mode.
     const listed = await json<{ data: TestRunView[] }>(await ws.api(`/v1/agents/${agent.id}/test-runs?mode=voice`));
     expect(listed.data.map((r) => r.id).sort()).toEqual(runs.map((r) => r.id).sort());
