@@ -5,7 +5,7 @@ import type { AgentTestRun } from "../db/schema";
 import type { DomainContext } from "../services";
 import type { ToolTurnDeps } from "../tools/runtime";
 import { findTestById, finishRun, markRunning, type RunOutcome } from "./queries";
-import { playReplay } from "./replay";
+import { playReplay, playVoiceReplay } from "./replay";
 import { playRun } from "./run";
 import { playVoiceRun, type VoiceRunDeps } from "./voice";
 
@@ -33,7 +33,10 @@ export async function executeRun(
   const settling: Promise<unknown>[] = [];
   const deps: ToolTurnDeps = { db: ctx.db, config: ctx.config, providers: ctx.providers, waitUntil: (p) => settling.push(p) };
   let outcome: RunOutcome;
-  if (run.mode === "replay") outcome = await playReplay(deps, run, capMs);
+  if (run.mode === "replay")
+    outcome = run.source?.voice
+      ? await playVoiceReplay({ ...ctx, waitUntil: deps.waitUntil }, run, capMs)
+      : await playReplay(deps, run, capMs);
   else {
     const test = run.testId ? await findTestById(ctx.db, run.testId) : undefined;
     if (!test) outcome = testDeleted;

@@ -20,6 +20,7 @@ import {
   runPayer,
   toolsCalledIn,
 } from "./run";
+import { playVoiceRun, type VoiceRunDeps, type VoiceScenario } from "./voice";
 
 /** Replays longer than this are refused: the time cap would cut them anyway. */
 export const MAX_REPLAY_TURNS = 50;
@@ -53,6 +54,50 @@ export const normalizedReply = (text: string) => text.replace(/\s+/g, " ").trim(
 export const turnDiffers = (recorded: string, replayed: string | null) =>
   replayed === null || normalizedReply(recorded) !== normalizedReply(replayed);
 
+/** The replay's turns: each recorded caller turn with the reply then and the reply now (null: not reached). */
+function replayTurns(recorded: RecordedTurn[], replies: Array<string | null>): ReplayTurn[] {
+  return recorded.map((t, index) => {
+    const replayed = replies[index] ?? null;
+    return { index, caller: t.caller, recorded: t.recorded, replayed, differs: turnDiffers(t.recorded, replayed) };
+  });
+}
+
+/**
+ * Replays the run's source through the voice pipeline (docs/agent-tests.md, "Replay"): its caller
+ * turns spoken as a voice run's script (voice.ts), the replies read from the new call's transcript,
+ * the n-th caller turn heard paired with the n-th recorded one. Never throws.
+ */
+export async function playVoiceReplay(deps: VoiceRunDeps, run: AgentTestRun, capMs?: number): Promise<RunOutcome> {
+  const source = run.source ? await sourceTranscript(deps.db, run.organizationId, run.agentId, run.source) : undefined;
+  if (!source)
+    return {
+      status: "error",
+      transcript: [],
+      results: null,
+      toolsCalled: [],
+      latency: null,
+      error: "The call or chat replayed was deleted before the replay started.",
+      turns: null,
+    };
+  const recorded = recordedTurns(source);
+  const scenario: VoiceScenario = {
+    scenario: { kind: "script", turns: recorded.map((t) => t.caller) },
+    criteria: run.criteria ?? { successCriteria: [], extractionFields: [] },
+    toolExpectations: [],
+    judgeModel: null,
+  };
+  const outcome = await playVoiceRun(deps, run, scenario, capMs, "/v1/agents/{id}/replays");
+  const heard = recordedTurns(outcome.transcript);
+  // A caller turn the new call heard but the agent never answered was not reached.
+  return {
+    ...outcome,
+    turns: replayTurns(
+      recorded,
+      recorded.map((_, i) => heard[i]?.recorded || null),
+    ),
+  };
+}
+
 /** Replays the run's source and judges it; the outcome to store. Never throws. */
 export async function playReplay(deps: ToolTurnDeps, run: AgentTestRun, capMs = RUN_TIME_CAP_MS): Promise<RunOutcome> {
   const payer = runPayer(run, "/v1/agents/{id}/replays");
@@ -84,10 +129,7 @@ export async function playReplay(deps: ToolTurnDeps, run: AgentTestRun, capMs = 
       if (!(err instanceof CapReached)) throw err;
       cut = err.message;
     }
-    const turns: ReplayTurn[] = recorded.map((t, index) => {
-      const replayed = replies[index] ?? null;
-      return { index, caller: t.caller, recorded: t.recorded, replayed, differs: turnDiffers(t.recorded, replayed) };
-    });
+    const turns = replayTurns(recorded, replies);
     Object.assign(outcome, {
       transcript,
       turns,

@@ -73,7 +73,7 @@ interface Conversation {
 export async function callerTurn(
   deps: ToolTurnDeps,
   payer: Payer,
-  test: AgentTest,
+  test: Pick<AgentTest, "scenario">,
   model: string,
   transcript: ChatTurn[],
   index: number,
@@ -197,7 +197,13 @@ export const toolsCalledIn = (transcript: readonly ChatTurn[]): RunOutcome["tool
  * A test's verdict on a conversation that played to its end: its tool expectations checked, its
  * criteria judged; `passed` when all hold, else `failed` naming what did not.
  */
-export async function verdict(deps: ToolTurnDeps, payer: Payer, model: string, test: AgentTest, outcome: RunOutcome): Promise<RunOutcome> {
+export async function verdict(
+  deps: ToolTurnDeps,
+  payer: Payer,
+  model: string,
+  test: Pick<AgentTest, "criteria" | "toolExpectations">,
+  outcome: RunOutcome,
+): Promise<RunOutcome> {
   const toolExpectations = checkExpectations(test.toolExpectations, toolCallsOf(outcome.transcript));
   const judged = await judgeTranscript(deps, payer, model, test.criteria, outcome.transcript);
   const results = { criteria: judged.criteria, extractedData: judged.extractedData, toolExpectations };

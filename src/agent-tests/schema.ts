@@ -143,6 +143,9 @@ const judged = z.object({ passed: z.boolean(), reason: z.string() });
 
 const replayResultSchema = z.object({
   source: z.object({ kind: z.enum(["call", "chat"]), id: z.uuid() }),
+  mode: z.enum(["chat", "voice"]).openapi({
+    description: "`chat`: the caller turns said to the agent as text; `voice`: spoken through a web call (the run's `callId`).",
+  }),
   differingTurns: z
     .number()
     .int()
@@ -284,6 +287,10 @@ export const startReplaySchema = z
     criteria: criteriaSchema.optional().openapi({
       description:
         "What the replayed conversation is judged on; omitted: the success criteria of the agent's analysis plan (at that version).",
+    }),
+    mode: z.enum(["chat", "voice"]).default("chat").openapi({
+      description:
+        "`chat` (the caller turns said as text, fast) or `voice`: spoken through a web call, heard through the agent's speech-to-text, with voice-to-voice latency.",
     }),
   })
   .refine((b) => (b.callId === undefined) !== (b.chatId === undefined), { message: "Send exactly one of callId and chatId." })

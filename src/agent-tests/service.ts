@@ -151,16 +151,17 @@ export const sourceNotFound = (kind: ReplaySource["kind"]) =>
   new ApiError("not_found", `No ${kind} with that id of this agent in this workspace.`);
 
 /**
- * Queues a replay of the agent's call or chat against `version` (default: the live one), judged on
- * `criteria` (default: the agent's analysis plan's success criteria at that version), and plays it
- * after the answer. 404 when the call or chat is not the workspace's or not this agent's.
+ * Queues a replay of the agent's call or chat against `version` (default: the live one), as text or
+ * through the voice pipeline (`mode`), judged on `criteria` (default: the agent's analysis plan's
+ * success criteria at that version), and plays it after the answer. 404 when the call or chat is not
+ * the workspace's or not this agent's.
  */
 export async function startReplay({
   ctx,
   input,
 }: Op<
-  { agentId: string; source: ReplaySource; version?: number; criteria?: TestCriteria },
-  "db" | "organizationId" | "config" | "providers" | "waitUntil"
+  { agentId: string; source: ReplaySource; version?: number; criteria?: TestCriteria; mode?: "chat" | "voice" },
+  "db" | "organizationId" | "config" | "providers" | "waitUntil" | "callSessions" | "publicOrigin"
 >): Promise<RunWithTest> {
   const agent = await configForRun(ctx, input.agentId, input.version);
   const transcript = await sourceTranscript(ctx.db, ctx.organizationId, input.agentId, input.source);
@@ -173,7 +174,12 @@ export async function startReplay({
   const run = await queueReplay(
     ctx.db,
     ctx.organizationId,
-    { agentId: input.agentId, agentVersion: input.version ?? agent.liveVersion, source: input.source, criteria },
+    {
+      agentId: input.agentId,
+      agentVersion: input.version ?? agent.liveVersion,
+      source: input.mode === "voice" ? { kind: input.source.kind, id: input.source.id, voice: true } : input.source,
+      criteria,
+    },
     MAX_ACTIVE_RUNS,
   );
   if (!run)

@@ -31,7 +31,12 @@ export const toRunView = (row: AgentTestRun, testName: string | null): TestRunVi
   mode: row.mode,
   callId: row.callId,
   replay: row.source
-    ? { source: row.source, differingTurns: row.turns ? row.turns.filter((t) => t.differs).length : null, turns: row.turns }
+    ? {
+        source: { kind: row.source.kind, id: row.source.id },
+        mode: row.source.voice ? "voice" : "chat",
+        differingTurns: row.turns ? row.turns.filter((t) => t.differs).length : null,
+        turns: row.turns,
+      }
     : null,
   status: row.status,
   transcript: row.transcript.map((t) => ({

@@ -110,7 +110,7 @@ async function converse(...args: Parameters<typeof speakScenario>): Promise<stri
 async function speakScenario(
   deps: VoiceRunDeps,
   payer: Payer,
-  test: AgentTest,
+  test: VoiceScenario,
   agent: Agent,
   model: string,
   caller: WebCaller,
@@ -132,7 +132,7 @@ async function speakScenario(
     agentLines = caller.heard.length;
   };
   hearAgent();
-  const maxTurns = test.scenario.kind === "simulated" ? Math.min(test.scenario.maxTurns, MAX_TURNS) : MAX_TURNS;
+  const maxTurns = test.scenario.kind === "simulated" ? Math.min(test.scenario.maxTurns, MAX_TURNS) : test.scenario.turns.length;
   const left = () => deadline - Date.now();
   for (let i = 0; ; i++) {
     if (caller.gone) return null;
@@ -169,17 +169,22 @@ async function settledCall(ctx: Op<unknown>["ctx"], id: string, analysis: boolea
   }
 }
 
+/** What a voice run plays and judges: a test's, or a replay's (the recorded caller turns as a script). */
+export type VoiceScenario = Pick<AgentTest, "scenario" | "criteria" | "toolExpectations" | "judgeModel">;
+
 /**
- * Plays the test as a voice call and judges the call's transcript; the outcome to store (with the
- * call's id). Never throws; whatever happens, a call it placed is ended.
+ * Plays the scenario as a voice call and judges the call's transcript; the outcome to store (with
+ * the call's id). Never throws; whatever happens, a call it placed is ended. `endpoint` names the
+ * run's model calls in the usage log.
  */
 export async function playVoiceRun(
   deps: VoiceRunDeps,
   run: AgentTestRun,
-  test: AgentTest,
+  test: VoiceScenario,
   capMs = VOICE_RUN_TIME_CAP_MS,
+  endpoint = "/v1/agents/{id}/tests/{testId}/runs",
 ): Promise<RunOutcome> {
-  const payer = runPayer(run, "/v1/agents/{id}/tests/{testId}/runs");
+  const payer = runPayer(run, endpoint);
   const outcome: RunOutcome = { status: "error", transcript: [], results: null, toolsCalled: [], latency: null, error: null, callId: null };
   let caller: WebCaller | null = null;
   let ctx: ReturnType<typeof callsCtx> | null = null;

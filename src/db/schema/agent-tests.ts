@@ -85,6 +85,8 @@ export type TestRunMode = (typeof TEST_RUN_MODES)[number];
 export interface ReplaySource {
   kind: "call" | "chat";
   id: string;
+  /** Replayed through the voice pipeline (a web call, the caller turns spoken): docs/agent-tests.md, "Replay". */
+  voice?: boolean;
 }
 
 /** One caller turn of a replay: what the agent said to it then (`recorded`) and now (`replayed`, null when not reached). */

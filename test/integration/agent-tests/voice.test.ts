@@ -2,7 +2,8 @@
 // web call, the worker joins it as the caller and says each line through the provider sandbox's
 // speech, the agent hears it through the sandbox's speech-to-text (which gives back the words the
 // sandbox spoke) and answers through the whole pipeline; the call's transcript is judged and its
-// per-reply trace is the run's latency. Also: a simulated caller, the calls-in-flight limit, bad input.
+// per-reply trace is the run's latency. Also: a simulated caller, a recorded chat replayed through the
+// voice pipeline, the calls-in-flight limit, bad input.
 import { eq, or } from "drizzle-orm";
 import { describe, it } from "vitest";
 import { organizations, usageEvents } from "../../../src/db/schema";
@@ -10,6 +11,7 @@ import { createTest, finalVoiceRun, startRun, type TestRunView, testAgent } from
 import { type CallView, waitForCall } from "../../support/calls";
 import { createWorkspace, expectError, json, testDb } from "../../support/harness";
 import { pagesAs } from "../../support/pages";
+import { chat, createWidget, visitor } from "../../support/widgets";
 
 const voiceRuns = async (ws: Awaited<ReturnType<typeof createWorkspace>>, agentId: string, testId?: string) =>
   startRun(ws, agentId, testId, { mode: "voice" });
@@ -142,6 +144,48 @@ describe.concurrent("a voice-mode run", () => {
     }
   });
 
+  it("replays a recorded chat through the voice pipeline: the caller turns spoken, exactly the turns a changed prompt changes differ", async ({
+    expect,
+  }) => {
+    const ws = await createWorkspace();
+    const agent = await testAgent(ws);
+    const { token } = await createWidget(ws, { agentId: agent.id });
+    const lines = ["I would like to book a table.", "What are your opening hours?", "That is all for now."];
+    const visitorId = visitor();
+    let sessionId: string | null = null;
+    for (const message of lines) sessionId = (await chat(token, { visitorId, sessionId, message })).sessionId;
+    const patched = await ws.api(`/v1/agents/${agent.id}`, {
+      method: "PATCH",
+      json: { systemPrompt: 'When the user says "opening hours", reply "We open at noon."' },
+    });
+    expect(patched.status, await patched.clone().text()).toBe(200);
+
+    const res = await ws.api(`/v1/agents/${agent.id}/replays`, { method: "POST", json: { chatId: sessionId, mode: "voice" } });
+    expect(res.status, await res.clone().text()).toBe(202);
+    const queued = await json<TestRunView & { replay: { mode: string } }>(res);
+    expect(queued).toMatchObject({ mode: "replay", agentVersion: 2, replay: { mode: "voice", source: { kind: "chat", id: sessionId } } });
+    type Replayed = TestRunView & {
+      replay: {
+        mode: string;
+        differingTurns: number;
+        turns: Array<{ caller: string; recorded: string; replayed: string | null; differs: boolean }>;
+      };
+    };
+    const run = (await finalVoiceRun(ws, agent.id, queued.id)) as Replayed;
+    expect(run.status, run.error ?? "").toBe("passed");
+    expect(run.replay.differingTurns).toBe(1);
+    expect(run.replay.turns.map((t) => [t.caller, t.replayed, t.differs])).toEqual([
+      [lines[0], `You said: ${lines[0]}`, false],
+      [lines[1], "We open at noon.", true],
+      [lines[2], `You said: ${lines[2]}`, false],
+    ]);
+    // Spoken and heard: the new call's transcript, its voice to voice per reply.
+    expect(run.transcript.filter((t) => t.role === "user").map((t) => t.text)).toEqual(lines);
+    expect(run.latency?.turns).toBe(3);
+    const call = await waitForCall(ws, run.callId as string, (c) => c.endedReason !== null);
+    expect(call).toMatchObject({ type: "web", agentVersion: 2, metadata: { agentTestRunId: run.id } });
+  }, 120_000);
+
   it("is asked for with a mode the API knows: anything else is a 400", async ({ expect }) => {
     const ws = await createWorkspace();
     const agent = await testAgent(ws);
@@ -151,6 +195,11 @@ describe.concurrent("a voice-mode run", () => {
       expect(JSON.stringify(body.issues)).toContain("mode");
     }
     await expectError(await ws.api(`/v1/agents/${agent.id}/test-runs?mode=video`), 400, "validation_failed");
+    await expectError(
+      await ws.api(`/v1/agents/${agent.id}/replays`, { method: "POST", json: { chatId: crypto.randomUUID(), mode: "video" } }),
+      400,
+      "validation_failed",
+    );
     expect((await json<{ data: unknown[] }>(await ws.api(`/v1/agents/${agent.id}/test-runs`))).data).toEqual([]);
   });
 });

@@ -662,7 +662,7 @@ export interface paths {
         put?: never;
         /**
          * Replay a call or chat
-         * @description Queues a replay of one of the agent's past calls or chats against a version (default: the live one) and answers 202 at once with the run (mode `replay`). In the background the recorded caller turns are said again, in order, and each new reply is compared with the recorded one (`replay.turns`, `replay.differingTurns`); then the judge reads the replayed conversation. Poll GET /v1/agents/{id}/test-runs/{runId}, or listen for `test_run.completed`. 404 when the call or chat is not this agent's; 429 `test_runs_limit` when the workspace has too many runs queued or running.
+         * @description Queues a replay of one of the agent's past calls or chats against a version (default: the live one) and answers 202 at once with the run (mode `replay`). In the background the recorded caller turns are said again, in order (as text, or with `mode: voice` spoken through a web call), and each new reply is compared with the recorded one (`replay.turns`, `replay.differingTurns`); then the judge reads the replayed conversation. Poll GET /v1/agents/{id}/test-runs/{runId}, or listen for `test_run.completed`. 404 when the call or chat is not this agent's; 429 `test_runs_limit` when the workspace has too many runs queued or running.
          */
         post: operations["replayAgentConversation"];
         delete?: never;
@@ -2426,6 +2426,11 @@ export interface components {
                         /** Format: uuid */
                         id: string;
                     };
+                    /**
+                     * @description `chat`: the caller turns said to the agent as text; `voice`: spoken through a web call (the run's `callId`).
+                     * @enum {string}
+                     */
+                    mode: "chat" | "voice";
                     /** @description How many caller turns got a different reply (null until the replay has played). */
                     differingTurns: number | null;
                     turns: {
@@ -4558,6 +4563,11 @@ export interface components {
                         /** Format: uuid */
                         id: string;
                     };
+                    /**
+                     * @description `chat`: the caller turns said to the agent as text; `voice`: spoken through a web call (the run's `callId`).
+                     * @enum {string}
+                     */
+                    mode: "chat" | "voice";
                     /** @description How many caller turns got a different reply (null until the replay has played). */
                     differingTurns: number | null;
                     turns: {
@@ -5856,6 +5866,11 @@ export interface components {
                     /** Format: uuid */
                     id: string;
                 };
+                /**
+                 * @description `chat`: the caller turns said to the agent as text; `voice`: spoken through a web call (the run's `callId`).
+                 * @enum {string}
+                 */
+                mode: "chat" | "voice";
                 /** @description How many caller turns got a different reply (null until the replay has played). */
                 differingTurns: number | null;
                 turns: {
@@ -5982,6 +5997,12 @@ export interface components {
             /** @description The agent's version to replay against; omitted: its live version. */
             version?: number;
             criteria?: components["schemas"]["TestCriteria"] & unknown;
+            /**
+             * @description `chat` (the caller turns said as text, fast) or `voice`: spoken through a web call, heard through the agent's speech-to-text, with voice-to-voice latency.
+             * @default chat
+             * @enum {string}
+             */
+            mode?: "chat" | "voice";
         };
         Call: {
             /**

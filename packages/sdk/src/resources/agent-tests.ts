@@ -83,7 +83,7 @@ export class AgentTests extends Resource {
 
   /**
    * Queues a replay of one of the agent's past calls or chats (`callId` or `chatId`) against a
-   * version (202): the run has mode `replay`; poll `runs.retrieve` until it is final, then read
+   * version (202), as text or (`mode: "voice"`) through a web call: the run has mode `replay`; poll `runs.retrieve` until it is final, then read
    * `replay.turns` (each caller turn's reply then and now) and `replay.differingTurns`.
    */
   replay(agentId: string, body: AgentReplayParams, options?: RequestOptions): Promise<AgentTestRun> {
