@@ -3,7 +3,7 @@
 //   npm run bench                      embedded stack (PGlite in memory, in-memory Redis bridge)
 //   DATABASE_URL=… REDIS_URL=… npm run bench   the same on real PostgreSQL / Redis
 //   npm run bench -- --quick           1 s per case: a smoke run
-//   npm run bench -- --only calls      one part only (routes, strategies, webhooks, models, messaging, calls, tools, knowledge, campaigns, dashboard)
+//   npm run bench -- --only calls      one part only (routes, strategies, webhooks, models, messaging, calls, agent-tests, tools, knowledge, campaigns, dashboard)
 //
 // It starts the stack (dev/stack.ts), measures on a worker of the same build started without
 // wrangler's inspector and file watcher (bench/worker-launch.ts), creates a workspace
@@ -15,7 +15,8 @@
 // (bench/strategies/), webhook fan-out (bench/webhooks.ts), Models API overhead (bench/models.ts),
 // messaging channels (bench/messaging.ts: inbound message → reply next to the bare LLM call, and
 // conversations at once with every reply checked) and live phone calls (bench/calls.ts:
-// voice-to-voice latency and how many simultaneous calls the stack holds), knowledge bases
+// voice-to-voice latency and how many simultaneous calls the stack holds), voice-mode agent test
+// runs (bench/agent-tests.ts: their voice to voice next to a bare web-call loop), knowledge bases
 // (bench/knowledge.ts: retrieval over 10,000 passages and what it adds to a turn, a 100-page PDF's
 // ingestion, the question set) and the dashboard's pages. Last, a verdict per
 // target of the issues (bench/targets.ts): met or not, with the figures. Exit status 1 when any
@@ -29,6 +30,7 @@ import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { type Stack, startStack } from "../dev/stack";
+import { AGENT_TESTS_DEFAULTS, AGENT_TESTS_QUICK, type AgentTestsBenchResult, agentTestsLines, runAgentTestsBench } from "./agent-tests";
 import { type CallsBenchResult, DEFAULTS, QUICK, runCallsBench } from "./calls";
 import { CAMPAIGN_DEFAULTS, CAMPAIGN_QUICK, type CampaignBenchResult, campaignLines, runCampaignBench } from "./campaigns";
 import { type CostsResult, measureCosts } from "./costs";
@@ -63,7 +65,19 @@ import { runWebhookBench, type WebhookBenchResult, webhookLines } from "./webhoo
 import { startBenchWorker } from "./worker-launch";
 import { WorkerLog } from "./worker-log";
 
-const PARTS = ["routes", "strategies", "webhooks", "models", "messaging", "calls", "tools", "knowledge", "campaigns", "dashboard"] as const;
+const PARTS = [
+  "routes",
+  "strategies",
+  "webhooks",
+  "models",
+  "messaging",
+  "calls",
+  "agent-tests",
+  "tools",
+  "knowledge",
+  "campaigns",
+  "dashboard",
+] as const;
 type Part = (typeof PARTS)[number];
 
 const HELP = `Usage: npm run bench -- [options]
@@ -194,6 +208,8 @@ const plan = [
     `messaging: ${messagingUsers} users one after another, then ${messagingConcurrent} conversations at once, ${messagingDefaults.messagesEach} messages each`,
   want("calls") &&
     `calls: ${callRuns} in a row per voice loop, ${callDefaults.webRuns} web conversation(s), ${callDefaults.bargeTries} + ${callDefaults.bargeTries} barge-in tries, then ${callLevels.join("/")} at once`,
+  want("agent-tests") &&
+    `agent-tests: ${(args.quick ? AGENT_TESTS_QUICK : AGENT_TESTS_DEFAULTS).runs} voice-mode runs next to as many bare web calls (realistic profile)`,
   want("tools") && `tools: ${toolRuns} widget chats with one tool call each`,
   want("knowledge") &&
     `knowledge: ${(args.quick ? KNOWLEDGE_QUICK : KNOWLEDGE_DEFAULTS).passages} passages seeded, ${(args.quick ? KNOWLEDGE_QUICK : KNOWLEDGE_DEFAULTS).runs} queries, a 100-page PDF, 30 questions`,
@@ -424,6 +440,11 @@ try {
       reloads: () => workerLog.reloads,
     });
   }
+  let agentTests: AgentTestsBenchResult | undefined;
+  if (want("agent-tests")) {
+    log("Agent tests (bench/agent-tests.ts): voice-mode runs and their voice to voice, next to a bare web-call loop…");
+    agentTests = await runAgentTestsBench(stack, ws, { ...(args.quick ? AGENT_TESTS_QUICK : AGENT_TESTS_DEFAULTS), log });
+  }
   let tools: ToolsBenchResult | undefined;
   if (want("tools")) {
     log("Tools (bench/tools.ts): the platform's overhead per tool call, next to a bare fetch…");
@@ -517,6 +538,8 @@ try {
   if (webhooks) console.log(`\n${webhookLines(webhooks).join("\n")}`);
   if (messaging) console.log(`\n${[...latencyLines(messaging.latency), "", ...concurrencyLines(messaging.concurrency)].join("\n")}`);
   if (messagingFailed > 0) console.log(`\nMessaging: ${messagingWhat.join("; ")} (above).`);
+  if (agentTests) console.log(`\n${agentTestsLines(agentTests).join("\n")}`);
+  const agentTestsFailed = agentTests?.failures.length ?? 0;
   if (tools) console.log(`\n${toolsLines(tools).join("\n")}`);
   const toolsFailed = tools?.failures ?? 0;
   if (knowledge) console.log(`\n${knowledgeLines(knowledge, KNOWLEDGE_GOALS).join("\n")}`);
@@ -549,6 +572,7 @@ try {
     models,
     messaging,
     calls,
+    agentTests,
     tools,
     campaigns,
     knowledge,
@@ -560,6 +584,7 @@ try {
       (webhooksFailed > 0 ? 1 : 0) +
       (messagingFailed > 0 ? 1 : 0) +
       (callsFailed > 0 ? 1 : 0) +
+      (agentTestsFailed > 0 ? 1 : 0) +
       (toolsFailed > 0 ? 1 : 0) +
       (knowledgeFailed > 0 ? 1 : 0) +
       (campaignsFailed > 0 ? 1 : 0) +
@@ -581,6 +606,7 @@ try {
     webhooksFailed > 0 ||
     messagingFailed > 0 ||
     callsFailed > 0 ||
+    agentTestsFailed > 0 ||
     toolsFailed > 0 ||
     knowledgeFailed > 0 ||
     campaignsFailed > 0 ||
@@ -592,6 +618,7 @@ try {
       webhooksFailed > 0 && `${webhooksFailed} webhook deliveries failed`,
       messagingFailed > 0 && `messaging: ${messagingWhat.join("; ")}`,
       callsFailed > 0 && `${callsFailed} conversation calls did not end as they should`,
+      agentTestsFailed > 0 && `agent tests: ${agentTests?.failures.slice(0, 3).join("; ")}`,
       toolsFailed > 0 && `tools: ${tools?.failuresWhy.join("; ")}`,
       knowledgeFailed > 0 && `knowledge: ${knowledge?.failures.join("; ")}`,
       campaignsFailed > 0 && `campaigns: ${campaigns?.failures.slice(0, 5).join("; ")}`,

@@ -109,12 +109,13 @@ export async function queueRuns(
   tests: ReadonlyArray<Pick<AgentTest, "id">>,
   agentVersion: number | null,
   batchId: string | null,
+  mode: "chat" | "voice",
   limit: number,
 ): Promise<AgentTestRun[]> {
   const rows = tests.map((t) => ({ id: newId(), test_id: t.id }));
   const result = await db.execute(sql`
-    insert into ${agentTestRuns} (id, organization_id, test_id, agent_id, agent_version, batch_id)
-    select r.id, ${organizationId}, r.test_id, ${agentId}, ${agentVersion}::int, ${batchId}::uuid
+    insert into ${agentTestRuns} (id, organization_id, test_id, agent_id, agent_version, batch_id, mode)
+    select r.id, ${organizationId}, r.test_id, ${agentId}, ${agentVersion}::int, ${batchId}::uuid, ${mode}
     from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(id uuid, test_id uuid)
     where ${withinLimit(organizationId, rows.length, limit)}
     returning id`);
@@ -185,17 +186,26 @@ export async function markRunning(db: Db, id: string): Promise<AgentTestRun | un
 }
 
 export type RunOutcome = Pick<AgentTestRun, "status" | "transcript" | "results" | "toolsCalled" | "latency" | "error"> &
-  Partial<Pick<AgentTestRun, "turns">>;
+  Partial<Pick<AgentTestRun, "turns" | "callId">>;
 
-/** The running run's outcome and cost (its usage, logged under its id), once; undefined when it was final already. */
+/**
+ * The running run's outcome and cost, once; undefined when it was final already. The cost is its
+ * usage (logged under its id as the chat id), and a voice run's call's (logged under the call's id).
+ */
 export async function finishRun(db: Db, id: string, outcome: RunOutcome): Promise<AgentTestRun | undefined> {
-  const cost = sql<number>`(select coalesce(sum(${usageEvents.costMicro}), 0) from ${usageEvents} where ${usageEvents.chatId} = ${id})`;
+  const ofCall = outcome.callId ? sql` or ${usageEvents.callId} = ${outcome.callId}` : sql``;
+  const cost = sql<number>`(select coalesce(sum(${usageEvents.costMicro}), 0) from ${usageEvents} where ${usageEvents.chatId} = ${id}${ofCall})`;
   const [row] = await db
     .update(agentTestRuns)
     .set({ ...outcome, costMicro: cost, finishedAt: new Date(), updatedAt: new Date() })
     .where(and(eq(agentTestRuns.id, id), inArray(agentTestRuns.status, ["queued", "running"])))
     .returning();
   return row;
+}
+
+/** The web call a voice run placed, recorded as soon as it is placed (so the run shows it while it plays). */
+export async function setRunCall(db: Db, id: string, callId: string): Promise<void> {
+  await db.update(agentTestRuns).set({ callId, updatedAt: new Date() }).where(eq(agentTestRuns.id, id));
 }
 
 /** Runs queued or running since before `before` (their worker died): the cron run ends them. */

@@ -8,7 +8,19 @@ import type { ToolTurnDeps } from "../tools/runtime";
 import { configForRun } from "./config";
 import type { RunOutcome } from "./queries";
 import { sourceTranscript } from "./queries";
-import { agentReply, beforeDeadline, CapReached, failedRun, judgeTranscript, latencyOf, now, RUN_TIME_CAP_MS, runPayer } from "./run";
+import {
+  agentReply,
+  beforeDeadline,
+  CapReached,
+  failedRun,
+  judgeTranscript,
+  latencyOf,
+  now,
+  RUN_TIME_CAP_MS,
+  runPayer,
+  toolsCalledIn,
+} from "./run";
+import { playVoiceRun, type VoiceRunDeps, type VoiceScenario } from "./voice";
 
 /** Replays longer than this are refused: the time cap would cut them anyway. */
 export const MAX_REPLAY_TURNS = 50;
@@ -49,6 +61,50 @@ export const replyWords = (reply: { text: string; turns: ReadonlyArray<Pick<Chat
 export const turnDiffers = (recorded: string, replayed: string | null) =>
   replayed === null || normalizedReply(recorded) !== normalizedReply(replayed);
 
+/** The replay's turns: each recorded caller turn with the reply then and the reply now (null: not reached). */
+function replayTurns(recorded: RecordedTurn[], replies: Array<string | null>): ReplayTurn[] {
+  return recorded.map((t, index) => {
+    const replayed = replies[index] ?? null;
+    return { index, caller: t.caller, recorded: t.recorded, replayed, differs: turnDiffers(t.recorded, replayed) };
+  });
+}
+
+/**
+ * Replays the run's source through the voice pipeline (docs/agent-tests.md, "Replay"): its caller
+ * turns spoken as a voice run's script (voice.ts), the replies read from the new call's transcript,
+ * the n-th caller turn heard paired with the n-th recorded one. Never throws.
+ */
+export async function playVoiceReplay(deps: VoiceRunDeps, run: AgentTestRun, capMs?: number): Promise<RunOutcome> {
+  const source = run.source ? await sourceTranscript(deps.db, run.organizationId, run.agentId, run.source) : undefined;
+  if (!source)
+    return {
+      status: "error",
+      transcript: [],
+      results: null,
+      toolsCalled: [],
+      latency: null,
+      error: "The call or chat replayed was deleted before the replay started.",
+      turns: null,
+    };
+  const recorded = recordedTurns(source);
+  const scenario: VoiceScenario = {
+    scenario: { kind: "script", turns: recorded.map((t) => t.caller) },
+    criteria: run.criteria ?? { successCriteria: [], extractionFields: [] },
+    toolExpectations: [],
+    judgeModel: null,
+  };
+  const outcome = await playVoiceRun(deps, run, scenario, capMs, "/v1/agents/{id}/replays");
+  const heard = recordedTurns(outcome.transcript);
+  // A caller turn the new call heard but the agent never answered was not reached.
+  return {
+    ...outcome,
+    turns: replayTurns(
+      recorded,
+      recorded.map((_, i) => heard[i]?.recorded || null),
+    ),
+  };
+}
+
 /** Replays the run's source and judges it; the outcome to store. Never throws. */
 export async function playReplay(deps: ToolTurnDeps, run: AgentTestRun, capMs = RUN_TIME_CAP_MS): Promise<RunOutcome> {
   const payer = runPayer(run, "/v1/agents/{id}/replays");
@@ -80,17 +136,12 @@ export async function playReplay(deps: ToolTurnDeps, run: AgentTestRun, capMs = 
       if (!(err instanceof CapReached)) throw err;
       cut = err.message;
     }
-    const turns: ReplayTurn[] = recorded.map((t, index) => {
-      const replayed = replies[index] ?? null;
-      return { index, caller: t.caller, recorded: t.recorded, replayed, differs: turnDiffers(t.recorded, replayed) };
-    });
+    const turns = replayTurns(recorded, replies);
     Object.assign(outcome, {
       transcript,
       turns,
       latency: latencyOf(waits),
-      toolsCalled: transcript.flatMap((t) =>
-        t.role === "tool" && t.tool ? [{ name: t.tool.name, arguments: t.tool.arguments, outcome: t.tool.outcome }] : [],
-      ),
+      toolsCalled: toolsCalledIn(transcript),
     });
     if (cut) return { ...outcome, status: "failed", error: cut };
     const criteria = run.criteria ?? { successCriteria: [], extractionFields: [] };

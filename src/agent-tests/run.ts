@@ -70,10 +70,10 @@ interface Conversation {
 }
 
 /** The caller's next message: the script's, or the simulated caller's (null: it is done). */
-async function callerTurn(
+export async function callerTurn(
   deps: ToolTurnDeps,
   payer: Payer,
-  test: AgentTest,
+  test: Pick<AgentTest, "scenario">,
   model: string,
   transcript: ChatTurn[],
   index: number,
@@ -125,13 +125,23 @@ async function converse(
   }
 }
 
+/** The value below which `p` of the sorted values fall (nearest rank); null for none. */
+export function percentile(sorted: readonly number[], p: number): number | null {
+  if (sorted.length === 0) return null;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))] as number;
+}
+
+/** How long the caller waited for each reply, summed up: count, average, p50, p95, max, total (ms). */
 export function latencyOf(waits: number[]): TestRunLatency {
   const total = waits.reduce((a, b) => a + b, 0);
+  const sorted = [...waits].sort((a, b) => a - b);
   return {
     turns: waits.length,
     averageMs: waits.length ? Math.round(total / waits.length) : null,
     maxMs: waits.length ? Math.max(...waits) : null,
     totalMs: total,
+    p50Ms: percentile(sorted, 0.5),
+    p95Ms: percentile(sorted, 0.95),
   };
 }
 
@@ -177,6 +187,35 @@ export const agentReply = (deps: ToolTurnDeps, payer: Payer, agent: Agent, trans
 
 export const now = () => new Date().toISOString();
 
+/** The tools a transcript's tool turns called, as a run lists them. */
+export const toolsCalledIn = (transcript: readonly ChatTurn[]): RunOutcome["toolsCalled"] =>
+  transcript.flatMap((t) =>
+    t.role === "tool" && t.tool ? [{ name: t.tool.name, arguments: t.tool.arguments, outcome: t.tool.outcome }] : [],
+  );
+
+/**
+ * A test's verdict on a conversation that played to its end: its tool expectations checked, its
+ * criteria judged; `passed` when all hold, else `failed` naming what did not.
+ */
+export async function verdict(
+  deps: ToolTurnDeps,
+  payer: Payer,
+  model: string,
+  test: Pick<AgentTest, "criteria" | "toolExpectations">,
+  outcome: RunOutcome,
+): Promise<RunOutcome> {
+  const toolExpectations = checkExpectations(test.toolExpectations, toolCallsOf(outcome.transcript));
+  const judged = await judgeTranscript(deps, payer, model, test.criteria, outcome.transcript);
+  const results = { criteria: judged.criteria, extractedData: judged.extractedData, toolExpectations };
+  const failed = [
+    ...judged.criteria.filter((r) => !r.passed).map((r) => r.criterion),
+    ...toolExpectations.filter((r) => !r.passed).map((r) => r.tool),
+  ];
+  return failed.length === 0
+    ? { ...outcome, results, status: "passed" }
+    : { ...outcome, results, status: "failed", error: `Failed: ${failed.map((f) => JSON.stringify(f)).join(", ")}.` };
+}
+
 /** Plays and judges the run; the outcome to store. Never throws. */
 export async function playRun(deps: ToolTurnDeps, run: AgentTestRun, test: AgentTest, capMs = RUN_TIME_CAP_MS): Promise<RunOutcome> {
   const payer = runPayer(run, "/v1/agents/{id}/tests/{testId}/runs");
@@ -187,20 +226,9 @@ export async function playRun(deps: ToolTurnDeps, run: AgentTestRun, test: Agent
     const c = await converse(deps, payer, test, agent, model, capMs);
     outcome.transcript = c.transcript;
     outcome.latency = latencyOf(c.waits);
-    outcome.toolsCalled = c.transcript.flatMap((t) =>
-      t.role === "tool" && t.tool ? [{ name: t.tool.name, arguments: t.tool.arguments, outcome: t.tool.outcome }] : [],
-    );
+    outcome.toolsCalled = toolsCalledIn(c.transcript);
     if (c.cut) return { ...outcome, status: "failed", error: c.cut };
-    const toolExpectations = checkExpectations(test.toolExpectations, toolCallsOf(c.transcript));
-    const judged = await judgeTranscript(deps, payer, model, test.criteria, c.transcript);
-    outcome.results = { criteria: judged.criteria, extractedData: judged.extractedData, toolExpectations };
-    const failed = [
-      ...judged.criteria.filter((r) => !r.passed).map((r) => r.criterion),
-      ...toolExpectations.filter((r) => !r.passed).map((r) => r.tool),
-    ];
-    return failed.length === 0
-      ? { ...outcome, status: "passed" }
-      : { ...outcome, status: "failed", error: `Failed: ${failed.map((f) => JSON.stringify(f)).join(", ")}.` };
+    return await verdict(deps, payer, model, test, outcome);
   } catch (err) {
     return { ...outcome, status: "error", error: failedRun(run, err) };
   }

@@ -3,7 +3,7 @@
 // a call's analysis judges.
 import { z } from "@hono/zod-openapi";
 import { analysisPlanSchema } from "../agents/schema";
-import { TEST_RUN_STATUSES } from "../db/schema/agent-tests";
+import { TEST_RUN_MODES, TEST_RUN_STATUSES } from "../db/schema/agent-tests";
 import { NON_EMPTY_PATCH, nonEmptyPatch, text } from "../lib/fields";
 import { pageQuerySchema, pageSchema } from "../lib/pagination";
 
@@ -143,6 +143,9 @@ const judged = z.object({ passed: z.boolean(), reason: z.string() });
 
 const replayResultSchema = z.object({
   source: z.object({ kind: z.enum(["call", "chat"]), id: z.uuid() }),
+  mode: z.enum(["chat", "voice"]).openapi({
+    description: "`chat`: the caller turns said to the agent as text; `voice`: spoken through a web call (the run's `callId`).",
+  }),
   differingTurns: z
     .number()
     .int()
@@ -176,9 +179,14 @@ export const testRunSchema = z
       .nullable()
       .openapi({ description: "The agent's version it plays against: the one named when it was started, else the live version then." }),
     batchId: z.uuid().nullable().openapi({ description: "Runs started together by POST /v1/agents/{id}/tests/runs share it." }),
-    mode: z
-      .enum(["chat", "replay"])
-      .openapi({ description: "`chat`: a test's scenario played as a chat; `replay`: a past call or chat replayed." }),
+    mode: z.enum(TEST_RUN_MODES).openapi({
+      description:
+        "`chat`: a test's scenario played as a chat; `voice`: played as a web call through the whole voice pipeline; `replay`: a past call or chat replayed.",
+    }),
+    callId: z.uuid().nullable().openapi({
+      description:
+        "Voice runs: the web call the run placed (GET /v1/calls/{id}: its recording, transcript and per-reply latency), set once placed; null otherwise.",
+    }),
     replay: replayResultSchema
       .nullable()
       .openapi({ description: "Replays: the call or chat replayed, and each caller turn's reply then and now; null for a test run." }),
@@ -204,9 +212,19 @@ export const testRunSchema = z
       .openapi({ description: "Each criterion with the judge's reason, the extracted data, each tool expectation; null until judged." }),
     toolsCalled: z.array(z.object({ name: z.string(), arguments: z.unknown(), outcome: z.string() })),
     latency: z
-      .object({ turns: z.number().int(), averageMs: z.number().nullable(), maxMs: z.number().nullable(), totalMs: z.number() })
+      .object({
+        turns: z.number().int().openapi({ description: "The agent's replies measured." }),
+        averageMs: z.number().nullable(),
+        p50Ms: z.number().nullable(),
+        p95Ms: z.number().nullable(),
+        maxMs: z.number().nullable(),
+        totalMs: z.number(),
+      })
       .nullable()
-      .openapi({ description: "The agent's replies: how many, and how long the caller waited for each (tool rounds included)." }),
+      .openapi({
+        description:
+          "The agent's replies: how many, and how long the caller waited for each. A chat or a replay: the whole turn, tool rounds included; a voice run: voice to voice, from the end of the caller's speech to the reply's first audio (the call's own trace).",
+      }),
     costMicro: z
       .number()
       .int()
@@ -232,15 +250,19 @@ export const runTestsSchema = z
       .min(1)
       .optional()
       .openapi({ description: "The agent's version to play against; omitted: its live configuration." }),
+    mode: z.enum(["chat", "voice"]).default("chat").openapi({
+      description:
+        "`chat` (text only, fast) or `voice`: a web call through the whole pipeline, the caller's lines spoken through text-to-speech and heard through the agent's speech-to-text; it reports voice-to-voice latency and counts against the workspace's calls in flight.",
+    }),
   })
-  .openapi("RunAgentTests");
+  .openapi("RunAgentTests", { example: { mode: "voice" } });
 
 export const listRunsQuerySchema = z.strictObject({
   ...pageQuerySchema.shape,
   testId: z.uuid().optional().openapi({ description: "Only this test's runs." }),
   batchId: z.uuid().optional().openapi({ description: "Only the runs started together with this batch id." }),
   status: z.enum(TEST_RUN_STATUSES).optional(),
-  mode: z.enum(["chat", "replay"]).optional().openapi({ description: "Only test runs (`chat`) or only replays (`replay`)." }),
+  mode: z.enum(TEST_RUN_MODES).optional().openapi({ description: "Only chat runs, only voice runs, or only replays." }),
 });
 export type ListRunsQuery = z.infer<typeof listRunsQuerySchema>;
 
@@ -265,6 +287,10 @@ export const startReplaySchema = z
     criteria: criteriaSchema.optional().openapi({
       description:
         "What the replayed conversation is judged on; omitted: the success criteria of the agent's analysis plan (at that version).",
+    }),
+    mode: z.enum(["chat", "voice"]).default("chat").openapi({
+      description:
+        "`chat` (the caller turns said as text, fast) or `voice`: spoken through a web call, heard through the agent's speech-to-text, with voice-to-voice latency.",
     }),
   })
   .refine((b) => (b.callId === undefined) !== (b.chatId === undefined), { message: "Send exactly one of callId and chatId." })

@@ -5,7 +5,7 @@ import type { AgentTest, AgentTestRun, ReplaySource, TestCriteria, ToolExpectati
 import { ApiError } from "../lib/errors";
 import { isUuid, newId } from "../lib/ids";
 import type { Page, PageParams } from "../lib/pagination";
-import type { DomainContext, Op } from "../services";
+import type { DomainContext, Op, RequestContext } from "../services";
 import { emit } from "../webhooks/deliver";
 import { agentNotFound, configForRun } from "./config";
 import { executeRun } from "./execute";
@@ -108,20 +108,21 @@ export interface StartedRuns {
   runs: RunWithTest[];
 }
 
-/** What playing runs needs: a request's context, or the cron run's. */
-type RunCtx = Pick<DomainContext, "db" | "config" | "providers" | "waitUntil" | "origin">;
+/** What playing runs needs: a request's context (a voice run places its call through it), or the cron run's. */
+type RunCtx = Pick<DomainContext, "db" | "config" | "providers" | "waitUntil" | "origin"> &
+  Partial<Pick<RequestContext, "callSessions" | "publicOrigin">>;
 
 /**
- * Queues a run of each test (all the agent's when `testId` is not given), refusing with 429 when
- * the workspace would have more than MAX_ACTIVE_RUNS queued or running, and plays them after the
- * answer, RUNS_AT_ONCE at a time.
+ * Queues a run of each test (all the agent's when `testId` is not given), as a chat or as a voice
+ * call (`mode`, default chat), refusing with 429 when the workspace would have more than
+ * MAX_ACTIVE_RUNS queued or running, and plays them after the answer, RUNS_AT_ONCE at a time.
  */
 export async function startRuns({
   ctx,
   input,
 }: Op<
-  { agentId: string; testId?: string; version?: number },
-  "db" | "organizationId" | "config" | "providers" | "waitUntil"
+  { agentId: string; testId?: string; version?: number; mode?: "chat" | "voice" },
+  "db" | "organizationId" | "config" | "providers" | "waitUntil" | "callSessions" | "publicOrigin"
 >): Promise<StartedRuns> {
   const agent = await configForRun(ctx, input.agentId, input.version);
   const version = input.version ?? agent.liveVersion;
@@ -130,7 +131,7 @@ export async function startRuns({
     : await testsOfAgent(ctx.db, ctx.organizationId, input.agentId);
   if (tests.length === 0) throw new ApiError("bad_request", "The agent has no tests: create one with POST /v1/agents/{id}/tests first.");
   const batchId = input.testId ? null : newId();
-  const runs = await queueRuns(ctx.db, ctx.organizationId, input.agentId, tests, version, batchId, MAX_ACTIVE_RUNS);
+  const runs = await queueRuns(ctx.db, ctx.organizationId, input.agentId, tests, version, batchId, input.mode ?? "chat", MAX_ACTIVE_RUNS);
   if (runs.length === 0)
     throw new ApiError(
       "test_runs_limit",
@@ -150,16 +151,17 @@ export const sourceNotFound = (kind: ReplaySource["kind"]) =>
   new ApiError("not_found", `No ${kind} with that id of this agent in this workspace.`);
 
 /**
- * Queues a replay of the agent's call or chat against `version` (default: the live one), judged on
- * `criteria` (default: the agent's analysis plan's success criteria at that version), and plays it
- * after the answer. 404 when the call or chat is not the workspace's or not this agent's.
+ * Queues a replay of the agent's call or chat against `version` (default: the live one), as text or
+ * through the voice pipeline (`mode`), judged on `criteria` (default: the agent's analysis plan's
+ * success criteria at that version), and plays it after the answer. 404 when the call or chat is not
+ * the workspace's or not this agent's.
  */
 export async function startReplay({
   ctx,
   input,
 }: Op<
-  { agentId: string; source: ReplaySource; version?: number; criteria?: TestCriteria },
-  "db" | "organizationId" | "config" | "providers" | "waitUntil"
+  { agentId: string; source: ReplaySource; version?: number; criteria?: TestCriteria; mode?: "chat" | "voice" },
+  "db" | "organizationId" | "config" | "providers" | "waitUntil" | "callSessions" | "publicOrigin"
 >): Promise<RunWithTest> {
   const agent = await configForRun(ctx, input.agentId, input.version);
   const transcript = await sourceTranscript(ctx.db, ctx.organizationId, input.agentId, input.source);
@@ -172,7 +174,12 @@ export async function startReplay({
   const run = await queueReplay(
     ctx.db,
     ctx.organizationId,
-    { agentId: input.agentId, agentVersion: input.version ?? agent.liveVersion, source: input.source, criteria },
+    {
+      agentId: input.agentId,
+      agentVersion: input.version ?? agent.liveVersion,
+      source: input.mode === "voice" ? { kind: input.source.kind, id: input.source.id, voice: true } : input.source,
+      criteria,
+    },
     MAX_ACTIVE_RUNS,
   );
   if (!run)

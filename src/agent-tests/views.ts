@@ -29,8 +29,14 @@ export const toRunView = (row: AgentTestRun, testName: string | null): TestRunVi
   agentVersion: row.agentVersion,
   batchId: row.batchId,
   mode: row.mode,
+  callId: row.callId,
   replay: row.source
-    ? { source: row.source, differingTurns: row.turns ? row.turns.filter((t) => t.differs).length : null, turns: row.turns }
+    ? {
+        source: { kind: row.source.kind, id: row.source.id },
+        mode: row.source.voice ? "voice" : "chat",
+        differingTurns: row.turns ? row.turns.filter((t) => t.differs).length : null,
+        turns: row.turns,
+      }
     : null,
   status: row.status,
   transcript: row.transcript.map((t) => ({
@@ -41,7 +47,7 @@ export const toRunView = (row: AgentTestRun, testName: string | null): TestRunVi
   })),
   results: row.results,
   toolsCalled: row.toolsCalled,
-  latency: row.latency,
+  latency: row.latency ? { ...row.latency, p50Ms: row.latency.p50Ms ?? null, p95Ms: row.latency.p95Ms ?? null } : null,
   costMicro: row.costMicro,
   error: row.error,
   startedAt: iso(row.startedAt),

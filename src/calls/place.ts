@@ -23,7 +23,7 @@ import {
   saveProviderCallId,
   spendWebCallToken,
 } from "./queries/calls";
-import { armWatchdog, prepareFirstMessageWhileRinging } from "./stub";
+import { armWatchdog, prepareFirstMessageWhileRinging, upgradeAtSession } from "./stub";
 
 const wsOrigin = (origin: string) => origin.replace(/^http/, "ws");
 
@@ -204,4 +204,30 @@ export async function startWebCall({
 /** Spends a web call's one-time token: true exactly once, before it expires, for a call not yet joined. */
 export async function redeemWebCallToken(db: Db, callId: string, token: string): Promise<boolean> {
   return await spendWebCallToken(db, callId, await sha256Hex(token));
+}
+
+/**
+ * Joins a web call from the worker itself, as a browser joins it (an agent test's voice run: the
+ * simulated caller): its one-time token spent, then the socket upgraded at the call's Durable Object,
+ * as the web-call route does. The worker's end of the socket, accepted (binary messages as ArrayBuffer).
+ */
+export async function joinWebCallInWorker({
+  ctx,
+  input: { session },
+}: Op<{ session: WebCallSession }, "db" | "publicOrigin" | "callSessions">): Promise<WebSocket> {
+  const { id } = session.call;
+  if (!(await redeemWebCallToken(ctx.db, id, session.token))) throw new Error("the web call's token was refused");
+  const res = await upgradeAtSession(
+    ctx.callSessions(),
+    id,
+    "web",
+    // The session reads only the URL's origin; a cron run without PUBLIC_BASE_URL has none to give.
+    `${ctx.publicOrigin || "https://worker.invalid"}${WEB_CALL_SOCKET_PATH(id)}`,
+    new Headers({ upgrade: "websocket" }),
+  );
+  const socket = res.webSocket;
+  if (res.status !== 101 || !socket) throw new Error(`the call's session refused the web-call socket (${res.status})`);
+  (socket as WebSocket & { binaryType: string }).binaryType = "arraybuffer";
+  socket.accept();
+  return socket;
 }

@@ -3,6 +3,7 @@
 // answering-machine detection's verdict (the headers its media socket's upgrade request carries:
 // addresses.ts).
 import type { AnsweredBy } from "../db/schema";
+import { CALL_ID_HEADER, TRANSPORT_HEADER } from "./addresses";
 import type { CallSession } from "./durable-object";
 
 /** The call's Durable Object (one per call, named by its id). */
@@ -40,4 +41,21 @@ export async function hangUpLiveSession(ns: DurableObjectNamespace, callId: stri
 /** Hands answering-machine detection's verdict to the call's session (src/calls/voicemail.ts). */
 export async function tellSessionWhoAnswered(ns: DurableObjectNamespace, callId: string, answeredBy: AnsweredBy): Promise<void> {
   await callStub(ns, callId).machineDetected(callId, answeredBy);
+}
+
+/**
+ * Hands a media socket's upgrade to the call's Durable Object, which answers 101 with the socket:
+ * a route's request (Twilio's stream, the browser's web call), or the worker's own (an agent test
+ * joining its web call as the caller). `headers` must ask for the upgrade.
+ */
+export function upgradeAtSession(
+  ns: DurableObjectNamespace,
+  callId: string,
+  transport: "twilio" | "web",
+  url: string,
+  headers: Headers,
+): Promise<Response> {
+  headers.set(CALL_ID_HEADER, callId);
+  headers.set(TRANSPORT_HEADER, transport);
+  return callStub(ns, callId).fetch(new Request(url, { method: "GET", headers }));
 }

@@ -63,6 +63,7 @@ export const TEST_RUN_FIELDS = [
   "agentVersion",
   "batchId",
   "mode",
+  "callId",
   "replay",
   "status",
   "transcript",

@@ -194,6 +194,7 @@ function testRun(now: Date): AgentTestRun {
     agentVersion: null,
     batchId: null,
     mode: "chat",
+    callId: null,
     source: null,
     criteria: null,
     turns: null,

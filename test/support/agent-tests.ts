@@ -1,6 +1,6 @@
 // Agent tests through the API (docs/agent-tests.md): an agent with tests, a run played to its end.
 import { expect } from "vitest";
-import { json, type Workspace } from "./harness";
+import { json, until, type Workspace } from "./harness";
 
 const PERSONA = "0193b6e2-7c1a-7a51-9a4e-3c2f1d0e8b77";
 
@@ -9,6 +9,9 @@ export interface TestRunView {
   testId: string;
   testName: string | null;
   batchId: string | null;
+  agentVersion: number | null;
+  mode: "chat" | "voice" | "replay";
+  callId: string | null;
   status: "queued" | "running" | "passed" | "failed" | "error";
   transcript: Array<{ role: string; text: string; tool?: { name: string; arguments: unknown; outcome: string } }>;
   results: {
@@ -17,7 +20,14 @@ export interface TestRunView {
     toolExpectations: Array<{ tool: string; passed: boolean; reason: string }>;
   } | null;
   toolsCalled: Array<{ name: string; arguments: unknown; outcome: string }>;
-  latency: { turns: number; averageMs: number | null; maxMs: number | null; totalMs: number } | null;
+  latency: {
+    turns: number;
+    averageMs: number | null;
+    p50Ms: number | null;
+    p95Ms: number | null;
+    maxMs: number | null;
+    totalMs: number;
+  } | null;
   costMicro: number;
   error: string | null;
   startedAt: string | null;
@@ -67,6 +77,17 @@ export async function finalRun(ws: Workspace, agentId: string, runId: string): P
     .toBe(true);
   return run as unknown as TestRunView;
 }
+
+/**
+ * A voice run once it is final (it plays in real time: lines said, replies heard), read every 250 ms
+ * for up to `ms`; the last read otherwise. Without expect.poll, so concurrent tests may use it.
+ */
+export const finalVoiceRun = (ws: Workspace, agentId: string, runId: string, ms = 90_000): Promise<TestRunView> =>
+  until(
+    () => getRun(ws, agentId, runId),
+    (run) => FINAL.includes(run.status),
+    ms,
+  );
 
 /** Runs a test and waits for its end. */
 export async function runToEnd(ws: Workspace, agentId: string, testId: string): Promise<TestRunView> {

@@ -1,10 +1,10 @@
 /** @jsxImportSource hono/jsx */
-// A test run's page, and a replay's: its status, the version it played, (a replay's turns side by
-// side with the recorded ones: ./replay.tsx), each criterion and tool expectation with the judge's
-// verdict and reason, the data extracted, the tools called, the agent's latency, the cost, the
-// error and the transcript (docs/agent-tests.md, "A run", "Replay"). While it is queued or running,
-// the page's script (widget/src/test-run-page.ts) follows its status and draws the page again once
-// it is final.
+// A test run's page, and a replay's: its status, the version it played, how (a chat, or a voice
+// call with a link to the call), (a replay's turns side by side with the recorded ones:
+// ./replay.tsx), each criterion and tool expectation with the judge's verdict and reason, the data
+// extracted, the tools called, the agent's latency, the cost, the error and the transcript
+// (docs/agent-tests.md, "A run", "Replay"). While it is queued or running, the page's script
+// (widget/src/test-run-page.ts) follows its status and draws the page again once it is final.
 import type { FC } from "hono/jsx";
 import type { TestRunView } from "../../agent-tests/schema";
 import type { Agent } from "../../agents/service";
@@ -19,6 +19,18 @@ const ROLES = { agent: "Agent", user: "Caller", tool: "Tool" } as const;
 const Verdict: FC<{ passed: boolean }> = ({ passed }) => <Badge tone={passed ? "good" : "bad"}>{passed ? "passed" : "failed"}</Badge>;
 
 const json = (value: unknown) => JSON.stringify(value ?? null);
+
+const MODES = { chat: "Chat (text)", voice: "Voice call", replay: "Replay" } as const;
+
+/** A chat's wait per reply, or a voice call's voice to voice. */
+function latencyText(run: TestRunView): string {
+  const l = run.latency;
+  if (!l) return "—";
+  const ms = (v: number | null) => (v === null ? "—" : `${v} ms`);
+  if (run.mode === "voice")
+    return `${l.turns} replies, voice to voice ${ms(l.p50Ms)} at p50, ${ms(l.p95Ms)} at p95, ${ms(l.maxMs)} at most`;
+  return `${l.turns} replies, ${ms(l.averageMs)} on average, ${ms(l.maxMs)} at most`;
+}
 
 const Judged: FC<{ run: TestRunView }> = ({ run }) => {
   const results = run.results;
@@ -85,6 +97,16 @@ export const RunPage: FC<{ shell: Shell; agent: Agent; run: TestRunView }> = ({ 
           </dd>
           <dt>Version</dt>
           <dd>{versionLabel(run.agentVersion)}</dd>
+          <dt>Played as</dt>
+          <dd>
+            {MODES[run.mode]}
+            {run.callId ? (
+              <>
+                {" "}
+                (<a href={`/dashboard/calls/${run.callId}`}>the call</a>)
+              </>
+            ) : null}
+          </dd>
           <dt>Started</dt>
           <dd>
             <When at={run.startedAt} />
@@ -94,11 +116,7 @@ export const RunPage: FC<{ shell: Shell; agent: Agent; run: TestRunView }> = ({ 
             <When at={run.finishedAt} />
           </dd>
           <dt>Latency</dt>
-          <dd>
-            {run.latency
-              ? `${run.latency.turns} replies, ${run.latency.averageMs ?? "—"} ms on average, ${run.latency.maxMs ?? "—"} ms at most`
-              : "—"}
-          </dd>
+          <dd>{latencyText(run)}</dd>
           <dt>Cost</dt>
           <dd>{formatCredits(run.costMicro)} credits</dd>
           {run.error ? (

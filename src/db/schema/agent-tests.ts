@@ -1,5 +1,6 @@
 import { bigint, index, integer, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import { agents } from "./agents";
+import { calls } from "./calls";
 import type { ChatTurn } from "./chats";
 import { organizations } from "./organizations";
 import { id, timestamps } from "./util";
@@ -62,18 +63,30 @@ export interface TestRunResults {
   toolExpectations: Array<{ tool: string; passed: boolean; reason: string }>;
 }
 
-/** Per agent reply: how long the caller waited (the whole turn, with its tool rounds). */
+/**
+ * Per agent reply: how long the caller waited. A chat or a replay: the whole turn, with its tool
+ * rounds; a voice run: voice-to-voice, from the call's own trace (the caller's speech ending to the
+ * reply's first audio). `p50Ms` and `p95Ms` are absent on runs stored before they were kept.
+ */
 export interface TestRunLatency {
   turns: number;
   averageMs: number | null;
   maxMs: number | null;
   totalMs: number;
+  p50Ms?: number | null;
+  p95Ms?: number | null;
 }
+
+/** How a run plays: a test's scenario as a chat or as a voice call, or a past conversation replayed. */
+export const TEST_RUN_MODES = ["chat", "voice", "replay"] as const;
+export type TestRunMode = (typeof TEST_RUN_MODES)[number];
 
 /** Where a replay's caller turns come from: a past call or chat of the agent (docs/agent-tests.md, "Replay"). */
 export interface ReplaySource {
   kind: "call" | "chat";
   id: string;
+  /** Replayed through the voice pipeline (a web call, the caller turns spoken): docs/agent-tests.md, "Replay". */
+  voice?: boolean;
 }
 
 /** One caller turn of a replay: what the agent said to it then (`recorded`) and now (`replayed`, null when not reached). */
@@ -101,7 +114,9 @@ export const agentTestRuns = pgTable(
     agentVersion: integer("agent_version"),
     /** Runs started together (POST …/tests/runs) share it. */
     batchId: uuid("batch_id"),
-    mode: text("mode").$type<"chat" | "replay">().notNull().default("chat"),
+    mode: text("mode").$type<TestRunMode>().notNull().default("chat"),
+    /** Voice runs: the web call the run placed (its recording, transcript and trace); null until placed, and for other modes. */
+    callId: uuid("call_id").references(() => calls.id, { onDelete: "set null" }),
     /** Replays: the call or chat replayed, the criteria judged (a test run's are its test's), each caller turn compared. */
     source: jsonb("source").$type<ReplaySource | null>(),
     criteria: jsonb("criteria").$type<TestCriteria | null>(),

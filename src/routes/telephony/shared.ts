@@ -2,8 +2,7 @@
 // Durable Object, and the refusals they have in common.
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { CALL_ID_HEADER, TRANSPORT_HEADER } from "../../calls/addresses";
-import { callStub } from "../../calls/stub";
+import { upgradeAtSession } from "../../calls/stub";
 import type { AppEnv } from "../../context";
 import { ApiError } from "../../lib/errors";
 
@@ -15,10 +14,7 @@ export function sessionNamespace(c: Context<AppEnv>): DurableObjectNamespace {
 
 /** Hands the upgrade to the call's Durable Object, which answers 101 with the socket. */
 export async function toSession(c: Context<AppEnv>, callId: string, transport: "twilio" | "web"): Promise<Response> {
-  const headers = new Headers(c.req.raw.headers);
-  headers.set(CALL_ID_HEADER, callId);
-  headers.set(TRANSPORT_HEADER, transport);
-  const res = await callStub(sessionNamespace(c), callId).fetch(new Request(c.req.url, { method: "GET", headers }));
+  const res = await upgradeAtSession(sessionNamespace(c), callId, transport, c.req.url, new Headers(c.req.raw.headers));
   // A response from a Durable Object has immutable headers; the middleware adds its own.
   return res.webSocket
     ? new Response(null, { status: 101, webSocket: res.webSocket, headers: res.headers })

@@ -10,10 +10,9 @@ import { chat, createWidget, visitor } from "../../support/widgets";
 
 interface ReplayView extends Omit<TestRunView, "testId"> {
   testId: string | null;
-  mode: string;
-  agentVersion: number | null;
   replay: {
     source: { kind: "call" | "chat"; id: string };
+    mode: "chat" | "voice";
     differingTurns: number | null;
     turns: Array<{ index: number; caller: string; recorded: string; replayed: string | null; differs: boolean }> | null;
   } | null;
@@ -57,7 +56,7 @@ describe("a replay", () => {
 
     const queued = await startReplay(ws, agent.id, { chatId: sessionId });
     expect(queued).toMatchObject({ mode: "replay", testId: null, testName: null, status: "queued", agentVersion: 1 });
-    expect(queued.replay).toEqual({ source: { kind: "chat", id: sessionId }, differingTurns: null, turns: null });
+    expect(queued.replay).toEqual({ source: { kind: "chat", id: sessionId }, mode: "chat", differingTurns: null, turns: null });
 
     const same = (await finalRun(ws, agent.id, queued.id)) as unknown as ReplayView;
     expect(same.status, same.error ?? "").toBe("passed");

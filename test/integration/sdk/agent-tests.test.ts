@@ -60,6 +60,26 @@ describe("SDK agent tests", () => {
     await expect(client.agentTests.retrieve(agent.id, failing.id)).rejects.toBeInstanceOf(NotFoundError);
   });
 
+  it("runAndWait in voice mode: the test played as a web call, with its voice-to-voice latency and the call", async () => {
+    const ws = await createWorkspace();
+    const client = sdkFor(ws);
+    const agent = await testAgent(ws);
+    const lines = ["Where is my order number seven?"];
+    const test = await client.agentTests.create(agent.id, {
+      ...passing,
+      scenario: { kind: "script", turns: lines },
+      criteria: { successCriteria: ['The agent says "order number seven"'], extractionFields: [] },
+    });
+    const result = await client.agentTests.runAndWait(agent.id, { testId: test.id, mode: "voice", intervalMs: 250, timeoutMs: 60_000 });
+    expect(result).toMatchObject({ passed: true, timedOut: false, runs: [{ mode: "voice", status: "passed" }] });
+    const run = result.runs[0];
+    expect(run?.transcript.filter((t) => t.role === "user").map((t) => t.text)).toEqual(lines);
+    expect(run?.latency).toMatchObject({ turns: 1, p50Ms: expect.any(Number) });
+    expect(run?.latency?.p50Ms).toBeGreaterThan(0);
+    const call = await client.calls.retrieve(run?.callId ?? "");
+    expect(call).toMatchObject({ type: "web", status: "completed" });
+  }, 90_000);
+
   it("replay: a widget chat replayed against the live version, read until final", async () => {
     const ws = await createWorkspace();
     const client = sdkFor(ws);

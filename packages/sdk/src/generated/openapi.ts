@@ -560,7 +560,7 @@ export interface paths {
         put?: never;
         /**
          * Run all of an agent's tests
-         * @description Queues a run of each of the agent's tests, sharing a `batchId`, and answers 202 at once; they play in the background, five at a time. Read them with GET /v1/agents/{id}/test-runs?batchId=…. 400 when the agent has no tests; 429 `test_runs_limit` when the workspace would have too many runs queued or running.
+         * @description Queues a run of each of the agent's tests, sharing a `batchId`, as chats or voice calls (`mode`), and answers 202 at once; they play in the background, five at a time. Read them with GET /v1/agents/{id}/test-runs?batchId=…. 400 when the agent has no tests; 429 `test_runs_limit` when the workspace would have too many runs queued or running.
          */
         post: operations["runAgentTests"];
         delete?: never;
@@ -602,7 +602,7 @@ export interface paths {
         put?: never;
         /**
          * Run a test
-         * @description Queues a run of the test as a chat (text only) and answers 202 at once; the run plays in the background: the scenario against the agent (its tools called for real), then the judge. Poll GET /v1/agents/{id}/test-runs/{runId}, or listen for `test_run.completed`. 429 `test_runs_limit` when the workspace has too many runs queued or running.
+         * @description Queues a run of the test and answers 202 at once; the run plays in the background: the scenario against the agent (its tools called for real), as a chat (`mode: chat`, the default) or as a web call through the whole voice pipeline (`mode: voice`), then the judge. Poll GET /v1/agents/{id}/test-runs/{runId}, or listen for `test_run.completed`. 429 `test_runs_limit` when the workspace has too many runs queued or running.
          */
         post: operations["runAgentTest"];
         delete?: never;
@@ -662,7 +662,7 @@ export interface paths {
         put?: never;
         /**
          * Replay a call or chat
-         * @description Queues a replay of one of the agent's past calls or chats against a version (default: the live one) and answers 202 at once with the run (mode `replay`). In the background the recorded caller turns are said again, in order, and each new reply is compared with the recorded one (`replay.turns`, `replay.differingTurns`); then the judge reads the replayed conversation. Poll GET /v1/agents/{id}/test-runs/{runId}, or listen for `test_run.completed`. 404 when the call or chat is not this agent's; 429 `test_runs_limit` when the workspace has too many runs queued or running.
+         * @description Queues a replay of one of the agent's past calls or chats against a version (default: the live one) and answers 202 at once with the run (mode `replay`). In the background the recorded caller turns are said again, in order (as text, or with `mode: voice` spoken through a web call), and each new reply is compared with the recorded one (`replay.turns`, `replay.differingTurns`); then the judge reads the replayed conversation. Poll GET /v1/agents/{id}/test-runs/{runId}, or listen for `test_run.completed`. 404 when the call or chat is not this agent's; 429 `test_runs_limit` when the workspace has too many runs queued or running.
          */
         post: operations["replayAgentConversation"];
         delete?: never;
@@ -2411,10 +2411,15 @@ export interface components {
                  */
                 batchId?: string | null;
                 /**
-                 * @description `chat`: a test's scenario played as a chat; `replay`: a past call or chat replayed.
+                 * @description `chat`: a test's scenario played as a chat; `voice`: played as a web call through the whole voice pipeline; `replay`: a past call or chat replayed.
                  * @enum {string}
                  */
-                mode?: "chat" | "replay";
+                mode?: "chat" | "voice" | "replay";
+                /**
+                 * Format: uuid
+                 * @description Voice runs: the web call the run placed (GET /v1/calls/{id}: its recording, transcript and per-reply latency), set once placed; null otherwise.
+                 */
+                callId?: string | null;
                 /** @description Replays: the call or chat replayed, and each caller turn's reply then and now; null for a test run. */
                 replay?: {
                     source: {
@@ -2423,6 +2428,11 @@ export interface components {
                         /** Format: uuid */
                         id: string;
                     };
+                    /**
+                     * @description `chat`: the caller turns said to the agent as text; `voice`: spoken through a web call (the run's `callId`).
+                     * @enum {string}
+                     */
+                    mode: "chat" | "voice";
                     /** @description How many caller turns got a different reply (null until the replay has played). */
                     differingTurns: number | null;
                     turns: {
@@ -2477,10 +2487,13 @@ export interface components {
                     arguments?: unknown;
                     outcome: string;
                 }[];
-                /** @description The agent's replies: how many, and how long the caller waited for each (tool rounds included). */
+                /** @description The agent's replies: how many, and how long the caller waited for each. A chat or a replay: the whole turn, tool rounds included; a voice run: voice to voice, from the end of the caller's speech to the reply's first audio (the call's own trace). */
                 latency?: {
+                    /** @description The agent's replies measured. */
                     turns: number;
                     averageMs: number | null;
+                    p50Ms: number | null;
+                    p95Ms: number | null;
                     maxMs: number | null;
                     totalMs: number;
                 } | null;
@@ -4543,10 +4556,15 @@ export interface components {
                  */
                 batchId: string | null;
                 /**
-                 * @description `chat`: a test's scenario played as a chat; `replay`: a past call or chat replayed.
+                 * @description `chat`: a test's scenario played as a chat; `voice`: played as a web call through the whole voice pipeline; `replay`: a past call or chat replayed.
                  * @enum {string}
                  */
-                mode: "chat" | "replay";
+                mode: "chat" | "voice" | "replay";
+                /**
+                 * Format: uuid
+                 * @description Voice runs: the web call the run placed (GET /v1/calls/{id}: its recording, transcript and per-reply latency), set once placed; null otherwise.
+                 */
+                callId: string | null;
                 /** @description Replays: the call or chat replayed, and each caller turn's reply then and now; null for a test run. */
                 replay: {
                     source: {
@@ -4555,6 +4573,11 @@ export interface components {
                         /** Format: uuid */
                         id: string;
                     };
+                    /**
+                     * @description `chat`: the caller turns said to the agent as text; `voice`: spoken through a web call (the run's `callId`).
+                     * @enum {string}
+                     */
+                    mode: "chat" | "voice";
                     /** @description How many caller turns got a different reply (null until the replay has played). */
                     differingTurns: number | null;
                     turns: {
@@ -4609,10 +4632,13 @@ export interface components {
                     arguments?: unknown;
                     outcome: string;
                 }[];
-                /** @description The agent's replies: how many, and how long the caller waited for each (tool rounds included). */
+                /** @description The agent's replies: how many, and how long the caller waited for each. A chat or a replay: the whole turn, tool rounds included; a voice run: voice to voice, from the end of the caller's speech to the reply's first audio (the call's own trace). */
                 latency: {
+                    /** @description The agent's replies measured. */
                     turns: number;
                     averageMs: number | null;
+                    p50Ms: number | null;
+                    p95Ms: number | null;
                     maxMs: number | null;
                     totalMs: number;
                 } | null;
@@ -5833,10 +5859,15 @@ export interface components {
              */
             batchId: string | null;
             /**
-             * @description `chat`: a test's scenario played as a chat; `replay`: a past call or chat replayed.
+             * @description `chat`: a test's scenario played as a chat; `voice`: played as a web call through the whole voice pipeline; `replay`: a past call or chat replayed.
              * @enum {string}
              */
-            mode: "chat" | "replay";
+            mode: "chat" | "voice" | "replay";
+            /**
+             * Format: uuid
+             * @description Voice runs: the web call the run placed (GET /v1/calls/{id}: its recording, transcript and per-reply latency), set once placed; null otherwise.
+             */
+            callId: string | null;
             /** @description Replays: the call or chat replayed, and each caller turn's reply then and now; null for a test run. */
             replay: {
                 source: {
@@ -5845,6 +5876,11 @@ export interface components {
                     /** Format: uuid */
                     id: string;
                 };
+                /**
+                 * @description `chat`: the caller turns said to the agent as text; `voice`: spoken through a web call (the run's `callId`).
+                 * @enum {string}
+                 */
+                mode: "chat" | "voice";
                 /** @description How many caller turns got a different reply (null until the replay has played). */
                 differingTurns: number | null;
                 turns: {
@@ -5899,10 +5935,13 @@ export interface components {
                 arguments?: unknown;
                 outcome: string;
             }[];
-            /** @description The agent's replies: how many, and how long the caller waited for each (tool rounds included). */
+            /** @description The agent's replies: how many, and how long the caller waited for each. A chat or a replay: the whole turn, tool rounds included; a voice run: voice to voice, from the end of the caller's speech to the reply's first audio (the call's own trace). */
             latency: {
+                /** @description The agent's replies measured. */
                 turns: number;
                 averageMs: number | null;
+                p50Ms: number | null;
+                p95Ms: number | null;
                 maxMs: number | null;
                 totalMs: number;
             } | null;
@@ -5917,9 +5956,20 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
         };
+        /**
+         * @example {
+         *       "mode": "voice"
+         *     }
+         */
         RunAgentTests: {
             /** @description The agent's version to play against; omitted: its live configuration. */
             version?: number;
+            /**
+             * @description `chat` (text only, fast) or `voice`: a web call through the whole pipeline, the caller's lines spoken through text-to-speech and heard through the agent's speech-to-text; it reports voice-to-voice latency and counts against the workspace's calls in flight.
+             * @default chat
+             * @enum {string}
+             */
+            mode?: "chat" | "voice";
         };
         /** @description The fields sent replace the test's; the others are kept. */
         UpdateAgentTest: {
@@ -5957,6 +6007,12 @@ export interface components {
             /** @description The agent's version to replay against; omitted: its live version. */
             version?: number;
             criteria?: components["schemas"]["TestCriteria"] & unknown;
+            /**
+             * @description `chat` (the caller turns said as text, fast) or `voice`: spoken through a web call, heard through the agent's speech-to-text, with voice-to-voice latency.
+             * @default chat
+             * @enum {string}
+             */
+            mode?: "chat" | "voice";
         };
         Call: {
             /**
@@ -7781,7 +7837,7 @@ export interface components {
              *       "transcript.fullText"
              *     ]
              */
-            customFields?: ("channel" | "call.id" | "call.status" | "call.direction" | "call.durationSeconds" | "call.fromNumber" | "call.toNumber" | "call.agentId" | "call.agentName" | "call.agentVersion" | "call.startedAt" | "call.endedAt" | "call.endedReason" | "call.endedReasonCategory" | "call.transfer" | "call.analysisSkipped" | "call.campaignId" | "call.campaignRecipientId" | "chat.id" | "chat.status" | "chat.agentId" | "chat.agentName" | "chat.agentVersion" | "chat.startedAt" | "chat.endedAt" | "chat.messageCount" | "chat.channelId" | "chat.endUserId" | "chat.endUserName" | "campaign.id" | "campaign.name" | "campaign.agentId" | "campaign.agentVersion" | "campaign.fromNumbers" | "campaign.status" | "campaign.pausedReason" | "campaign.schedule" | "campaign.retry" | "campaign.maxCallsInFlight" | "campaign.callsInFlight" | "campaign.recipientCount" | "campaign.counts" | "campaign.metadata" | "campaign.startedAt" | "campaign.completedAt" | "campaign.createdAt" | "campaign.updatedAt" | "testRun.id" | "testRun.testId" | "testRun.testName" | "testRun.agentId" | "testRun.agentVersion" | "testRun.batchId" | "testRun.mode" | "testRun.replay" | "testRun.status" | "testRun.transcript" | "testRun.results" | "testRun.toolsCalled" | "testRun.latency" | "testRun.costMicro" | "testRun.error" | "testRun.startedAt" | "testRun.finishedAt" | "testRun.createdAt" | "transcript.fullText" | "transcript.turns" | "recording.url" | "recording.durationSeconds" | "analysis.summary" | "analysis.sentiment" | "analysis.topics" | "analysis.actionItems" | "report.successScore" | "report.criteriaResults" | "report.extractedData" | "metadata")[];
+            customFields?: ("channel" | "call.id" | "call.status" | "call.direction" | "call.durationSeconds" | "call.fromNumber" | "call.toNumber" | "call.agentId" | "call.agentName" | "call.agentVersion" | "call.startedAt" | "call.endedAt" | "call.endedReason" | "call.endedReasonCategory" | "call.transfer" | "call.analysisSkipped" | "call.campaignId" | "call.campaignRecipientId" | "chat.id" | "chat.status" | "chat.agentId" | "chat.agentName" | "chat.agentVersion" | "chat.startedAt" | "chat.endedAt" | "chat.messageCount" | "chat.channelId" | "chat.endUserId" | "chat.endUserName" | "campaign.id" | "campaign.name" | "campaign.agentId" | "campaign.agentVersion" | "campaign.fromNumbers" | "campaign.status" | "campaign.pausedReason" | "campaign.schedule" | "campaign.retry" | "campaign.maxCallsInFlight" | "campaign.callsInFlight" | "campaign.recipientCount" | "campaign.counts" | "campaign.metadata" | "campaign.startedAt" | "campaign.completedAt" | "campaign.createdAt" | "campaign.updatedAt" | "testRun.id" | "testRun.testId" | "testRun.testName" | "testRun.agentId" | "testRun.agentVersion" | "testRun.batchId" | "testRun.mode" | "testRun.callId" | "testRun.replay" | "testRun.status" | "testRun.transcript" | "testRun.results" | "testRun.toolsCalled" | "testRun.latency" | "testRun.costMicro" | "testRun.error" | "testRun.startedAt" | "testRun.finishedAt" | "testRun.createdAt" | "transcript.fullText" | "transcript.turns" | "recording.url" | "recording.durationSeconds" | "analysis.summary" | "analysis.sentiment" | "analysis.topics" | "analysis.actionItems" | "report.successScore" | "report.criteriaResults" | "report.extractedData" | "metadata")[];
         };
         WebhookEndpointPage: {
             data: components["schemas"]["WebhookEndpoint"][];
@@ -7831,7 +7887,7 @@ export interface components {
              *       "transcript.fullText"
              *     ]
              */
-            customFields?: ("channel" | "call.id" | "call.status" | "call.direction" | "call.durationSeconds" | "call.fromNumber" | "call.toNumber" | "call.agentId" | "call.agentName" | "call.agentVersion" | "call.startedAt" | "call.endedAt" | "call.endedReason" | "call.endedReasonCategory" | "call.transfer" | "call.analysisSkipped" | "call.campaignId" | "call.campaignRecipientId" | "chat.id" | "chat.status" | "chat.agentId" | "chat.agentName" | "chat.agentVersion" | "chat.startedAt" | "chat.endedAt" | "chat.messageCount" | "chat.channelId" | "chat.endUserId" | "chat.endUserName" | "campaign.id" | "campaign.name" | "campaign.agentId" | "campaign.agentVersion" | "campaign.fromNumbers" | "campaign.status" | "campaign.pausedReason" | "campaign.schedule" | "campaign.retry" | "campaign.maxCallsInFlight" | "campaign.callsInFlight" | "campaign.recipientCount" | "campaign.counts" | "campaign.metadata" | "campaign.startedAt" | "campaign.completedAt" | "campaign.createdAt" | "campaign.updatedAt" | "testRun.id" | "testRun.testId" | "testRun.testName" | "testRun.agentId" | "testRun.agentVersion" | "testRun.batchId" | "testRun.mode" | "testRun.replay" | "testRun.status" | "testRun.transcript" | "testRun.results" | "testRun.toolsCalled" | "testRun.latency" | "testRun.costMicro" | "testRun.error" | "testRun.startedAt" | "testRun.finishedAt" | "testRun.createdAt" | "transcript.fullText" | "transcript.turns" | "recording.url" | "recording.durationSeconds" | "analysis.summary" | "analysis.sentiment" | "analysis.topics" | "analysis.actionItems" | "report.successScore" | "report.criteriaResults" | "report.extractedData" | "metadata")[];
+            customFields?: ("channel" | "call.id" | "call.status" | "call.direction" | "call.durationSeconds" | "call.fromNumber" | "call.toNumber" | "call.agentId" | "call.agentName" | "call.agentVersion" | "call.startedAt" | "call.endedAt" | "call.endedReason" | "call.endedReasonCategory" | "call.transfer" | "call.analysisSkipped" | "call.campaignId" | "call.campaignRecipientId" | "chat.id" | "chat.status" | "chat.agentId" | "chat.agentName" | "chat.agentVersion" | "chat.startedAt" | "chat.endedAt" | "chat.messageCount" | "chat.channelId" | "chat.endUserId" | "chat.endUserName" | "campaign.id" | "campaign.name" | "campaign.agentId" | "campaign.agentVersion" | "campaign.fromNumbers" | "campaign.status" | "campaign.pausedReason" | "campaign.schedule" | "campaign.retry" | "campaign.maxCallsInFlight" | "campaign.callsInFlight" | "campaign.recipientCount" | "campaign.counts" | "campaign.metadata" | "campaign.startedAt" | "campaign.completedAt" | "campaign.createdAt" | "campaign.updatedAt" | "testRun.id" | "testRun.testId" | "testRun.testName" | "testRun.agentId" | "testRun.agentVersion" | "testRun.batchId" | "testRun.mode" | "testRun.callId" | "testRun.replay" | "testRun.status" | "testRun.transcript" | "testRun.results" | "testRun.toolsCalled" | "testRun.latency" | "testRun.costMicro" | "testRun.error" | "testRun.startedAt" | "testRun.finishedAt" | "testRun.createdAt" | "transcript.fullText" | "transcript.turns" | "recording.url" | "recording.durationSeconds" | "analysis.summary" | "analysis.sentiment" | "analysis.topics" | "analysis.actionItems" | "report.successScore" | "report.criteriaResults" | "report.extractedData" | "metadata")[];
         };
         WebhookDelivery: {
             /** @description The delivery id, as in X-Service-Delivery-Id. */
@@ -10717,8 +10773,8 @@ export interface operations {
                 /** @description Only the runs started together with this batch id. */
                 batchId?: string;
                 status?: "queued" | "running" | "passed" | "failed" | "error";
-                /** @description Only test runs (`chat`) or only replays (`replay`). */
-                mode?: "chat" | "replay";
+                /** @description Only chat runs, only voice runs, or only replays. */
+                mode?: "chat" | "voice" | "replay";
             };
             header?: never;
             path: {

@@ -1,7 +1,7 @@
-// Agent tests (docs/agent-tests.md): scenarios played against an agent as chats, judged on their
-// criteria. Runs are queued and played in the background: `runAndWait` runs one test or all of an
-// agent's and polls until each is final, so a CI job can fail when a test does. `replay` replays a
-// past call or chat against a version, turn by turn.
+// Agent tests (docs/agent-tests.md): scenarios played against an agent as chats, or as voice calls
+// through the whole pipeline (`mode: "voice"`), judged on their criteria. Runs are queued and played
+// in the background: `runAndWait` runs one test or all of an agent's and polls until each is final,
+// so a CI job can fail when a test does. `replay` replays a past call or chat against a version, turn by turn.
 import type { RequestOptions } from "../core.js";
 import type { PagePromise } from "../pagination.js";
 import type {
@@ -38,7 +38,7 @@ export interface RunAndWaitResult {
 }
 
 export class AgentTestRuns extends Resource {
-  /** Newest first; `testId`, `batchId` and `status` filter. */
+  /** Newest first; `testId`, `batchId`, `status` and `mode` filter. */
   list(agentId: string, query?: AgentTestRunListParams, options?: RequestOptions): PagePromise<AgentTestRun> {
     return this.page("listAgentTestRuns", query, options, { id: agentId });
   }
@@ -71,7 +71,7 @@ export class AgentTests extends Resource {
     return this.call({ operation: "deleteAgentTest", pathParams: { id: agentId, testId }, expect: "empty" }, options);
   }
 
-  /** Queues a run of one test (202): poll `runs.retrieve`, or use `runAndWait`. */
+  /** Queues a run of one test (202), as a chat or (`mode: "voice"`) a voice call: poll `runs.retrieve`, or use `runAndWait`. */
   run(agentId: string, testId: string, body: AgentTestRunParams = {}, options?: RequestOptions): Promise<StartedAgentTestRuns> {
     return this.call({ operation: "runAgentTest", pathParams: { id: agentId, testId }, body }, options);
   }
@@ -83,14 +83,14 @@ export class AgentTests extends Resource {
 
   /**
    * Queues a replay of one of the agent's past calls or chats (`callId` or `chatId`) against a
-   * version (202): the run has mode `replay`; poll `runs.retrieve` until it is final, then read
+   * version (202), as text or (`mode: "voice"`) through a web call: the run has mode `replay`; poll `runs.retrieve` until it is final, then read
    * `replay.turns` (each caller turn's reply then and now) and `replay.differingTurns`.
    */
   replay(agentId: string, body: AgentReplayParams, options?: RequestOptions): Promise<AgentTestRun> {
     return this.call({ operation: "replayAgentConversation", pathParams: { id: agentId }, body }, options);
   }
 
-  /** Runs one test (`testId`) or all of the agent's, and reads the runs again until each is final. */
+  /** Runs one test (`testId`) or all of the agent's (`mode`: chat or voice), and reads the runs again until each is final. */
   async runAndWait(agentId: string, opts: RunAndWaitOptions = {}, options?: RequestOptions): Promise<RunAndWaitResult> {
     const { testId, intervalMs = 1_000, timeoutMs = 600_000, ...body } = opts;
     const started = testId ? await this.run(agentId, testId, body, options) : await this.runAll(agentId, body, options);

@@ -12,8 +12,8 @@ export const runAgentTestsRoute = createRoute({
   operationId: "runAgentTests",
   summary: "Run all of an agent's tests",
   description:
-    "Queues a run of each of the agent's tests, sharing a `batchId`, and answers 202 at once; they play in the background, " +
-    "five at a time. Read them with GET /v1/agents/{id}/test-runs?batchId=…. 400 when the agent has no tests; 429 " +
+    "Queues a run of each of the agent's tests, sharing a `batchId`, as chats or voice calls (`mode`), and answers 202 at " +
+    "once; they play in the background, five at a time. Read them with GET /v1/agents/{id}/test-runs?batchId=…. 400 when the agent has no tests; 429 " +
     "`test_runs_limit` when the workspace would have too many runs queued or running.",
   security: bearerSecurity,
   request: {
@@ -26,6 +26,9 @@ export const runAgentTestsRoute = createRoute({
 export const registerRunAgentTests = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(runAgentTestsRoute, async (c) => {
     const body = c.req.valid("json") ?? {};
-    const started = await startRuns({ ctx: c.var.ctx, input: { agentId: c.req.valid("param").id, version: body.version } });
+    const started = await startRuns({
+      ctx: c.var.ctx,
+      input: { agentId: c.req.valid("param").id, version: body.version, mode: body.mode },
+    });
     return c.json({ batchId: started.batchId, data: started.runs.map(shownRun) }, 202);
   });

@@ -12,9 +12,10 @@ export const runAgentTestRoute = createRoute({
   operationId: "runAgentTest",
   summary: "Run a test",
   description:
-    "Queues a run of the test as a chat (text only) and answers 202 at once; the run plays in the background: the scenario " +
-    "against the agent (its tools called for real), then the judge. Poll GET /v1/agents/{id}/test-runs/{runId}, or listen " +
-    "for `test_run.completed`. 429 `test_runs_limit` when the workspace has too many runs queued or running.",
+    "Queues a run of the test and answers 202 at once; the run plays in the background: the scenario against the agent " +
+    "(its tools called for real), as a chat (`mode: chat`, the default) or as a web call through the whole voice pipeline " +
+    "(`mode: voice`), then the judge. Poll GET /v1/agents/{id}/test-runs/{runId}, or listen for `test_run.completed`. 429 " +
+    "`test_runs_limit` when the workspace has too many runs queued or running.",
   security: bearerSecurity,
   request: {
     params: testParams,
@@ -27,6 +28,6 @@ export const registerRunAgentTest = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(runAgentTestRoute, async (c) => {
     const { id, testId } = c.req.valid("param");
     const body = c.req.valid("json") ?? {};
-    const started = await startRuns({ ctx: c.var.ctx, input: { agentId: id, testId, version: body.version } });
+    const started = await startRuns({ ctx: c.var.ctx, input: { agentId: id, testId, version: body.version, mode: body.mode } });
     return c.json({ batchId: started.batchId, data: started.runs.map(shownRun) }, 202);
   });

@@ -1,0 +1,2 @@
+ALTER TABLE "agent_test_runs" ADD COLUMN "call_id" uuid;--> statement-breakpoint
+ALTER TABLE "agent_test_runs" ADD CONSTRAINT "agent_test_runs_call_id_calls_id_fk" FOREIGN KEY ("call_id") REFERENCES "public"."calls"("id") ON DELETE set null ON UPDATE no action;
