@@ -50,6 +50,16 @@ const RunAll: FC<{ agent: Agent; versions: ListedVersion[]; csrf: string; disabl
       }))}
       hint="Run all, and each test's Run, play against this version."
     />
+    <Select
+      name="mode"
+      label="Play as"
+      value="chat"
+      options={[
+        { value: "chat", label: "A chat (text only, fast)" },
+        { value: "voice", label: "A voice call (spoken through the whole pipeline, with its latency)" },
+      ]}
+      hint="A voice run places a web call: it counts against calls in flight and is metered like one."
+    />
     <p>
       <button type="submit" disabled={disabled}>
         Run all

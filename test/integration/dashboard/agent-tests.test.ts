@@ -102,6 +102,41 @@ describe("the agent's Tests page", () => {
     expect((await page(`${base}/tests`)).html).not.toContain(`data-cell="${refund}:1"`);
   });
 
+  it("runs a test as a voice call when Play as says so, and refuses a mode that is neither", async () => {
+    const ws = await createWorkspace("Tests page voice");
+    const page = await pagesAs(ws.admin.email, ws.admin.password);
+    const agent = await testAgent(ws, { firstMessage: "Hello, how can I help?" });
+    const base = `/dashboard/agents/${agent.id}`;
+    expect((await page(`${base}/tests`)).html).toContain('<option value="voice">');
+    const created = await page(`${base}/tests`, {
+      name: "Spoken order",
+      kind: "script",
+      turns: "Where is my order number seven?",
+      criteria: 'The agent says "order number seven"',
+    });
+    expect(created.status).toBe(303);
+    const testId = (await json<{ data: Array<{ id: string }> }>(await ws.api(`/v1/agents/${agent.id}/tests`))).data[0]?.id as string;
+
+    const refused = await page(`${base}/tests/${testId}/run`, { version: "", mode: "video" });
+    expect(refused.status).toBe(400);
+    expect(refused.html).toContain("must be chat or voice");
+    const none = await json<{ data: unknown[] }>(await ws.api(`/v1/agents/${agent.id}/test-runs`));
+    expect(none.data).toHaveLength(0);
+
+    expect((await page(`${base}/tests/${testId}/run`, { version: "", mode: "voice" })).status).toBe(303);
+    const runs = async () =>
+      (
+        await json<{ data: Array<{ id: string; mode: string; status: string; callId: string | null }> }>(
+          await ws.api(`/v1/agents/${agent.id}/test-runs`),
+        )
+      ).data;
+    await expect.poll(async () => (await runs())[0]?.status, { timeout: 90_000 }).toMatch(/^(passed|failed|error)$/);
+    const [run] = await runs();
+    expect([run?.mode, run?.status]).toEqual(["voice", "passed"]);
+    expect(run?.callId).toMatch(/^[0-9a-f-]{36}$/);
+    expect((await page(`${base}/test-runs/${run?.id}`)).html).toContain(`/dashboard/calls/${run?.callId}`);
+  }, 120_000);
+
   it("is a 404 for another workspace's agent, its tests and its runs", async () => {
     const owner = await createWorkspace("Tests owner");
     const agent = await testAgent(owner);

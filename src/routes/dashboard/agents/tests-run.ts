@@ -17,10 +17,20 @@ function versionOf(c: Context<AppEnv>): number | undefined {
   return version;
 }
 
+/** The "Play as" choice: a chat (absent or "chat") or a voice call; a 400 page for anything else. */
+function modeOf(c: Context<AppEnv>): "chat" | "voice" {
+  const raw = one(c.var.form, "mode");
+  if (raw === "" || raw === "chat") return "chat";
+  if (raw === "voice") return "voice";
+  throw new ApiError("validation_failed", "Invalid form: mode: must be chat or voice", {
+    issues: [{ path: "mode", message: "must be chat or voice" }],
+  });
+}
+
 /** Queues the runs (startRuns: its limits, its version check) and goes back to the Tests page, which follows them. */
 async function run(c: Context<AppEnv>, testId?: string) {
   const agentId = c.req.param("id") as string;
-  await startRuns({ ctx: c.var.ctx, input: { agentId, testId, version: versionOf(c) } });
+  await startRuns({ ctx: c.var.ctx, input: { agentId, testId, version: versionOf(c), mode: modeOf(c) } });
   return c.redirect(`/dashboard/agents/${agentId}/tests?started=1`, 303);
 }
 
