@@ -221,6 +221,8 @@ export type Bindings = Partial<Record<keyof z.input<typeof envSchema>, string>> 
   CALL_SESSIONS?: DurableObjectNamespace;
   /** One Durable Object per campaign: its runner's alarm (src/campaigns/runner/). */
   CAMPAIGN_RUNNERS?: DurableObjectNamespace;
+  /** One Durable Object per batch of agent test runs: plays them in its alarm (src/agent-tests/runner/). */
+  TEST_RUNNERS?: DurableObjectNamespace;
   RECORDINGS?: R2Bucket;
   /** Knowledge bases' original documents (docs/knowledge.md). */
   KNOWLEDGE?: R2Bucket;

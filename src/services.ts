@@ -35,14 +35,24 @@ export interface DomainContext {
    * worker has the binding: a campaign call's end wakes its runner. Absent in Node tools.
    */
   campaignRunners?: DurableObjectNamespace;
+  /**
+   * The agent tests' runners (one Durable Object per batch of runs, src/agent-tests/runner/), where
+   * the worker has the binding: a run POST hands its runs to one. Absent in Node tools.
+   */
+  testRunners?: DurableObjectNamespace;
 }
 
 /** The service's public origin: PUBLIC_BASE_URL, else the origin the request came to. */
 export const publicOrigin = (config: Pick<AppConfig, "PUBLIC_BASE_URL">, requestOrigin: string | undefined): string =>
   config.PUBLIC_BASE_URL ?? requestOrigin ?? "";
 
-/** A context for work outside a request (a call's Durable Object, a cron run); `env` gives the campaigns' runners. */
-export function contextOf(scope: Scope, config: AppConfig, origin?: string, env: Pick<Bindings, "CAMPAIGN_RUNNERS"> = {}): DomainContext {
+/** A context for work outside a request (a call's Durable Object, a cron run); `env` gives the campaigns' and the tests' runners. */
+export function contextOf(
+  scope: Scope,
+  config: AppConfig,
+  origin?: string,
+  env: Pick<Bindings, "CAMPAIGN_RUNNERS" | "TEST_RUNNERS"> = {},
+): DomainContext {
   return {
     db: scope.db,
     config,
@@ -50,6 +60,7 @@ export function contextOf(scope: Scope, config: AppConfig, origin?: string, env:
     origin: origin ?? config.PUBLIC_BASE_URL,
     providers: providersOf(config),
     campaignRunners: env.CAMPAIGN_RUNNERS,
+    testRunners: env.TEST_RUNNERS,
   };
 }
 
@@ -85,7 +96,7 @@ export function buildServices(
   scope: Scope,
   config: AppConfig,
   origin: string | undefined,
-  env: Pick<Bindings, "CALL_SESSIONS" | "KNOWLEDGE" | "CAMPAIGN_RUNNERS">,
+  env: Pick<Bindings, "CALL_SESSIONS" | "KNOWLEDGE" | "CAMPAIGN_RUNNERS" | "TEST_RUNNERS">,
 ): Services {
   const ctx = contextOf(scope, config, origin, env);
   return {

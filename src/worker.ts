@@ -53,5 +53,6 @@ export default {
   },
 } satisfies ExportedHandler<Bindings>;
 
+export { TestRunner } from "./agent-tests/runner/durable-object";
 export { CallSession } from "./calls/durable-object";
 export { CampaignRunner } from "./campaigns/runner/durable-object";

@@ -218,6 +218,16 @@ export async function staleRunIds(db: Db, before: Date, limit: number): Promise<
   return rows.map((r) => r.id);
 }
 
+/** Which of these runs are still queued or running (a run deleted with its test is neither). */
+export async function openRunIds(db: Db, ids: string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .select({ id: agentTestRuns.id })
+    .from(agentTestRuns)
+    .where(and(inArray(agentTestRuns.id, ids), inArray(agentTestRuns.status, ["queued", "running"])));
+  return rows.map((r) => r.id);
+}
+
 /** A test by id alone (a run's, read by its background work). */
 export async function findTestById(db: Db, id: string): Promise<AgentTest | undefined> {
   const [row] = await db.select().from(agentTests).where(eq(agentTests.id, id)).limit(1);

@@ -1,6 +1,7 @@
 // Agent tests and their runs (docs/agent-tests.md). Each operation takes one `{ ctx, input }`
-// (src/services.ts). Runs are queued here, within the workspace's limit, and played in the
-// background of the request (run.ts), a few at once; each final run fires test_run.completed.
+// (src/services.ts). Runs are queued here, within the workspace's limit, and handed to a test
+// runner (runner/: a Durable Object per batch, which plays them in its alarm, a few at once);
+// each final run fires test_run.completed.
 import type { AgentTest, AgentTestRun, ReplaySource, TestCriteria, ToolExpectation } from "../db/schema";
 import { ApiError } from "../lib/errors";
 import { isUuid, newId } from "../lib/ids";
@@ -29,12 +30,13 @@ import {
   updateTestRow,
 } from "./queries";
 import { MAX_REPLAY_TURNS, recordedTurns } from "./replay";
+import { testRunnersOf, wakeRuns } from "./runner/stub";
 import { type CreateTestInput, type ListRunsQuery, MAX_TESTS_PER_AGENT, type UpdateTestInput } from "./schema";
 import { testRunEventData } from "./views";
 
 export type { RunWithTest };
 
-/** Runs of one request played at once (the others wait their turn). */
+/** Runs of one batch played at once by its runner (the others wait their turn). */
 export const RUNS_AT_ONCE = 5;
 /** Runs a workspace may have queued or running at once. */
 export const MAX_ACTIVE_RUNS = 50;
@@ -108,22 +110,24 @@ export interface StartedRuns {
   runs: RunWithTest[];
 }
 
-/** What playing runs needs: a request's context (a voice run places its call through it), or the cron run's. */
+/** What playing runs needs: the test runner's context (a voice run places its call through it), or the cron run's. */
 type RunCtx = Pick<DomainContext, "db" | "config" | "providers" | "waitUntil" | "origin"> &
   Partial<Pick<RequestContext, "callSessions" | "publicOrigin">>;
 
 /**
  * Queues a run of each test (all the agent's when `testId` is not given), as a chat or as a voice
  * call (`mode`, default chat), refusing with 429 when the workspace would have more than
- * MAX_ACTIVE_RUNS queued or running, and plays them after the answer, RUNS_AT_ONCE at a time.
+ * MAX_ACTIVE_RUNS queued or running, and hands them to a runner of their own, which plays them
+ * RUNS_AT_ONCE at a time after the answer.
  */
 export async function startRuns({
   ctx,
   input,
 }: Op<
   { agentId: string; testId?: string; version?: number; mode?: "chat" | "voice" },
-  "db" | "organizationId" | "config" | "providers" | "waitUntil" | "callSessions" | "publicOrigin"
+  "db" | "organizationId" | "testRunners" | "publicOrigin"
 >): Promise<StartedRuns> {
+  testRunnersOf(ctx); // 503 misconfigured before anything is queued
   const agent = await configForRun(ctx, input.agentId, input.version);
   const version = input.version ?? agent.liveVersion;
   const tests = input.testId
@@ -137,12 +141,8 @@ export async function startRuns({
       "test_runs_limit",
       `The workspace has as many test runs queued or running as it may (${MAX_ACTIVE_RUNS}, these ${tests.length} included): wait for some to finish.`,
     );
-  ctx.waitUntil(
-    playRuns(
-      ctx,
-      runs.map((r) => r.id),
-    ),
-  );
+  const runIds = runs.map((r) => r.id);
+  await wakeRuns({ ctx, input: { name: batchId ?? (runIds[0] as string), runIds } });
   const names = new Map(tests.map((t) => [t.id, t.name]));
   return { batchId, runs: runs.map((run) => ({ run, testName: (run.testId && names.get(run.testId)) ?? null })) };
 }
@@ -153,7 +153,7 @@ export const sourceNotFound = (kind: ReplaySource["kind"]) =>
 /**
  * Queues a replay of the agent's call or chat against `version` (default: the live one), as text or
  * through the voice pipeline (`mode`), judged on `criteria` (default: the agent's analysis plan's
- * success criteria at that version), and plays it after the answer. 404 when the call or chat is not
+ * success criteria at that version), and hands it to a runner of its own. 404 when the call or chat is not
  * the workspace's or not this agent's.
  */
 export async function startReplay({
@@ -161,8 +161,9 @@ export async function startReplay({
   input,
 }: Op<
   { agentId: string; source: ReplaySource; version?: number; criteria?: TestCriteria; mode?: "chat" | "voice" },
-  "db" | "organizationId" | "config" | "providers" | "waitUntil" | "callSessions" | "publicOrigin"
+  "db" | "organizationId" | "testRunners" | "publicOrigin"
 >): Promise<RunWithTest> {
+  testRunnersOf(ctx); // 503 misconfigured before anything is queued
   const agent = await configForRun(ctx, input.agentId, input.version);
   const transcript = await sourceTranscript(ctx.db, ctx.organizationId, input.agentId, input.source);
   if (!transcript) throw sourceNotFound(input.source.kind);
@@ -187,11 +188,11 @@ export async function startReplay({
       "test_runs_limit",
       `The workspace has as many test runs queued or running as it may (${MAX_ACTIVE_RUNS}): wait for some to finish.`,
     );
-  ctx.waitUntil(playRuns(ctx, [run.id]));
+  await wakeRuns({ ctx, input: { name: run.id, runIds: [run.id] } });
   return { run, testName: null };
 }
 
-/** Plays each run, `RUNS_AT_ONCE` at a time, each final one announced. */
+/** Plays each queued run, `RUNS_AT_ONCE` at a time, each final one announced (a run not queued is left alone). */
 export async function playRuns(ctx: RunCtx, ids: string[]): Promise<void> {
   const queue = [...ids];
   const worker = async () => {
