@@ -35,3 +35,5 @@ export declare const CAMPAIGNS_CSS: string;
 export declare const CAMPAIGN_PAGE_JS: string;
 /** widget/src/agent-tests-page.ts: an agent's Tests page, its results followed while runs are queued or running. */
 export declare const AGENT_TESTS_PAGE_JS: string;
+/** widget/src/agent-form.ts: an agent's form (the voice sample follows the select; the tool builder's parameter rows and their JSON view). */
+export declare const AGENT_FORM_JS: string;
