@@ -76,7 +76,7 @@ export async function renderForm(
 /**
  * After a change: when it made the tool signing secret (an agent created with tools, or given its
  * first ones), the agent's page with the secret in full, once, in this response (no-store, never in
- * a URL); otherwise a redirect to the page (`saved`: the flash it shows, `#anchor` where to land).
+ * a URL); otherwise a redirect to the page (`draft`: which flash it shows; `anchor`: where it lands).
  */
 export async function afterSave(
   c: Context<AppEnv>,
