@@ -16,7 +16,16 @@ import { sql } from "drizzle-orm";
 import type { Stack } from "../dev/stack";
 import { addToDailyStats } from "../src/calls/queries/stats";
 import { createDb } from "../src/db/client";
-import { calls, chats, knowledgeBases, knowledgeDocuments, usageDailyStats, usageEvents } from "../src/db/schema";
+import {
+  calls,
+  chats,
+  knowledgeBases,
+  knowledgeDocuments,
+  usageDailyStats,
+  usageEvents,
+  webhookAttempts,
+  webhookDeliveries,
+} from "../src/db/schema";
 import { idAt } from "../src/lib/ids";
 import { percentile, round, table } from "./report";
 import type { BenchWorkspace } from "./setup";
@@ -27,6 +36,8 @@ const KNOWLEDGE = { bases: 20, documents: 50 };
 export const DASHBOARD_QUICK = { calls: 2_000, chats: 200, runs: 5 };
 /** The issue's target for each page. */
 export const PAGE_TARGET_MS = 100;
+/** Deliveries in the seeded webhook endpoint's log. */
+const DELIVERIES = 2_000;
 
 interface PageTiming {
   label: string;
@@ -296,6 +307,156 @@ async function seed(stack: Stack, ws: BenchWorkspace, n: { calls: number; chats:
   }
 }
 
+/** What the pages beyond calls, chats and knowledge show, made through the API as a user would, and their ids. */
+interface PageSeeds {
+  agentId: string;
+  testRunId: string | null;
+  voiceId: string;
+  widgetId: string;
+  campaignId: string;
+  channelId: string | null;
+  endpointId: string;
+}
+
+async function seedPages(stack: Stack, ws: BenchWorkspace, log: (line: string) => void): Promise<PageSeeds> {
+  const api = async <T>(path: string, body?: unknown): Promise<T> => {
+    const res = await fetch(`${stack.baseUrl}${path}`, {
+      method: body === undefined ? "GET" : "POST",
+      headers: { authorization: `Bearer ${ws.apiKey}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(30_000),
+    });
+    const text = await res.text();
+    if (res.status >= 300) throw new Error(`${body === undefined ? "GET" : "POST"} ${path} answered ${res.status}: ${text.slice(0, 300)}`);
+    return JSON.parse(text) as T;
+  };
+  const prompt = "You are the front desk of Acme Dental. Book, move and cancel appointments; answer questions about opening hours. ".repeat(
+    8,
+  );
+  const agentIds: string[] = [];
+  for (let i = 0; i < 5; i++) {
+    const agent = await api<{ id: string }>("/v1/agents", {
+      name: `Bench desk ${i + 1}`,
+      personaId: randomUUID(),
+      llmModel: "sandbox-chat",
+      systemPrompt: prompt,
+      firstMessage: "Hello, Acme Dental.",
+      analysisPlan: { successCriteria: ["The caller got an appointment"] },
+      tools: [
+        {
+          type: "function",
+          name: "lookup_appointment",
+          description: "Looks up the caller's appointment.",
+          url: "https://tools.example.com/appointments",
+          parameters: {
+            type: "object",
+            properties: {
+              name: { type: "string", description: "The caller's name" },
+              day: { type: "string", enum: ["today", "tomorrow"] },
+            },
+            required: ["name"],
+          },
+        },
+        { type: "end_call" },
+      ],
+    });
+    agentIds.push(agent.id);
+  }
+  const agentId = agentIds[0] as string;
+  const test = await api<{ id: string }>(`/v1/agents/${agentId}/tests`, {
+    name: "Echoes the question",
+    scenario: { kind: "script", turns: ["Where is my order 7?"] },
+    criteria: { successCriteria: ['The agent says "Where is my order 7"'], extractionFields: [] },
+  });
+  const started = await api<{ data: Array<{ id: string }> }>(`/v1/agents/${agentId}/tests/${test.id}/runs`, {});
+  const testRunId = started.data[0]?.id ?? null;
+  for (let i = 0; testRunId && i < 120; i++) {
+    const run = await api<{ status: string }>(`/v1/agents/${agentId}/test-runs/${testRunId}`);
+    if (["passed", "failed", "error"].includes(run.status)) break;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  const voice = await api<{ id: string }>("/v1/voices", {
+    name: "Bench voice",
+    provider: "openai",
+    providerVoiceId: "alloy",
+    language: "en-US",
+  });
+  const widget = await api<{ id: string }>("/v1/widgets", { name: "Bench widget", agentId, allowedOrigins: ["https://shop.example.com"] });
+  const campaign = await api<{ id: string }>("/v1/campaigns", {
+    name: "Bench reminders",
+    agentId,
+    fromNumbers: ["+15005550006"],
+    recipients: Array.from({ length: 500 }, (_, i) => ({
+      phoneNumber: `+1415${String(5_550_000 + i).padStart(7, "0")}`,
+      variables: { n: String(i) },
+    })),
+  });
+  let channelId: string | null = null;
+  if (stack.telegram) {
+    const bot = stack.telegram.createBot({ first_name: "Bench dashboard bot" });
+    channelId = (
+      await api<{ id: string }>("/v1/channels", { type: "telegram", name: "Bench bot", agentId, credentials: { botToken: bot.token } })
+    ).id;
+  }
+  const endpoint = await api<{ id: string }>("/v1/webhook-endpoints", {
+    name: "Bench endpoint",
+    useTestReceiver: true,
+    channels: ["voice"],
+  });
+  // Its delivery log, as emits and attempts leave it: a delivery and its one attempt per ended call event.
+  const { db, pool } = createDb(stack.databaseUrl, stack.wsProxy, 2);
+  try {
+    const now = Date.now();
+    const payload = JSON.stringify({
+      event: "call.completed",
+      call: { id: randomUUID(), transcript: CHAT_TURNS, cost: { credits: 0.05 } },
+    });
+    for (let done = 0; done < DELIVERIES; done += 500) {
+      const rows = Array.from({ length: Math.min(500, DELIVERIES - done) }, (_, k) => {
+        const at = now - (done + k) * 60_000;
+        return {
+          id: idAt(at),
+          organizationId: ws.organizationId,
+          endpointId: endpoint.id,
+          eventId: randomUUID(),
+          event: (done + k) % 3 === 0 ? "call.started" : "call.completed",
+          subjectId: randomUUID(),
+          payload,
+          status: (done + k) % 10 === 0 ? ("failed" as const) : ("succeeded" as const),
+          attemptCount: 1,
+          lastStatusCode: (done + k) % 10 === 0 ? 500 : 200,
+          createdAt: new Date(at),
+          updatedAt: new Date(at),
+        };
+      });
+      await db.insert(webhookDeliveries).values(rows);
+      await db.insert(webhookAttempts).values(
+        rows.map((r) => ({
+          deliveryId: r.id,
+          organizationId: r.organizationId,
+          endpointId: r.endpointId,
+          attempt: 1,
+          target: "test_receiver",
+          url: "https://receiver.example.com/",
+          statusCode: r.lastStatusCode,
+          durationMs: 40,
+          responseBody: "ok",
+          signedAt: Math.floor(r.createdAt.getTime() / 1000),
+          trigger: "emit" as const,
+          createdAt: r.createdAt,
+        })),
+      );
+    }
+    await db.execute(sql`analyze webhook_deliveries, webhook_attempts, agents, campaign_recipients`);
+  } finally {
+    await pool.end();
+  }
+  log(
+    `  5 agents with tools, a test run, a voice, a widget, a 500-recipient campaign, a channel, an endpoint with ${DELIVERIES} deliveries`,
+  );
+  return { agentId, testRunId, voiceId: voice.id, widgetId: widget.id, campaignId: campaign.id, channelId, endpointId: endpoint.id };
+}
+
 async function timed(baseUrl: string, path: string, cookie: string): Promise<{ ms: number; status: number; body: string }> {
   const t0 = performance.now();
   const res = await fetch(baseUrl + path, { headers: { cookie }, redirect: "manual", signal: AbortSignal.timeout(60_000) });
@@ -326,6 +487,8 @@ export async function runDashboardBench(
   const failures: string[] = [];
   log(`Seeding ${opts.calls} calls and ${opts.chats} chats over 30 days…`);
   await seed(stack, ws, opts, log);
+  log("Seeding what the other pages show, through the API…");
+  const seeds = await seedPages(stack, ws, log);
   const signIn = await fetch(`${stack.baseUrl}/dashboard/api/sign-in`, {
     method: "POST",
     headers: { "content-type": "application/json", origin: stack.baseUrl },
@@ -338,6 +501,10 @@ export async function runDashboardBench(
   const knowledge = await timed(stack.baseUrl, "/dashboard/knowledge", cookie);
   const someBase = /href="\/dashboard\/knowledge\/([0-9a-f-]{36})"/.exec(knowledge.body)?.[1] ?? "";
   const someCall = /href="\/dashboard\/calls\/([0-9a-f-]{36})"/.exec(first.body)?.[1] ?? "";
+  const someChat =
+    /href="\/dashboard\/chats\/([0-9a-f-]{36})"/.exec((await timed(stack.baseUrl, "/dashboard/chats", cookie)).body)?.[1] ?? "";
+  const day = (daysAgo: number) => new Date(Date.now() - daysAgo * DAY).toISOString().slice(0, 10);
+  const agent = `/dashboard/agents/${seeds.agentId}`;
   // A page deep in the list: the cursor of a call in the middle (the cursor is the last id seen).
   const middle = idAt(Date.now() - 15 * DAY);
   const deep = btoa(JSON.stringify({ id: middle }))
@@ -357,11 +524,43 @@ export async function runDashboardBench(
     ["Chats", "/dashboard/chats"],
     ["Chats, search by message text (every chat has it)", "/dashboard/chats?search=tuesday+afternoon"],
     ["Chats, search by message text (none has it)", "/dashboard/chats?search=zebra"],
-    ["Usage (30 days, per agent, costliest calls)", "/dashboard/usage"],
+    ["A chat (4 messages, its deliveries)", `/dashboard/chats/${someChat}`],
+    ["Usage (30 days, per agent, calls by cost)", "/dashboard/usage"],
     ["Usage, 7 days", "/dashboard/usage?days=7"],
+    ["Usage, 90 days", "/dashboard/usage?days=90"],
+    ["Usage, chosen days (the last 14)", `/dashboard/usage?from=${day(13)}&to=${day(0)}`],
     ["Agents", "/dashboard/agents"],
+    ["New agent (the provider's models)", "/dashboard/agents/new"],
+    ["An agent (form, tools, versions, Try panel)", agent],
+    ["An agent's tool opened in the builder", `${agent}?tool=lookup_appointment`],
+    ["An agent's Tests", `${agent}/tests`],
+    ...(seeds.testRunId ? ([["A test run", `${agent}/test-runs/${seeds.testRunId}`]] as Array<[string, string]>) : []),
+    ["Voices", "/dashboard/voices"],
+    ["New voice", "/dashboard/voices/new"],
+    ["A voice", `/dashboard/voices/${seeds.voiceId}`],
     [`Knowledge (${KNOWLEDGE.bases} knowledge bases, ${KNOWLEDGE.bases * KNOWLEDGE.documents} documents)`, "/dashboard/knowledge"],
     [`A knowledge base (${KNOWLEDGE.documents} documents)`, `/dashboard/knowledge/${someBase}`],
+    ["Phone Numbers", "/dashboard/phone-numbers"],
+    ["Campaigns", "/dashboard/campaigns"],
+    ["New campaign", "/dashboard/campaigns/new"],
+    ["A campaign (500 recipients)", `/dashboard/campaigns/${seeds.campaignId}`],
+    ["Widgets", "/dashboard/widgets"],
+    ["New widget", "/dashboard/widgets/new"],
+    ["A widget (live preview)", `/dashboard/widgets/${seeds.widgetId}`],
+    ["Channels", "/dashboard/channels"],
+    ["Connect a channel", "/dashboard/channels/new"],
+    ...(seeds.channelId
+      ? ([
+          ["A channel", `/dashboard/channels/${seeds.channelId}`],
+          ["A channel's removal page", `/dashboard/channels/${seeds.channelId}/remove`],
+        ] as Array<[string, string]>)
+      : []),
+    ["Webhooks", "/dashboard/webhooks"],
+    ["New webhook endpoint", "/dashboard/webhooks/new"],
+    [`A webhook endpoint (${DELIVERIES.toLocaleString("en-US")} deliveries)`, `/dashboard/webhooks/${seeds.endpointId}`],
+    ["A webhook endpoint, failed deliveries", `/dashboard/webhooks/${seeds.endpointId}?status=failed`],
+    ["Members", "/dashboard/members"],
+    ["API Keys", "/dashboard/api-keys"],
   ];
   log(`Pages, ${opts.runs} requests each after 3 to warm up, next to GET /health…`);
   const baseline = await measurePage(stack.baseUrl, "GET /health (baseline)", "/health", "", opts.runs);
@@ -370,6 +569,7 @@ export async function runDashboardBench(
     const t = await measurePage(stack.baseUrl, label, path, cookie, opts.runs);
     log(`  ${label}: p50 ${t.p50} ms, p95 ${t.p95} ms (${t.status})`);
     if (t.status !== 200) failures.push(`${label} answered ${t.status}`);
+    else if (t.p95 > PAGE_TARGET_MS) failures.push(`${label}: p95 ${t.p95} ms, over the ${PAGE_TARGET_MS} ms target`);
     timings.push(t);
   }
 

@@ -4,7 +4,7 @@
 // and the dashboard; every read is scoped by the organization, and another workspace's call is
 // simply not found.
 // The call runtime's own statements (state changes, unscoped look-ups) are in ./queries.ts.
-import { and, desc, eq, gte, inArray, isNotNull, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, gte, inArray, isNotNull, lt, type SQL, sql } from "drizzle-orm";
 import { pageQuery } from "../db/pagination";
 import { type Call, calls, usageEvents } from "../db/schema";
 import { ownedBy, ownedRow } from "../db/tenancy";
@@ -140,15 +140,23 @@ export type CostlyCall = Pick<
   "id" | "createdAt" | "agentId" | "agentName" | "type" | "direction" | "status" | "startedAt" | "endedAt" | "costMicro"
 >;
 
+/** Where a page of calls by cost resumes: after this call (its cost, then its id, both descending). */
+export interface CostCursor {
+  costMicro: number;
+  id: string;
+}
+
 /**
- * The workspace's ended calls made since `since`, costliest first (then newest), at most `limit`.
- * The id bound (a day early: the worker's clock made the id, the database's the creation time)
- * keeps the scan to the window's part of the (organization, id) index; `created_at` is the rule.
+ * The workspace's ended calls made from `since` up to `until` (excluded; no bound when absent),
+ * costliest first (then newest), at most `limit`, after `after` when given (the next page). The id
+ * bounds (a day wider: the worker's clock made the id, the database's the creation time) keep the
+ * scan to the window's part of the (organization, id) index; `created_at` is the rule.
  */
 export async function costliestCalls({
   ctx: { db, organizationId },
-  input: { since, limit },
-}: Op<{ since: Date; limit: number }>): Promise<CostlyCall[]> {
+  input: { since, until, limit, after },
+}: Op<{ since: Date; until?: Date; limit: number; after?: CostCursor }>): Promise<CostlyCall[]> {
+  const DAY = 86_400_000;
   return db
     .select({
       id: calls.id,
@@ -166,8 +174,10 @@ export async function costliestCalls({
     .where(
       and(
         ownedBy(calls, organizationId),
-        gte(calls.id, firstIdAt(since.getTime() - 86_400_000)),
+        gte(calls.id, firstIdAt(since.getTime() - DAY)),
         gte(calls.createdAt, since),
+        ...(until ? [lt(calls.id, firstIdAt(until.getTime() + DAY)), lt(calls.createdAt, until)] : []),
+        ...(after ? [sql`(${calls.costMicro}, ${calls.id}) < (${after.costMicro}::bigint, ${after.id}::uuid)`] : []),
         isNotNull(calls.endedAt),
       ),
     )

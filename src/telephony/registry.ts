@@ -5,6 +5,15 @@ import { ApiError } from "../lib/errors";
 import { Twilio } from "./twilio";
 import type { TelephonyProvider } from "./types";
 
+/** Twilio's own API. */
+export const TWILIO_API = "https://api.twilio.com";
+
+/** The carrier as the dashboard tells it: Twilio, or a stand-in at any other base URL (the local telephony sandbox). */
+export const carrierOf = (config: Pick<AppConfig, "TWILIO_API_BASE_URL">): { sandbox: boolean; url: string } => ({
+  sandbox: new URL(config.TWILIO_API_BASE_URL).origin !== TWILIO_API,
+  url: config.TWILIO_API_BASE_URL,
+});
+
 export function telephonyProvider(config: AppConfig): TelephonyProvider {
   if (!config.TWILIO_ACCOUNT_SID || !config.TWILIO_AUTH_TOKEN) {
     throw new ApiError(

@@ -18,10 +18,11 @@ export const hasBrowser = existsSync(CHROMIUM);
 
 if (!hasBrowser) console.warn(`notice: browser tests skipped (no Chromium at ${CHROMIUM}; apt-get install chromium, or set CHROMIUM_PATH)`);
 
-export function launchBrowser(): Promise<Browser> {
+/** `args`: more of Chromium's switches (`--autoplay-policy=no-user-gesture-required` for a suite that plays audio). */
+export function launchBrowser(args: string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", ...args],
   });
 }
 

@@ -11,6 +11,7 @@ import {
   ErrorSummary,
   type FieldErrors,
   Flash,
+  InlineScript,
   Layout,
   Secret,
   Select,
@@ -19,12 +20,13 @@ import {
   TextField,
   When,
 } from "../ui";
-import { AGENTS_CSS } from "../ui/assets/built";
+import { AGENT_FORM_JS, AGENTS_CSS } from "../ui/assets/built";
 import { VoiceSample } from "../voices/views";
 import type { Values } from "./form";
 import { type KnowledgeChoice, KnowledgeSection } from "./knowledge";
 import { AGENT_TEMPLATES } from "./templates";
-import { ToolBuilder, type ToolValues } from "./tools";
+import type { ToolFormValues } from "./tool-form";
+import { ToolBuilder } from "./tools";
 import { TryPanel } from "./try";
 import { VersionList } from "./versions";
 
@@ -62,17 +64,38 @@ export interface AgentFormProps {
   /** What the configured LLM provider offers (its GET /models), offered as suggestions; empty when unknown. */
   models: string[];
   notice?: string;
-  /** A new tool signing secret, shown once (after Rotate). */
-  newToolSecret?: string;
+  /** A tool signing secret, shown once: after Rotate, or made with the agent's first tools. */
+  newToolSecret?: NewToolSecret;
   /** The voice the form names (as saved or typed), to hear it; null when unknown. */
   heardVoice: { id: string; name: string } | null;
-  /** The add-a-tool form, as typed (and its errors, when it came back). */
-  tool: { values: ToolValues; errors: FieldErrors };
+  /** The platform's default voice (what "" plays), for the page's script when the choice changes. */
+  defaultVoice: { id: string; name: string } | null;
+  /** The tool builder, as typed (and its errors, when it came back), or opened on a tool. */
+  tool: { values: ToolFormValues; errors: FieldErrors };
   /** The workspace's knowledge bases, by name, for the Knowledge section. */
   knowledgeBases: KnowledgeChoice[];
   /** The agent's newest versions (edit page). */
   versions: ListedVersion[];
 }
+
+/** A tool signing secret in the response that made it. */
+export interface NewToolSecret {
+  value: string;
+  why: "rotated" | "created";
+}
+
+/**
+ * The player of the voice the form names; the page's script points it at another voice when the
+ * select changes (the default's id and name for "Platform default").
+ */
+const HeardVoice: FC<{ heard: { id: string; name: string } | null; fallback: { id: string; name: string } | null }> = ({
+  heard,
+  fallback,
+}) => (
+  <p class="small muted m0" data-voice-sample data-default-id={fallback?.id ?? ""} data-default-name={fallback?.name ?? ""} hidden={!heard}>
+    Hear <span data-voice-name>{heard?.name ?? ""}</span>: <VoiceSample id={heard?.id ?? null} name={heard?.name ?? ""} />
+  </p>
+);
 
 /** The New agent page's starting points. */
 const Templates: FC = () => (
@@ -100,6 +123,7 @@ export const AgentForm: FC<AgentFormProps> = ({
   notice,
   newToolSecret,
   heardVoice,
+  defaultVoice,
   tool,
   knowledgeBases,
   versions,
@@ -149,11 +173,7 @@ export const AgentForm: FC<AgentFormProps> = ({
           <TextField name="language" label="Language" value={v("language")} errors={errors} hint="BCP 47, e.g. en-US" />
           <div>
             <Select name="voiceId" label="Voice" value={v("voiceId")} options={voices} errors={errors} />
-            {heardVoice ? (
-              <p class="small muted m0">
-                Hear {heardVoice.name}: <VoiceSample id={heardVoice.id} name={heardVoice.name} />
-              </p>
-            ) : null}
+            <HeardVoice heard={heardVoice} fallback={defaultVoice} />
           </div>
           <TextField
             name="llmModel"
@@ -315,8 +335,12 @@ export const AgentForm: FC<AgentFormProps> = ({
           {newToolSecret ? (
             <Secret
               id="tool-secret"
-              value={newToolSecret}
-              warning="The new secret. Copy it now: it is not shown again. Your tool servers verify requests with it from now on."
+              value={newToolSecret.value}
+              warning={
+                newToolSecret.why === "rotated"
+                  ? "The new secret. Copy it now: it is not shown again. Your tool servers verify requests with it from now on."
+                  : "The agent's tool signing secret, made with its tools. Copy it now: it is not shown again. Your tool servers verify requests with it."
+              }
             />
           ) : (
             <p class="small muted">Every request to the agent's tools is signed with it. A new one replaces it at once.</p>
@@ -335,6 +359,7 @@ export const AgentForm: FC<AgentFormProps> = ({
           </button>
         </form>
       ) : null}
+      <InlineScript nonce={shell.nonce} js={AGENT_FORM_JS} />
     </Layout>
   );
 };

@@ -10,7 +10,7 @@
 import type { FC } from "hono/jsx";
 import type { CallView } from "../../calls/mapper";
 import type { TranscriptTurn } from "../../db/schema";
-import { ToolOutcome } from "../ui";
+import { clock, ToolOutcome } from "../ui";
 
 export type TurnLatency = NonNullable<TranscriptTurn["latency"]>;
 type Turn = CallView["transcript"]["turns"][number];
@@ -110,8 +110,6 @@ export const offset = (ms: number) => {
   const s = Math.max(0, Math.floor(ms / 1000));
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
 };
-/** The wall-clock time of a moment of the call (UTC, hh:mm:ss). */
-const clock = (startedAt: Date, ms: number) => new Date(startedAt.getTime() + ms).toISOString().slice(11, 19);
 
 /**
  * The transcript card: `latency` is the call view's summary (null when no reply was measured).
@@ -159,7 +157,7 @@ export const Transcript: FC<{
               {startedAt ? (
                 <time class="muted small" datetime={new Date(startedAt.getTime() + t.startMs).toISOString()}>
                   {" "}
-                  {clock(startedAt, t.startMs)}
+                  {clock(new Date(startedAt.getTime() + t.startMs))}
                 </time>
               ) : null}{" "}
               {t.text}

@@ -6,7 +6,7 @@ import type { FC } from "hono/jsx";
 import type { ChatView } from "../../chats/schema";
 import type { SubjectDelivery } from "../../webhooks/log";
 import { type ReplayChoices, ReplayForm } from "../agent-tests/replay-form";
-import { Badge, DataTable, EmptyState, Flash, Layout, type Shell, ToolOutcome, When } from "../ui";
+import { Badge, clock, DataTable, EmptyState, Flash, Layout, type Shell, ToolOutcome, When, when } from "../ui";
 import { BASE, CHANNEL_LABELS, ChatStatusBadge } from "./list";
 
 type Turn = ChatView["transcript"]["turns"][number];
@@ -58,8 +58,11 @@ const Facts: FC<{ chat: ChatView; channelName: string | null }> = ({ chat, chann
   );
 };
 
-/** Seconds since the chat started, as the call transcript shows its turns. */
-const offset = (chat: ChatView, t: Turn) => `${Math.max(0, (Date.parse(t.at) - Date.parse(chat.startedAt)) / 1000).toFixed(1)} s`;
+/**
+ * When a message was written: the clock in UTC, as a call's transcript shows its turns (the date
+ * too when it is not the day the chat started: a chat can be taken up again days later).
+ */
+const stamp = (chat: ChatView, t: Turn) => (t.at.slice(0, 10) === chat.startedAt.slice(0, 10) ? clock(t.at) : when(t.at));
 
 const TurnMarks: FC<{ turn: Turn }> = ({ turn }) => (
   <>
@@ -83,8 +86,8 @@ const Transcript: FC<{ chat: ChatView }> = ({ chat }) => (
         {chat.transcript.turns.map((t) => (
           <li>
             <span class="role">{t.role === "agent" ? "Agent" : t.role === "tool" ? "Tool" : "User"}</span>
-            <time class="muted small" datetime={t.at}>
-              {offset(chat, t)}
+            <time class="muted small" datetime={new Date(t.at).toISOString()}>
+              {stamp(chat, t)}
             </time>{" "}
             {t.text} <TurnMarks turn={t} />
           </li>

@@ -138,8 +138,12 @@ export const GroupError: FC<{ name: string; errors: FieldErrors }> = ({ name, er
     </p>
   ) : null;
 
-/** Form-level errors, listed at the top so a screen reader hears them first. */
-export const ErrorSummary: FC<{ errors?: FieldErrors; message?: string }> = ({ errors, message }) => {
+/** Form-level errors, listed at the top so a screen reader hears them first; `labels` names a field the key does not say well. */
+export const ErrorSummary: FC<{ errors?: FieldErrors; message?: string; labels?: Record<string, string> }> = ({
+  errors,
+  message,
+  labels,
+}) => {
   const entries = Object.entries(errors ?? {});
   if (!message && entries.length === 0) return null;
   return (
@@ -149,7 +153,7 @@ export const ErrorSummary: FC<{ errors?: FieldErrors; message?: string }> = ({ e
         <ul>
           {entries.map(([k, v]) => (
             <li>
-              <a href={`#${fieldId(k)}`}>{humanize(k)}</a>: {v}
+              <a href={`#${fieldId(k)}`}>{labels?.[k] ?? humanize(k)}</a>: {v}
             </li>
           ))}
         </ul>

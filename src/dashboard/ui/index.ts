@@ -6,4 +6,4 @@ export { AgentVersionField, Checkbox, Csrf, ErrorSummary, type FieldErrors, Grou
 export { Document, InlineScript, InlineStyle, Layout, nonceOf, type Shell, scriptJson, shellOf } from "./layout";
 export { AdminRequired, Flash, Secret } from "./notices";
 export { type Column, DataTable } from "./table";
-export { When, when } from "./time";
+export { clock, When, when } from "./time";

@@ -99,11 +99,16 @@ export const Document: FC<{ title: string; nonce: string; css?: string; children
   </>
 );
 
+/**
+ * Who is signed in, to which organization: a switcher when there are several. Its Switch button
+ * sits with the header's other buttons (its `form` attribute ties it to the switcher's form), so
+ * every button of the header lines up.
+ */
 const OrganizationSwitcher: FC<{ shell: Shell }> = ({ shell }) =>
   shell.organizations.length > 1 ? (
-    <form method="post" action="/dashboard/switch-org" class="row">
+    <form method="post" action="/dashboard/switch-org" id="org-switch-form" class="row">
       <Csrf token={shell.csrf} />
-      <label for="org-switch" class="m0">
+      <label for="org-switch" class="m0 small">
         Organization
       </label>
       <select id="org-switch" name="organizationId" class="w-auto">
@@ -113,9 +118,6 @@ const OrganizationSwitcher: FC<{ shell: Shell }> = ({ shell }) =>
           </option>
         ))}
       </select>
-      <button type="submit" class="secondary">
-        Switch
-      </button>
     </form>
   ) : (
     <span class="muted small">{shell.organizations[0]?.name}</span>
@@ -145,16 +147,25 @@ export const Layout: FC<{ shell: Shell; css?: string; children?: Child; actions?
       <main id="main">
         <header class="top">
           <h1>{shell.title}</h1>
-          <div class="row">
-            <OrganizationSwitcher shell={shell} />
-            <span class="muted small">{shell.user.email}</span>
-            <form method="post" action="/dashboard/sign-out">
-              <Csrf token={shell.csrf} />
-              <button type="submit" class="secondary">
-                Sign out
-              </button>
-            </form>
-            {actions}
+          <div class="account">
+            <div class="who">
+              <OrganizationSwitcher shell={shell} />
+              <span class="muted small email">{shell.user.email}</span>
+            </div>
+            <div class="header-buttons">
+              {shell.organizations.length > 1 ? (
+                <button type="submit" form="org-switch-form" class="secondary">
+                  Switch
+                </button>
+              ) : null}
+              <form method="post" action="/dashboard/sign-out">
+                <Csrf token={shell.csrf} />
+                <button type="submit" class="secondary">
+                  Sign out
+                </button>
+              </form>
+              {actions}
+            </div>
           </div>
         </header>
         {children}

@@ -1,7 +1,8 @@
 /** @jsxImportSource hono/jsx */
 // The Usage screen's breakdowns over its range: a summary (credits used, requests, calls, connected
-// minutes, chats), each agent's calls, minutes, chats and credits, and the calls that cost the
-// most, each linked to its page. Data: src/usage/service.ts (getUsage's byAgent, topCalls).
+// minutes, chats), each agent's calls, minutes, chats and credits, and the range's calls by cost (a
+// page at a time, the costliest first), each linked to its page. Data: src/usage/service.ts
+// (getUsage's byAgent, callsByCost).
 import type { FC } from "hono/jsx";
 import { formatCredits } from "../../lib/credits";
 import type { CostlyCallView, UsageReport } from "../../usage/mapper";
@@ -15,7 +16,10 @@ type ByAgent = UsageReport["byAgent"];
 type AgentRow = ByAgent["agents"][number];
 
 /** The range's figures in one line of measures (a definition list: each name, then its value). */
-export const Summary: FC<{ report: UsageReport; days: number }> = ({ report, days }) => {
+/** "the last 30 days" → "The last 30 days". */
+const capital = (label: string) => label.charAt(0).toUpperCase() + label.slice(1);
+
+export const Summary: FC<{ report: UsageReport; label: string }> = ({ report, label }) => {
   const used = report.totals.reduce((n, t) => n + t.cost, 0);
   const requests = report.totals.reduce((n, t) => n + t.requests, 0);
   const { total } = report.byAgent;
@@ -29,7 +33,7 @@ export const Summary: FC<{ report: UsageReport; days: number }> = ({ report, day
   return (
     <section class="card" aria-labelledby="usage-summary">
       <h2 id="usage-summary" class="mt0">
-        The last {days} days
+        {capital(label)}
       </h2>
       <dl class="summary">
         {items.map(([name, value]) => (
@@ -47,16 +51,16 @@ const agentName = (a: AgentRow) =>
   a.agentId ? <a href={`/dashboard/agents/${a.agentId}`}>{a.agentName}</a> : <span>{a.agentName} (deleted)</span>;
 
 /** Each agent's calls, minutes and chats with the credits they used; the calls and chats link to the agent's lists. */
-export const ByAgentTable: FC<{ byAgent: ByAgent; days: number }> = ({ byAgent, days }) => (
+export const ByAgentTable: FC<{ byAgent: ByAgent; label: string }> = ({ byAgent, label }) => (
   <>
     <h2 id="by-agent">By agent</h2>
     <p class="muted small">
-      Calls that ended, their connected minutes and the chats started since {byAgent.since} (UTC), with the credits each used. Requests made
-      to the API directly belong to no agent.
+      Calls that ended, their connected minutes and the chats started in {label} (UTC), with the credits each used. Requests made to the API
+      directly belong to no agent.
     </p>
     <DataTable
       rows={byAgent.agents}
-      caption={`Each agent, the last ${days} days`}
+      caption={`Each agent, ${label}`}
       empty={<p class="muted m0">No agent has had a call or a chat in these days.</p>}
       columns={[
         { header: "Agent", cell: agentName },
@@ -77,14 +81,22 @@ export const ByAgentTable: FC<{ byAgent: ByAgent; days: number }> = ({ byAgent, 
   </>
 );
 
-/** The calls of the range that cost the most, each linked to its page. */
-export const TopCallsTable: FC<{ calls: CostlyCallView[]; days: number }> = ({ calls, days }) => (
+/** The range's calls, costliest first, a page at a time; each linked to its page. */
+export const CallsByCostTable: FC<{ calls: CostlyCallView[]; label: string; first: boolean; more: string | null }> = ({
+  calls,
+  label,
+  first,
+  more,
+}) => (
   <>
-    <h2 id="top-calls">Costliest calls</h2>
-    <p class="muted small">The calls of the last {days} days that cost the most, with their connected minutes, each linked to its page.</p>
+    <h2 id="calls">Calls by cost</h2>
+    <p class="muted small">
+      Every call that ended in {label}, the costliest first, with its connected minutes and credits; each links to its page.
+      {first ? null : " (A later page: the costliest are on the first.)"}
+    </p>
     <DataTable
       rows={calls}
-      caption={`Costliest calls, the last ${days} days`}
+      caption={`Calls by cost, ${label}`}
       empty={<p class="muted m0">No call ended in these days.</p>}
       columns={[
         {
@@ -102,5 +114,10 @@ export const TopCallsTable: FC<{ calls: CostlyCallView[]; days: number }> = ({ c
         { header: "Credits", cell: (c) => credits(c.credits) },
       ]}
     />
+    {more ? (
+      <p>
+        <a href={more}>More calls</a>
+      </p>
+    ) : null}
   </>
 );

@@ -1,13 +1,15 @@
 /** @jsxImportSource hono/jsx */
-// The Usage screen: credits left, the range's summary (credits, requests, calls, minutes, chats), a
-// per-day chart per modality (an SVG drawn on the server), the agents' figures, the costliest calls
-// and the request log; a workspace with no usage yet is told how to make some instead of being
-// shown empty charts. Colours are the modalities' classes in ui/assets/usage.css.
+// The Usage screen: credits left, the range (a preset or any days), its summary (credits, requests,
+// calls, minutes, chats), a per-day chart per modality (an SVG drawn on the server), the agents'
+// figures, the range's calls by cost (paged) and its request log; a workspace with no usage yet is
+// told how to make some instead of being shown empty charts. Colours are the modalities' classes in
+// ui/assets/usage.css.
 import type { FC } from "hono/jsx";
 import type { CostlyCallView, UsageReport } from "../../usage/mapper";
-import { DataTable, EmptyState, Layout, type Shell, When } from "../ui";
+import { DataTable, EmptyState, ErrorSummary, type FieldErrors, Layout, type Shell, TextField, When } from "../ui";
 import { USAGE_CSS } from "../ui/assets/built";
-import { ByAgentTable, Summary, TopCallsTable } from "./breakdown";
+import { ByAgentTable, CallsByCostTable, Summary } from "./breakdown";
+import type { UsageRange } from "./range";
 
 const MODALITIES = [
   { key: "chat", label: "LLM chat" },
@@ -24,7 +26,7 @@ interface DayTotal {
 }
 
 /** Stacked bars: credits (or requests) per day, one colour per modality. */
-const Chart: FC<{ days: string[]; totals: DayTotal[]; metric: "cost" | "requests" }> = ({ days, totals, metric }) => {
+const Chart: FC<{ days: string[]; totals: DayTotal[]; metric: "cost" | "requests"; label: string }> = ({ days, totals, metric, label }) => {
   const W = 760;
   const H = 220;
   const pad = { l: 48, r: 8, t: 10, b: 28 };
@@ -41,7 +43,7 @@ const Chart: FC<{ days: string[]; totals: DayTotal[]; metric: "cost" | "requests
       viewBox={`0 0 ${W} ${H}`}
       width="100%"
       role="img"
-      aria-label={`${metric === "cost" ? "Credits" : "Requests"} per day over the last ${days.length} days, by modality; total ${fmt(total)}.`}
+      aria-label={`${metric === "cost" ? "Credits" : "Requests"} per day over ${label}, by modality; total ${fmt(total)}.`}
     >
       <line x1={pad.l} y1={y(0)} x2={W - pad.r} y2={y(0)} stroke="#adb5bd" />
       <line x1={pad.l} y1={y(max)} x2={W - pad.r} y2={y(max)} stroke="#e9ecef" />
@@ -79,9 +81,9 @@ const Chart: FC<{ days: string[]; totals: DayTotal[]; metric: "cost" | "requests
   );
 };
 
-const NoUsageYet: FC = () => (
+const NoUsageYet: FC<{ range: UsageRange }> = ({ range }) => (
   <div class="card">
-    <h2 class="mt0">No usage yet</h2>
+    <h2 class="mt0">{range.preset === null ? `Nothing used in ${range.label}` : "No usage yet"}</h2>
     <p class="m0">
       Every metered request (LLM chat, text to speech, speech to text, calls) shows up here with what it cost, per day and one by one. To
       make the first:
@@ -97,16 +99,16 @@ const NoUsageYet: FC = () => (
   </div>
 );
 
-const Charts: FC<{ days: string[]; totals: DayTotal[] }> = ({ days, totals }) => (
+const Charts: FC<{ days: string[]; totals: DayTotal[]; label: string }> = ({ days, totals, label }) => (
   <div class="card">
     <h2 class="mt0">Credits per day</h2>
-    {totals.length === 0 ? <p class="muted">No metered requests in the last {days.length} days.</p> : null}
+    {totals.length === 0 ? <p class="muted">No metered requests in {label}.</p> : null}
     <div class="table-wrap chart-wrap" tabindex={0}>
-      <Chart days={days} totals={totals} metric="cost" />
+      <Chart days={days} totals={totals} metric="cost" label={label} />
     </div>
     <h2>Requests per day</h2>
     <div class="table-wrap chart-wrap" tabindex={0}>
-      <Chart days={days} totals={totals} metric="requests" />
+      <Chart days={days} totals={totals} metric="requests" label={label} />
     </div>
     <p class="row small" aria-hidden="true">
       {MODALITIES.map((m) => (
@@ -150,44 +152,80 @@ const RequestLog: FC<{ rows: RequestRow[] }> = ({ rows }) => (
   />
 );
 
-/** The range picker: a link per range, the current one marked. */
-const Ranges: FC<{ ranges: readonly number[]; current: number }> = ({ ranges, current }) => (
-  <nav class="row small" aria-label="Range">
-    <span class="muted">Show the last</span>
-    {ranges.map((n) =>
-      n === current ? <strong aria-current="page">{n} days</strong> : <a href={`/dashboard/usage?days=${n}`}>{n} days</a>,
-    )}
-  </nav>
-);
+/** The range picker: a link per preset (the current one marked), and any days with two dates. */
+const Ranges: FC<{
+  presets: readonly number[];
+  range: UsageRange;
+  errors: FieldErrors;
+  values: { from: string; to: string };
+}> = ({ presets, range, errors, values }) => {
+  const chosen = Object.keys(errors).length > 0 ? values : range.preset === null ? { from: range.firstDay, to: range.lastDay } : null;
+  return (
+    <div class="card">
+      <nav class="row small" aria-label="Range">
+        <span class="muted">Show the last</span>
+        {presets.map((n) =>
+          n === range.preset && !chosen ? (
+            <strong aria-current="page">{n} days</strong>
+          ) : (
+            <a href={`/dashboard/usage?days=${n}`}>{n} days</a>
+          ),
+        )}
+      </nav>
+      <ErrorSummary errors={errors} message="These days cannot be shown: the last 30 days are shown instead." />
+      <form method="get" action="/dashboard/usage" class="row range-form" aria-label="Choose the days" novalidate>
+        <div class="w160">
+          <TextField name="from" label="From day" type="date" value={chosen?.from ?? range.firstDay} errors={errors} />
+        </div>
+        <div class="w160">
+          <TextField name="to" label="To day" type="date" value={chosen?.to ?? range.lastDay} errors={errors} />
+        </div>
+        <button type="submit" class="secondary end">
+          Show
+        </button>
+        <p class="hint w100">UTC days, both included; at most 366 days.</p>
+      </form>
+    </div>
+  );
+};
 
 export const UsagePage: FC<{
   shell: Shell;
   report: UsageReport;
   rows: RequestRow[];
-  /** The range's costliest calls. */
-  topCalls: CostlyCallView[];
+  /** A page of the range's calls, costliest first. */
+  calls: CostlyCallView[];
+  /** The first page of them (the costliest), not a later one. */
+  callsFirst: boolean;
+  /** The next page of calls, when there is one. */
+  moreCalls: string | null;
   days: string[];
-  ranges: readonly number[];
+  range: UsageRange;
+  presets: readonly number[];
+  /** Problems with the days asked for (the default range is shown). */
+  rangeErrors: FieldErrors;
+  rangeValues: { from: string; to: string };
   /** The request log's older page, when there is one. */
   older: string | null;
-}> = ({ shell, report, rows, topCalls, days, ranges, older }) => {
-  const empty = report.totals.length === 0 && rows.length === 0 && report.byAgent.agents.length === 0;
+}> = ({ shell, report, rows, calls, callsFirst, moreCalls, days, range, presets, rangeErrors, rangeValues, older }) => {
+  const empty = report.totals.length === 0 && rows.length === 0 && report.byAgent.agents.length === 0 && calls.length === 0;
   return (
     <Layout shell={shell} css={USAGE_CSS}>
       <div class="card">
         <p class="big-number">{report.credits.remaining.toLocaleString("en-US", { maximumFractionDigits: 4 })}</p>
         <p class="muted m0">credits remaining</p>
       </div>
-      <Ranges ranges={ranges} current={days.length} />
+      <Ranges presets={presets} range={range} errors={rangeErrors} values={rangeValues} />
       {empty ? (
-        <NoUsageYet />
+        <NoUsageYet range={range} />
       ) : (
         <>
-          <Summary report={report} days={days.length} />
-          <Charts days={days} totals={report.totals} />
-          <ByAgentTable byAgent={report.byAgent} days={days.length} />
-          <TopCallsTable calls={topCalls} days={days.length} />
-          <h2>Request log</h2>
+          <Summary report={report} label={range.label} />
+          <Charts days={days} totals={report.totals} label={range.label} />
+          <ByAgentTable byAgent={report.byAgent} label={range.label} />
+          <CallsByCostTable calls={calls} label={range.label} first={callsFirst} more={moreCalls} />
+          <h2 id="request-log">Request log</h2>
+          <p class="muted small">Every metered request of {range.label}, newest first.</p>
           <RequestLog rows={rows} />
           {older ? (
             <p>

@@ -20,10 +20,16 @@ import {
 } from "../ui";
 import type { Values } from "./form";
 
-/** A voice's sample, fetched (and metered) only when played. */
-export const VoiceSample: FC<{ id: string; name: string }> = ({ id, name }) => (
+/** A voice's sample, fetched (and metered) only when played; no source while no voice is named (a script sets it). */
+export const VoiceSample: FC<{ id: string | null; name: string }> = ({ id, name }) => (
   // biome-ignore lint/a11y/useMediaCaption: a fixed sentence, said on the page (VOICE_SAMPLE_TEXT)
-  <audio class="voice-sample" controls preload="none" src={`/dashboard/voices/${id}/sample`} aria-label={`${name}: a sample`} />
+  <audio
+    class="voice-sample"
+    controls
+    preload="none"
+    src={id ? `/dashboard/voices/${id}/sample` : undefined}
+    aria-label={`${name || "A voice"}: a sample`}
+  />
 );
 
 const columns = (editable: boolean): Array<Column<Voice>> => [

@@ -220,6 +220,12 @@ export const calls = pgTable(
   },
   (t) => [
     index("calls_org_idx").on(t.organizationId, t.id),
+    // The Usage screen's calls by cost (src/calls/service.ts, costliestCalls): a workspace's ended calls
+    // walked costliest first, the range checked on the id in the index, so a page reads its 20 rows and
+    // not every call of the range.
+    index("calls_org_cost_idx")
+      .on(t.organizationId, t.costMicro.desc().nullsFirst(), t.id.desc().nullsFirst())
+      .where(sql`${t.endedAt} is not null`),
     index("calls_campaign_idx").on(t.campaignId, t.status),
     uniqueIndex("calls_idempotency_idx").on(t.organizationId, t.idempotencyKey),
     // One call per provider call id (Twilio's CallSid), under any concurrency: src/calls/inbound.ts.

@@ -4,7 +4,15 @@
 import type { Browser } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { calls, type TranscriptTurn } from "../../../src/db/schema";
-import { axeViolations, hasBrowser, launchBrowser, screenshot, signInPage as signInAs, takeCspViolations } from "../../support/browser";
+import {
+  axeViolations,
+  hasBrowser,
+  launchBrowser,
+  overflow,
+  screenshot,
+  signInPage as signInAs,
+  takeCspViolations,
+} from "../../support/browser";
 import { addMemberTo, baseUrl, createWorkspace, request, testDb, type Workspace } from "../../support/harness";
 
 let browser: Browser;
@@ -175,6 +183,7 @@ describe.runIf(hasBrowser)("dashboard: agents, calls, voices, usage", () => {
     await page.getByLabel("Phone number (E.164)").fill("+12025550100");
     await page.getByRole("button", { name: "Place test call" }).click();
     await page.waitForURL(/\/dashboard\/calls\/[0-9a-f-]{36}$/);
+    const callPath = new URL(page.url()).pathname;
     await expect
       .poll(
         async () => {
@@ -200,7 +209,7 @@ describe.runIf(hasBrowser)("dashboard: agents, calls, voices, usage", () => {
     // By agent and the costliest calls: captioned tables, the call linked to its page.
     const byAgent = page.getByRole("table", { name: "Each agent, the last 30 days" });
     expect(await byAgent.getByRole("row", { name: /Test caller/ }).count()).toBe(1);
-    const costliest = page.getByRole("table", { name: "Costliest calls, the last 30 days" });
+    const costliest = page.getByRole("table", { name: "Calls by cost, the last 30 days" });
     expect(await costliest.locator('a[href^="/dashboard/calls/"]').count()).toBe(1);
     await screenshot(page, "usage");
     await page.goto(`${baseUrl()}/dashboard/voices`);
@@ -210,6 +219,11 @@ describe.runIf(hasBrowser)("dashboard: agents, calls, voices, usage", () => {
     // On a phone the page does not scroll sideways: the wide tables do, inside their cards; axe finds nothing.
     for (const width of [1280, 390]) {
       const axed = await signInAs(browser, ws.admin.email, ws.admin.password, width, { bypassCSP: true });
+      // The pages with this call on them: none wider than the window.
+      for (const path of ["/dashboard", "/dashboard/calls", callPath, "/dashboard/phone-numbers"]) {
+        await axed.goto(`${baseUrl()}${path}`);
+        expect(await overflow(axed), `${path} at ${width} px`).toBeLessThanOrEqual(0);
+      }
       await axed.goto(`${baseUrl()}/dashboard/usage`);
       expect(await axed.evaluate("document.documentElement.scrollWidth - window.innerWidth"), `page at ${width} px`).toBeLessThanOrEqual(0);
       expect(await axeViolations(axed), `axe at ${width} px`).toEqual([]);

@@ -97,6 +97,26 @@ describe("the Calls list", () => {
     expect(idsOn((await page("/dashboard/calls?from=yesterday")).html)).toHaveLength(50);
   });
 
+  it("shows each call's success and sentiment in the list's own columns, a dash for a call without an analysis", async () => {
+    const ws = await createWorkspace("Calls success column");
+    const agent = await createAgent(ws, { name: "Desk" });
+    const [analysed] = await seed(ws, agent, 1, midnight - 60_000, {
+      report: { successScore: 0.75, criteriaResults: [], extractedData: {} },
+      analysis: { summary: "s", sentiment: "negative", topics: [], actionItems: [] },
+    });
+    const [plain] = await seed(ws, agent, 1, midnight - 120_000);
+    const html = (await (await pagesAs(ws.admin.email, ws.admin.password))("/dashboard/calls")).html;
+    const headers = [...html.matchAll(/<th scope="col">([^<]+)<\/th>/g)].map((m) => m[1]);
+    expect(headers.slice(-2)).toEqual(["Success", "Sentiment"]);
+    /** The last two cells of the call's row. */
+    const lastCells = (id: string) => {
+      const row = new RegExp(`<tr><td><a href="/dashboard/calls/${id}">[\\s\\S]*?</tr>`).exec(html)?.[0] ?? "";
+      return [...row.matchAll(/<td(?: class="[^"]*")?>([^<]*)<\/td>/g)].map((m) => m[1]).slice(-2);
+    };
+    expect(lastCells(analysed as string)).toEqual(["75%", "negative"]);
+    expect(lastCells(plain as string)).toEqual(["—", "—"]);
+  });
+
   it("exports every call the filters find as CSV, formulas defused", async () => {
     const ws = await createWorkspace("Calls CSV");
     const agent = await createAgent(ws, { name: '=HYPERLINK("http://x","y")' });

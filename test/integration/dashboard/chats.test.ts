@@ -119,6 +119,27 @@ describe("dashboard chats", () => {
     expect(detail.html).not.toMatch(/Still open\? <span class="badge/);
   });
 
+  it("shows when each message was written on the UTC clock, as a call's page does, and the date once the day has changed", async () => {
+    const ws = await createWorkspace("Chats clock");
+    const agent = await createAgent(ws);
+    const telegramChannel = await insertChannel(ws, agent.id, "telegram");
+    const transcript: ChatTurn[] = [
+      { role: "user", text: "Are you open today?", at: "2026-03-01T09:05:12.000Z", kind: "text" },
+      { role: "agent", text: "Until 18:00.", at: "2026-03-01T09:05:14.250Z" },
+      { role: "user", text: "And now?", at: "2026-03-03T08:00:01.000Z", kind: "text" },
+    ];
+    const session = await insertSession(ws, { channel: telegramChannel, transcript });
+    await testDb()
+      .update(chats)
+      .set({ startedAt: new Date("2026-03-01T09:05:12.000Z") })
+      .where(eq(chats.id, session.id));
+    const html = (await (await pagesAs(ws))(`/dashboard/chats/${session.id}`)).html;
+    expect(html).toContain('<time class="muted small" datetime="2026-03-01T09:05:12.000Z">09:05:12</time> Are you open today?');
+    expect(html).toContain('<time class="muted small" datetime="2026-03-01T09:05:14.250Z">09:05:14</time> Until 18:00.');
+    expect(html).toContain('<time class="muted small" datetime="2026-03-03T08:00:01.000Z">2026-03-03 08:00:01 UTC</time> And now?');
+    expect(html).not.toMatch(/\d+\.\d s<\/time>/); // no longer seconds since the start
+  });
+
   it("pages through older chats, keeping the filters", async () => {
     const ws = await createWorkspace("Chats paging");
     const agent = await createAgent(ws);

@@ -11,6 +11,7 @@ import {
   axeViolations,
   hasBrowser,
   launchBrowser,
+  overflow,
   screenshot,
   signInPage,
   takeCspViolations,
@@ -120,6 +121,8 @@ describe.runIf(hasBrowser)("dashboard: channels and chats", () => {
       for (const [name, path] of visited) {
         const res = await page.goto(`${baseUrl()}${path}`);
         expect(res?.status(), path).toBe(200);
+        // Nothing wider than the window (the chats list, a chat's page, the channels' pages).
+        expect(await overflow(page), `${name} at ${width} px`).toBeLessThanOrEqual(0);
         await check(page, name, width);
       }
       await page.goto(`${baseUrl()}/dashboard/channels/new`);

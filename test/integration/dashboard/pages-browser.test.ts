@@ -12,6 +12,7 @@ import {
   axeViolations,
   hasBrowser,
   launchBrowser,
+  overflow,
   screenshot,
   signInPage,
   takeCspViolations,
@@ -123,10 +124,13 @@ describe.runIf(hasBrowser)("dashboard: every page", () => {
     await page.close();
   });
 
-  it("axe-core finds no critical or serious violation on any page, at 1280 and 390 px", async () => {
+  it("axe-core finds no critical or serious violation on any page, at 1280 and 390 px; no page is wider than the window", async () => {
     const found: Array<AxeFinding & { page: string }> = [];
+    const wide: string[] = [];
     const check = async (page: Page, name: string, width: number) => {
       for (const v of await axeViolations(page)) found.push({ ...v, page: `${name} @${width}` });
+      const over = await overflow(page);
+      if (over > 0) wide.push(`${name} @${width}: ${over} px`);
       await screenshot(page, `pages/${name}-${width}`);
     };
     for (const width of [1280, 390]) {
@@ -161,6 +165,7 @@ describe.runIf(hasBrowser)("dashboard: every page", () => {
       await asMember.close();
     }
     expect(found).toEqual([]);
+    expect(wide).toEqual([]);
   }, 300_000);
 });
 

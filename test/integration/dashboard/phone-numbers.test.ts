@@ -4,7 +4,7 @@
 // added are told on the form; members see the numbers and where they go, and cannot change them;
 // the test-call form offers them as its From and says the carrier is the sandbox.
 import { describe, expect, it } from "vitest";
-import { createAgent, freshNumber, twilioHas } from "../../support/calls";
+import { addCallerId, createAgent, freshNumber, sandboxCallsFrom, twilioHas, waitForCall } from "../../support/calls";
 import { addMemberTo, createWorkspace, json } from "../../support/harness";
 import { pagesAs } from "../../support/pages";
 
@@ -68,4 +68,27 @@ describe("the Phone Numbers screen", () => {
     expect((await admin(`/dashboard/phone-numbers/${id}/remove`, {})).location).toBe("/dashboard/phone-numbers?notice=removed");
     expect((await json<{ data: NumberView[] }>(await ws.api("/v1/phone-numbers"))).data).toEqual([]);
   });
+
+  it("places the test call from the From number chosen on the form", async () => {
+    const ws = await createWorkspace("Test call from");
+    const agent = await createAgent(ws, { name: "Caller desk", firstMessage: "Hello from the test call." });
+    await addCallerId(ws); // another of the workspace's numbers: the form's first choice is not the one taken
+    const chosen = await addCallerId(ws);
+    const admin = await pagesAs(ws.admin.email, ws.admin.password);
+    expect((await admin("/dashboard/calls")).html).toContain(`<option value="${chosen.number}">${chosen.number}</option>`);
+
+    const placed = await admin("/dashboard/calls/test", { agentId: agent.id, phoneNumber: "+12025550100", fromNumber: chosen.number });
+    expect(placed.status).toBe(303);
+    const callId = /^\/dashboard\/calls\/([0-9a-f-]{36})$/.exec(placed.location ?? "")?.[1] ?? "";
+    const call = await waitForCall(ws, callId, (c) => c.status !== "queued");
+    expect(call).toMatchObject({ fromNumber: chosen.number, toNumber: "+12025550100", direction: "outbound" });
+    // The carrier was asked to call from it.
+    expect((await sandboxCallsFrom(chosen.number)).map((c) => c.to)).toEqual(["+12025550100"]);
+
+    // A From the workspace does not have is refused on the form, and nothing is placed.
+    const stranger = freshNumber();
+    const refused = await admin("/dashboard/calls/test", { agentId: agent.id, phoneNumber: "+12025550100", fromNumber: stranger });
+    expect(refused.status).toBe(400);
+    expect(await sandboxCallsFrom(stranger)).toEqual([]);
+  }, 40_000);
 });

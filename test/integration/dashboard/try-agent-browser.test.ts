@@ -3,36 +3,15 @@
 // leaving the dashboard; then chats with it. The "microphone" is a WAV file of the provider
 // sandbox's own speech (the sandbox transcribes only speech it synthesized: docs/sandbox.md),
 // looped with silence around it, so the question is heard in full whenever the call connects.
-import { mkdirSync, writeFileSync } from "node:fs";
-import { resolve } from "node:path";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { pcm16ToBytes } from "../../../src/calls/codec";
-import { CHROMIUM, hasBrowser, screenshot, takeCspViolations, watchCsp } from "../../support/browser";
-import { createAgent, joinWebCall, speech, WEB_RATE, waitForCall } from "../../support/calls";
+import { hasBrowser, overflow, screenshot, signInPage, takeCspViolations, watchCsp } from "../../support/browser";
+import { createAgent, joinWebCall, waitForCall } from "../../support/calls";
 import { baseUrl, createWorkspace, json, type Workspace } from "../../support/harness";
+import { countSentFrames, launchWithMicrophone, sentFrames } from "../../support/microphone";
 
 const QUESTION = "What are your opening hours on Saturday?";
 const ANSWER = `You said: ${QUESTION}`; // the sandbox LLM's rule 3
-
-/** A mono 16-bit WAV of `samples` at `rate`. */
-function wav(samples: Int16Array, rate: number): Buffer {
-  const data = Buffer.from(pcm16ToBytes(samples));
-  const head = Buffer.alloc(44);
-  head.write("RIFF", 0);
-  head.writeUInt32LE(36 + data.length, 4);
-  head.write("WAVEfmt ", 8);
-  head.writeUInt32LE(16, 16);
-  head.writeUInt16LE(1, 20); // PCM
-  head.writeUInt16LE(1, 22); // mono
-  head.writeUInt32LE(rate, 24);
-  head.writeUInt32LE(rate * 2, 28);
-  head.writeUInt16LE(2, 32);
-  head.writeUInt16LE(16, 34);
-  head.write("data", 36);
-  head.writeUInt32LE(data.length, 40);
-  return Buffer.concat([head, data]);
-}
 
 let browser: Browser;
 let ws: Workspace;
@@ -40,25 +19,7 @@ let ws: Workspace;
 beforeAll(async () => {
   if (!hasBrowser) return;
   ws = await createWorkspace("Try in Chromium");
-  const spoken = await speech(QUESTION, WEB_RATE);
-  const silence = (ms: number) => new Int16Array((WEB_RATE * ms) / 1000);
-  const loop = new Int16Array([...silence(1_500), ...spoken, ...silence(6_000)]);
-  const file = resolve(import.meta.dirname, "../../../test-results/fake-mic-question.wav");
-  mkdirSync(resolve(file, ".."), { recursive: true });
-  writeFileSync(file, wav(loop, WEB_RATE));
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--use-fake-ui-for-media-stream",
-      "--use-fake-device-for-media-stream",
-      `--use-file-for-fake-audio-capture=${file}`,
-      "--autoplay-policy=no-user-gesture-required",
-    ],
-  });
+  browser = await launchWithMicrophone(QUESTION, "question");
 });
 afterAll(async () => {
   await browser?.close();
@@ -173,8 +134,53 @@ describe.runIf(hasBrowser)("an agent's page in Chromium: talk and chat without l
         }),
       )
       .toBe(true);
+    expect(await overflow(page)).toBe(0); // a call's page fits a phone's width
     await screenshot(page, "call-page-390");
     expect(takeCspViolations()).toEqual([]);
     await context.close();
   }, 90_000);
+
+  it("mutes: while muted the level still moves but every frame sent is silence and the agent hears nothing; unmuted, it hears again", async () => {
+    const agent = await createAgent(ws, { name: "Mute desk" });
+    const page = await signInPage(browser, ws.admin.email, ws.admin.password, 390, { permissions: ["microphone"] });
+    await countSentFrames(page);
+    await page.goto(`${baseUrl()}/dashboard/agents/${agent.id}`);
+    // The agent's page with its Try panel fits a phone's width.
+    expect(await overflow(page)).toBe(0);
+    const status = page.locator("[data-talk-status]");
+    const level = async () => Number(await page.locator("[data-talk-level]").getAttribute("value"));
+    const questions = page.getByRole("list", { name: "Call transcript" }).locator("li.user");
+    await page.getByRole("button", { name: "Start call" }).click();
+    await page.getByRole("list", { name: "Call transcript" }).getByText(ANSWER).first().waitFor({ timeout: 30_000 });
+    await expect.poll(() => status.textContent(), { timeout: 15_000 }).toBe("Connected. Speak now.");
+    expect(await questions.count()).toBe(1);
+    expect((await sentFrames(page)).sounding).toBeGreaterThan(0);
+
+    // Mute, and note how many frames had been sent at that moment (the click runs the handler at once).
+    const mutedFrom = await page.evaluate(() => {
+      const g = globalThis as unknown as { __sentFrames: boolean[]; document: { querySelector(s: string): { click(): void } } };
+      g.document.querySelector("[data-talk-mute]").click();
+      return g.__sentFrames.length;
+    });
+    const unmute = page.getByRole("button", { name: "Unmute" });
+    expect(await unmute.getAttribute("aria-pressed")).toBe("true");
+    // The microphone says the question again (the meter shows it), then falls quiet: not a sound of it was sent.
+    await expect.poll(level, { timeout: 20_000 }).toBeGreaterThan(0.05);
+    await expect.poll(level, { timeout: 20_000 }).toBeLessThan(0.01);
+    const muted = await sentFrames(page, mutedFrom);
+    expect(muted.total - mutedFrom).toBeGreaterThan(100); // the call went on: 20 ms frames, over two seconds of them
+    expect(muted.sounding).toBe(0);
+    expect(await questions.count()).toBe(1);
+
+    // Unmuted: the next time it is said, the agent hears it and answers.
+    const unmutedFrom = (await sentFrames(page)).total;
+    await unmute.click();
+    expect(await page.getByRole("button", { name: "Mute" }).getAttribute("aria-pressed")).toBe("false");
+    await expect.poll(() => questions.count(), { timeout: 30_000 }).toBe(2);
+    expect((await sentFrames(page, unmutedFrom)).sounding).toBeGreaterThan(0);
+    await screenshot(page, "agent-try-mute-390");
+    await page.getByRole("button", { name: "Hang up" }).click();
+    await expect.poll(() => status.textContent()).toBe("Call ended.");
+    expect(takeCspViolations()).toEqual([]);
+  }, 120_000);
 });

@@ -47,7 +47,7 @@ describe("voice samples", () => {
     const agent = await createAgent(ws, { voiceId: ALLOY_VOICE_ID });
     const form = (await page(`/dashboard/agents/${agent.id}`)).html;
     expect(form).toContain(
-      `Hear Alloy: <audio class="voice-sample" controls="" preload="none" src="/dashboard/voices/${ALLOY_VOICE_ID}/sample"`,
+      `Hear <span data-voice-name="true">Alloy</span>: <audio class="voice-sample" controls="" preload="none" src="/dashboard/voices/${ALLOY_VOICE_ID}/sample"`,
     );
   });
 });

@@ -8,8 +8,9 @@ import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chats } from "../../../src/db/schema";
 import { hasBrowser, launchBrowser, screenshot, signInPage, takeCspViolations } from "../../support/browser";
-import { createAgent } from "../../support/calls";
+import { type CallView, createAgent, waitForCall } from "../../support/calls";
 import { baseUrl, createWorkspace, json, testDb, type Workspace } from "../../support/harness";
+import { launchWithMicrophone } from "../../support/microphone";
 import { createWidget } from "../../support/widgets";
 
 let browser: Browser;
@@ -128,4 +129,40 @@ describe.runIf(hasBrowser)("a widget's page in Chromium: the live preview", () =
     await screenshot(page, "widget-preview-other-agent");
     expect(takeCspViolations()).toEqual([]);
   }, 60_000);
+
+  it("starts a voice call from the preview: the microphone's question is heard and the agent answers", async () => {
+    const question = "Do you deliver on Sundays?";
+    const agent = await createAgent(ws, { name: "Voice desk" });
+    const voiceWidget = await createWidget(ws, { agentId: agent.id, name: "Voice widget", mode: "voice" });
+    const talking = await launchWithMicrophone(question, "preview-question");
+    try {
+      const page = await signInPage(talking, ws.admin.email, ws.admin.password, 1400, { permissions: ["microphone"] });
+      const errors = consoleErrors(page);
+      await page.goto(`${baseUrl()}/dashboard/widgets/${voiceWidget.id}`);
+      const stage = page.getByRole("region", { name: "Live preview" }).locator("#widget-preview-stage");
+      await stage.getByRole("button", { name: "Open voice assistant: Voice desk" }).click();
+      const dialog = stage.getByRole("dialog", { name: "Voice desk" });
+      await dialog.getByRole("button", { name: "Start call" }).click();
+      await dialog.getByRole("button", { name: "Hang up" }).waitFor();
+      await dialog.getByText(question).first().waitFor({ timeout: 30_000 });
+      await dialog.getByText(`You said: ${question}`).first().waitFor({ timeout: 30_000 });
+      await screenshot(page, "widget-preview-voice");
+
+      // A real web call of the widget's agent, marked as the preview's, both turns in its transcript (then hung up).
+      const listed = await json<{ data: Array<{ id: string }> }>(await ws.api(`/v1/calls?agentId=${agent.id}`));
+      expect(listed.data).toHaveLength(1);
+      const callId = listed.data[0]?.id as string;
+      const said = (c: CallView, role: string, text: string) => c.transcript.turns.some((t) => t.role === role && t.text === text);
+      const heard = await waitForCall(ws, callId, (c) => said(c, "agent", `You said: ${question}`));
+      expect(heard).toMatchObject({ type: "web", status: "in-progress", metadata: { preview: true } });
+      expect(said(heard, "user", question)).toBe(true);
+      await dialog.getByRole("button", { name: "Hang up" }).click();
+      await dialog.getByRole("button", { name: "Start call" }).waitFor();
+      expect(await waitForCall(ws, callId, (c) => c.status === "completed")).toMatchObject({ endedReason: expect.any(String) });
+      expect(errors).toEqual([]);
+      expect(takeCspViolations()).toEqual([]);
+    } finally {
+      await talking.close();
+    }
+  }, 90_000);
 });

@@ -21,7 +21,7 @@ export const DASHBOARD_ASSETS = {
   KNOWLEDGE_CSS: "knowledge.css",
   CAMPAIGNS_CSS: "campaigns.css",
   // Browser code typechecked with the widget's DOM types (widget/tsconfig.json); the agent page's
-  // talk panel shares the widget's voice client.
+  // talk panel shares the widget's voice client, its form the server's tool parameter mapping.
   AGENT_CONSOLE_JS: "../../../../widget/src/agent-console.ts",
   CALL_PAGE_JS: "../../../../widget/src/call-page.ts",
   WIDGET_PREVIEW_JS: "../../../../widget/src/widget-preview.ts",
@@ -29,6 +29,7 @@ export const DASHBOARD_ASSETS = {
   CAMPAIGN_PAGE_JS: "../../../../widget/src/campaign-page.ts",
   AGENT_TESTS_PAGE_JS: "../../../../widget/src/agent-tests-page.ts",
   TEST_RUN_PAGE_JS: "../../../../widget/src/test-run-page.ts",
+  AGENT_FORM_JS: "../../../../widget/src/agent-form.ts",
 } as const;
 
 export const DASHBOARD_ASSETS_OUT = fileURLToPath(new URL("./built.js", import.meta.url));

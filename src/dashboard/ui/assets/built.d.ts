@@ -37,3 +37,5 @@ export declare const CAMPAIGN_PAGE_JS: string;
 export declare const AGENT_TESTS_PAGE_JS: string;
 /** widget/src/test-run-page.ts: a test run's or a replay's page, followed while it is queued or running. */
 export declare const TEST_RUN_PAGE_JS: string;
+/** widget/src/agent-form.ts: an agent's form (the voice sample follows the select; the tool builder's parameter rows and their JSON view). */
+export declare const AGENT_FORM_JS: string;

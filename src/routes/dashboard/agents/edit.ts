@@ -3,14 +3,28 @@ import { toAgent } from "../../../agents/mapper";
 import { withToolSecret } from "../../../agents/service";
 import type { AppEnv } from "../../../context";
 import { valuesOf } from "../../../dashboard/agents/form";
+import { toolFormOf } from "../../../dashboard/agents/tool-form";
+import type { FunctionTool } from "../../../db/schema";
 import { ownAgent, renderForm } from "./shared";
 
-/** GET /dashboard/agents/:id: the agent's form, every field. */
+/** GET /dashboard/agents/:id: the agent's form, every field; ?tool=<name> opens that tool of the live version in the tool builder. */
 export const registerEditAgentPage = (app: OpenAPIHono<AppEnv>) =>
   app.get("/:id", async (c) => {
     const agent = await ownAgent(c, c.req.param("id"));
     const { toolSecret } = await withToolSecret({ ctx: c.var.ctx, input: agent });
     const saved = c.req.query("saved");
-    const notice = saved === "draft" ? "Saved as a draft: not live until published." : saved ? "Agent saved." : undefined;
-    return renderForm(c, agent, valuesOf(toAgent(agent, toolSecret)), {}, 200, notice);
+    const wanted = c.req.query("tool");
+    const tool = wanted ? (agent.tools.find((t) => t.type === "function" && t.name === wanted) as FunctionTool | undefined) : undefined;
+    const notice =
+      wanted && !tool
+        ? `The agent has no tool named “${wanted}”.`
+        : saved === "draft"
+          ? "Saved as a draft: not live until published."
+          : saved
+            ? "Agent saved."
+            : undefined;
+    return renderForm(c, agent, valuesOf(toAgent(agent, toolSecret)), {}, 200, {
+      notice,
+      tool: tool ? { values: toolFormOf(tool), errors: {} } : undefined,
+    });
   });

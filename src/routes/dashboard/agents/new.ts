@@ -8,12 +8,7 @@ import { renderForm } from "./shared";
 export const registerNewAgentPage = (app: OpenAPIHono<AppEnv>) =>
   app.get("/new", (c) => {
     const template = templateOf(c.req.query("template"));
-    return renderForm(
-      c,
-      null,
-      { ...valuesOf(null), ...(template?.values ?? {}) },
-      {},
-      200,
-      template ? `Started from “${template.label}”.` : undefined,
-    );
+    return renderForm(c, null, { ...valuesOf(null), ...(template?.values ?? {}) }, {}, 200, {
+      notice: template ? `Started from “${template.label}”.` : undefined,
+    });
   });

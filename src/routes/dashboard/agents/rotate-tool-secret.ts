@@ -13,13 +13,8 @@ export const registerRotateToolSecretPage = (app: OpenAPIHono<AppEnv>) =>
   app.post("/:id/rotate-tool-secret", async (c) => {
     const { agent, toolSecret } = await rotateToolSecret({ ctx: c.var.ctx, input: { id: c.req.param("id") } });
     const masked = await withToolSecret({ ctx: c.var.ctx, input: agent });
-    return renderForm(
-      c,
-      agent,
-      valuesOf(toAgent(agent, masked.toolSecret)),
-      {},
-      200,
-      "A new tool signing secret is in use.",
-      toolSecret ?? undefined,
-    );
+    return renderForm(c, agent, valuesOf(toAgent(agent, masked.toolSecret)), {}, 200, {
+      notice: "A new tool signing secret is in use.",
+      newToolSecret: toolSecret ? { value: toolSecret, why: "rotated" } : undefined,
+    });
   });

@@ -1,15 +1,17 @@
 /** @jsxImportSource hono/jsx */
 // What the agent pages share: the form page (new, edit, and a refused create or update) with the
-// voice choices, and the ownership lookup (the API's own: agents/service.ts).
+// voice choices, the page after a change that made the tool signing secret (shown once), and the
+// ownership lookup (the API's own: agents/service.ts).
 import type { Context } from "hono";
 import { z } from "zod";
-import { type Agent, getAgent, llmModelChoices } from "../../../agents/service";
+import { toAgent } from "../../../agents/mapper";
+import { type Agent, getAgent, llmModelChoices, type SavedAgent, withToolSecret } from "../../../agents/service";
 import { listAgentVersions } from "../../../agents/versions";
 import { agentVersionField } from "../../../agents/versions-schema";
 import type { AppEnv } from "../../../context";
-import type { Values } from "../../../dashboard/agents/form";
-import { EMPTY_TOOL, type ToolValues } from "../../../dashboard/agents/tools";
-import { AgentForm } from "../../../dashboard/agents/views";
+import { type Values, valuesOf } from "../../../dashboard/agents/form";
+import { EMPTY_TOOL, type ToolFormValues } from "../../../dashboard/agents/tool-form";
+import { AgentForm, type NewToolSecret } from "../../../dashboard/agents/views";
 import { agentVersionOf } from "../../../dashboard/forms";
 import { type FieldErrors, shellOf } from "../../../dashboard/ui";
 import { listKnowledgeBasesByName } from "../../../knowledge/service";
@@ -25,7 +27,19 @@ async function voiceOptions(c: Context<AppEnv>, chosen: string) {
     ...rows.map((v) => ({ value: v.id, label: `${v.name} (${v.provider}${v.organizationId ? ", owned" : ", system"})` })),
   ];
   const heard = rows.find((v) => v.id === chosen) ?? (chosen === "" ? fallback : undefined);
-  return { options, heard: heard ? { id: heard.id, name: heard.name } : null };
+  return {
+    options,
+    heard: heard ? { id: heard.id, name: heard.name } : null,
+    fallback: fallback ? { id: fallback.id, name: fallback.name } : null,
+  };
+}
+
+export interface FormExtras {
+  notice?: string;
+  /** A tool signing secret to show once: just made by a rotation, or with the agent's first tools. */
+  newToolSecret?: NewToolSecret;
+  /** The tool builder as typed (and its errors), or a tool being edited. */
+  tool?: { values: ToolFormValues; errors: FieldErrors };
 }
 
 export async function renderForm(
@@ -34,9 +48,7 @@ export async function renderForm(
   values: Values,
   errors: FieldErrors = {},
   status: 200 | 400 = 200,
-  notice?: string,
-  newToolSecret?: string,
-  tool?: { values: ToolValues; errors: FieldErrors },
+  { notice, newToolSecret, tool }: FormExtras = {},
 ) {
   const [shell, voices, models, knowledgeBases, versions] = await Promise.all([
     shellOf(c, agent ? `Agent: ${agent.name}` : "New agent", "agents"),
@@ -53,6 +65,7 @@ export async function renderForm(
       errors={errors}
       voices={voices.options}
       heardVoice={voices.heard}
+      defaultVoice={voices.fallback}
       models={models}
       notice={notice}
       newToolSecret={newToolSecret}
@@ -62,6 +75,27 @@ export async function renderForm(
     />,
     status,
   );
+}
+
+/**
+ * After a change: when it made the tool signing secret (an agent created with tools, or given its
+ * first ones), the agent's page with the secret in full, once, in this response (no-store, never in
+ * a URL); otherwise a redirect to the page (`draft`: which flash it shows; `anchor`: where it lands).
+ */
+export async function afterSave(
+  c: Context<AppEnv>,
+  saved: SavedAgent,
+  { draft = false, created = false, anchor = "" }: { draft?: boolean; created?: boolean; anchor?: string } = {},
+) {
+  if (saved.secretCreated && saved.toolSecret) {
+    const masked = await withToolSecret({ ctx: c.var.ctx, input: saved.agent });
+    const done = created ? "Agent created." : draft ? "Saved as a draft: not live until published." : "Agent saved.";
+    return renderForm(c, saved.agent, valuesOf(toAgent(saved.agent, masked.toolSecret)), {}, 200, {
+      notice: `${done} Its tool signing secret is shown once, under Tool signing secret: copy it now.`,
+      newToolSecret: { value: saved.toolSecret, why: "created" },
+    });
+  }
+  return c.redirect(`/dashboard/agents/${saved.agent.id}?saved=${draft ? "draft" : "1"}${anchor}`, 303);
 }
 
 export const ownAgent = (c: Context<AppEnv>, id: string): Promise<Agent> => getAgent({ ctx: c.var.ctx, input: { id } });

@@ -13,6 +13,7 @@ import { type FieldErrors, shellOf } from "../../../dashboard/ui";
 import { CALL_DIRECTIONS, type CallDirection } from "../../../db/schema";
 import { isUuid } from "../../../lib/ids";
 import type { PageParams } from "../../../lib/pagination";
+import { carrierOf } from "../../../telephony/registry";
 
 const DAY_RE = /^\d{4}-\d{2}-\d{2}$/;
 /** The instant a YYYY-MM-DD day starts (UTC), `plusDays` later; undefined for anything else. */
@@ -41,9 +42,6 @@ export function filtersOf(q: FilterValues): CallFilters & Pick<PageParams, "crea
   };
 }
 
-/** Twilio's API: any other base URL is a stand-in (the local telephony sandbox). */
-export const TWILIO = "https://api.twilio.com";
-
 /** A page of the list. */
 export const LIST_LIMIT = 50;
 
@@ -65,7 +63,7 @@ export async function listPage(
     ...numbers.data.map((n) => n.number),
     ...config.TWILIO_FROM_NUMBERS.filter((n) => !numbers.data.some((w) => w.number === n)),
   ];
-  const sandbox = config.TWILIO_API_BASE_URL !== TWILIO;
+  const { sandbox } = carrierOf(config);
   const kept = Object.entries(q).filter(([, v]) => v !== "");
   const next = page.nextCursor ? `/dashboard/calls?${new URLSearchParams([...kept, ["cursor", page.nextCursor]])}` : null;
   const csv = `/dashboard/calls/export.csv${kept.length ? `?${new URLSearchParams(kept)}` : ""}`;

@@ -6,7 +6,7 @@ import { listPhoneNumbers } from "../../../calls/phone-numbers";
 import type { AppEnv } from "../../../context";
 import { PhoneNumbersPage } from "../../../dashboard/phone-numbers/views";
 import { type FieldErrors, shellOf } from "../../../dashboard/ui";
-import { TWILIO } from "../calls/shared";
+import { carrierOf } from "../../../telephony/registry";
 
 /** The most numbers the screen lists (a workspace has a handful). */
 const LIST_LIMIT = 100;
@@ -22,7 +22,7 @@ export async function renderNumbers(
     listPhoneNumbers({ ctx, input: { limit: LIST_LIMIT } }),
     listAgentNames({ ctx }),
   ]);
-  const carrier = { sandbox: config.TWILIO_API_BASE_URL !== TWILIO, url: config.TWILIO_API_BASE_URL };
+  const carrier = carrierOf(config);
   return c.html(
     <PhoneNumbersPage shell={shell} numbers={page.data} agents={agents} shared={config.TWILIO_FROM_NUMBERS} carrier={carrier} {...extra} />,
     status,

@@ -1,0 +1,1 @@
+CREATE INDEX "calls_org_cost_idx" ON "calls" USING btree ("organization_id","cost_micro" DESC NULLS FIRST,"id" DESC NULLS FIRST) WHERE "calls"."ended_at" is not null;
