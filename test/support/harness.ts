@@ -88,12 +88,12 @@ export async function createWorkspace(name = "Test workspace"): Promise<Workspac
 }
 
 /** Reads until `ok` holds or `ms` pass; returns the last read (the test's assertion then says what was wrong). */
-export async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, ms = 15_000): Promise<T> {
+export async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, ms = 15_000, intervalMs = 50): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const v = await read();
     if (ok(v) || Date.now() > deadline) return v;
-    await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
 

@@ -263,7 +263,8 @@ describe("the Usage screen's agents, calls and minutes", () => {
     const chat = await getChat(ws, chatId);
     expect(chat.cost.credits).toBeGreaterThan(0);
 
-    // A call's cost settles as its last uses land: read until the report agrees with the calls' own.
+    // A call's cost settles as its last uses land: read until the report agrees with the calls' own,
+    // every 500 ms (each read is four API requests: faster, a slow settlement would meet the key's rate limit).
     const { views, report } = await until(
       async () => ({
         views: await Promise.all(ended.map((c) => waitForCall(ws, c.id, () => true))),
@@ -273,6 +274,7 @@ describe("the Usage screen's agents, calls and minutes", () => {
         micro(report.byAgent.agents.find((a) => a.agentId === desk.id)?.credits.calls ?? -1) ===
         views.slice(0, 2).reduce((n, c) => n + micro(c.cost.credits), 0),
       20_000,
+      500,
     );
     const deskCalls = views.slice(0, 2);
     const deskCallMicro = deskCalls.reduce((n, c) => n + micro(c.cost.credits), 0);
