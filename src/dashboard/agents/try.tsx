@@ -8,7 +8,10 @@ import type { ListedVersion } from "../../agents/versions";
 import { AGENT_CONSOLE_JS } from "../ui/assets/built";
 import { InlineScript } from "../ui/layout";
 
-/** The versions the panel offers: the live one first (sent as empty), then the others listed, newest first. */
+/**
+ * The versions the panel offers: the live one first (sent as empty), then the others listed, newest
+ * first. The newest draft is chosen when there is one: it is what the form above shows and edits.
+ */
 const VersionChoice: FC<{ agent: Agent; versions: ListedVersion[] }> = ({ agent, versions }) => (
   <p>
     <label for="try-version">Version</label>
@@ -17,7 +20,7 @@ const VersionChoice: FC<{ agent: Agent; versions: ListedVersion[] }> = ({ agent,
       {versions
         .filter((v) => v.version !== agent.liveVersion)
         .map((v) => (
-          <option value={String(v.version)}>
+          <option value={String(v.version)} selected={v.version === agent.latestVersion && agent.latestVersion > agent.liveVersion}>
             Version {v.version}
             {v.version > agent.liveVersion ? " (draft)" : ""}
           </option>
@@ -37,8 +40,8 @@ export const TryPanel: FC<{ agent: Agent; versions: ListedVersion[]; csrf: strin
       Try the agent
     </h2>
     <p class="small muted">
-      As saved: save the form first to try a change, or save it as a draft and choose its version here. A call through the microphone is a
-      web call (it shows in Calls, with its recording and costs); the chat answers as the widget's would and is not stored.
+      As saved: save the form first to try a change, or save it as a draft (the newest draft is chosen below). A call through the microphone
+      is a web call (it shows in Calls, with its recording and costs); the chat answers as the widget's would and is not stored.
     </p>
     <VersionChoice agent={agent} versions={versions} />
     <noscript>

@@ -145,8 +145,8 @@ export const AgentForm: FC<AgentFormProps> = ({
       <ErrorSummary errors={errors} />
       {agent && agent.latestVersion > agent.liveVersion ? (
         <Flash kind="warn">
-          Version {agent.latestVersion} is a draft, not live: the form shows the live version {agent.liveVersion}. Publish it under
-          Versions.
+          Version {agent.latestVersion} is a draft, not live (version {agent.liveVersion} is): the form and the tools show the draft. Save
+          as draft builds on it; Save publishes what the form shows. Compare or publish it under Versions.
         </Flash>
       ) : null}
       {agent ? <TryPanel agent={agent} versions={versions} csrf={shell.csrf} nonce={shell.nonce} /> : <Templates />}

@@ -36,6 +36,7 @@ const Facts: FC<{ chat: ChatView; channelName: string | null }> = ({ chat, chann
         </p>
         <p>
           <strong>Agent</strong> {chat.agentId ? <a href={`/dashboard/agents/${chat.agentId}`}>{chat.agentName}</a> : chat.agentName}
+          {chat.agentVersion ? <span class="muted"> (version {chat.agentVersion})</span> : null}
         </p>
         <p>
           <strong>End user</strong> {chat.endUser.name ? `${chat.endUser.name} ` : null}

@@ -30,20 +30,27 @@ describe("the agent page's versions", () => {
     const listed = (await page(`/dashboard/agents/${id}?saved=draft`)).html;
     expect(listed).toContain("Saved as a draft: not live until published.");
     expect(listed).toContain("Version 2 is a draft, not live");
+    // The form shows the draft it is editing, and the Try panel picks it.
+    expect(listed).toMatch(/<textarea[^>]*name="systemPrompt"[^>]*>Two\.<\/textarea>/);
+    expect(listed).toMatch(/<option value="2" selected="">\s*Version 2\s*\(draft\)/);
+    // A second draft from that form builds on the first: nothing of it is lost.
+    expect((await page(`/dashboard/agents/${id}`, { ...agent, systemPrompt: "Two.", name: "Front desk 2", draft: "1" })).status).toBe(303);
+    const second = await json<{ config: { name: string; systemPrompt: string } }>(await ws.api(`/v1/agents/${id}/versions/3`));
+    expect(second.config).toMatchObject({ name: "Front desk 2", systemPrompt: "Two." });
     expect(listed).toContain(ws.admin.email); // who made each version
     expect(listed).toContain(`action="/dashboard/agents/${id}/publish"`);
 
-    const published = await page(`/dashboard/agents/${id}/publish`, { version: "2" });
+    const published = await page(`/dashboard/agents/${id}/publish`, { version: "3" });
     expect([published.status, published.location]).toEqual([303, `/dashboard/agents/${id}?saved=1#versions`]);
-    expect(await read()).toMatchObject({ systemPrompt: "Two.", liveVersion: 2, latestVersion: 2 });
+    expect(await read()).toMatchObject({ systemPrompt: "Two.", liveVersion: 3, latestVersion: 3 });
     expect((await page(`/dashboard/agents/${id}`)).html).toContain(`action="/dashboard/agents/${id}/rollback"`);
 
     expect((await page(`/dashboard/agents/${id}/rollback`, { version: "1" })).status).toBe(303);
-    expect(await read()).toMatchObject({ systemPrompt: "One.", liveVersion: 3, latestVersion: 3 });
+    expect(await read()).toMatchObject({ systemPrompt: "One.", liveVersion: 4, latestVersion: 4 });
 
     // Save and publish (no draft field) is live at once; a version that is no number is refused.
     expect((await page(`/dashboard/agents/${id}`, { ...agent, systemPrompt: "Four." })).status).toBe(303);
-    expect(await read()).toMatchObject({ systemPrompt: "Four.", liveVersion: 4 });
+    expect(await read()).toMatchObject({ systemPrompt: "Four.", liveVersion: 5 });
     expect((await page(`/dashboard/agents/${id}/publish`, { version: "latest" })).status).toBe(400);
     expect((await page(`/dashboard/agents/${id}/publish`, { version: "9" })).status).toBe(404);
   });

@@ -88,6 +88,7 @@ describe("dashboard chats", () => {
     expect(detail.html).toContain(`Ada L <span class="mono small">${chatId}</span>`);
     expect(detail.html).toContain(`<a href="/dashboard/channels/${channel.id}">Support bot</a>`);
     expect(detail.html).toContain(`<a href="/dashboard/agents/${agent.id}">Front desk</a>`);
+    expect(detail.html).toContain("(version 1)"); // the version the chat ran with
     expect(detail.html).toContain("user-ended");
     expect(detail.html).toMatch(/<td class="mono">telegram\.started<\/td>/);
     expect(detail.html).toMatch(/<td class="mono">telegram\.completed<\/td>/);
