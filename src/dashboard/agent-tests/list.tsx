@@ -10,6 +10,7 @@ import type { FC } from "hono/jsx";
 import type { Agent } from "../../agents/service";
 import type { ListedVersion } from "../../agents/versions";
 import type { AgentTest, AgentTestRun } from "../../db/schema";
+import { versionName } from "../agents/versions";
 import { Csrf, DataTable, EmptyState, ErrorSummary, type FieldErrors, Flash, InlineScript, Layout, Select, type Shell } from "../ui";
 import { AGENT_TESTS_PAGE_JS, AGENTS_CSS } from "../ui/assets/built";
 import { RunCell } from "./cell";
@@ -46,7 +47,7 @@ const RunAll: FC<{ agent: Agent; versions: ListedVersion[]; csrf: string; disabl
       value={String(agent.liveVersion)}
       options={versions.map((v) => ({
         value: String(v.version),
-        label: `Version ${v.version}${v.version === agent.liveVersion ? " (live)" : v.version > agent.liveVersion ? " (draft)" : ""}`,
+        label: versionName(agent, v.version),
       }))}
       hint="Run all, and each test's Run, play against this version."
     />

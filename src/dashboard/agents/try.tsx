@@ -7,6 +7,7 @@ import type { Agent } from "../../agents/service";
 import type { ListedVersion } from "../../agents/versions";
 import { AGENT_CONSOLE_JS } from "../ui/assets/built";
 import { InlineScript } from "../ui/layout";
+import { versionName } from "./versions";
 
 /**
  * The versions the panel offers: the live one first (sent as empty), then the others listed, newest
@@ -21,8 +22,7 @@ const VersionChoice: FC<{ agent: Agent; versions: ListedVersion[] }> = ({ agent,
         .filter((v) => v.version !== agent.liveVersion)
         .map((v) => (
           <option value={String(v.version)} selected={v.version === agent.latestVersion && agent.latestVersion > agent.liveVersion}>
-            Version {v.version}
-            {v.version > agent.liveVersion ? " (draft)" : ""}
+            {versionName(agent, v.version)}
           </option>
         ))}
     </select>

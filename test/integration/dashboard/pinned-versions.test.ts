@@ -41,7 +41,7 @@ describe("the dashboard's agent version fields", () => {
     const page = await pagesAs(ws.admin.email, ws.admin.password);
     const html = (await page(`/dashboard/agents/${agentId}`)).html;
     expect(html).toContain('<option value="">Live version (1)</option>');
-    expect(html).toContain('<option value="2">Version 2 (draft)</option>');
+    expect(html).toContain('<option value="2" selected="">Version 2 (draft)</option>'); // the newest draft, the one the form shows
 
     const chat = async (agentVersion: string) => {
       const res = await page(`/dashboard/agents/${agentId}/chat`, {
