@@ -231,30 +231,30 @@ describe("retrieval in conversations", () => {
     );
     expect(usage.requests.data.filter((r) => r.modality === "embedding" && r.status === 200).length).toBeGreaterThanOrEqual(2);
 
-    // The same agent without knowledge bases answers as before (the sandbox echoes).
+    // The same agent without knowledge bases answers as before (the sandbox echoes) in a new conversation; the one
+    // under way keeps the version it started with (docs/agents.md, "What runs which version").
     await ws.api(`/v1/agents/${agent.id}`, { method: "PATCH", json: { knowledge: { knowledgeBaseIds: [] } } });
-    const plain = await widgetChat(widget.token, {
+    const plain = await widgetChat(widget.token, { visitorId, message: "How much does teeth whitening cost?" });
+    expect(plain.sessionId).not.toBe(answer.sessionId);
+    expect(plain.reply.text).toBe("You said: How much does teeth whitening cost?");
+    const sameChat = await widgetChat(widget.token, {
       visitorId,
       sessionId: answer.sessionId,
       message: "How much does teeth whitening cost?",
     });
-    expect(plain.reply.text).toBe("You said: How much does teeth whitening cost?");
+    expect(sameChat.reply.text).toBe('From "Prices": Teeth whitening costs 250 dollars and needs two visits.');
 
     // Retrieval only when asked: the LLM is offered search_knowledge and gets the passages as its result.
     await ws.api(`/v1/agents/${agent.id}`, {
       method: "PATCH",
       json: { knowledge: { knowledgeBaseIds: [kb.id], retrieval: "tool", topK: 1 } },
     });
-    const asked = await widgetChat(widget.token, {
-      visitorId,
-      sessionId: answer.sessionId,
-      message: "Please search knowledge: whitening cost",
-    });
+    const asked = await widgetChat(widget.token, { visitorId, message: "Please search knowledge: whitening cost" });
     expect(asked.reply.text).toMatch(
       /^The tool search_knowledge returned: \{"passages":\[\{"source":"Prices","heading":"Prices › Whitening","text":"Teeth whitening costs 250 dollars/,
     );
     const chat = await json<{ transcript: { turns: Array<{ role: string; tool?: { name: string; outcome: string } }> } }>(
-      await ws.api(`/v1/chats/${answer.sessionId}`),
+      await ws.api(`/v1/chats/${asked.sessionId}`),
     );
     expect(chat.transcript.turns.filter((t) => t.role === "tool").map((t) => t.tool)).toMatchObject([
       { name: "search_knowledge", outcome: "ok" },
@@ -286,13 +286,13 @@ describe("an agent's topK and maxDistance", () => {
     );
     const widget = await createWidget(ws, { agentId: agent.id });
     const visitorId = visitor();
-    let sessionId: string | null = null;
-    /** The agent's reply with `plan`, and the passages its turn lists. */
+    const sessions: string[] = [];
+    /** The agent's reply with `plan` (in a new conversation: one under way keeps its version), and the passages its turn lists. */
     const ask = async (plan: Record<string, unknown>) => {
       const patched = await ws.api(`/v1/agents/${agent.id}`, { method: "PATCH", json: { knowledge: plan } });
       expect(patched.status).toBe(200);
-      const answer = await widgetChat(widget.token, { visitorId, sessionId, message: question });
-      sessionId = answer.sessionId;
+      const answer = await widgetChat(widget.token, { visitorId, message: question });
+      sessions.push(answer.sessionId);
       const turn = (await getChat(ws, answer.sessionId)).transcript.turns.filter((t) => t.role === "agent").at(-1);
       return { text: answer.reply.text, passages: turn?.knowledge?.passages.map((p) => p.chunkId) };
     };
@@ -306,7 +306,7 @@ describe("an agent's topK and maxDistance", () => {
     });
     // Nothing close enough: nothing reaches the LLM, which answers without (the sandbox echoes).
     expect(await ask({ topK: 3, maxDistance: first.distance / 2 })).toEqual({ text: `You said: ${question}`, passages: [] });
-    const chat = await getChat(ws, sessionId as unknown as string);
+    const chat = await getChat(ws, sessions[0] as string);
     expect(chat.transcript.turns.find((t) => t.role === "agent")?.knowledge?.passages[0]).toEqual({
       chunkId: first.chunkId,
       documentId: first.documentId,
