@@ -40,9 +40,26 @@ function mismatch(expected: Record<string, unknown>, args: unknown): string | nu
 export const toolCallsOf = (transcript: readonly ChatTurn[]): Call[] =>
   transcript.flatMap((t) => (t.role === "tool" && t.tool ? [{ name: t.tool.name, arguments: t.tool.arguments }] : []));
 
-export function checkExpectations(expectations: readonly ToolExpectation[], calls: readonly Call[]): ExpectationResult[] {
+/**
+ * Each expectation checked against the calls made. With `offered` (the tools the version played
+ * offers: expectationTools), a tool it does not have (deleted or renamed since the test was written)
+ * fails with that reason instead of "never called", and passes when expected not called.
+ */
+export function checkExpectations(
+  expectations: readonly ToolExpectation[],
+  calls: readonly Call[],
+  offered?: ReadonlySet<string>,
+): ExpectationResult[] {
   return expectations.map((e) => {
     const of = calls.filter((c) => c.name === e.tool);
+    if (offered && !offered.has(e.tool) && of.length === 0)
+      return e.called === false
+        ? { tool: e.tool, passed: true, reason: `${e.tool} was not called: the agent has no tool of that name at this version.` }
+        : {
+            tool: e.tool,
+            passed: false,
+            reason: `The agent has no tool named ${e.tool} at this version (deleted or renamed): it could not be called. Update the test's tool expectations.`,
+          };
     if (e.called === false)
       return of.length === 0
         ? { tool: e.tool, passed: true, reason: `${e.tool} was not called.` }

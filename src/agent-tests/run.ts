@@ -13,7 +13,7 @@ import { agentTurn, type ToolTurnDeps } from "../tools/runtime";
 import { chatMessages, REPLY_MAX_TOKENS } from "../widgets/reply";
 import { CALLER_MAX_TOKENS, callerMessages, readCallerAnswer } from "./caller";
 import { configForRun } from "./config";
-import { checkExpectations, toolCallsOf } from "./expectations";
+import { checkExpectations, expectationTools, toolCallsOf } from "./expectations";
 import { JUDGE_MAX_TOKENS, type Judgement, JudgeUnreadable, judgeMessages, judgeResponseFormat, readJudgement } from "./judge";
 import { completeText } from "./llm";
 import type { RunOutcome } from "./queries";
@@ -203,8 +203,9 @@ export async function verdict(
   model: string,
   test: Pick<AgentTest, "criteria" | "toolExpectations">,
   outcome: RunOutcome,
+  agent: Pick<Agent, "tools" | "knowledge">,
 ): Promise<RunOutcome> {
-  const toolExpectations = checkExpectations(test.toolExpectations, toolCallsOf(outcome.transcript));
+  const toolExpectations = checkExpectations(test.toolExpectations, toolCallsOf(outcome.transcript), new Set(expectationTools(agent)));
   const judged = await judgeTranscript(deps, payer, model, test.criteria, outcome.transcript);
   const results = { criteria: judged.criteria, extractedData: judged.extractedData, toolExpectations };
   const failed = [
@@ -228,7 +229,7 @@ export async function playRun(deps: ToolTurnDeps, run: AgentTestRun, test: Agent
     outcome.latency = latencyOf(c.waits);
     outcome.toolsCalled = toolsCalledIn(c.transcript);
     if (c.cut) return { ...outcome, status: "failed", error: c.cut };
-    return await verdict(deps, payer, model, test, outcome);
+    return await verdict(deps, payer, model, test, outcome, agent);
   } catch (err) {
     return { ...outcome, status: "error", error: failedRun(run, err) };
   }

@@ -213,7 +213,7 @@ export async function playVoiceRun(
     outcome.latency = latencyOf(voiceToVoiceOf(call));
     if (cut) return { ...outcome, status: "failed", error: cut };
     // The call's analysis (metered to the call) settles while the judge reads: the run's cost includes both.
-    const [judged] = await Promise.all([verdict(deps, payer, model, test, outcome), settledCall(ctx, session.call.id, true)]);
+    const [judged] = await Promise.all([verdict(deps, payer, model, test, outcome, agent), settledCall(ctx, session.call.id, true)]);
     return judged;
   } catch (err) {
     return { ...outcome, status: "error", error: failedRun(run, err) };

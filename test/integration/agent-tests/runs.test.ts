@@ -184,6 +184,17 @@ describe("a run", () => {
       },
     ]);
     expect(failed.error).toBe('Failed: "check_stock", "lookup_order".');
+
+    // check_stock deleted from the agent: the same test now says the tool is gone, not that it was never called.
+    const tools = agentWithTools(server.url).tools.filter((t) => (t as { name?: string }).name !== "check_stock");
+    expect((await ws.api(`/v1/agents/${agent.id}`, { method: "PATCH", json: { tools } })).status).toBe(200);
+    const gone = await runToEnd(ws, agent.id, bad.id);
+    expect(gone.results?.toolExpectations[0]).toEqual({
+      tool: "check_stock",
+      passed: false,
+      reason:
+        "The agent has no tool named check_stock at this version (deleted or renamed): it could not be called. Update the test's tool expectations.",
+    });
   });
 
   it("naming a version the agent does not have is a 404", async () => {

@@ -42,4 +42,20 @@ describe("tool expectations", () => {
       },
     ]);
   });
+
+  it("say a tool the version does not offer is gone, instead of never called", () => {
+    const offered = new Set(["lookup_order", "end_call"]);
+    expect(
+      checkExpectations([{ tool: "check_stock" }, { tool: "check_stock", called: false }, { tool: "end_call" }], calls, offered),
+    ).toEqual([
+      {
+        tool: "check_stock",
+        passed: false,
+        reason:
+          "The agent has no tool named check_stock at this version (deleted or renamed): it could not be called. Update the test's tool expectations.",
+      },
+      { tool: "check_stock", passed: true, reason: "check_stock was not called: the agent has no tool of that name at this version." },
+      { tool: "end_call", passed: false, reason: "end_call was never called." },
+    ]);
+  });
 });
